@@ -1,0 +1,146 @@
+// Package kv is the contract between the limiter and the key-value stores it
+// can run on: Workers KV as simulated, an in-memory reference, and the real
+// Cloudflare REST API. It holds the interface and the typed errors that carry
+// the real messages Workers KV throws (see ../shared/facts/cloudflare-kv.md),
+// so a limiter driven over any store sees the same failures.
+package kv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// MinTTL is the smallest expirationTtl Workers KV accepts (kv/api/write-key-value-pairs).
+const MinTTL = 60 * time.Second
+
+// MaxKeyBytes is the longest key Workers KV accepts (kv/platform/limits).
+const MaxKeyBytes = 512
+
+// Store is what a limiter needs from a key-value store: read a value, and
+// write one with a time to live. A missing key is not an error: Get reports it
+// with found == false. Implementations must be safe for concurrent use.
+type Store interface {
+	// Get returns the value stored under key and whether the key exists.
+	Get(ctx context.Context, key string) (value string, found bool, err error)
+	// Put stores value under key; the key expires ttl after this write.
+	Put(ctx context.Context, key, value string, ttl time.Duration) error
+}
+
+// Kind says which of the published failure modes an Error is.
+type Kind int
+
+// The failure kinds a store reports. Their messages are the ones Workers KV
+// really throws, so logs from a simulation read like logs from production.
+const (
+	// Unavailable is any failure of the store itself: an outage, a network
+	// error, an injected error rate.
+	Unavailable Kind = iota + 1
+	// WriteRateLimited is the per-key write limit (1 write/s): HTTP 429.
+	WriteRateLimited
+	// InvalidTTL is an expirationTtl under 60 seconds: HTTP 400.
+	InvalidTTL
+	// DailyQuota is the free plan's daily read or write quota running out.
+	DailyQuota
+	// KeyTooLong is a key over 512 bytes.
+	KeyTooLong
+)
+
+// String names the kind as summaries and logs print it.
+func (k Kind) String() string {
+	switch k {
+	case Unavailable:
+		return "unavailable"
+	case WriteRateLimited:
+		return "write-rate-limited"
+	case InvalidTTL:
+		return "invalid-ttl"
+	case DailyQuota:
+		return "daily-quota"
+	case KeyTooLong:
+		return "key-too-long"
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
+// Error is a store failure of a known kind. Msg is the message Workers KV
+// gives for it, so a caller can log exactly what a Worker would have caught.
+type Error struct {
+	Kind Kind
+	Op   string // "get" or "put"
+	Key  string
+	Msg  string
+}
+
+// Error returns the store's message, as a Worker's catch block would see it.
+func (e *Error) Error() string { return e.Msg }
+
+// Is lets errors.Is match an Error against the sentinel of its kind.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Msg == "" && t.Kind == e.Kind
+}
+
+// Sentinels for errors.Is: errors.Is(err, kv.ErrWriteRateLimited) is true for
+// every 429 whatever its key.
+var (
+	ErrUnavailable      = &Error{Kind: Unavailable}
+	ErrWriteRateLimited = &Error{Kind: WriteRateLimited}
+	ErrInvalidTTL       = &Error{Kind: InvalidTTL}
+	ErrDailyQuota       = &Error{Kind: DailyQuota}
+	ErrKeyTooLong       = &Error{Kind: KeyTooLong}
+)
+
+// NewWriteRateLimited is the error a second write to one key within a second
+// raises: the message Workers KV throws in a Worker.
+func NewWriteRateLimited(key string) *Error {
+	return &Error{Kind: WriteRateLimited, Op: "put", Key: key, Msg: "KV PUT failed: 429 Too Many Requests"}
+}
+
+// NewInvalidTTL is the error a put with an expirationTtl under 60 s raises;
+// the text is the one Miniflare mirrors from production.
+func NewInvalidTTL(key string, ttl time.Duration) *Error {
+	return &Error{Kind: InvalidTTL, Op: "put", Key: key,
+		Msg: fmt.Sprintf("Invalid expiration_ttl of %d. Expiration TTL must be at least 60.", int64(ttl/time.Second))}
+}
+
+// NewDailyQuota is the error the free plan raises once the day's quota of op
+// ("get" or "put") is spent; it resets at 00:00 UTC.
+func NewDailyQuota(op, key string) *Error {
+	return &Error{Kind: DailyQuota, Op: op, Key: key, Msg: fmt.Sprintf("KV %s() limit exceeded for the day.", op)}
+}
+
+// NewKeyTooLong is the error for a key over 512 bytes.
+func NewKeyTooLong(op, key string) *Error {
+	return &Error{Kind: KeyTooLong, Op: op, Key: key,
+		Msg: fmt.Sprintf("KV %s failed: 414 UTF-8 encoded length of %d exceeds key length limit of %d.", op, len(key), MaxKeyBytes)}
+}
+
+// NewUnavailable is a generic store failure (outage, injected error).
+func NewUnavailable(op, key, why string) *Error {
+	return &Error{Kind: Unavailable, Op: op, Key: key, Msg: fmt.Sprintf("KV %s failed: %s", op, why)}
+}
+
+// KindOf returns the kind of a store error, or 0 when err is nil or not a
+// store error.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return 0
+}
+
+// CheckPut applies the rules every Workers KV put obeys before it reaches
+// storage: key length and minimum TTL. Stores call it so the rules live in
+// one place.
+func CheckPut(key string, ttl time.Duration) error {
+	if len(key) > MaxKeyBytes {
+		return NewKeyTooLong("put", key)
+	}
+	if ttl < MinTTL {
+		return NewInvalidTTL(key, ttl)
+	}
+	return nil
+}

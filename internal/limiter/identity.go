@@ -1,0 +1,74 @@
+package limiter
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Caller returns the seed's caller identity, "<token>:<ip>". The ip is
+// CF-Connecting-IP, else the first X-Forwarded-For entry trimmed, else
+// "unknown", with JavaScript `??` semantics: a header that is present but
+// empty is not missing, so it yields an empty ip rather than the next choice.
+// Repeated header lines are joined with ", " as the Fetch API's get() does.
+func Caller(token string, h http.Header) string {
+	return token + ":" + ClientIP(h)
+}
+
+// ClientIP is the ip part of Caller.
+func ClientIP(h http.Header) string {
+	if v, ok := header(h, "CF-Connecting-IP"); ok {
+		return v
+	}
+	if v, ok := header(h, "X-Forwarded-For"); ok {
+		first, _, _ := strings.Cut(v, ",")
+		return strings.TrimSpace(first)
+	}
+	return "unknown"
+}
+
+// header is the Fetch API's Headers.get: nil when absent, else every value
+// joined with ", ".
+func header(h http.Header, name string) (string, bool) {
+	vs := h.Values(name)
+	if len(vs) == 0 {
+		return "", false
+	}
+	return strings.Join(vs, ", "), true
+}
+
+// TokenSource says where a request carries its anonymous token.
+type TokenSource struct {
+	// From is "header" or "cookie".
+	From string
+	// Name is the header or cookie name, e.g. X-Anon-Token.
+	Name string
+}
+
+// DefaultTokenSource is the header the built-in target and the example
+// Worker read the token from.
+var DefaultTokenSource = TokenSource{From: "header", Name: "X-Anon-Token"}
+
+// Validate reports a token source that cannot be used, naming the field.
+func (s TokenSource) Validate() error {
+	if s.From != "header" && s.From != "cookie" {
+		return fmt.Errorf("token source %q is unknown: use \"header\" or \"cookie\"", s.From)
+	}
+	if s.Name == "" {
+		return fmt.Errorf("token source %s has no name: give the %s name, e.g. X-Anon-Token", s.From, s.From)
+	}
+	return nil
+}
+
+// Token returns the request's token, or "" when it carries none.
+func (s TokenSource) Token(r *http.Request) string {
+	if s.From == "cookie" {
+		c, err := r.Cookie(s.Name)
+		if err != nil {
+			return ""
+		}
+		return c.Value
+	}
+	v, _ := header(r.Header, s.Name)
+	return v
+}

@@ -1,0 +1,306 @@
+// Package limiter is the decision core of overshoot: the seed's fixed-window
+// limiter on Workers KV and its rivals, as one pure state machine. It performs
+// no I/O and reads no clock. Given now and a caller, Plan says which keys to
+// read; given what was read, Decide returns the decision and the write that
+// follows. The simulator schedules those reads and writes as events with
+// latencies between them; the live driver (Check) performs them over a
+// kv.Store. The gap between read and write is where overshoot comes from, and
+// both drivers keep it.
+package limiter
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Algorithm names a counting scheme.
+type Algorithm string
+
+// The algorithms the limiter offers.
+const (
+	// FixedWindow is the seed's: one counter per caller per window.
+	FixedWindow Algorithm = "fixed-window"
+	// SlidingWindow is Cloudflare's 2017 counter: the previous window's
+	// count weighted by the part of it still inside the sliding window,
+	// plus the current count.
+	SlidingWindow Algorithm = "sliding-window"
+	// TokenBucket is GCRA over one stored theoretical arrival time.
+	TokenBucket Algorithm = "token-bucket"
+)
+
+// Algorithms lists every algorithm, for error messages and sweeps.
+var Algorithms = []Algorithm{FixedWindow, SlidingWindow, TokenBucket}
+
+// Policy says what the limiter decides when the store fails.
+type Policy string
+
+// The error policies.
+const (
+	// FailOpen is the seed's: any store error, on the read or the write,
+	// allows the request with remaining = limit.
+	FailOpen Policy = "fail-open"
+	// FailClosed denies the request when the store fails.
+	FailClosed Policy = "fail-closed"
+)
+
+// Policies lists every error policy, for error messages.
+var Policies = []Policy{FailOpen, FailClosed}
+
+// MaxLimit is the largest limit accepted: JavaScript's largest safe integer,
+// so that every count the seed could compare exactly is compared exactly.
+const MaxLimit = 1<<53 - 1
+
+// Config describes one limiter: the seed's opts plus the algorithm and policy.
+type Config struct {
+	// Name is the route name in the key (the seed's opts.name), e.g. "roast".
+	Name string
+	// Algorithm is the counting scheme; empty means fixed-window.
+	Algorithm Algorithm
+	// Limit is the number of requests allowed per window.
+	Limit int64
+	// Window is the window length (the seed's windowSeconds).
+	Window time.Duration
+	// Policy is the error policy; empty means fail-open, as the seed.
+	Policy Policy
+}
+
+// Limiter makes decisions for one Config. It holds no per-caller state, so
+// one Limiter serves any number of drivers and goroutines at once.
+type Limiter struct {
+	cfg    Config
+	prefix string        // "rl:<name>:"
+	ttl    time.Duration // max(60 s, window): the seed's expirationTtl
+}
+
+// New checks cfg and returns its limiter. Every bad value gives an error that
+// names the field, the value and what is allowed.
+func New(cfg Config) (*Limiter, error) {
+	if cfg.Algorithm == "" {
+		cfg.Algorithm = FixedWindow
+	}
+	if cfg.Policy == "" {
+		cfg.Policy = FailOpen
+	}
+	switch {
+	case cfg.Name == "":
+		return nil, fmt.Errorf("limiter name is empty: give the route name used in keys, e.g. \"roast\"")
+	case cfg.Limit <= 0 || cfg.Limit > MaxLimit:
+		return nil, fmt.Errorf("limiter limit %d is out of range: must be between 1 and %d", cfg.Limit, int64(MaxLimit))
+	case cfg.Window <= 0:
+		return nil, fmt.Errorf("limiter window %v is out of range: must be positive, e.g. 60s or 1d", cfg.Window)
+	}
+	switch cfg.Algorithm {
+	case FixedWindow, SlidingWindow, TokenBucket:
+	default:
+		return nil, fmt.Errorf("limiter algorithm %q is unknown: use one of %v", cfg.Algorithm, Algorithms)
+	}
+	switch cfg.Policy {
+	case FailOpen, FailClosed:
+	default:
+		return nil, fmt.Errorf("limiter error policy %q is unknown: use one of %v", cfg.Policy, Policies)
+	}
+	return &Limiter{cfg: cfg, prefix: "rl:" + cfg.Name + ":", ttl: max(60*time.Second, cfg.Window)}, nil
+}
+
+// Config returns the limiter's configuration, defaults filled in.
+func (l *Limiter) Config() Config { return l.cfg }
+
+// TTL is the expirationTtl the fixed-window limiter writes: max(60 s, window).
+func (l *Limiter) TTL() time.Duration { return l.ttl }
+
+// Plan is what a driver must read before it can decide: up to two keys.
+type Plan struct {
+	// Keys are the keys to read; only the first NKeys are used.
+	Keys  [2]string
+	NKeys int
+	// Window is the id of the window now falls in: floor(now / window).
+	Window int64
+	// Now is the time the decision is for.
+	Now time.Time
+}
+
+// Read is the result of reading one key: its value, and whether it existed.
+type Read struct {
+	Value string
+	Found bool
+}
+
+// Write is a put the decision asks for: value under key, expiring after TTL.
+type Write struct {
+	Key   string
+	Value string
+	TTL   time.Duration
+}
+
+// Decision is the limiter's answer, in the seed's shape plus what overshoot
+// needs to account for it.
+type Decision struct {
+	// Allowed, Remaining and Limit are the seed's return value.
+	Allowed   bool
+	Remaining int64
+	Limit     int64
+	// Window is the id of the window the decision belongs to; Reset is when
+	// that window ends (for a token bucket: when the next request would be
+	// allowed).
+	Window int64
+	Reset  time.Time
+	// Count is the count the decision was made on (for the sliding window,
+	// the estimate rounded down; for the token bucket, the requests already
+	// in the bucket).
+	Count int64
+	// Write is the put that follows an allowed decision; Write.Key is empty
+	// when nothing is to be written.
+	Write Write
+	// Err is the store error the decision was made without, when the error
+	// policy decided; FailOpen or FailClosed says which way.
+	Err        error
+	FailOpen   bool
+	FailClosed bool
+}
+
+// WindowID returns the id of the window t falls in: floor(t / window) counted
+// from the Unix epoch, the seed's Math.floor(now / 1000 / windowSeconds).
+func (l *Limiter) WindowID(t time.Time) int64 {
+	return floorDiv(t.UnixNano(), int64(l.cfg.Window))
+}
+
+// windowStart returns the time window id w begins.
+func (l *Limiter) windowStart(w int64) time.Time {
+	return time.Unix(0, w*int64(l.cfg.Window))
+}
+
+// Plan returns the keys to read to decide for caller at now.
+func (l *Limiter) Plan(now time.Time, caller string) Plan {
+	w := l.WindowID(now)
+	p := Plan{Window: w, Now: now, NKeys: 1}
+	switch l.cfg.Algorithm {
+	case FixedWindow:
+		p.Keys[0] = l.windowKey(caller, w)
+	case SlidingWindow:
+		p.Keys[0] = l.windowKey(caller, w)
+		p.Keys[1] = l.windowKey(caller, w-1)
+		p.NKeys = 2
+	case TokenBucket:
+		p.Keys[0] = l.prefix + caller
+	}
+	return p
+}
+
+// windowKey builds rl:<name>:<caller>:<window> with a single allocation.
+func (l *Limiter) windowKey(caller string, w int64) string {
+	var num [20]byte
+	digits := strconv.AppendInt(num[:0], w, 10)
+	var b strings.Builder
+	b.Grow(len(l.prefix) + len(caller) + 1 + len(digits))
+	b.WriteString(l.prefix)
+	b.WriteString(caller)
+	b.WriteByte(':')
+	b.Write(digits)
+	return b.String()
+}
+
+// Decide returns the decision for plan given what was read for its keys, in
+// the same order. It never fails: any stored value is a count, as parseInt
+// makes it one.
+func (l *Limiter) Decide(p Plan, got [2]Read) Decision {
+	switch l.cfg.Algorithm {
+	case SlidingWindow:
+		return l.decideSliding(p, got)
+	case TokenBucket:
+		return l.decideBucket(p, got[0])
+	}
+	return l.decideFixed(p, got[0])
+}
+
+// decideFixed is the seed's checkRateLimit after its get.
+func (l *Limiter) decideFixed(p Plan, got Read) Decision {
+	d := Decision{Limit: l.cfg.Limit, Window: p.Window, Reset: l.windowStart(p.Window + 1)}
+	if got.Found {
+		d.Count = ParseCount(got.Value)
+	}
+	if d.Count >= l.cfg.Limit {
+		return d
+	}
+	d.Allowed = true
+	d.Remaining = l.cfg.Limit - d.Count - 1
+	d.Write = Write{Key: p.Keys[0], Value: strconv.FormatInt(d.Count+1, 10), TTL: l.ttl}
+	return d
+}
+
+// decideSliding is Cloudflare's 2017 sliding-window counter over two fixed
+// windows: estimate = previous x (1 - elapsed fraction) + current. The
+// current key lives two windows so that it can serve as the previous one.
+func (l *Limiter) decideSliding(p Plan, got [2]Read) Decision {
+	d := Decision{Limit: l.cfg.Limit, Window: p.Window, Reset: l.windowStart(p.Window + 1)}
+	var cur, prev int64
+	if got[0].Found {
+		cur = ParseCount(got[0].Value)
+	}
+	if got[1].Found {
+		prev = ParseCount(got[1].Value)
+	}
+	elapsed := float64(p.Now.Sub(l.windowStart(p.Window))) / float64(l.cfg.Window)
+	estimate := float64(prev)*(1-elapsed) + float64(cur)
+	d.Count = int64(math.Floor(estimate))
+	if estimate >= float64(l.cfg.Limit) {
+		return d
+	}
+	d.Allowed = true
+	d.Remaining = max(0, int64(math.Floor(float64(l.cfg.Limit)-estimate-1)))
+	d.Write = Write{Key: p.Keys[0], Value: strconv.FormatInt(cur+1, 10), TTL: max(60*time.Second, 2*l.cfg.Window)}
+	return d
+}
+
+// decideBucket is GCRA: the stored value is the theoretical arrival time
+// (TAT) in Unix milliseconds. Each request moves TAT one emission interval
+// (window / limit) later; a request is allowed while TAT stays within one
+// window of now, so a full bucket holds limit requests.
+func (l *Limiter) decideBucket(p Plan, got Read) Decision {
+	now := p.Now.UnixMilli()
+	interval := float64(l.cfg.Window.Milliseconds()) / float64(l.cfg.Limit)
+	window := l.cfg.Window.Milliseconds()
+	tat := now
+	if got.Found {
+		tat = max(now, ParseCount(got.Value))
+	}
+	d := Decision{Limit: l.cfg.Limit, Window: p.Window}
+	backlog := float64(tat - now) // how far ahead of now the bucket is
+	d.Count = int64(math.Ceil(backlog / interval))
+	newTAT := tat + int64(math.Ceil(interval))
+	if backlog+interval > float64(window) {
+		// Denied: the next request fits once TAT - window + interval <= now.
+		d.Reset = time.UnixMilli(tat - window + int64(math.Ceil(interval)))
+		return d
+	}
+	d.Allowed = true
+	d.Remaining = max(0, int64(math.Floor((float64(window)-float64(newTAT-now))/interval)))
+	d.Reset = time.UnixMilli(newTAT)
+	d.Write = Write{Key: p.Keys[0], Value: strconv.FormatInt(newTAT, 10),
+		TTL: max(60*time.Second, time.Duration(newTAT-now)*time.Millisecond)}
+	return d
+}
+
+// Failed returns the decision the error policy makes when err stopped the
+// limiter, on the read or on the write: fail-open allows with remaining =
+// limit, as the seed's safeRateLimit does; fail-closed denies.
+func (l *Limiter) Failed(p Plan, err error) Decision {
+	d := Decision{Limit: l.cfg.Limit, Window: p.Window, Reset: l.windowStart(p.Window + 1), Err: err}
+	if l.cfg.Policy == FailClosed {
+		d.FailClosed = true
+		return d
+	}
+	d.Allowed, d.Remaining, d.FailOpen = true, l.cfg.Limit, true
+	return d
+}
+
+// floorDiv is a / b rounded toward negative infinity, for b > 0.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
