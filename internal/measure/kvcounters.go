@@ -1,0 +1,171 @@
+package measure
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/kv"
+)
+
+// visibilityEdgesMs are the bins of t-visibility, in milliseconds since the
+// latest write; the last bin is open-ended.
+var visibilityEdgesMs = []float64{0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000,
+	10000, 20000, 30000, 45000, 60000, 90000, 120000}
+
+// KVCounters is what a store reports as it serves a trial. The store calls
+// its methods; the zero value is not ready: NewRecorder prepares it.
+type KVCounters struct {
+	Reads, Writes, ReadErrors, WriteErrors     int64
+	WriteRateLimited, QuotaErrors, LostUpdates int64
+	StaleReads                                 int64
+	Staleness                                  LogHist
+	VisReads, VisFresh                         []int64
+}
+
+func (k *KVCounters) init() {
+	k.VisReads = make([]int64, len(visibilityEdgesMs))
+	k.VisFresh = make([]int64, len(visibilityEdgesMs))
+}
+
+// Read counts a read and its error, if any.
+func (k *KVCounters) Read(err error) {
+	k.Reads++
+	if err != nil {
+		k.ReadErrors++
+		if kv.KindOf(err) == kv.DailyQuota {
+			k.QuotaErrors++
+		}
+	}
+}
+
+// Write counts a write and its error, if any, by kind.
+func (k *KVCounters) Write(err error) {
+	k.Writes++
+	if err == nil {
+		return
+	}
+	k.WriteErrors++
+	switch kv.KindOf(err) {
+	case kv.WriteRateLimited:
+		k.WriteRateLimited++
+	case kv.DailyQuota:
+		k.QuotaErrors++
+	}
+}
+
+// LostUpdate counts a write that replaced a value its writer never read.
+func (k *KVCounters) LostUpdate() { k.LostUpdates++ }
+
+// Visibility records a successful read of a key that has been written:
+// since is the time since the latest committed write to it, fresh whether
+// the read returned that write. A stale read's staleness is since.
+func (k *KVCounters) Visibility(since time.Duration, fresh bool) {
+	ms := float64(since) / float64(time.Millisecond)
+	i := len(visibilityEdgesMs) - 1
+	for i > 0 && ms < visibilityEdgesMs[i] {
+		i--
+	}
+	k.VisReads[i]++
+	if fresh {
+		k.VisFresh[i]++
+		return
+	}
+	k.StaleReads++
+	k.Staleness.Add(ms)
+}
+
+// add pools another trial's counters into k.
+func (k *KVCounters) add(o KVCounters) {
+	k.Reads += o.Reads
+	k.Writes += o.Writes
+	k.ReadErrors += o.ReadErrors
+	k.WriteErrors += o.WriteErrors
+	k.WriteRateLimited += o.WriteRateLimited
+	k.QuotaErrors += o.QuotaErrors
+	k.LostUpdates += o.LostUpdates
+	k.StaleReads += o.StaleReads
+	k.Staleness.Merge(o.Staleness)
+	if k.VisReads == nil {
+		k.init()
+	}
+	for i := range o.VisReads {
+		k.VisReads[i] += o.VisReads[i]
+		k.VisFresh[i] += o.VisFresh[i]
+	}
+}
+
+// LogHist is a histogram of positive values in buckets 2% wide, so that
+// quantiles of any number of samples come from constant memory, within 2%.
+type LogHist struct {
+	Counts map[int32]int64
+	N      int64
+	Sum    float64
+	MaxV   float64
+}
+
+const logHistBase = 1.02
+
+// Add records v; values at or below 0.001 share the lowest bucket.
+func (h *LogHist) Add(v float64) {
+	if math.IsNaN(v) {
+		return
+	}
+	if h.Counts == nil {
+		h.Counts = map[int32]int64{}
+	}
+	h.Counts[bucketOf(v)]++
+	h.N++
+	h.Sum += v
+	h.MaxV = max(h.MaxV, v)
+}
+
+func bucketOf(v float64) int32 {
+	if v <= 0.001 {
+		return math.MinInt32
+	}
+	return int32(math.Floor(math.Log(v) / math.Log(logHistBase)))
+}
+
+// Merge adds o's samples to h.
+func (h *LogHist) Merge(o LogHist) {
+	for b, c := range o.Counts {
+		if h.Counts == nil {
+			h.Counts = map[int32]int64{}
+		}
+		h.Counts[b] += c
+	}
+	h.N += o.N
+	h.Sum += o.Sum
+	h.MaxV = max(h.MaxV, o.MaxV)
+}
+
+// Stats returns the histogram's summary; quantiles are bucket midpoints.
+func (h *LogHist) Stats() Stats {
+	s := Stats{N: h.N, Max: h.MaxV}
+	if h.N == 0 {
+		return s
+	}
+	s.Mean = h.Sum / float64(h.N)
+	buckets := make([]int32, 0, len(h.Counts))
+	for b := range h.Counts {
+		buckets = append(buckets, b)
+	}
+	slices.Sort(buckets)
+	q := func(p float64) float64 {
+		rank := int64(math.Ceil(p * float64(h.N)))
+		var seen int64
+		for _, b := range buckets {
+			seen += h.Counts[b]
+			if seen >= rank {
+				if b == math.MinInt32 {
+					return 0
+				}
+				return min(h.MaxV, math.Pow(logHistBase, float64(b)+0.5))
+			}
+		}
+		return h.MaxV
+	}
+	s.P50, s.P95, s.P99 = q(0.50), q(0.95), q(0.99)
+	return s
+}

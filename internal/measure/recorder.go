@@ -1,0 +1,261 @@
+package measure
+
+import (
+	"sort"
+	"time"
+)
+
+// MaxTimelinePoints bounds the allowed times kept per key-window for the
+// timeline figure, so that a flood (fail-open) cannot grow memory.
+const MaxTimelinePoints = 512
+
+// worstKept is how many key-windows a trial keeps for the timeline.
+const worstKept = 5
+
+// Outcome is what a request got.
+type Outcome uint8
+
+// The outcomes of a request.
+const (
+	// Allowed: the limiter let it through (2xx live).
+	Allowed Outcome = iota + 1
+	// Denied: the limiter refused it (429 live).
+	Denied
+	// Errored: no decision reached the client (live: another status or a
+	// transport error).
+	Errored
+)
+
+// Event is one request as both drivers report it.
+type Event struct {
+	// Pop is the index of the request's population.
+	Pop int
+	// Key is the limiter's caller identity (token:ip): the limiter key
+	// without its window.
+	Key string
+	// Window is the id of the window the limiter counted the request in.
+	Window int64
+	// At is when the decision was made, from the run's start.
+	At      time.Duration
+	Outcome Outcome
+	// FailOpen and FailClosed mark decisions the error policy made.
+	FailOpen, FailClosed bool
+}
+
+// Recorder accumulates one trial's events. Memory grows with the keys seen in
+// the last two windows, not with requests: a key-window is folded into the
+// histogram once its window is over. Not safe for concurrent use.
+type Recorder struct {
+	limit  int64
+	window time.Duration
+	start  time.Time
+	keys   map[string]*keyState
+	swept  time.Duration // when keys were last swept for closed windows
+
+	totals Totals
+	pops   []Population
+	hist   map[int64]int64
+	over   int64
+	excess int64
+	maxIn  int64
+	worst  []KeyTimeline
+	// KV is filled by the store the driver runs on.
+	KV KVCounters
+}
+
+// keyState is one key's open windows and its recent allowed times.
+type keyState struct {
+	open   []*keyWindow // at most a few, oldest first
+	recent []time.Duration
+	last   time.Duration
+}
+
+// keyWindow is one (key, window) being counted.
+type keyWindow struct {
+	window  int64
+	allowed int64
+	times   []time.Duration
+}
+
+// Config describes what a Recorder counts against.
+type Config struct {
+	// Limit and Window are the limiter's.
+	Limit  int64
+	Window time.Duration
+	// Start is the wall-clock (or virtual) time Event.At counts from; it
+	// places window ids on the run's time line.
+	Start time.Time
+	// Populations names the populations, in the order Event.Pop indexes.
+	Populations []Population
+}
+
+// NewRecorder returns an empty Recorder.
+func NewRecorder(c Config) *Recorder {
+	r := &Recorder{limit: c.Limit, window: c.Window, start: c.Start, keys: map[string]*keyState{}, hist: map[int64]int64{}}
+	r.pops = append([]Population(nil), c.Populations...)
+	r.KV.init()
+	return r
+}
+
+// Record accounts for one request. Events of one key must come in order of
+// At, give or take one window.
+func (r *Recorder) Record(e Event) {
+	r.totals.Requests++
+	p := &r.pops[e.Pop]
+	p.Requests++
+	if e.FailOpen {
+		r.totals.FailOpen++
+	}
+	if e.FailClosed {
+		r.totals.FailClosed++
+	}
+	if e.Outcome == Errored {
+		r.totals.Errors++
+		p.Errors++
+		return
+	}
+	ks := r.keys[e.Key]
+	if ks == nil {
+		ks = &keyState{}
+		r.keys[e.Key] = ks
+	}
+	ks.last = max(ks.last, e.At)
+	kw := r.openWindow(e.Key, ks, e.Window)
+	switch e.Outcome {
+	case Allowed:
+		r.totals.Allowed++
+		p.Allowed++
+		kw.allowed++
+		if len(kw.times) < MaxTimelinePoints {
+			kw.times = append(kw.times, e.At)
+		}
+		r.slide(ks, e.At)
+	case Denied:
+		r.totals.Denied++
+		p.Denied++
+		if p.Legitimate && kw.allowed < r.limit {
+			p.FalseDenials++
+		}
+	}
+	if e.At-r.swept > r.window {
+		r.sweep(e.At)
+	}
+}
+
+// openWindow returns the key's counter for window w, closing windows more
+// than one older than w.
+func (r *Recorder) openWindow(key string, ks *keyState, w int64) *keyWindow {
+	for _, kw := range ks.open {
+		if kw.window == w {
+			return kw
+		}
+	}
+	kw := &keyWindow{window: w}
+	ks.open = append(ks.open, kw)
+	sort.Slice(ks.open, func(i, j int) bool { return ks.open[i].window < ks.open[j].window })
+	newest := ks.open[len(ks.open)-1].window
+	for len(ks.open) > 0 && ks.open[0].window < newest-1 {
+		r.close(key, ks.open[0])
+		ks.open = ks.open[1:]
+	}
+	return kw
+}
+
+// slide counts the key's allowed requests in the window-long interval that
+// ends at t, keeping the most seen.
+func (r *Recorder) slide(ks *keyState, t time.Duration) {
+	ks.recent = append(ks.recent, t)
+	i := 0
+	for i < len(ks.recent) && ks.recent[i] <= t-r.window {
+		i++
+	}
+	ks.recent = ks.recent[i:]
+	r.maxIn = max(r.maxIn, int64(len(ks.recent)))
+}
+
+// sweep closes every key-window whose key has been quiet for two windows,
+// so memory follows live keys.
+func (r *Recorder) sweep(now time.Duration) {
+	r.swept = now
+	for key, ks := range r.keys {
+		if now-ks.last < 2*r.window {
+			continue
+		}
+		for _, kw := range ks.open {
+			r.close(key, kw)
+		}
+		delete(r.keys, key)
+	}
+}
+
+// close folds a finished key-window into the trial's statistics.
+func (r *Recorder) close(key string, kw *keyWindow) {
+	r.hist[kw.allowed]++
+	if kw.allowed > r.limit {
+		r.over++
+		r.excess += kw.allowed - r.limit
+	}
+	r.keepWorst(key, kw)
+}
+
+// keepWorst keeps the worstKept key-windows by allowed count; ties go to the
+// earlier window, then the smaller key, so the choice is deterministic.
+func (r *Recorder) keepWorst(key string, kw *keyWindow) {
+	if kw.allowed == 0 {
+		return
+	}
+	worse := func(a, b KeyTimeline) bool {
+		if a.Allowed != b.Allowed {
+			return a.Allowed > b.Allowed
+		}
+		if a.Window != b.Window {
+			return a.Window < b.Window
+		}
+		return a.Key < b.Key
+	}
+	t := KeyTimeline{Key: key, Window: kw.window, Allowed: kw.allowed,
+		WindowStartSecs: time.Unix(0, kw.window*int64(r.window)).Sub(r.start).Seconds()}
+	if len(r.worst) == worstKept && !worse(t, r.worst[worstKept-1]) {
+		return
+	}
+	t.AllowedAtSecs = make([]float64, len(kw.times))
+	for i, at := range kw.times {
+		t.AllowedAtSecs[i] = at.Seconds()
+	}
+	r.worst = append(r.worst, t)
+	sort.Slice(r.worst, func(i, j int) bool { return worse(r.worst[i], r.worst[j]) })
+	if len(r.worst) > worstKept {
+		r.worst = r.worst[:worstKept]
+	}
+}
+
+// Trial is one finished trial's results, ready to be pooled with others.
+type Trial struct {
+	Totals      Totals
+	Populations []Population
+	Hist        map[int64]int64
+	OverLimit   int64
+	Excess      int64
+	MaxIn       int64
+	Worst       []KeyTimeline
+	KV          KVCounters
+}
+
+// Finish closes every open key-window and returns the trial's results;
+// elapsed is the time the trial covered. The Recorder must not be used after.
+func (r *Recorder) Finish(elapsed time.Duration) Trial {
+	keys := make([]string, 0, len(r.keys))
+	for k := range r.keys {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, kw := range r.keys[k].open {
+			r.close(k, kw)
+		}
+	}
+	r.keys = nil
+	r.totals.SimulatedSeconds = elapsed.Seconds()
+	return Trial{Totals: r.totals, Populations: r.pops, Hist: r.hist, OverLimit: r.over,
+		Excess: r.excess, MaxIn: r.maxIn, Worst: r.worst, KV: r.KV}
+}

@@ -1,0 +1,191 @@
+package measure
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// Published prices and free-plan quotas (../shared/facts/cloudflare-kv.md,
+// kv/platform/limits and pricing).
+const (
+	usdPerMillionReads  = 0.50
+	usdPerMillionWrites = 5.00
+	freeWritesPerDay    = 1000
+	freeReadsPerDay     = 100000
+	secondsPerDay       = 86400
+)
+
+// Summarize pools trials, in order, into the summary s (whose identifying
+// fields the caller has filled: mode, scenario, seed, limiter). Pooling in
+// trial order makes the result independent of how trials were scheduled.
+func Summarize(s Summary, limit int64, trials []Trial) Summary {
+	s.Schema = SchemaVersion
+	s.Trials = len(trials)
+	s.Populations = nil
+	hist := map[int64]int64{}
+	var kvc KVCounters
+	kvc.init()
+	var perMax, perP99, perExcess []float64
+	var worst []KeyTimeline
+	for i, t := range trials {
+		s.Totals.Requests += t.Totals.Requests
+		s.Totals.Allowed += t.Totals.Allowed
+		s.Totals.Denied += t.Totals.Denied
+		s.Totals.Errors += t.Totals.Errors
+		s.Totals.FailOpen += t.Totals.FailOpen
+		s.Totals.FailClosed += t.Totals.FailClosed
+		s.Totals.SimulatedSeconds = max(s.Totals.SimulatedSeconds, t.Totals.SimulatedSeconds)
+		for j, p := range t.Populations {
+			if j >= len(s.Populations) {
+				s.Populations = append(s.Populations, Population{Name: p.Name, Legitimate: p.Legitimate})
+			}
+			q := &s.Populations[j]
+			q.Requests += p.Requests
+			q.Allowed += p.Allowed
+			q.Denied += p.Denied
+			q.Errors += p.Errors
+			q.FalseDenials += p.FalseDenials
+		}
+		for a, n := range t.Hist {
+			hist[a] += n
+		}
+		s.Overshoot.OverLimit += t.OverLimit
+		s.Overshoot.Excess += t.Excess
+		s.Overshoot.MaxInInterval = max(s.Overshoot.MaxInInterval, t.MaxIn)
+		kvc.add(t.KV)
+		ts := histStats(t.Hist, limit)
+		perMax = append(perMax, ts.Max)
+		perP99 = append(perP99, ts.P99)
+		perExcess = append(perExcess, float64(t.Excess))
+		for _, w := range t.Worst {
+			w.Trial = i
+			worst = append(worst, w)
+		}
+	}
+	o := &s.Overshoot
+	o.Ratio = histStats(hist, limit)
+	o.KeyWindows = o.Ratio.N
+	if o.KeyWindows > 0 {
+		o.OverLimitShare = float64(o.OverLimit) / float64(o.KeyWindows)
+	}
+	o.MaxAllowed = int64(math.Round(o.Ratio.Max * float64(limit)))
+	o.MaxInIntervalRatio = float64(o.MaxInInterval) / float64(limit)
+	o.Histogram = bins(hist)
+	o.PerTrial = PerTrial{MaxRatio: interval(perMax), P99Ratio: interval(perP99), Excess: interval(perExcess), MaxRatios: perMax}
+	sort.SliceStable(worst, func(i, j int) bool { return worst[i].Allowed > worst[j].Allowed })
+	s.WorstKeys = worst[:min(len(worst), worstKept)]
+	s.KV = kvWork(kvc)
+	s.Cost = cost(kvc, s.Totals, len(trials))
+	return s
+}
+
+// histStats is the ratio distribution of a histogram of allowed counts.
+// Quantiles are nearest-rank, so they are always ratios some window had.
+func histStats(hist map[int64]int64, limit int64) Stats {
+	var s Stats
+	counts := make([]int64, 0, len(hist))
+	var sum float64
+	for a, n := range hist {
+		counts = append(counts, a)
+		s.N += n
+		sum += float64(a) * float64(n)
+	}
+	if s.N == 0 {
+		return s
+	}
+	slices.Sort(counts)
+	lim := float64(limit)
+	s.Mean = sum / float64(s.N) / lim
+	s.Max = float64(counts[len(counts)-1]) / lim
+	q := func(p float64) float64 {
+		rank := int64(math.Ceil(p * float64(s.N)))
+		var seen int64
+		for _, a := range counts {
+			seen += hist[a]
+			if seen >= rank {
+				return float64(a) / lim
+			}
+		}
+		return s.Max
+	}
+	s.P50, s.P95, s.P99 = q(0.50), q(0.95), q(0.99)
+	return s
+}
+
+// bins lists a histogram in ascending order of allowed count.
+func bins(hist map[int64]int64) []Bin {
+	out := make([]Bin, 0, len(hist))
+	for a, n := range hist {
+		out = append(out, Bin{Allowed: a, KeyWindows: n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Allowed < out[j].Allowed })
+	return out
+}
+
+// interval is the mean and central 95% (nearest rank) of per-trial values.
+func interval(v []float64) Interval {
+	if len(v) == 0 {
+		return Interval{}
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	var sum float64
+	for _, x := range s {
+		sum += x
+	}
+	return Interval{Mean: sum / float64(len(s)), Lo: Quantile(s, 0.025), Hi: Quantile(s, 0.975), P95: Quantile(s, 0.95)}
+}
+
+// Quantile is the nearest-rank p-quantile of sorted values.
+func Quantile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// kvWork turns pooled counters into the summary's KV section.
+func kvWork(c KVCounters) KVWork {
+	w := KVWork{Reads: c.Reads, Writes: c.Writes, ReadErrors: c.ReadErrors, WriteErrors: c.WriteErrors,
+		WriteRateLimited: c.WriteRateLimited, QuotaErrors: c.QuotaErrors, LostUpdates: c.LostUpdates,
+		StaleReads: c.StaleReads, StalenessMs: c.Staleness.Stats()}
+	for i, n := range c.VisReads {
+		if n == 0 {
+			continue
+		}
+		w.Visibility = append(w.Visibility, VisibilityPoint{SinceMs: visibilityEdgesMs[i], Reads: n,
+			Fresh: c.VisFresh[i], P: float64(c.VisFresh[i]) / float64(n)})
+	}
+	return w
+}
+
+// cost prices the KV work per million requests and finds when the free
+// plan's daily quotas would run out at the run's average rates.
+func cost(c KVCounters, t Totals, trials int) Cost {
+	var out Cost
+	if t.Requests == 0 {
+		return out
+	}
+	perM := 1e6 / float64(t.Requests)
+	out.ReadsPerMillionRequests = float64(c.Reads) * perM
+	out.WritesPerMillionRequests = float64(c.Writes) * perM
+	out.USDPerMillionRequests = out.ReadsPerMillionRequests/1e6*usdPerMillionReads +
+		out.WritesPerMillionRequests/1e6*usdPerMillionWrites
+	if secs := t.SimulatedSeconds * float64(trials); secs > 0 {
+		out.FreeWritesExhaustedAfterSecs = exhaustedAfter(float64(c.Writes), freeWritesPerDay, secs)
+		out.FreeReadsExhaustedAfterSecs = exhaustedAfter(float64(c.Reads), freeReadsPerDay, secs)
+	}
+	return out
+}
+
+// exhaustedAfter is when quota runs out in a day at n operations per secs,
+// or 0 when the day's quota lasts.
+func exhaustedAfter(n, quota, secs float64) float64 {
+	rate := n / secs
+	if rate*secondsPerDay <= quota {
+		return 0
+	}
+	return quota / rate
+}

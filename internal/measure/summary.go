@@ -1,0 +1,235 @@
+// Package measure is overshoot's accounting, the same in both drivers: the
+// simulator and the live attack runner feed it one event per request, and it
+// turns them into summary.json. Definitions follow ../shared/DESIGN.md ("What
+// is measured"); keeping them in one package is what makes a prediction and a
+// measurement comparable.
+package measure
+
+// SchemaVersion is the version of summary.json's layout; it changes only when
+// a field changes meaning or is removed.
+const SchemaVersion = 1
+
+// Summary is summary.json: what one run (simulate or attack) found. Field
+// names are the same in both modes, so that any two summaries compare.
+type Summary struct {
+	Schema   int         `json:"schema"`
+	Mode     string      `json:"mode"` // "simulate" or "attack"
+	Scenario ScenarioRef `json:"scenario"`
+	Seed     uint64      `json:"seed"`
+	Trials   int         `json:"trials"`
+	// Complete is false when the run was interrupted: what is here was
+	// measured, but not all that was planned.
+	Complete bool       `json:"complete"`
+	Limiter  LimiterRef `json:"limiter"`
+	Totals   Totals     `json:"totals"`
+	// Overshoot is the headline: how far past the limit each limiter key got
+	// in each window.
+	Overshoot   Overshoot    `json:"overshoot"`
+	Populations []Population `json:"populations"`
+	KV          KVWork       `json:"kv"`
+	Cost        Cost         `json:"cost"`
+	// WorstKeys are the key-windows that let the most through, with the
+	// times of their allowed requests, for the timeline figure.
+	WorstKeys []KeyTimeline `json:"worst_keys,omitempty"`
+	// Live is set by attack only.
+	Live *Live `json:"live,omitempty"`
+	// Points holds one summary per sweep point, in grid order; the rest of
+	// the top level then describes the scenario as written.
+	Points []Point `json:"points,omitempty"`
+}
+
+// ScenarioRef identifies the scenario a run came from.
+type ScenarioRef struct {
+	Name     string `json:"name"`
+	File     string `json:"file,omitempty"`
+	Hash     string `json:"hash"`
+	Question string `json:"question,omitempty"`
+	// Params are the -set overrides applied, as path=value.
+	Params []string `json:"params,omitempty"`
+}
+
+// LimiterRef is the limiter under test.
+type LimiterRef struct {
+	Algorithm   string  `json:"algorithm"`
+	Limit       int64   `json:"limit"`
+	Window      string  `json:"window"`
+	WindowSecs  float64 `json:"window_seconds"`
+	Store       string  `json:"store"`
+	ErrorPolicy string  `json:"error_policy"`
+}
+
+// Totals counts requests by what the limiter answered.
+type Totals struct {
+	Requests int64 `json:"requests"`
+	Allowed  int64 `json:"allowed"`
+	Denied   int64 `json:"denied"`
+	// Errors are requests that got no decision (live: a status that is
+	// neither 2xx nor 429, or a transport error).
+	Errors int64 `json:"errors"`
+	// FailOpen and FailClosed are decisions the error policy made because
+	// the store failed; they are included in Allowed and Denied.
+	FailOpen   int64 `json:"fail_open"`
+	FailClosed int64 `json:"fail_closed"`
+	// SimulatedSeconds is the time covered, per trial (virtual or real).
+	SimulatedSeconds float64 `json:"seconds"`
+}
+
+// Overshoot describes allowed requests per limiter key and window, over
+// every key-window of every trial.
+type Overshoot struct {
+	// KeyWindows is how many (key, window) pairs saw at least one request.
+	KeyWindows int64 `json:"key_windows"`
+	// OverLimit is how many of them allowed more than the limit, and
+	// OverLimitShare that as a fraction of KeyWindows.
+	OverLimit      int64   `json:"over_limit"`
+	OverLimitShare float64 `json:"over_limit_share"`
+	// Excess is the sum over key-windows of max(0, allowed - limit).
+	Excess int64 `json:"excess"`
+	// Ratio is allowed / limit across key-windows (all trials pooled).
+	Ratio Stats `json:"ratio"`
+	// MaxAllowed is the most any key-window allowed.
+	MaxAllowed int64 `json:"max_allowed"`
+	// MaxInInterval is the most one key allowed in any interval one window
+	// long (not aligned to windows): the fixed window's boundary 2x.
+	MaxInInterval      int64   `json:"max_in_interval"`
+	MaxInIntervalRatio float64 `json:"max_in_interval_ratio"`
+	// PerTrial describes, across trials, each trial's max and p99 ratio
+	// and its total excess, with 95% intervals.
+	PerTrial PerTrial `json:"per_trial"`
+	// Histogram counts key-windows by allowed count, ascending.
+	Histogram []Bin `json:"histogram"`
+}
+
+// Stats summarises a distribution.
+type Stats struct {
+	N    int64   `json:"n"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+}
+
+// Interval is a statistic's spread across trials: its mean and the central
+// 95% of trials (2.5th to 97.5th percentile).
+type Interval struct {
+	Mean float64 `json:"mean"`
+	Lo   float64 `json:"lo"`
+	Hi   float64 `json:"hi"`
+	// P95 is the value 95% of trials stay at or under.
+	P95 float64 `json:"p95"`
+}
+
+// PerTrial is the spread of per-trial statistics across trials.
+type PerTrial struct {
+	MaxRatio Interval `json:"max_ratio"`
+	P99Ratio Interval `json:"p99_ratio"`
+	Excess   Interval `json:"excess"`
+	// MaxRatios lists each trial's max ratio in trial order, for the CDF.
+	MaxRatios []float64 `json:"max_ratios"`
+}
+
+// Bin is one bar of the histogram: KeyWindows key-windows allowed Allowed.
+type Bin struct {
+	Allowed    int64 `json:"allowed"`
+	KeyWindows int64 `json:"key_windows"`
+}
+
+// Population is one traffic population's outcome.
+type Population struct {
+	Name       string `json:"name"`
+	Legitimate bool   `json:"legitimate"`
+	Requests   int64  `json:"requests"`
+	Allowed    int64  `json:"allowed"`
+	Denied     int64  `json:"denied"`
+	Errors     int64  `json:"errors"`
+	// FalseDenials are legitimate requests denied while their key had
+	// truly been allowed fewer than limit requests in the window.
+	FalseDenials int64 `json:"false_denials"`
+}
+
+// KVWork is what the store did, and how stale what it served was.
+type KVWork struct {
+	Reads            int64 `json:"reads"`
+	Writes           int64 `json:"writes"`
+	ReadErrors       int64 `json:"read_errors"`
+	WriteErrors      int64 `json:"write_errors"`
+	WriteRateLimited int64 `json:"write_rate_limited"`
+	QuotaErrors      int64 `json:"quota_errors"`
+	// LostUpdates are writes that replaced a value they never read: two
+	// writers that read the same version (Elle's lost update).
+	LostUpdates int64 `json:"lost_updates"`
+	// StaleReads are reads that returned something older than the latest
+	// committed write; Staleness is how long that write had been committed,
+	// in milliseconds, over stale reads.
+	StaleReads  int64 `json:"stale_reads"`
+	StalenessMs Stats `json:"staleness_ms"`
+	// Visibility is P(a read sees the latest write) against time since that
+	// write (PBS t-visibility).
+	Visibility []VisibilityPoint `json:"visibility,omitempty"`
+}
+
+// VisibilityPoint is one bin of t-visibility: of Reads reads made between
+// SinceMs and the next bin's start after the latest write, Fresh saw it.
+type VisibilityPoint struct {
+	SinceMs float64 `json:"since_ms"`
+	Reads   int64   `json:"reads"`
+	Fresh   int64   `json:"fresh"`
+	P       float64 `json:"p"`
+}
+
+// Cost is what the run's KV work costs at published prices (paid plan:
+// $0.50 per million reads, $5.00 per million writes beyond the included
+// amounts), and how soon the free plan's daily quotas run out.
+type Cost struct {
+	ReadsPerMillionRequests  float64 `json:"reads_per_million_requests"`
+	WritesPerMillionRequests float64 `json:"writes_per_million_requests"`
+	USDPerMillionRequests    float64 `json:"usd_per_million_requests"`
+	// FreeWritesExhaustedAfterSecs is how long after 00:00 UTC the free
+	// plan's 1,000 writes a day run out at this run's write rate; 0 when
+	// they last the day. Likewise for the 100,000 reads.
+	FreeWritesExhaustedAfterSecs float64 `json:"free_writes_exhausted_after_seconds"`
+	FreeReadsExhaustedAfterSecs  float64 `json:"free_reads_exhausted_after_seconds"`
+}
+
+// KeyTimeline is one key-window's allowed requests over time.
+type KeyTimeline struct {
+	Trial   int    `json:"trial"`
+	Key     string `json:"key"`
+	Window  int64  `json:"window"`
+	Allowed int64  `json:"allowed"`
+	// AllowedAtSecs are the times of allowed requests, in seconds from the
+	// run's start (at most MaxTimelinePoints).
+	AllowedAtSecs []float64 `json:"allowed_at_seconds"`
+	// WindowStartSecs is when the window began, on the same scale.
+	WindowStartSecs float64 `json:"window_start_seconds"`
+}
+
+// Live is what only a live run measures.
+type Live struct {
+	URL          string  `json:"url"`
+	Target       string  `json:"target"` // built-in store or "url"
+	OfferedRate  float64 `json:"offered_rate"`
+	AchievedRate float64 `json:"achieved_rate"`
+	DurationSecs float64 `json:"duration_seconds"`
+	LatencyMs    Stats   `json:"latency_ms"`
+	// LatencyNote says how latency was measured and what it hides.
+	LatencyNote string           `json:"latency_note"`
+	Status      map[string]int64 `json:"status"`
+	// Ambiguous are responses too close to a window boundary to attribute
+	// to a window; they are counted here and in no key-window.
+	Ambiguous   int64  `json:"ambiguous"`
+	ResultsFile string `json:"results_file"`
+}
+
+// Point is one point of a sweep: the parameter values and the summary there.
+type Point struct {
+	Params  []Param  `json:"params"`
+	Summary *Summary `json:"summary"`
+}
+
+// Param is one swept parameter's value at a point.
+type Param struct {
+	Path  string `json:"path"`
+	Value string `json:"value"`
+}

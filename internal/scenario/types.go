@@ -1,0 +1,232 @@
+// Package scenario is the schema of a threat model: the limiter under test,
+// the store it runs on, the traffic that hits it, how many trials to run and
+// what to sweep. Scenario files are YAML (scenarios/*.yaml), decoded
+// strictly; both drivers (simulate and attack) read the same Scenario.
+package scenario
+
+import "time"
+
+// Scenario is one threat model, as a scenario file states it.
+type Scenario struct {
+	// Name identifies the scenario in reports; defaults to the file's base name.
+	Name string `yaml:"name" json:"name"`
+	// Question is the question the scenario answers, shown atop its report.
+	Question string `yaml:"question" json:"question"`
+	// Seed is the default seed; -seed overrides it.
+	Seed uint64 `yaml:"seed" json:"seed"`
+	// Trials is the number of independent trials simulate runs.
+	Trials int `yaml:"trials" json:"trials"`
+	// Duration is the simulated time each trial covers.
+	Duration Duration `yaml:"duration" json:"duration"`
+	// Start is the virtual wall-clock time at which a trial begins (its
+	// phase against window boundaries); RFC 3339.
+	Start time.Time `yaml:"start" json:"start"`
+	// Limiter is the limiter under test.
+	Limiter Limiter `yaml:"limiter" json:"limiter"`
+	// Store is what the limiter keeps its counters in.
+	Store Store `yaml:"store" json:"store"`
+	// Locations are the points of presence traffic arrives at.
+	Locations []Location `yaml:"locations" json:"locations"`
+	// Traffic is the populations of clients.
+	Traffic []Population `yaml:"traffic" json:"traffic"`
+	// Sweep lists parameters to vary; several give a grid.
+	Sweep []Sweep `yaml:"sweep,omitempty" json:"sweep,omitempty"`
+	// Live is how attack turns this scenario into real load.
+	Live Live `yaml:"live" json:"live"`
+}
+
+// Limiter is the limiter's configuration as a scenario states it.
+type Limiter struct {
+	Name        string   `yaml:"name" json:"name"`                 // route name in the key
+	Algorithm   string   `yaml:"algorithm" json:"algorithm"`       // fixed-window | sliding-window | token-bucket
+	Limit       int64    `yaml:"limit" json:"limit"`               // requests per window
+	Window      Duration `yaml:"window" json:"window"`             // window length
+	ErrorPolicy string   `yaml:"error_policy" json:"error_policy"` // fail-open | fail-closed
+	Token       Token    `yaml:"token" json:"token"`               // where the token comes from (live)
+}
+
+// Token says where a request carries its anonymous token.
+type Token struct {
+	From string `yaml:"from" json:"from"` // header | cookie
+	Name string `yaml:"name" json:"name"` // e.g. X-Anon-Token
+}
+
+// Store names the store and holds the parameters of each kind.
+type Store struct {
+	// Kind is kv | durable-object | per-location | memory.
+	Kind          string        `yaml:"kind" json:"kind"`
+	KV            KV            `yaml:"kv" json:"kv"`
+	DurableObject DurableObject `yaml:"durable_object" json:"durable_object"`
+	// Latency of the memory and per-location stores' operations.
+	Latency Latency `yaml:"latency" json:"latency"`
+}
+
+// KV is the Workers KV model's parameters; every default is sourced in
+// ../shared/facts/cloudflare-kv.md and stated in the scenario docs.
+type KV struct {
+	CacheTTL        Duration   `yaml:"cache_ttl" json:"cache_ttl"`                               // get() cacheTtl, default 60s
+	HotRead         Latency    `yaml:"hot_read" json:"hot_read"`                                 // cache hit latency
+	ColdRead        Latency    `yaml:"cold_read" json:"cold_read"`                               // cache miss: fetch from central
+	Write           Latency    `yaml:"write" json:"write"`                                       // put until committed centrally
+	ReadYourWritesP float64    `yaml:"read_your_writes_failure" json:"read_your_writes_failure"` // p: the writer's location misses its own write
+	Purge           Purge      `yaml:"purge" json:"purge"`                                       // push invalidation to other locations
+	CacheDomains    int        `yaml:"cache_domains" json:"cache_domains"`                       // virtual caches per location, picked at random per request
+	WriteLimit      WriteLimit `yaml:"write_limit" json:"write_limit"`                           // 1 write/s per key
+	DailyWriteQuota int64      `yaml:"daily_write_quota" json:"daily_write_quota"`               // free plan: 1000; 0 = paid plan, none
+	DailyReadQuota  int64      `yaml:"daily_read_quota" json:"daily_read_quota"`                 // free plan: 100000; 0 = none
+	Outages         []Outage   `yaml:"outages,omitempty" json:"outages,omitempty"`               // windows when every operation fails
+	ErrorRate       ErrorRate  `yaml:"error_rate" json:"error_rate"`                             // random failures
+}
+
+// Purge is the hybrid push: a write broadcasts a purge that reaches each
+// other location after a lag drawn from Lag.
+type Purge struct {
+	Enabled bool    `yaml:"enabled" json:"enabled"`
+	Lag     Latency `yaml:"lag" json:"lag"`
+}
+
+// WriteLimit is the per-key write rate limit.
+type WriteLimit struct {
+	PerSecond float64 `yaml:"per_second" json:"per_second"` // 1 as published; 0 disables
+	Scope     string  `yaml:"scope" json:"scope"`           // location | global (unpublished: a parameter)
+}
+
+// Outage is a time span when the store fails every operation.
+type Outage struct {
+	Start    Duration `yaml:"start" json:"start"` // from trial start
+	Duration Duration `yaml:"duration" json:"duration"`
+	Location string   `yaml:"location,omitempty" json:"location,omitempty"` // empty: all locations
+	Ops      string   `yaml:"ops,omitempty" json:"ops,omitempty"`           // read | write | all (default all)
+}
+
+// ErrorRate is the probability that an operation fails at random.
+type ErrorRate struct {
+	Read  float64 `yaml:"read" json:"read"`
+	Write float64 `yaml:"write" json:"write"`
+}
+
+// DurableObject is the durable-object store's parameters.
+type DurableObject struct {
+	Location string  `yaml:"location" json:"location"` // where the object lives; default the first location
+	RTT      Latency `yaml:"rtt" json:"rtt"`           // round trip from a caller at another location
+	Local    Latency `yaml:"local" json:"local"`       // round trip from its own location
+	MaxRPS   float64 `yaml:"max_rps" json:"max_rps"`   // soft limit per object, then "overloaded" errors
+}
+
+// Location is a point of presence.
+type Location struct {
+	Name string `yaml:"name" json:"name"`
+	// Weight is the share of "spread" traffic that arrives here; default 1.
+	Weight float64 `yaml:"weight" json:"weight"`
+}
+
+// Population is a group of clients that send alike.
+type Population struct {
+	Name       string   `yaml:"name" json:"name"`
+	Clients    int      `yaml:"clients" json:"clients"`
+	Legitimate bool     `yaml:"legitimate" json:"legitimate"` // counted for false denials
+	Identity   Identity `yaml:"identity" json:"identity"`
+	Arrive     Arrive   `yaml:"arrive" json:"arrive"`
+	// Exactly one of ClosedLoop, OpenLoop, Burst is set.
+	ClosedLoop *ClosedLoop `yaml:"closed_loop,omitempty" json:"closed_loop,omitempty"`
+	OpenLoop   *OpenLoop   `yaml:"open_loop,omitempty" json:"open_loop,omitempty"`
+	Burst      *Burst      `yaml:"burst,omitempty" json:"burst,omitempty"`
+	Start      Duration    `yaml:"start" json:"start"`       // from trial start
+	Duration   Duration    `yaml:"duration" json:"duration"` // 0: until the trial ends
+}
+
+// Identity is how a population's requests are keyed by the limiter.
+type Identity struct {
+	Token       string `yaml:"token" json:"token"`               // per-client | rotating | shared
+	RotateEvery int    `yaml:"rotate_every" json:"rotate_every"` // rotating: new token every N requests
+	IP          string `yaml:"ip" json:"ip"`                     // per-client | nat | none
+	NATPool     int    `yaml:"nat_pool" json:"nat_pool"`         // nat: clients share M addresses
+}
+
+// Arrive says at which locations a population's requests arrive.
+type Arrive struct {
+	Mode     string   `yaml:"mode" json:"mode"`                             // one | spread | weighted | alternate
+	Location string   `yaml:"location,omitempty" json:"location,omitempty"` // one
+	Weights  []Weight `yaml:"weights,omitempty" json:"weights,omitempty"`   // weighted
+}
+
+// Weight is one location's share of a weighted arrival.
+type Weight struct {
+	Location string  `yaml:"location" json:"location"`
+	Weight   float64 `yaml:"weight" json:"weight"`
+}
+
+// ClosedLoop is the bot loop: each client keeps Concurrency requests in
+// flight, waiting Think between a response and its next request.
+type ClosedLoop struct {
+	Concurrency int     `yaml:"concurrency" json:"concurrency"`
+	Think       Latency `yaml:"think" json:"think"`
+}
+
+// OpenLoop sends at a rate whatever the responses.
+type OpenLoop struct {
+	Rate    Rate  `yaml:"rate" json:"rate"`       // per client
+	Poisson bool  `yaml:"poisson" json:"poisson"` // exponential gaps instead of constant
+	Ramp    *Ramp `yaml:"ramp,omitempty" json:"ramp,omitempty"`
+}
+
+// Ramp grows the rate linearly from Rate to To over Over.
+type Ramp struct {
+	To   Rate     `yaml:"to" json:"to"`
+	Over Duration `yaml:"over" json:"over"`
+}
+
+// Burst sends Size requests at once, at At and then every Every.
+type Burst struct {
+	Size  int      `yaml:"size" json:"size"`
+	At    Duration `yaml:"at" json:"at"`       // first burst, from population start
+	Every Duration `yaml:"every" json:"every"` // 0: once
+}
+
+// Latency is a distribution of durations. Dist is constant | uniform |
+// exponential | lognormal | empirical; the fields used depend on it. In YAML
+// a bare duration ("20ms") means constant.
+type Latency struct {
+	Dist   string     `yaml:"dist" json:"dist"`
+	Value  Duration   `yaml:"value,omitempty" json:"value,omitempty"`         // constant
+	Min    Duration   `yaml:"min,omitempty" json:"min,omitempty"`             // uniform
+	Max    Duration   `yaml:"max,omitempty" json:"max,omitempty"`             // uniform
+	Mean   Duration   `yaml:"mean,omitempty" json:"mean,omitempty"`           // exponential
+	Median Duration   `yaml:"median,omitempty" json:"median,omitempty"`       // lognormal
+	P99    Duration   `yaml:"p99,omitempty" json:"p99,omitempty"`             // lognormal
+	Points []Quantile `yaml:"quantiles,omitempty" json:"quantiles,omitempty"` // empirical
+}
+
+// Quantile is one point of an empirical distribution: P of the mass is at or
+// below Value.
+type Quantile struct {
+	P     float64  `yaml:"p" json:"p"`
+	Value Duration `yaml:"value" json:"value"`
+}
+
+// Sweep varies one parameter, named by its path (e.g. "traffic.bot.closed_loop.concurrency"
+// or "store.kind"), over Values given as they would be written in the file.
+type Sweep struct {
+	Path   string   `yaml:"path" json:"path"`
+	Values []string `yaml:"values" json:"values"`
+}
+
+// Live is how attack runs the scenario for real: shorter, and at rates a
+// loopback target can take.
+type Live struct {
+	Duration    Duration `yaml:"duration" json:"duration"`         // default 10s
+	MaxRequests int64    `yaml:"max_requests" json:"max_requests"` // stop after this many; 0: no bound but Duration
+	// Window overrides the limiter's window for the live run, so that a day
+	// limit can be watched over seconds; 0 keeps the scenario's.
+	Window Duration `yaml:"window,omitempty" json:"window,omitempty"`
+	// TimeScale divides every simulated latency and lag of the eventual store.
+	TimeScale float64 `yaml:"time_scale,omitempty" json:"time_scale,omitempty"`
+}
+
+// Duration is a time.Duration written with units in YAML: "250ms", "60s",
+// "5m", "2h", "1d" (24 h).
+type Duration time.Duration
+
+// Rate is requests per second, written "10/s", "600/m", "5/d" or a bare
+// number (per second).
+type Rate float64
