@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -71,10 +72,22 @@ type Error struct {
 	Op   string // "get" or "put"
 	Key  string
 	Msg  string
+	// Err is the cause, when there is one beneath the store's message (a
+	// cancelled context, a network error); errors.Is and errors.As see it.
+	Err error
 }
 
 // Error returns the store's message, as a Worker's catch block would see it.
-func (e *Error) Error() string { return e.Msg }
+// A sentinel, which has no message, names its kind.
+func (e *Error) Error() string {
+	if e.Msg == "" {
+		return "kv: " + e.Kind.String()
+	}
+	return e.Msg
+}
+
+// Unwrap returns the cause, if any.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Is lets errors.Is match an Error against the sentinel of its kind.
 func (e *Error) Is(target error) bool {
@@ -111,15 +124,26 @@ func NewDailyQuota(op, key string) *Error {
 	return &Error{Kind: DailyQuota, Op: op, Key: key, Msg: fmt.Sprintf("KV %s() limit exceeded for the day.", op)}
 }
 
-// NewKeyTooLong is the error for a key over 512 bytes.
+// NewKeyTooLong is the error for a key over 512 bytes, in the shape of the
+// runtime's other failures ("KV GET failed: 414 ...").
 func NewKeyTooLong(op, key string) *Error {
 	return &Error{Kind: KeyTooLong, Op: op, Key: key,
-		Msg: fmt.Sprintf("KV %s failed: 414 UTF-8 encoded length of %d exceeds key length limit of %d.", op, len(key), MaxKeyBytes)}
+		Msg: fmt.Sprintf("KV %s failed: 414 UTF-8 encoded length of %d exceeds key length limit of %d.", strings.ToUpper(op), len(key), MaxKeyBytes)}
 }
 
-// NewUnavailable is a generic store failure (outage, injected error).
+// NewUnavailable is a generic store failure (outage, injected error), in the
+// shape of the runtime's messages: "KV GET failed: <why>".
 func NewUnavailable(op, key, why string) *Error {
-	return &Error{Kind: Unavailable, Op: op, Key: key, Msg: fmt.Sprintf("KV %s failed: %s", op, why)}
+	return &Error{Kind: Unavailable, Op: op, Key: key, Msg: fmt.Sprintf("KV %s failed: %s", strings.ToUpper(op), why)}
+}
+
+// WrapUnavailable is NewUnavailable for a failure with a Go cause (a
+// cancelled context, a network error): the message carries the cause's text
+// and errors.Is still finds the cause.
+func WrapUnavailable(op, key string, cause error) *Error {
+	e := NewUnavailable(op, key, cause.Error())
+	e.Err = cause
+	return e
 }
 
 // KindOf returns the kind of a store error, or 0 when err is nil or not a

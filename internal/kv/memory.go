@@ -66,7 +66,7 @@ func (m *Memory) Get(ctx context.Context, key string) (string, bool, error) {
 		return "", false, NewKeyTooLong("get", key)
 	}
 	if err := m.wait(ctx); err != nil {
-		return "", false, NewUnavailable("get", key, err.Error())
+		return "", false, WrapUnavailable("get", key, err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -83,7 +83,7 @@ func (m *Memory) Put(ctx context.Context, key, value string, ttl time.Duration) 
 		return err
 	}
 	if err := m.wait(ctx); err != nil {
-		return NewUnavailable("put", key, err.Error())
+		return WrapUnavailable("put", key, err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 )
 
 // Caller returns the seed's caller identity, "<token>:<ip>". The ip is
@@ -22,9 +23,25 @@ func ClientIP(h http.Header) string {
 	}
 	if v, ok := header(h, "X-Forwarded-For"); ok {
 		first, _, _ := strings.Cut(v, ",")
-		return strings.TrimSpace(first)
+		return jsTrim(first)
 	}
 	return "unknown"
+}
+
+// jsTrim is JavaScript's String.prototype.trim: it strips the same white
+// space parseInt skips, which is not strings.TrimSpace's set (JavaScript
+// trims U+FEFF and keeps U+0085). It assumes the runtime hands header values
+// to JavaScript as UTF-8 text.
+func jsTrim(s string) string {
+	s = s[skipJSSpace(s):]
+	for len(s) > 0 {
+		r, size := utf8.DecodeLastRuneInString(s)
+		if !isJSSpace(r) {
+			break
+		}
+		s = s[:len(s)-size]
+	}
+	return s
 }
 
 // header is the Fetch API's Headers.get: nil when absent, else every value

@@ -73,6 +73,10 @@ type Limiter struct {
 	cfg    Config
 	prefix string        // "rl:<name>:"
 	ttl    time.Duration // max(60 s, window): the seed's expirationTtl
+
+	slidingTTL time.Duration // max(60 s, 2 x window): a current key serves as the next previous one
+	interval   int64         // token bucket: emission interval, microseconds
+	tolerance  int64         // token bucket: (limit - 1) x interval, microseconds
 }
 
 // New checks cfg and returns its limiter. Every bad value gives an error that
@@ -90,7 +94,9 @@ func New(cfg Config) (*Limiter, error) {
 	case cfg.Limit <= 0 || cfg.Limit > MaxLimit:
 		return nil, fmt.Errorf("limiter limit %d is out of range: must be between 1 and %d", cfg.Limit, int64(MaxLimit))
 	case cfg.Window <= 0:
-		return nil, fmt.Errorf("limiter window %v is out of range: must be positive, e.g. 60s or 1d", cfg.Window)
+		return nil, fmt.Errorf("limiter window %v is out of range: must be positive, e.g. 60s or 24h", cfg.Window)
+	case cfg.Window%time.Millisecond != 0:
+		return nil, fmt.Errorf("limiter window %v is not a whole number of milliseconds: JavaScript clocks tick in milliseconds, use e.g. 1500ms or 60s", cfg.Window)
 	}
 	switch cfg.Algorithm {
 	case FixedWindow, SlidingWindow, TokenBucket:
@@ -102,7 +108,14 @@ func New(cfg Config) (*Limiter, error) {
 	default:
 		return nil, fmt.Errorf("limiter error policy %q is unknown: use one of %v", cfg.Policy, Policies)
 	}
-	return &Limiter{cfg: cfg, prefix: "rl:" + cfg.Name + ":", ttl: max(60*time.Second, cfg.Window)}, nil
+	l := &Limiter{cfg: cfg, prefix: "rl:" + cfg.Name + ":", ttl: max(60*time.Second, cfg.Window)}
+	l.slidingTTL = l.ttl
+	if cfg.Window <= math.MaxInt64/2 {
+		l.slidingTTL = max(l.ttl, 2*cfg.Window)
+	}
+	l.interval = ceilDiv(cfg.Window.Microseconds(), cfg.Limit)
+	l.tolerance = (cfg.Limit - 1) * l.interval
+	return l, nil
 }
 
 // Config returns the limiter's configuration, defaults filled in.
@@ -162,14 +175,16 @@ type Decision struct {
 }
 
 // WindowID returns the id of the window t falls in: floor(t / window) counted
-// from the Unix epoch, the seed's Math.floor(now / 1000 / windowSeconds).
+// from the Unix epoch, the seed's Math.floor(Date.now() / 1000 /
+// windowSeconds). It counts in milliseconds, as Date.now() does, so that any
+// time Go can hold gives the right window without overflow.
 func (l *Limiter) WindowID(t time.Time) int64 {
-	return floorDiv(t.UnixNano(), int64(l.cfg.Window))
+	return floorDiv(t.UnixMilli(), l.cfg.Window.Milliseconds())
 }
 
 // windowStart returns the time window id w begins.
 func (l *Limiter) windowStart(w int64) time.Time {
-	return time.Unix(0, w*int64(l.cfg.Window))
+	return time.UnixMilli(w * l.cfg.Window.Milliseconds())
 }
 
 // Plan returns the keys to read to decide for caller at now.
@@ -226,13 +241,51 @@ func (l *Limiter) decideFixed(p Plan, got Read) Decision {
 	}
 	d.Allowed = true
 	d.Remaining = l.cfg.Limit - d.Count - 1
-	d.Write = Write{Key: p.Keys[0], Value: strconv.FormatInt(d.Count+1, 10), TTL: l.ttl}
+	d.Write = Write{Key: p.Keys[0], Value: nextCount(got.Value, d.Count), TTL: l.ttl}
 	return d
 }
 
+// maxExact is 2^53: JavaScript numbers hold every integer of smaller
+// magnitude exactly, so below it the seed's count+1 is exact integer math.
+const maxExact = 1 << 53
+
+// nextCount is the seed's String(count + 1) for the count parsed from raw.
+// Within ±2^53 that is plain integer formatting (counts under 10,000 come
+// from a table, so the usual write allocates nothing). Beyond, JavaScript
+// adds in float64 and prints the result its own way ("-1e+21",
+// "-Infinity"), and the next read parses that text again, so the port does
+// the same to keep later decisions identical. Only a stored value nobody but
+// an attacker or a bug would write gets there; allowed counts are below the
+// limit, so only negative ones do.
+func nextCount(raw string, count int64) string {
+	if count > -maxExact && count < maxExact {
+		return formatCount(count + 1)
+	}
+	return jsNumberString(parseIntFloat(raw) + 1)
+}
+
+// smallCounts holds the decimal text of 0 ..< len(smallCounts), so that
+// writing a count allocates nothing for the limits people use.
+var smallCounts = func() []string {
+	s := make([]string, 10000)
+	for i := range s {
+		s[i] = strconv.Itoa(i)
+	}
+	return s
+}()
+
+// formatCount is strconv.FormatInt(n, 10), from the table when it can be.
+func formatCount(n int64) string {
+	if n >= 0 && n < int64(len(smallCounts)) {
+		return smallCounts[n]
+	}
+	return strconv.FormatInt(n, 10)
+}
+
 // decideSliding is Cloudflare's 2017 sliding-window counter over two fixed
-// windows: estimate = previous x (1 - elapsed fraction) + current. The
-// current key lives two windows so that it can serve as the previous one.
+// windows: estimate = previous x (1 - elapsed fraction) + current, denied
+// when the estimate has reached the limit. The current key lives two windows
+// so that it can serve as the previous one.
 func (l *Limiter) decideSliding(p Plan, got [2]Read) Decision {
 	d := Decision{Limit: l.cfg.Limit, Window: p.Window, Reset: l.windowStart(p.Window + 1)}
 	var cur, prev int64
@@ -244,43 +297,67 @@ func (l *Limiter) decideSliding(p Plan, got [2]Read) Decision {
 	}
 	elapsed := float64(p.Now.Sub(l.windowStart(p.Window))) / float64(l.cfg.Window)
 	estimate := float64(prev)*(1-elapsed) + float64(cur)
-	d.Count = int64(math.Floor(estimate))
+	d.Count = clampInt(math.Floor(estimate))
 	if estimate >= float64(l.cfg.Limit) {
 		return d
 	}
 	d.Allowed = true
-	d.Remaining = max(0, int64(math.Floor(float64(l.cfg.Limit)-estimate-1)))
-	d.Write = Write{Key: p.Keys[0], Value: strconv.FormatInt(cur+1, 10), TTL: max(60*time.Second, 2*l.cfg.Window)}
+	d.Remaining = max(0, clampInt(math.Floor(float64(l.cfg.Limit)-estimate-1)))
+	d.Write = Write{Key: p.Keys[0], Value: nextCount(got[0].Value, cur), TTL: l.slidingTTL}
 	return d
 }
 
-// decideBucket is GCRA: the stored value is the theoretical arrival time
-// (TAT) in Unix milliseconds. Each request moves TAT one emission interval
-// (window / limit) later; a request is allowed while TAT stays within one
-// window of now, so a full bucket holds limit requests.
+// clampInt converts f to int64, saturating instead of the undefined result
+// of a conversion out of range. Counts read are within ±2^62, so the sums
+// the sliding window makes of them stay far from NaN.
+func clampInt(f float64) int64 {
+	switch {
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// decideBucket is GCRA (the generic cell rate algorithm) over one stored
+// value: the theoretical arrival time TAT, in Unix microseconds. Each allowed
+// request moves TAT one emission interval I = ceil(window / limit) later
+// (from now, when TAT is in the past); a request is allowed while TAT is at
+// most (limit - 1) x I ahead of now, so a full bucket holds exactly limit
+// requests back to back and refills one request every I. Integer
+// microseconds keep the check and the step in the same units: a float check
+// with rounded steps loses a request of the burst whenever window/limit is
+// not a whole number.
 func (l *Limiter) decideBucket(p Plan, got Read) Decision {
-	now := p.Now.UnixMilli()
-	interval := float64(l.cfg.Window.Milliseconds()) / float64(l.cfg.Limit)
-	window := l.cfg.Window.Milliseconds()
+	now := p.Now.UnixMicro()
 	tat := now
 	if got.Found {
 		tat = max(now, ParseCount(got.Value))
 	}
-	d := Decision{Limit: l.cfg.Limit, Window: p.Window}
-	backlog := float64(tat - now) // how far ahead of now the bucket is
-	d.Count = int64(math.Ceil(backlog / interval))
-	newTAT := tat + int64(math.Ceil(interval))
-	if backlog+interval > float64(window) {
-		// Denied: the next request fits once TAT - window + interval <= now.
-		d.Reset = time.UnixMilli(tat - window + int64(math.Ceil(interval)))
+	backlog := tat - now // how far ahead of now the bucket is, >= 0
+	d := Decision{Limit: l.cfg.Limit, Window: p.Window, Count: ceilDiv(backlog, l.interval)}
+	if backlog > l.tolerance {
+		// Denied: the next request fits once TAT - now <= tolerance.
+		d.Reset = time.UnixMicro(tat - l.tolerance)
 		return d
 	}
+	newTAT := tat + l.interval
 	d.Allowed = true
-	d.Remaining = max(0, int64(math.Floor((float64(window)-float64(newTAT-now))/interval)))
-	d.Reset = time.UnixMilli(newTAT)
-	d.Write = Write{Key: p.Keys[0], Value: strconv.FormatInt(newTAT, 10),
-		TTL: max(60*time.Second, time.Duration(newTAT-now)*time.Millisecond)}
+	d.Remaining = l.cfg.Limit - 1 - d.Count
+	d.Reset = time.UnixMicro(newTAT) // when the bucket is full again
+	d.Write = Write{Key: p.Keys[0], Value: formatCount(newTAT),
+		TTL: max(60*time.Second, time.Duration(newTAT-now)*time.Microsecond)}
 	return d
+}
+
+// ceilDiv is a / b rounded up, for a >= 0 and b > 0.
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 {
+		q++
+	}
+	return q
 }
 
 // Failed returns the decision the error policy makes when err stopped the
