@@ -1,0 +1,106 @@
+package measure
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteText prints the summary as a person reads it in a terminal: the
+// headline numbers first, then the detail behind them. Sweeps print one
+// line per point.
+func WriteText(w io.Writer, s *Summary) error {
+	p := &printer{w: w}
+	what := "predicted"
+	if s.Mode == "attack" {
+		what = "measured"
+	}
+	p.f("overshoot %s: %s (%s)\n", s.Mode, s.Scenario.Name, s.Scenario.Hash)
+	if s.Scenario.Question != "" {
+		p.f("  question: %s\n", s.Scenario.Question)
+	}
+	l := s.Limiter
+	p.f("  limiter:  %s, %d per %s, store %s, %s\n", l.Algorithm, l.Limit, l.Window, l.Store, l.ErrorPolicy)
+	p.f("  seed %d, %d trial(s)", s.Seed, s.Trials)
+	if len(s.Scenario.Params) > 0 {
+		p.f(", with %s", strings.Join(s.Scenario.Params, " "))
+	}
+	p.f("\n")
+	if !s.Complete {
+		p.f("  INCOMPLETE: the run was interrupted; these are the results measured so far.\n")
+	}
+	if len(s.Points) > 0 {
+		p.f("\n  %-40s %10s %8s %8s %8s %10s\n", "sweep point", "requests", "p50", "p99", "max", "trial p95")
+		for _, pt := range s.Points {
+			var names []string
+			for _, q := range pt.Params {
+				names = append(names, q.Path+"="+q.Value)
+			}
+			r := pt.Summary.Overshoot
+			p.f("  %-40s %10d %7.2fx %7.2fx %7.2fx %9.2fx\n", strings.Join(names, " "), pt.Summary.Totals.Requests,
+				r.Ratio.P50, r.Ratio.P99, r.Ratio.Max, r.PerTrial.MaxRatio.P95)
+		}
+		return p.err
+	}
+	p.body(s, what)
+	return p.err
+}
+
+// printer remembers the first write error so the formatting reads straight.
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) f(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, args...)
+	}
+}
+
+// body prints one (non-sweep) summary's numbers.
+func (p *printer) body(s *Summary, what string) {
+	t, o := s.Totals, s.Overshoot
+	p.f("\n")
+	if t.Requests == 0 {
+		p.f("  no requests were made: nothing to measure.\n")
+		return
+	}
+	lim := float64(s.Limiter.Limit)
+	p.f("  %s: a limit of %d per %s let through up to %d in one key-window (%.2fx);\n",
+		what, s.Limiter.Limit, s.Limiter.Window, o.MaxAllowed, o.Ratio.Max)
+	if s.Trials > 1 {
+		p.f("  in 95%% of trials at most %.0f (%.2fx); per-trial max ratio 95%% interval %.2fx..%.2fx.\n",
+			o.PerTrial.MaxRatio.P95*lim, o.PerTrial.MaxRatio.P95, o.PerTrial.MaxRatio.Lo, o.PerTrial.MaxRatio.Hi)
+	}
+	p.f("  ratio over %d key-windows: p50 %.2fx  p95 %.2fx  p99 %.2fx  mean %.2fx; %.1f%% over the limit, excess %d\n",
+		o.KeyWindows, o.Ratio.P50, o.Ratio.P95, o.Ratio.P99, o.Ratio.Mean, 100*o.OverLimitShare, o.Excess)
+	p.f("  most allowed in any window-long interval: %d (%.2fx)\n", o.MaxInInterval, o.MaxInIntervalRatio)
+	p.f("\n  requests %d: allowed %d, denied %d, errors %d; fail-open %d, fail-closed %d\n",
+		t.Requests, t.Allowed, t.Denied, t.Errors, t.FailOpen, t.FailClosed)
+	for _, q := range s.Populations {
+		legit := ""
+		if q.Legitimate {
+			legit = fmt.Sprintf(", false denials %d", q.FalseDenials)
+		}
+		p.f("    %-16s requests %d, allowed %d, denied %d, errors %d%s\n", q.Name, q.Requests, q.Allowed, q.Denied, q.Errors, legit)
+	}
+	k := s.KV
+	p.f("  kv: reads %d, writes %d, read errors %d, write errors %d (429: %d, quota: %d), lost updates %d, stale reads %d",
+		k.Reads, k.Writes, k.ReadErrors, k.WriteErrors, k.WriteRateLimited, k.QuotaErrors, k.LostUpdates, k.StaleReads)
+	if k.StaleReads > 0 {
+		p.f(" (staleness p50 %.0f ms, p99 %.0f ms)", k.StalenessMs.P50, k.StalenessMs.P99)
+	}
+	p.f("\n  cost: $%.2f per million requests", s.Cost.USDPerMillionRequests)
+	if h := s.Cost.FreeWritesExhaustedAfterSecs; h > 0 {
+		p.f("; the free plan's 1,000 writes/day run out %.1f h after 00:00 UTC", h/3600)
+	}
+	p.f("\n")
+	if lv := s.Live; lv != nil {
+		p.f("  live: offered %.1f req/s, achieved %.1f req/s over %.1f s; latency p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
+			lv.OfferedRate, lv.AchievedRate, lv.DurationSecs, lv.LatencyMs.P50, lv.LatencyMs.P99, lv.LatencyMs.Max)
+		if lv.Ambiguous > 0 {
+			p.f("  %d responses were too close to a window boundary to attribute and were left out\n", lv.Ambiguous)
+		}
+	}
+}
