@@ -1,0 +1,242 @@
+// Package target is overshoot's built-in HTTP target: the limiter from
+// internal/limiter in front of a tiny handler, over any kv.Store (memory,
+// eventual, cloudflare). The attack runner loads it over loopback; -serve
+// exposes it to any other load tool.
+//
+// Every response says what the limiter decided, in headers both machines and
+// people can read:
+//
+//	200 allowed, 429 denied
+//	RateLimit-Policy: "default";q=<limit>;w=<window seconds>   (IETF draft httpapi-ratelimit-headers)
+//	RateLimit: "default";r=<remaining>;t=<seconds to reset>
+//	X-Overshoot-Window: <window id the request was counted in>
+//	X-Overshoot-Key: <caller identity, token:ip>
+//	X-Overshoot-Fail-Open: 1     (the store failed and the error policy allowed)
+//	X-Overshoot-Fail-Closed: 1   (the store failed and the error policy denied)
+//
+// The window and key headers let the attacker count exactly which key-window
+// each request landed in, instead of guessing from its own clock.
+//
+// The request's location (point of presence) comes from X-Overshoot-Location;
+// it is handed to the store through the context (eventual.WithLocation), so
+// that a store with per-location caches serves it from that location.
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/eventual"
+	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/limiter"
+)
+
+// Header names the target reads and writes, in canonical form.
+const (
+	// HeaderLocation carries the point of presence a request arrives at.
+	HeaderLocation = "X-Overshoot-Location"
+	// HeaderWindow carries the id of the window the request was counted in.
+	HeaderWindow = "X-Overshoot-Window"
+	// HeaderKey carries the caller identity the limiter keyed the request by.
+	HeaderKey = "X-Overshoot-Key"
+	// HeaderFailOpen is "1" when the store failed and the request was allowed
+	// anyway (the seed's behaviour); the example Worker sets the same header.
+	HeaderFailOpen = "X-Overshoot-Fail-Open"
+	// HeaderFailClosed is "1" when the store failed and the request was denied.
+	HeaderFailClosed = "X-Overshoot-Fail-Closed"
+	// HeaderRateLimitPolicy and HeaderRateLimit are the IETF draft
+	// RateLimit header fields (draft-ietf-httpapi-ratelimit-headers).
+	HeaderRateLimitPolicy = "Ratelimit-Policy"
+	HeaderRateLimit       = "Ratelimit"
+)
+
+// PolicyName is the policy name the target uses in its RateLimit headers.
+const PolicyName = "default"
+
+// Config is what a Handler needs.
+type Config struct {
+	// Limiter decides; Store holds its counters.
+	Limiter *limiter.Limiter
+	Store   kv.Store
+	// Token says where requests carry their anonymous token; the zero value
+	// means limiter.DefaultTokenSource (header X-Anon-Token).
+	Token limiter.TokenSource
+	// Now is the clock decisions are made on; nil means time.Now.
+	Now func() time.Time
+}
+
+// Handler is the built-in target: an http.Handler that rate limits every
+// request and answers 200 or 429 with the headers above.
+type Handler struct {
+	l      *limiter.Limiter
+	store  kv.Store
+	token  limiter.TokenSource
+	now    func() time.Time
+	policy []string // the RateLimit-Policy value, the same for every response
+}
+
+var (
+	bodyAllowed = []byte("ok\n")
+	bodyDenied  = []byte("Too many requests\n")
+	one         = []string{"1"}
+	textPlain   = []string{"text/plain; charset=utf-8"}
+)
+
+// New checks cfg and returns its Handler.
+func New(cfg Config) (*Handler, error) {
+	if cfg.Limiter == nil {
+		return nil, fmt.Errorf("target: no limiter given: build one with limiter.New")
+	}
+	if cfg.Store == nil {
+		return nil, fmt.Errorf("target: no store given: use kv.NewMemory, eventual.New or the cloudflare store")
+	}
+	if cfg.Token == (limiter.TokenSource{}) {
+		cfg.Token = limiter.DefaultTokenSource
+	}
+	if err := cfg.Token.Validate(); err != nil {
+		return nil, fmt.Errorf("target: %w", err)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	c := cfg.Limiter.Config()
+	policy := fmt.Sprintf("%q;q=%d;w=%s", PolicyName, c.Limit, secs(c.Window))
+	return &Handler{l: cfg.Limiter, store: cfg.Store, token: cfg.Token, now: cfg.Now, policy: []string{policy}}, nil
+}
+
+// secs formats d in whole seconds when it is whole, else with the shortest
+// decimal: the draft's w= is an integer, but a sub-second live window must
+// still be stated truthfully.
+func secs(d time.Duration) string {
+	if d%time.Second == 0 {
+		return strconv.FormatInt(int64(d/time.Second), 10)
+	}
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+}
+
+// ServeHTTP decides for the request's caller and answers 200 or 429.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	caller := limiter.Caller(h.token.Token(r), r.Header)
+	ctx := r.Context()
+	if loc := r.Header[HeaderLocation]; len(loc) > 0 {
+		ctx = eventual.WithLocation(ctx, loc[0])
+	}
+	now := h.now()
+	d := h.l.Check(ctx, h.store, now, caller)
+
+	hdr := w.Header()
+	hdr["Content-Type"] = textPlain
+	hdr[HeaderRateLimitPolicy] = h.policy
+	hdr[HeaderRateLimit] = []string{rateLimitValue(d.Remaining, d.Reset.Sub(now))}
+	hdr[HeaderWindow] = []string{strconv.FormatInt(d.Window, 10)}
+	hdr[HeaderKey] = []string{caller}
+	if d.FailOpen {
+		hdr[HeaderFailOpen] = one
+	}
+	if d.FailClosed {
+		hdr[HeaderFailClosed] = one
+	}
+	if !d.Allowed {
+		w.WriteHeader(http.StatusTooManyRequests)
+		w.Write(bodyDenied)
+		return
+	}
+	w.Write(bodyAllowed)
+}
+
+// rateLimitValue is the RateLimit field: "default";r=<remaining>;t=<secs>,
+// with t rounded up to whole seconds as the draft asks (0 when the reset is
+// already past).
+func rateLimitValue(remaining int64, untilReset time.Duration) string {
+	t := int64(0)
+	if untilReset > 0 {
+		t = int64(math.Ceil(untilReset.Seconds()))
+	}
+	b := make([]byte, 0, 48)
+	b = append(b, `"`+PolicyName+`";r=`...)
+	b = strconv.AppendInt(b, remaining, 10)
+	b = append(b, ";t="...)
+	b = strconv.AppendInt(b, t, 10)
+	return string(b)
+}
+
+// errLoopbackRefused is the error for a listen address that is not loopback.
+var errLoopbackRefused = errors.New("not a loopback address: the built-in target only listens on 127.0.0.1, ::1 or localhost")
+
+// ListenLoopback listens on addr, which must name a loopback address
+// (127.0.0.0/8, ::1 or localhost): the built-in target never listens where
+// other machines could reach it. Port 0 picks a free port.
+func ListenLoopback(addr string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen address %q is not host:port: %v (e.g. 127.0.0.1:0 or 127.0.0.1:8080)", addr, err)
+	}
+	if !IsLoopbackHost(host) {
+		return nil, fmt.Errorf("listen address %q: %w", addr, errLoopbackRefused)
+	}
+	if host == "localhost" {
+		addr = net.JoinHostPort("127.0.0.1", addr[len(host)+1:])
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on %s: %v (is the port in use? use port 0 for a free one)", addr, err)
+	}
+	return ln, nil
+}
+
+// IsLoopbackHost reports whether host (no port) is a loopback IP or
+// "localhost". An empty host means every interface, so it is not loopback.
+func IsLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Server is a running built-in target.
+type Server struct {
+	srv *http.Server
+	ln  net.Listener
+	// done receives Serve's error once it returns.
+	done chan error
+}
+
+// Start serves h on a loopback listener at addr until Close.
+func Start(addr string, h http.Handler) (*Server, error) {
+	ln, err := ListenLoopback(addr)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		srv:  &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second},
+		ln:   ln,
+		done: make(chan error, 1),
+	}
+	go func() { s.done <- s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// Addr returns the address the server listens on (host:port).
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// URL returns the server's base URL, http://host:port/.
+func (s *Server) URL() string { return "http://" + s.Addr() + "/" }
+
+// Close stops the server, waiting up to a few seconds for requests in flight.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := s.srv.Shutdown(ctx)
+	if err != nil {
+		s.srv.Close()
+	}
+	<-s.done
+	return err
+}

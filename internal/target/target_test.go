@@ -1,0 +1,236 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/eventual"
+	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/measure"
+)
+
+func newHandler(t testing.TB, limit int64, window time.Duration, store kv.Store, policy limiter.Policy, now func() time.Time) *Handler {
+	t.Helper()
+	l, err := limiter.New(limiter.Config{Name: "t", Limit: limit, Window: window, Policy: policy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Config{Limiter: l, Store: store, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func get(h http.Handler, hdr map[string]string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest("GET", "/", nil)
+	for k, v := range hdr {
+		r.Header.Set(k, v)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+// TestHandlerSequence walks one caller through a window of limit 3 at a
+// fixed clock: three 200s with remaining 2, 1, 0, then 429s, all with the
+// draft RateLimit headers and the exact window and key.
+func TestHandlerSequence(t *testing.T) {
+	now := time.Unix(1000, 500e6) // window 100 of 10 s, 9.5 s to reset
+	h := newHandler(t, 3, 10*time.Second, kv.NewMemory(kv.MemoryOptions{Now: func() time.Time { return now }}), "", func() time.Time { return now })
+	tests := []struct {
+		code      int
+		ratelimit string
+	}{
+		{200, `"default";r=2;t=10`},
+		{200, `"default";r=1;t=10`},
+		{200, `"default";r=0;t=10`},
+		{429, `"default";r=0;t=10`},
+		{429, `"default";r=0;t=10`},
+	}
+	for i, tc := range tests {
+		w := get(h, map[string]string{"X-Anon-Token": "tok", "X-Forwarded-For": " 10.0.0.1 , 10.0.0.2"})
+		if w.Code != tc.code {
+			t.Errorf("request %d: status %d, want %d", i, w.Code, tc.code)
+		}
+		if got := w.Header().Get("RateLimit"); got != tc.ratelimit {
+			t.Errorf("request %d: RateLimit %q, want %q", i, got, tc.ratelimit)
+		}
+		if got := w.Header().Get("RateLimit-Policy"); got != `"default";q=3;w=10` {
+			t.Errorf("request %d: RateLimit-Policy %q", i, got)
+		}
+		if got := w.Header().Get(HeaderWindow); got != "100" {
+			t.Errorf("request %d: window %q, want 100", i, got)
+		}
+		if got := w.Header().Get(HeaderKey); got != "tok:10.0.0.1" {
+			t.Errorf("request %d: key %q, want tok:10.0.0.1", i, got)
+		}
+		if w.Header().Get(HeaderFailOpen) != "" {
+			t.Errorf("request %d: marked fail-open", i)
+		}
+	}
+}
+
+// failing is a store whose every operation fails.
+type failing struct{}
+
+func (failing) Get(context.Context, string) (string, bool, error) {
+	return "", false, kv.NewUnavailable("get", "k", "down")
+}
+func (failing) Put(context.Context, string, string, time.Duration) error {
+	return kv.NewUnavailable("put", "k", "down")
+}
+
+// TestHandlerErrorPolicy checks that store failures are marked: fail-open
+// allows with remaining = limit and the fail-open header; fail-closed denies
+// with the fail-closed header.
+func TestHandlerErrorPolicy(t *testing.T) {
+	tests := []struct {
+		policy limiter.Policy
+		code   int
+		header string
+		rl     string
+	}{
+		{limiter.FailOpen, 200, HeaderFailOpen, `"default";r=5;t=`},
+		{limiter.FailClosed, 429, HeaderFailClosed, `"default";r=0;t=`},
+	}
+	for _, tc := range tests {
+		h := newHandler(t, 5, time.Minute, NewCountingStore(failing{}), tc.policy, nil)
+		w := get(h, map[string]string{"X-Anon-Token": "a"})
+		if w.Code != tc.code || w.Header().Get(tc.header) != "1" {
+			t.Errorf("%s: status %d, %s=%q; want %d and 1", tc.policy, w.Code, tc.header, w.Header().Get(tc.header), tc.code)
+		}
+		if got := w.Header().Get("RateLimit"); len(got) < len(tc.rl) || got[:len(tc.rl)] != tc.rl {
+			t.Errorf("%s: RateLimit %q, want prefix %q", tc.policy, got, tc.rl)
+		}
+		if got := w.Header().Get(HeaderKey); got != "a:unknown" {
+			t.Errorf("%s: key %q, want a:unknown", tc.policy, got)
+		}
+	}
+}
+
+// locStore records the location each read was made from.
+type locStore struct {
+	kv.Store
+	seen []string
+}
+
+func (s *locStore) Get(ctx context.Context, key string) (string, bool, error) {
+	s.seen = append(s.seen, eventual.LocationFrom(ctx))
+	return s.Store.Get(ctx, key)
+}
+
+// TestHandlerLocation checks the location header reaches the store.
+func TestHandlerLocation(t *testing.T) {
+	s := &locStore{Store: kv.NewMemory(kv.MemoryOptions{})}
+	h := newHandler(t, 5, time.Minute, s, "", nil)
+	get(h, map[string]string{HeaderLocation: "ams"})
+	get(h, nil)
+	if len(s.seen) != 2 || s.seen[0] != "ams" || s.seen[1] != "" {
+		t.Errorf("locations seen by the store = %q, want [ams \"\"]", s.seen)
+	}
+}
+
+// TestCountingStore checks reads, writes and write errors are counted.
+func TestCountingStore(t *testing.T) {
+	s := NewCountingStore(kv.NewMemory(kv.MemoryOptions{WriteLimit: true}))
+	h := newHandler(t, 5, time.Minute, s, "", nil)
+	for range 3 {
+		get(h, map[string]string{"X-Anon-Token": "a"})
+	}
+	var c measure.KVCounters
+	s.AddTo(&c)
+	// Three reads; three writes, the 2nd and 3rd within a second: 429.
+	if c.Reads != 3 || c.Writes != 3 || c.WriteErrors != 2 || c.WriteRateLimited != 2 {
+		t.Errorf("counters = %+v, want 3 reads, 3 writes, 2 write errors (429)", c)
+	}
+}
+
+// TestListenLoopback refuses every address other machines could reach.
+func TestListenLoopback(t *testing.T) {
+	tests := []struct {
+		addr string
+		ok   bool
+	}{
+		{"127.0.0.1:0", true},
+		{"localhost:0", true},
+		{"[::1]:0", true},
+		{":0", false},
+		{"0.0.0.0:0", false},
+		{"10.1.2.3:0", false},
+		{"example.com:80", false},
+		{"127.0.0.1", false},
+	}
+	for _, tc := range tests {
+		ln, err := ListenLoopback(tc.addr)
+		if ln != nil {
+			ln.Close()
+		}
+		if tc.addr == "[::1]:0" && err != nil && !errors.Is(err, errLoopbackRefused) {
+			continue // no IPv6 on this machine
+		}
+		if (err == nil) != tc.ok {
+			t.Errorf("ListenLoopback(%q) error = %v, want ok=%v", tc.addr, err, tc.ok)
+		}
+	}
+}
+
+// TestServer serves over a real loopback socket.
+func TestServer(t *testing.T) {
+	h := newHandler(t, 1, time.Minute, kv.NewMemory(kv.MemoryOptions{}), "", nil)
+	s, err := Start("127.0.0.1:0", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	codes := []int{}
+	for range 2 {
+		resp, err := http.Get(s.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		codes = append(codes, resp.StatusCode)
+	}
+	if codes[0] != 200 || codes[1] != 429 {
+		t.Errorf("codes = %v, want [200 429]", codes)
+	}
+	if _, err := Start(s.Addr(), h); err == nil {
+		t.Errorf("second Start on %s succeeded; want a port-in-use error", s.Addr())
+	}
+}
+
+func bare(w http.ResponseWriter, r *http.Request) { w.Write(bodyAllowed) }
+
+// BenchmarkBare is a handler that only answers: the baseline the target's
+// overhead is measured against.
+func BenchmarkBare(b *testing.B) {
+	benchHandler(b, http.HandlerFunc(bare))
+}
+
+// BenchmarkTargetMemory is the built-in target over the memory store, with
+// a new caller every 100 requests so that both 200s and 429s are served.
+func BenchmarkTargetMemory(b *testing.B) {
+	benchHandler(b, newHandler(b, 50, time.Minute, kv.NewMemory(kv.MemoryOptions{}), "", nil))
+}
+
+func benchHandler(b *testing.B, h http.Handler) {
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Header.Set("X-Anon-Token", "tok")
+	r.Header.Set("X-Forwarded-For", "10.0.0.1")
+	w := httptest.NewRecorder()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if i%100 == 0 {
+			r.Header.Set("X-Anon-Token", "tok"+string(rune('a'+i/100%26))+string(rune('a'+i/2600%26)))
+		}
+		clear(w.Header())
+		h.ServeHTTP(w, r)
+	}
+}
