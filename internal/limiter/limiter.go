@@ -152,12 +152,16 @@ type Write struct {
 // needs to account for it.
 type Decision struct {
 	// Allowed, Remaining and Limit are the seed's return value.
+	// Remaining is limit - count - 1 in int64 arithmetic: for a stored count
+	// below -2^53 (never written by the seed) JavaScript's float answer
+	// differs, but the decision and the value written do not.
 	Allowed   bool
 	Remaining int64
 	Limit     int64
 	// Window is the id of the window the decision belongs to; Reset is when
-	// that window ends (for a token bucket: when the next request would be
-	// allowed).
+	// that window ends, i.e. when the full limit is available again. For a
+	// token bucket it is when the bucket is full again after an allowed
+	// request, and when the next request will be allowed after a denied one.
 	Window int64
 	Reset  time.Time
 	// Count is the count the decision was made on (for the sliding window,
@@ -177,7 +181,10 @@ type Decision struct {
 // WindowID returns the id of the window t falls in: floor(t / window) counted
 // from the Unix epoch, the seed's Math.floor(Date.now() / 1000 /
 // windowSeconds). It counts in milliseconds, as Date.now() does, so that any
-// time Go can hold gives the right window without overflow.
+// time Go can hold gives the right window without overflow. For windows of
+// whole seconds this is exactly JavaScript's result; for a fractional
+// windowSeconds (1.5 s) JavaScript's float division can land a millisecond
+// on the wrong side of a boundary, and this exact division does not.
 func (l *Limiter) WindowID(t time.Time) int64 {
 	return floorDiv(t.UnixMilli(), l.cfg.Window.Milliseconds())
 }
