@@ -28,6 +28,7 @@ import (
 	"math"
 	"mime"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -511,5 +512,24 @@ func (e *Emulator) delete(w http.ResponseWriter, rt route) *apiError {
 	e.stats.Deletes++
 	ns[rt.key] = &entry{lastWrite: now, deleted: true}
 	writeEnvelope(w, http.StatusOK, envelope{Success: true, Result: struct{}{}})
+	return nil
+}
+
+// CheckLoopback returns an error unless addr (host:port) names a loopback
+// address: the emulator is for local tests and must not be reachable from
+// other machines. "localhost" counts as loopback; an empty host (all
+// interfaces) does not.
+func CheckLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("kvemu: address %q is not host:port (e.g. 127.0.0.1:8787): %v", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("kvemu: address %q is not a loopback address: use 127.0.0.1, ::1 or localhost", addr)
+	}
 	return nil
 }

@@ -423,3 +423,15 @@ func BenchmarkPutGet(b *testing.B) {
 		do(e, get("bench"))
 	}
 }
+
+func TestCheckLoopback(t *testing.T) {
+	for addr, ok := range map[string]bool{
+		"127.0.0.1:8787": true, "[::1]:8787": true, "localhost:8787": true, "127.0.0.2:1": true,
+		":8787": false, "0.0.0.0:8787": false, "[::]:8787": false, "10.0.0.1:8787": false,
+		"example.com:8787": false, "127.0.0.1": false, "": false,
+	} {
+		if err := CheckLoopback(addr); (err == nil) != ok {
+			t.Errorf("CheckLoopback(%q) = %v, want ok=%v", addr, err, ok)
+		}
+	}
+}
