@@ -33,6 +33,9 @@ type Scenario struct {
 	Sweep []Sweep `yaml:"sweep,omitempty" json:"sweep,omitempty"`
 	// Live is how attack turns this scenario into real load.
 	Live Live `yaml:"live" json:"live"`
+
+	// src is the text the scenario was decoded from, for With and Expand.
+	src *source
 }
 
 // Limiter is the limiter's configuration as a scenario states it.

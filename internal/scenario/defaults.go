@@ -1,0 +1,368 @@
+package scenario
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/limiter"
+)
+
+// Every default below comes from ../shared/facts/cloudflare-kv.md (the
+// "facts file"), from the seed article, or, where Cloudflare publishes
+// nothing, is a stated assumption kept as a parameter. docs/scenarios.md
+// lists the same values; DefaultTable is the one list both use.
+
+// Store kinds.
+const (
+	KindKV            = "kv"
+	KindDurableObject = "durable-object"
+	KindPerLocation   = "per-location"
+	KindMemory        = "memory"
+)
+
+// StoreKinds lists every store kind, for validation and docs.
+var StoreKinds = []string{KindKV, KindDurableObject, KindPerLocation, KindMemory}
+
+// Default values that are not latencies.
+const (
+	// DefaultTrials is the number of trials per run: enough for a p99
+	// across trials to rest on two trials and a 95% interval to be narrow.
+	DefaultTrials = 200
+	// DefaultLimiterName is the seed's route name (opts.name: 'roast').
+	DefaultLimiterName = "roast"
+	// DefaultCacheTTL is get()'s default cacheTtl: 60 s (facts file,
+	// "Consistency", kv/api/read-key-value-pairs).
+	DefaultCacheTTL = 60 * time.Second
+	// MinCacheTTL is the smallest cacheTtl KV accepts: 30 s since the
+	// changelog of 2026-01-30 (60 s before) (facts file, "Consistency").
+	MinCacheTTL = 30 * time.Second
+	// DefaultWritesPerSecond is the published per-key write limit: 1 write
+	// per second to the same key (facts file, "Limits and errors").
+	DefaultWritesPerSecond = 1.0
+	// DefaultWriteLimitScope: whether the 1/s limit counts per location or
+	// globally is not published (facts file); the default assumes per
+	// location, the more permissive reading.
+	DefaultWriteLimitScope = "location"
+	// FreePlanDailyWrites and FreePlanDailyReads are the free plan's daily
+	// quotas (facts file, "Limits and errors"); the default is the paid
+	// plan: no quota (0).
+	FreePlanDailyWrites = 1000
+	FreePlanDailyReads  = 100000
+	// DefaultDurableObjectMaxRPS is the soft limit of a Durable Object:
+	// about 1,000 requests per second (facts file, "The alternatives").
+	DefaultDurableObjectMaxRPS = 1000
+	// DefaultLocation is the one location a scenario gets when it names none.
+	DefaultLocation = "loc0"
+	// DefaultLiveDuration is how long attack runs a scenario by default.
+	DefaultLiveDuration = 10 * time.Second
+	// MaxTrials is the most trials a scenario may ask for.
+	MaxTrials = 100000
+	// MaxSweepPoints is the most points a sweep grid may have.
+	MaxSweepPoints = 10000
+)
+
+// DefaultStart is the virtual time at which a trial starts when the
+// scenario gives none: midnight UTC, a window boundary for every window
+// that divides a day.
+var DefaultStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// DefaultTokenSource is where the limiter finds the anonymous token: the
+// X-Anon-Token header, as the built-in target and the example Worker read it.
+var DefaultTokenSource = Token{From: limiter.DefaultTokenSource.From, Name: limiter.DefaultTokenSource.Name}
+
+// DefaultHotRead is a KV read served from the location's cache. The blog of
+// 2024-09-26 reports a p90 of KV calls under 12 ms and the hottest keys
+// under 1 ms; we take lognormal median 2 ms, p99 12 ms (whose p90 is about
+// 5.4 ms, under the published 12 ms).
+func DefaultHotRead() Latency { return Lognormal(2*time.Millisecond, 12*time.Millisecond) }
+
+// DefaultColdRead is a KV read that misses the cache and goes to the
+// central store. The changelog of 2025-08-22 gives p95 ~50 ms and p99
+// ~250 ms after the storage redesign. A lognormal through both points would
+// need a median near 1 ms, which no cold read has, so the default is
+// empirical quantiles through the two published points, plus two assumed
+// ones: p1 5 ms and p50 20 ms (unpublished), and a cap p100 1 s (assumed).
+func DefaultColdRead() Latency {
+	return Latency{Dist: DistEmpirical, Points: []Quantile{
+		{P: 0.01, Value: Duration(5 * time.Millisecond)},
+		{P: 0.50, Value: Duration(20 * time.Millisecond)},
+		{P: 0.95, Value: Duration(50 * time.Millisecond)},
+		{P: 0.99, Value: Duration(250 * time.Millisecond)},
+		{P: 1, Value: Duration(time.Second)},
+	}}
+}
+
+// DefaultWrite is a put until the central store has committed it. No write
+// latency is published (facts file, "Latency": "tens to hundreds of
+// milliseconds depending on distance"); assumed lognormal median 80 ms,
+// p99 400 ms.
+func DefaultWrite() Latency { return Lognormal(80*time.Millisecond, 400*time.Millisecond) }
+
+// DefaultPurgeLag is the time a write's purge takes to reach another
+// location. Unpublished: the blog of 2023-06-21 says staleness is often
+// shorter than the cache TTL but "typical didn't mean always"; assumed
+// lognormal median 2 s, p99 20 s.
+func DefaultPurgeLag() Latency { return Lognormal(2*time.Second, 20*time.Second) }
+
+// DefaultDurableObjectLocal is the round trip to a Durable Object from its
+// own location. Unpublished (facts file: "No official latency figure");
+// assumed lognormal median 1 ms, p99 5 ms.
+func DefaultDurableObjectLocal() Latency { return Lognormal(time.Millisecond, 5*time.Millisecond) }
+
+// DefaultDurableObjectRTT is the round trip to a Durable Object from
+// another location. Unpublished; assumed lognormal median 50 ms, p99 200 ms
+// (a cross-region round trip).
+func DefaultDurableObjectRTT() Latency { return Lognormal(50*time.Millisecond, 200*time.Millisecond) }
+
+// DefaultStoreLatency is the latency of each operation of the memory and
+// per-location stores. Unpublished for the Rate Limiting binding (facts
+// file: counters cached on the machine); assumed lognormal median 1 ms,
+// p99 5 ms, so that races within one location still exist.
+func DefaultStoreLatency() Latency { return Lognormal(time.Millisecond, 5*time.Millisecond) }
+
+// DefaultKV returns the Workers KV model's parameters as published, with
+// the unpublished ones at their stated assumptions.
+func DefaultKV() KV {
+	return KV{
+		CacheTTL: Duration(DefaultCacheTTL),
+		HotRead:  DefaultHotRead(),
+		ColdRead: DefaultColdRead(),
+		Write:    DefaultWrite(),
+		// The docs: a write is "usually" visible at once at its own
+		// location, not guaranteed; the failure probability is a parameter.
+		ReadYourWritesP: 0,
+		// Purges are on since 2023 (hybrid push/pull, blog 2023-06-21).
+		Purge: Purge{Enabled: true, Lag: DefaultPurgeLag()},
+		// One cache per location; the unpublished 2023 guide's virtual
+		// data centres are a parameter.
+		CacheDomains: 1,
+		WriteLimit:   WriteLimit{PerSecond: DefaultWritesPerSecond, Scope: DefaultWriteLimitScope},
+	}
+}
+
+// DefaultDurableObject returns the durable-object store's defaults; Location
+// is filled from the scenario's first location by SetDefaults.
+func DefaultDurableObject() DurableObject {
+	return DurableObject{
+		RTT:    DefaultDurableObjectRTT(),
+		Local:  DefaultDurableObjectLocal(),
+		MaxRPS: DefaultDurableObjectMaxRPS,
+	}
+}
+
+// DefaultLive returns the live run's defaults: 10 s, no request bound, the
+// scenario's window and real-time latencies.
+func DefaultLive() Live {
+	return Live{Duration: Duration(DefaultLiveDuration), TimeScale: 1}
+}
+
+// DefaultDuration is the simulated time a trial covers when the scenario
+// gives none: two limiter windows, so that every trial crosses at least one
+// window boundary whatever its start.
+func DefaultDuration(window time.Duration) time.Duration { return 2 * window }
+
+// SetDefaults fills every unset field of s with its default. A field the
+// file writes explicitly as 0 is kept (and rejected by Validate where 0 is
+// out of range); for a Scenario built in Go, a zero field is unset. It is
+// idempotent; Load calls it before Validate, and code that builds a
+// Scenario in Go calls it too.
+func (s *Scenario) SetDefaults() {
+	if s.Trials == 0 && !s.given("trials") {
+		s.Trials = DefaultTrials
+	}
+	if s.Start.IsZero() {
+		s.Start = DefaultStart
+	}
+	l := &s.Limiter
+	if l.Name == "" {
+		l.Name = DefaultLimiterName
+	}
+	if l.Algorithm == "" {
+		l.Algorithm = string(limiter.FixedWindow)
+	}
+	if l.ErrorPolicy == "" {
+		l.ErrorPolicy = string(limiter.FailOpen) // the seed's safeRateLimit
+	}
+	if l.Token.From == "" {
+		l.Token.From = DefaultTokenSource.From
+	}
+	if l.Token.Name == "" {
+		l.Token.Name = DefaultTokenSource.Name
+	}
+	if s.Duration == 0 && l.Window > 0 && !s.given("duration") {
+		s.Duration = Duration(DefaultDuration(l.Window.D()))
+	}
+
+	if len(s.Locations) == 0 {
+		s.Locations = []Location{{Name: DefaultLocation}}
+	}
+	for i := range s.Locations {
+		if s.Locations[i].Name == "" {
+			s.Locations[i].Name = defaultElemName("locations", i)
+		}
+		if s.Locations[i].Weight == 0 && !s.given(fmt.Sprintf("locations.%d.weight", i)) {
+			s.Locations[i].Weight = 1
+		}
+	}
+	first := s.Locations[0].Name
+
+	st := &s.Store
+	if st.Kind == "" {
+		st.Kind = KindKV
+	}
+	kv, dkv := &st.KV, DefaultKV()
+	if kv.CacheTTL == 0 && !s.given("store.kv.cache_ttl") {
+		kv.CacheTTL = dkv.CacheTTL
+	}
+	fillLatency(&kv.HotRead, dkv.HotRead)
+	fillLatency(&kv.ColdRead, dkv.ColdRead)
+	fillLatency(&kv.Write, dkv.Write)
+	// Purges are on unless the file says "enabled: false"; a Scenario
+	// built in Go without a source gets them on (set Enabled after
+	// SetDefaults to turn them off).
+	if !s.given("store.kv.purge.enabled") {
+		kv.Purge.Enabled = true
+	}
+	fillLatency(&kv.Purge.Lag, dkv.Purge.Lag)
+	if kv.CacheDomains == 0 && !s.given("store.kv.cache_domains") {
+		kv.CacheDomains = dkv.CacheDomains
+	}
+	// The write limit is on unless the file says "per_second: 0".
+	if kv.WriteLimit.PerSecond == 0 && !s.given("store.kv.write_limit.per_second") {
+		kv.WriteLimit.PerSecond = dkv.WriteLimit.PerSecond
+	}
+	if kv.WriteLimit.Scope == "" {
+		kv.WriteLimit.Scope = dkv.WriteLimit.Scope
+	}
+	for i := range kv.Outages {
+		if kv.Outages[i].Ops == "" {
+			kv.Outages[i].Ops = "all"
+		}
+	}
+	do, ddo := &st.DurableObject, DefaultDurableObject()
+	if do.Location == "" {
+		do.Location = first
+	}
+	fillLatency(&do.RTT, ddo.RTT)
+	fillLatency(&do.Local, ddo.Local)
+	if do.MaxRPS == 0 && !s.given("store.durable_object.max_rps") {
+		do.MaxRPS = ddo.MaxRPS
+	}
+	fillLatency(&st.Latency, DefaultStoreLatency())
+
+	for i := range s.Traffic {
+		p := &s.Traffic[i]
+		if p.Name == "" {
+			p.Name = defaultElemName("traffic", i)
+		}
+		if p.Clients == 0 && !s.given(fmt.Sprintf("traffic.%d.clients", i)) {
+			p.Clients = 1
+		}
+		if p.Identity.Token == "" {
+			p.Identity.Token = "per-client"
+		}
+		if p.Identity.IP == "" {
+			p.Identity.IP = "per-client"
+		}
+		if p.Arrive.Mode == "" {
+			if len(p.Arrive.Weights) > 0 {
+				p.Arrive.Mode = "weighted"
+			} else {
+				p.Arrive.Mode = "one"
+			}
+		}
+		if p.Arrive.Mode == "one" && p.Arrive.Location == "" {
+			p.Arrive.Location = first
+		}
+		if c := p.ClosedLoop; c != nil {
+			if c.Concurrency == 0 && !s.given(fmt.Sprintf("traffic.%d.closed_loop.concurrency", i)) {
+				c.Concurrency = 1
+			}
+			if c.Think.IsZero() {
+				c.Think = Constant(0)
+			}
+		}
+	}
+
+	lv := &s.Live
+	if lv.Duration == 0 && !s.given("live.duration") {
+		lv.Duration = Duration(DefaultLiveDuration)
+	}
+	if lv.TimeScale == 0 && !s.given("live.time_scale") {
+		lv.TimeScale = 1
+	}
+}
+
+// fillLatency sets *l to def when l is unset.
+func fillLatency(l *Latency, def Latency) {
+	if l.IsZero() {
+		*l = def
+	}
+}
+
+// given reports whether path was written in the source YAML or set by an
+// override. A Scenario built in Go has no source: nothing was given.
+func (s *Scenario) given(path string) bool {
+	if s.src == nil {
+		return false
+	}
+	for _, o := range s.src.sets {
+		if o.path == path {
+			return true
+		}
+	}
+	if s.src.body == nil {
+		return false
+	}
+	_, k := find(s.src.body, path)
+	return k == len(splitPath(path))
+}
+
+// DefaultEntry is one default, for the docs and reports: its path, value
+// and where the value comes from.
+type DefaultEntry struct {
+	Path, Value, Source string
+}
+
+// DefaultTable lists the defaults SetDefaults fills in, with their sources,
+// in the order docs/scenarios.md shows them.
+func DefaultTable() []DefaultEntry {
+	kv, do := DefaultKV(), DefaultDurableObject()
+	const facts = "facts file (../shared/facts/cloudflare-kv.md)"
+	return []DefaultEntry{
+		{"trials", fmt.Sprint(DefaultTrials), "choice: p99 across trials rests on 2 trials"},
+		{"duration", "2 x limiter.window", "choice: every trial crosses a window boundary"},
+		{"start", DefaultStart.Format(time.RFC3339), "choice: midnight UTC, a boundary of every window dividing a day"},
+		{"limiter.name", DefaultLimiterName, "seed article (opts.name)"},
+		{"limiter.algorithm", string(limiter.FixedWindow), "seed article"},
+		{"limiter.error_policy", string(limiter.FailOpen), "seed article (safeRateLimit allows on any KV error)"},
+		{"limiter.token", DefaultTokenSource.From + " " + DefaultTokenSource.Name, "built-in target and example Worker"},
+		{"locations", "[{name: " + DefaultLocation + ", weight: 1}]", "choice: one location"},
+		{"store.kind", KindKV, "seed article (Workers KV)"},
+		{"store.kv.cache_ttl", kv.CacheTTL.String(), facts + ", Consistency: get() cacheTtl default 60 s, minimum 30 s since changelog 2026-01-30"},
+		{"store.kv.hot_read", kv.HotRead.String(), facts + ", Latency: blog 2024-09-26, p90 of KV calls under 12 ms"},
+		{"store.kv.cold_read", kv.ColdRead.String(), facts + ", Latency: changelog 2025-08-22, p95 ~50 ms, p99 ~250 ms; p1, p50, p100 assumed"},
+		{"store.kv.write", kv.Write.String(), "assumption: no write latency is published (facts file: tens to hundreds of ms)"},
+		{"store.kv.read_your_writes_failure", "0", facts + ", Consistency: usually visible at once, not guaranteed"},
+		{"store.kv.purge.enabled", "true", facts + ", Consistency: hybrid push/pull since 2023 (blog 2023-06-21)"},
+		{"store.kv.purge.lag", kv.Purge.Lag.String(), "assumption: unpublished; often shorter than the cache TTL (blog 2023-06-21)"},
+		{"store.kv.cache_domains", "1", "assumption: the unpublished 2023 guide's virtual data centres are a parameter"},
+		{"store.kv.write_limit.per_second", "1", facts + ", Limits and errors: 1 write per second per key"},
+		{"store.kv.write_limit.scope", DefaultWriteLimitScope, "assumption: per location or global is unpublished"},
+		{"store.kv.daily_write_quota", "0 (paid plan; free plan 1000)", facts + ", Limits and errors"},
+		{"store.kv.daily_read_quota", "0 (paid plan; free plan 100000)", facts + ", Limits and errors"},
+		{"store.kv.error_rate", "read 0, write 0", "choice: no random errors"},
+		{"store.durable_object.location", "the first location", "choice"},
+		{"store.durable_object.local", do.Local.String(), "assumption: no official latency figure"},
+		{"store.durable_object.rtt", do.RTT.String(), "assumption: a cross-region round trip"},
+		{"store.durable_object.max_rps", fmt.Sprint(do.MaxRPS), facts + ", alternatives: soft limit about 1,000 requests/s"},
+		{"store.latency", DefaultStoreLatency().String(), "assumption: memory and per-location stores, unpublished"},
+		{"traffic.*.name", "pop<index>", "choice"},
+		{"traffic.*.clients", "1", "choice"},
+		{"traffic.*.identity", "token per-client, ip per-client", "seed article: key = token + IP"},
+		{"traffic.*.arrive", "mode one, at the first location", "choice"},
+		{"traffic.*.closed_loop", "concurrency 1, think 0s", "seed threat: one bot loop"},
+		{"live.duration", Duration(DefaultLiveDuration).String(), "choice: a short loopback attack"},
+		{"live.time_scale", "1", "choice: real-time latencies"},
+	}
+}

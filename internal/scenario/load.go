@@ -1,0 +1,282 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
+)
+
+// Error is a problem with a scenario: where it is (file, line, column, when
+// the YAML has them), which field (its path, e.g. "store.kv.cache_ttl"), and
+// what is wrong and what to do. Every error Load, Parse, With and Expand
+// return is an *Error.
+type Error struct {
+	// File is the scenario file's name as given to Load or Parse.
+	File string
+	// Line and Column are 1-based; 0 when the position is unknown (a
+	// missing file, or a default that was never written in the file).
+	Line, Column int
+	// Path is the field path in -set syntax, "" for the whole file.
+	Path string
+	// Origin names the override the bad value came from
+	// ("-set limiter.limit=0" or "sweep point store.kind=foo"), or "".
+	Origin string
+	// Msg says what is wrong and what to do; it names the path.
+	Msg string
+}
+
+// Error formats the error as file:line:col: message.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Column)
+	}
+	b.WriteString(": ")
+	if e.Origin != "" {
+		b.WriteString(e.Origin + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// override is one path=value applied to the YAML before decoding.
+type override struct {
+	path, value string
+	origin      string // how the user wrote it, for errors
+}
+
+// source is what a Scenario was decoded from, kept so that overrides and
+// sweep points can be decoded again from the same text.
+type source struct {
+	file string
+	data []byte
+	sets []override
+	body ast.Node // the AST after the overrides, for given and positions
+}
+
+// Load reads, decodes, fills defaults in and validates the scenario file at
+// path.
+func Load(path string) (*Scenario, error) {
+	return LoadWithOverrides(path, nil)
+}
+
+// LoadWithOverrides is Load with -set overrides applied to the YAML before
+// decoding, each "path=value" (e.g. "limiter.limit=10",
+// "store.kv.cache_ttl=30s"), so that a value is typed and checked exactly as
+// if it had been written in the file.
+func LoadWithOverrides(path string, sets []string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		msg := err.Error()
+		if errors.Is(err, os.ErrNotExist) {
+			msg = "no such scenario file: check the path, or run with no argument for the default scenario"
+		}
+		return nil, &Error{File: path, Msg: msg}
+	}
+	return parse(path, data, nil, sets)
+}
+
+// Parse decodes data as the scenario file name (used in errors and as the
+// default scenario name), fills defaults in and validates it.
+func Parse(name string, data []byte) (*Scenario, error) {
+	return parse(name, data, nil, nil)
+}
+
+// ParseWithOverrides is Parse with -set overrides, as LoadWithOverrides.
+func ParseWithOverrides(name string, data []byte, sets []string) (*Scenario, error) {
+	return parse(name, data, nil, sets)
+}
+
+// With returns a copy of s with more -set overrides ("path=value") applied
+// to its YAML and decoded again; s is unchanged.
+func (s *Scenario) With(sets ...string) (*Scenario, error) {
+	src, err := s.sourceOrMarshal()
+	if err != nil {
+		return nil, err
+	}
+	return parse(src.file, src.data, src.sets, sets)
+}
+
+// sourceOrMarshal returns the text s was decoded from, or for a Scenario
+// built in Go, its YAML marshalling.
+func (s *Scenario) sourceOrMarshal() (*source, error) {
+	if s.src != nil {
+		return s.src, nil
+	}
+	data, err := yaml.Marshal(s)
+	if err != nil {
+		return nil, &Error{File: s.Name, Msg: "cannot marshal the scenario to YAML: " + err.Error()}
+	}
+	name := s.Name
+	if name == "" {
+		name = "scenario"
+	}
+	return &source{file: name + ".yaml", data: data}, nil
+}
+
+// parseSets turns "path=value" strings into overrides.
+func parseSets(file string, sets []string) ([]override, error) {
+	out := make([]override, 0, len(sets))
+	for _, kv := range sets {
+		p, v, ok := strings.Cut(kv, "=")
+		p = strings.TrimSpace(p)
+		if !ok || p == "" {
+			return nil, &Error{File: file, Origin: "-set " + kv, Msg: "an override is path=value, e.g. -set limiter.limit=10"}
+		}
+		out = append(out, override{path: p, value: v, origin: "-set " + kv})
+	}
+	return out, nil
+}
+
+// parse is the pipeline under every entry point: YAML -> AST, overrides
+// applied, strict decoding, defaults, validation, sweep points checked.
+func parse(file string, data []byte, prior []override, sets []string) (*Scenario, error) {
+	more, err := parseSets(file, sets)
+	if err != nil {
+		return nil, err
+	}
+	all := append(append([]override(nil), prior...), more...)
+	s, _, err := decode(file, data, all)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Sweep) > 0 {
+		if _, err := s.Expand(); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// decode decodes one scenario (one sweep point, when overrides say so)
+// without expanding its sweep. It returns the AST body as well, for
+// positions.
+func decode(file string, data []byte, sets []override) (*Scenario, ast.Node, error) {
+	d := &decoder{file: file}
+	f, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return nil, nil, d.yamlError(nil, err, "malformed YAML: ")
+	}
+	var body ast.Node
+	switch len(f.Docs) {
+	case 0:
+	case 1:
+		body = f.Docs[0].Body
+	default:
+		return nil, nil, &Error{File: file, Line: line(f.Docs[1].GetToken()), Column: col(f.Docs[1].GetToken()),
+			Msg: "a scenario file holds one YAML document: remove the second '---'"}
+	}
+	if body != nil {
+		if _, ok := unwrap(body).(*ast.NullNode); ok {
+			body = nil
+		}
+	}
+	if body != nil {
+		switch unwrap(body).(type) {
+		case *ast.MappingNode, *ast.MappingValueNode:
+		default:
+			return nil, nil, &Error{File: file, Line: line(body.GetToken()), Column: col(body.GetToken()),
+				Msg: fmt.Sprintf("a scenario is a mapping of fields (name:, limiter:, traffic:, ...), not a %s", unwrap(body).Type().YAMLName())}
+		}
+	}
+	for _, o := range sets {
+		body, err = d.apply(body, o)
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	s := &Scenario{}
+	if body != nil {
+		if err := yaml.NodeToValue(body, s, yaml.DisallowUnknownField()); err != nil {
+			return nil, nil, d.yamlError(body, err, "")
+		}
+	}
+	s.src = &source{file: file, data: data, sets: sets, body: body}
+	if s.Name == "" {
+		s.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	}
+	if s.Question == "" {
+		s.Question = leadingComment(data)
+	}
+	s.SetDefaults()
+	if err := s.Validate(); err != nil {
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			return nil, nil, d.at(body, fe.path, fe.msg)
+		}
+		return nil, nil, &Error{File: file, Msg: err.Error()}
+	}
+	if err := d.checkSweepPaths(body, s); err != nil {
+		return nil, nil, err
+	}
+	return s, body, nil
+}
+
+// leadingComment returns the first paragraph of the comment lines that
+// open a file, joined into one line: the scenario's question when it sets
+// none.
+func leadingComment(data []byte) string {
+	var parts []string
+	for _, l := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(l)
+		if !strings.HasPrefix(t, "#") {
+			break
+		}
+		t = strings.TrimSpace(strings.TrimLeft(t, "#"))
+		if t == "" {
+			if len(parts) > 0 {
+				break
+			}
+			continue
+		}
+		parts = append(parts, t)
+	}
+	return strings.Join(parts, " ")
+}
+
+// decoder turns library errors and field paths into *Error with positions.
+type decoder struct {
+	file      string
+	overrides []override
+	// setNodes maps nodes inserted by overrides to their origin, so that an
+	// error in one names the override rather than a line of the file.
+	setNodes map[ast.Node]string
+}
+
+// line returns a token's 1-based line, or 0 without a token.
+func line(tk *token.Token) int {
+	if tk == nil || tk.Position == nil {
+		return 0
+	}
+	return tk.Position.Line
+}
+
+// col returns a token's 1-based column, or 0 without a token.
+func col(tk *token.Token) int {
+	if tk == nil || tk.Position == nil {
+		return 0
+	}
+	return tk.Position.Column
+}
+
+// unwrap returns the node under anchors and tags.
+func unwrap(n ast.Node) ast.Node {
+	for {
+		switch v := n.(type) {
+		case *ast.AnchorNode:
+			n = v.Value
+		case *ast.TagNode:
+			n = v.Value
+		default:
+			return n
+		}
+	}
+}

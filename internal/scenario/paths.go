@@ -1,0 +1,599 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
+)
+
+// A path names one field of a scenario, the way -set and sweep write it:
+// YAML field names joined by dots ("store.kv.cache_ttl"). A list element is
+// named by its index ("traffic.0") or, for lists of named things (traffic,
+// locations), by its name ("traffic.bot.closed_loop.concurrency").
+
+// splitPath splits a path into its segments.
+func splitPath(p string) []string {
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, ".")
+}
+
+// leafTypes are types that are set as one value even though Go sees a
+// struct: they have no sub-paths.
+var leafTypes = map[reflect.Type]bool{
+	reflect.TypeOf(Duration(0)):  true,
+	reflect.TypeOf(Rate(0)):      true,
+	reflect.TypeOf(time.Time{}):  true,
+	reflect.TypeOf([]string{}):   true,
+	reflect.TypeOf(Sweep{}):      true,
+	reflect.TypeOf([]Sweep(nil)): true,
+}
+
+// yamlName returns a struct field's YAML name, or "" when it has none.
+func yamlName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	tag := f.Tag.Get("yaml")
+	name, _, _ := strings.Cut(tag, ",")
+	if name == "-" {
+		return ""
+	}
+	if name == "" {
+		return strings.ToLower(f.Name)
+	}
+	return name
+}
+
+// fieldNames lists the YAML field names of struct type t, in order.
+func fieldNames(t reflect.Type) []string {
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		if n := yamlName(t.Field(i)); n != "" {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// fieldType returns the type of t's field named name in YAML.
+func fieldType(t reflect.Type, name string) (reflect.Type, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		if yamlName(t.Field(i)) == name {
+			return t.Field(i).Type, true
+		}
+	}
+	return nil, false
+}
+
+// hasName reports whether struct type t has a "name" field, so that its
+// list elements may be named by it in paths.
+func hasName(t reflect.Type) bool {
+	_, ok := fieldType(t, "name")
+	return ok
+}
+
+// typeAt returns the type a path leads to in the schema, and the names of
+// list elements a name segment may use (names[i] are the names of the list
+// at segment i, from the file). It reports the first bad segment with the
+// nearest valid alternative.
+func typeAt(path string, names func(prefix []string) []string) (reflect.Type, error) {
+	segs := splitPath(path)
+	if len(segs) == 0 {
+		return nil, fmt.Errorf("path is empty: name a field, e.g. limiter.limit")
+	}
+	t := reflect.TypeOf(Scenario{})
+	for i, seg := range segs {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		prefix := strings.Join(segs[:i], ".")
+		switch {
+		case leafTypes[t] || (t.Kind() != reflect.Struct && t.Kind() != reflect.Slice):
+			return nil, fmt.Errorf("unknown path %q: %s is a single value with no fields; did you mean %q?", path, prefix, prefix)
+		case t.Kind() == reflect.Slice:
+			elem := t.Elem()
+			if _, err := strconv.Atoi(seg); err == nil {
+				t = elem
+				continue
+			}
+			var valid []string
+			if hasName(elem) && names != nil {
+				valid = names(segs[:i])
+				for _, n := range valid {
+					if n == seg {
+						t = elem
+						goto next
+					}
+				}
+			}
+			if hasName(elem) {
+				return nil, fmt.Errorf("unknown path %q: no element named %q in %s%s", path, seg, prefix, suggestPath(segs, i, valid))
+			}
+			return nil, fmt.Errorf("unknown path %q: %s is a list: name its elements by index, e.g. %s.0", path, prefix, prefix)
+		default:
+			ft, ok := fieldType(t, seg)
+			if !ok {
+				where := prefix
+				if where == "" {
+					where = "the scenario"
+				}
+				return nil, fmt.Errorf("unknown path %q: no field %q in %s%s", path, seg, where, suggestPath(segs, i, fieldNames(t)))
+			}
+			t = ft
+		}
+	next:
+	}
+	return t, nil
+}
+
+// suggestPath returns "; did you mean "<path>"?" with segment i replaced by
+// the nearest of valid, or "" when nothing is near.
+func suggestPath(segs []string, i int, valid []string) string {
+	best := nearest(segs[i], valid)
+	if best == "" {
+		if len(valid) > 0 {
+			return fmt.Sprintf(" (valid: %s)", strings.Join(valid, ", "))
+		}
+		return ""
+	}
+	fixed := append(append(append([]string(nil), segs[:i]...), best), segs[i+1:]...)
+	full := strings.Join(fixed, ".")
+	if _, err := typeAt(full, nil); err != nil && !strings.Contains(err.Error(), "no element named") {
+		full = strings.Join(fixed[:i+1], ".")
+	}
+	return fmt.Sprintf("; did you mean %q?", full)
+}
+
+// nearest returns the name in valid closest to s by edit distance, or ""
+// when none is within about half of s's length.
+func nearest(s string, valid []string) string {
+	best, bestD := "", 1<<30
+	for _, v := range valid {
+		d := editDistance(s, v)
+		if d < bestD {
+			best, bestD = v, d
+		}
+	}
+	if best == "" || bestD > max(2, (len(s)+1)/2) {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, by bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// elemName returns the name of a list element in the AST, defaulting as
+// SetDefaults does for unnamed ones.
+func elemName(n ast.Node, i int, listKey string) string {
+	if m, ok := unwrap(n).(*ast.MappingNode); ok {
+		for _, mv := range m.Values {
+			if keyString(mv.Key) == "name" {
+				if t, err := scalarText(mv.Value, "a name"); err == nil && t != "" {
+					return t
+				}
+			}
+		}
+	}
+	return defaultElemName(listKey, i)
+}
+
+// defaultElemName is the name SetDefaults gives an unnamed list element.
+func defaultElemName(listKey string, i int) string {
+	switch listKey {
+	case "locations":
+		return "loc" + strconv.Itoa(i)
+	case "traffic":
+		return "pop" + strconv.Itoa(i)
+	}
+	return strconv.Itoa(i)
+}
+
+// keyString returns a mapping key's text.
+func keyString(k ast.MapKeyNode) string {
+	if k == nil {
+		return ""
+	}
+	if s, ok := k.(*ast.StringNode); ok {
+		return s.Value
+	}
+	return k.GetToken().Value
+}
+
+// mappingValues returns the key/value pairs of a mapping node (or of the
+// single pair a MappingValueNode is), or nil for any other node.
+func mappingValues(n ast.Node) []*ast.MappingValueNode {
+	switch m := unwrap(n).(type) {
+	case *ast.MappingNode:
+		return m.Values
+	case *ast.MappingValueNode:
+		return []*ast.MappingValueNode{m}
+	}
+	return nil
+}
+
+// child returns the node under n for one path segment, or nil.
+func child(n ast.Node, seg, listKey string) ast.Node {
+	if n == nil {
+		return nil
+	}
+	switch v := unwrap(n).(type) {
+	case *ast.MappingNode, *ast.MappingValueNode:
+		for _, mv := range mappingValues(v) {
+			if keyString(mv.Key) == seg {
+				return mv.Value
+			}
+		}
+	case *ast.SequenceNode:
+		for i, e := range v.Values {
+			if elemName(e, i, listKey) == seg {
+				return e
+			}
+		}
+		if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(v.Values) {
+			return v.Values[i]
+		}
+	}
+	return nil
+}
+
+// find returns the deepest node of body along path and how many segments
+// it covers.
+func find(body ast.Node, path string) (ast.Node, int) {
+	n := body
+	segs := splitPath(path)
+	listKey := ""
+	for i, seg := range segs {
+		c := child(n, seg, listKey)
+		if c == nil {
+			return n, i
+		}
+		n, listKey = c, seg
+	}
+	return n, len(segs)
+}
+
+// listNames returns, for a path prefix naming a list in body, the names of
+// its elements.
+func listNames(body ast.Node) func(prefix []string) []string {
+	return func(prefix []string) []string {
+		p := strings.Join(prefix, ".")
+		n, k := find(body, p)
+		if k != len(prefix) || n == nil {
+			return nil
+		}
+		seq, ok := unwrap(n).(*ast.SequenceNode)
+		if !ok {
+			return nil
+		}
+		var out []string
+		for i, e := range seq.Values {
+			out = append(out, elemName(e, i, prefix[len(prefix)-1]))
+		}
+		return out
+	}
+}
+
+// pathOf returns the path of the node whose token is tk, and whether tk is
+// a key's token (then the path is the mapping's and key the key).
+func pathOf(body ast.Node, tk *token.Token, keyOnly bool) (path, key string, found bool) {
+	var walk func(n ast.Node, segs []string, listKey string) bool
+	walk = func(n ast.Node, segs []string, listKey string) bool {
+		if n == nil {
+			return false
+		}
+		if !keyOnly && n.GetToken() == tk {
+			path = strings.Join(segs, ".")
+			return true
+		}
+		switch v := unwrap(n).(type) {
+		case *ast.MappingNode, *ast.MappingValueNode:
+			for _, mv := range mappingValues(v) {
+				k := keyString(mv.Key)
+				if mv.Key != nil && mv.Key.GetToken() == tk {
+					path, key = strings.Join(segs, "."), k
+					return true
+				}
+				if walk(mv.Value, append(segs[:len(segs):len(segs)], k), k) {
+					return true
+				}
+			}
+		case *ast.SequenceNode:
+			for i, e := range v.Values {
+				if walk(e, append(segs[:len(segs):len(segs)], elemName(e, i, listKey)), "") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	found = walk(body, nil, "")
+	return path, key, found
+}
+
+// origin returns the override a path's value came from, if any: the last
+// override whose path is a prefix of path or equal to it.
+func (d *decoder) origin(path string) string {
+	for i := len(d.overrides) - 1; i >= 0; i-- {
+		o := d.overrides[i]
+		if path == o.path || strings.HasPrefix(path, o.path+".") {
+			return o.origin
+		}
+	}
+	return ""
+}
+
+// at returns an *Error for a field path, positioned at the deepest node of
+// the path the YAML has.
+func (d *decoder) at(body ast.Node, path, msg string) *Error {
+	e := &Error{File: d.file, Path: path, Msg: msg, Origin: d.origin(path)}
+	if e.Origin != "" {
+		return e
+	}
+	if n, _ := find(body, path); n != nil && n != body {
+		e.Line, e.Column = line(n.GetToken()), col(n.GetToken())
+	}
+	return e
+}
+
+// yamlError converts an error of the YAML library into an *Error with the
+// position, the field path and, for an unknown field, the nearest valid
+// name.
+func (d *decoder) yamlError(body ast.Node, err error, prefix string) *Error {
+	var ye yaml.Error
+	if !errors.As(err, &ye) {
+		return &Error{File: d.file, Msg: prefix + err.Error()}
+	}
+	tk := ye.GetToken()
+	e := &Error{File: d.file, Line: line(tk), Column: col(tk)}
+	msg := ye.GetMessage()
+	var uf *yaml.UnknownFieldError
+	if errors.As(err, &uf) {
+		p, key, ok := pathOf(body, tk, true)
+		if ok {
+			e.Path = p
+			where := p
+			if where == "" {
+				where = "the scenario"
+			}
+			msg = fmt.Sprintf("unknown field %q in %s", key, where)
+			if t, err := typeAt(p, listNames(body)); err == nil || p == "" {
+				if p == "" {
+					t = reflect.TypeOf(Scenario{})
+				}
+				for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+					t = t.Elem()
+				}
+				if t.Kind() == reflect.Struct {
+					names := fieldNames(t)
+					if best := nearest(key, names); best != "" {
+						msg += fmt.Sprintf("; did you mean %q?", best)
+					} else {
+						msg += fmt.Sprintf("; valid fields: %s", strings.Join(names, ", "))
+					}
+				}
+			}
+		}
+	} else if body != nil {
+		if p, _, ok := pathOf(body, tk, false); ok && p != "" {
+			e.Path = p
+			msg = p + ": " + tidyTypeError(err, msg)
+		}
+	}
+	e.Msg = prefix + msg
+	if o := d.origin(e.Path); o != "" && e.Path != "" {
+		e.Origin, e.Line, e.Column = o, 0, 0
+	}
+	return e
+}
+
+// tidyTypeError rewrites the library's Go-flavoured type errors in the
+// scenario's terms.
+func tidyTypeError(err error, msg string) string {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && te.DstType != nil {
+		want := te.DstType.Kind().String()
+		switch te.DstType.Kind() {
+		case reflect.Int, reflect.Int64, reflect.Uint64:
+			want = "a whole number"
+		case reflect.Float64:
+			want = "a number"
+		case reflect.Bool:
+			want = "true or false"
+		case reflect.String:
+			want = "a string"
+		case reflect.Slice:
+			want = "a list"
+		case reflect.Struct:
+			want = "a mapping of fields"
+		}
+		got := "a value"
+		if te.Token != nil {
+			got = fmt.Sprintf("%q", te.Token.Value)
+		}
+		return fmt.Sprintf("%s is not %s", got, want)
+	}
+	var ov *yaml.OverflowError
+	if errors.As(err, &ov) {
+		return fmt.Sprintf("%s is too large", ov.SrcNum)
+	}
+	return msg
+}
+
+// apply sets one override on the AST: it checks the path against the schema
+// (naming the nearest valid path when it is unknown), parses the value as
+// YAML and puts it at the path, creating missing mappings on the way.
+func (d *decoder) apply(body ast.Node, o override) (ast.Node, error) {
+	d.overrides = append(d.overrides, o)
+	fail := func(msg string) error {
+		return &Error{File: d.file, Path: o.path, Origin: o.origin, Msg: msg}
+	}
+	if _, err := typeAt(o.path, listNames(body)); err != nil {
+		return nil, fail(err.Error())
+	}
+	vf, err := parser.ParseBytes([]byte(o.value), 0)
+	if err != nil {
+		var ye yaml.Error
+		if errors.As(err, &ye) {
+			return nil, fail(fmt.Sprintf("value %q is not valid YAML: %s", o.value, ye.GetMessage()))
+		}
+		return nil, fail(fmt.Sprintf("value %q is not valid YAML: %v", o.value, err))
+	}
+	var value ast.Node
+	if len(vf.Docs) > 0 {
+		value = vf.Docs[0].Body
+	}
+	if value == nil {
+		value = newNull()
+	}
+	if body == nil {
+		body = newMapping()
+	}
+	segs := splitPath(o.path)
+	n := body
+	listKey := ""
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		switch v := unwrap(n).(type) {
+		case *ast.SequenceNode:
+			found := -1
+			for j, e := range v.Values {
+				if elemName(e, j, listKey) == seg {
+					found = j
+					break
+				}
+			}
+			if found < 0 {
+				if j, err := strconv.Atoi(seg); err == nil && j >= 0 && j < len(v.Values) {
+					found = j
+				}
+			}
+			if found < 0 {
+				return nil, fail(fmt.Sprintf("unknown path %q: %s has no element %q (it has %d)", o.path, strings.Join(segs[:i], "."), seg, len(v.Values)))
+			}
+			if last {
+				v.Values[found] = value
+			} else {
+				n = v.Values[found]
+			}
+		case *ast.MappingNode, *ast.MappingValueNode:
+			var hit *ast.MappingValueNode
+			for _, mv := range mappingValues(v) {
+				if keyString(mv.Key) == seg {
+					hit = mv
+				}
+			}
+			if hit == nil {
+				m, ok := unwrap(n).(*ast.MappingNode)
+				if !ok {
+					// A one-pair MappingValueNode: turn it into a mapping.
+					m = newMapping()
+					m.Values = append(m.Values, v.(*ast.MappingValueNode))
+					if n == body {
+						body = m
+					}
+				}
+				hit = newPair(seg)
+				m.Values = append(m.Values, hit)
+			}
+			if last {
+				hit.Value = value
+			} else {
+				if hit.Value == nil || isNull(hit.Value) {
+					hit.Value = newMapping()
+				}
+				n = hit.Value
+			}
+		default:
+			return nil, fail(fmt.Sprintf("cannot set %q: %s is a single value in the file, not a mapping; set %s as a whole", o.path, strings.Join(segs[:i], "."), strings.Join(segs[:i], ".")))
+		}
+		listKey = seg
+	}
+	return body, nil
+}
+
+// isNull reports whether n is a YAML null.
+func isNull(n ast.Node) bool {
+	_, ok := unwrap(n).(*ast.NullNode)
+	return ok
+}
+
+// newMapping returns an empty block mapping with a real token (the library
+// treats token-less mappings as inline and skips unknown-field checks).
+func newMapping() *ast.MappingNode {
+	f, err := parser.ParseBytes([]byte("x: 1\n"), 0)
+	if err != nil {
+		panic(err) // a fixed, valid document
+	}
+	m := f.Docs[0].Body.(*ast.MappingNode)
+	m.Values = nil
+	return m
+}
+
+// newPair returns a key: null pair with real tokens.
+func newPair(key string) *ast.MappingValueNode {
+	f, err := parser.ParseBytes([]byte(strconv.Quote(key)+": null\n"), 0)
+	if err != nil {
+		panic(err) // a quoted key always parses
+	}
+	return mappingValues(f.Docs[0].Body)[0]
+}
+
+// newNull returns a null node.
+func newNull() ast.Node {
+	return newPair("x").Value
+}
+
+// checkSweepPaths checks every sweep path against the schema and the
+// file's list names, and that no path is swept twice.
+func (d *decoder) checkSweepPaths(body ast.Node, s *Scenario) error {
+	seen := map[string]bool{}
+	for i, sw := range s.Sweep {
+		p := fmt.Sprintf("sweep.%d.path", i)
+		if sw.Path == "" {
+			return d.at(body, p, p+": is empty: name the parameter to vary, e.g. traffic.bot.closed_loop.concurrency")
+		}
+		if strings.HasPrefix(sw.Path, "sweep") {
+			return d.at(body, p, fmt.Sprintf("%s: %q: a sweep cannot vary the sweep", p, sw.Path))
+		}
+		if _, err := typeAt(sw.Path, listNames(body)); err != nil {
+			return d.at(body, p, p+": "+err.Error())
+		}
+		if seen[sw.Path] {
+			return d.at(body, p, fmt.Sprintf("%s: %q is swept twice: give all its values in one sweep entry", p, sw.Path))
+		}
+		seen[sw.Path] = true
+		if len(sw.Values) == 0 {
+			return d.at(body, fmt.Sprintf("sweep.%d.values", i), fmt.Sprintf("sweep.%d.values: is empty: give the values of %s to try", i, sw.Path))
+		}
+	}
+	return nil
+}

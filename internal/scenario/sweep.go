@@ -1,0 +1,184 @@
+package scenario
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/token"
+)
+
+// UnmarshalYAML reads one sweep entry: {path: ..., values: [...]}. Each
+// value is kept as the YAML text it was written as ("4", "kv",
+// "{dist: constant, value: 5ms}"), so that a sweep point decodes it exactly
+// as if it had been written at the path.
+func (sw *Sweep) UnmarshalYAML(node ast.Node) error {
+	pairs := mappingValues(node)
+	if pairs == nil {
+		return nodeError(node, fmt.Sprintf("a sweep entry is a mapping {path: ..., values: [...]}, not a %s", unwrap(node).Type().YAMLName()))
+	}
+	var out Sweep
+	for _, mv := range pairs {
+		switch k := keyString(mv.Key); k {
+		case "path":
+			t, err := scalarText(mv.Value, "a path such as limiter.limit")
+			if err != nil {
+				return err
+			}
+			out.Path = t
+		case "values":
+			seq, ok := unwrap(mv.Value).(*ast.SequenceNode)
+			if !ok {
+				return nodeError(mv.Value, "values is a list of the values to try, e.g. [1, 2, 4]")
+			}
+			for _, v := range seq.Values {
+				out.Values = append(out.Values, valueText(v))
+			}
+		default:
+			return &yaml.UnknownFieldError{Message: fmt.Sprintf("unknown field %q", k), Token: mv.Key.GetToken()}
+		}
+	}
+	*sw = out
+	return nil
+}
+
+// valueText returns a node as YAML text that parses back to the same value:
+// a scalar's own text (quoted strings keep their quotes), a collection in
+// flow style.
+func valueText(n ast.Node) string {
+	if s, ok := unwrap(n).(*ast.StringNode); ok {
+		if tk := s.GetToken(); tk != nil && (tk.Type == token.DoubleQuoteType || tk.Type == token.SingleQuoteType) {
+			return fmt.Sprintf("%q", s.Value)
+		}
+		return s.Value
+	}
+	return strings.TrimSpace(n.String())
+}
+
+// Param is one swept parameter's value at a sweep point.
+type Param struct {
+	Path  string `json:"path"`
+	Value string `json:"value"`
+}
+
+// Point is one point of a sweep grid: its parameter values, in the order
+// the sweep lists them, and the scenario decoded with them applied (its
+// Sweep emptied: a point is a single scenario).
+type Point struct {
+	// Index is the point's place in the grid, from 0.
+	Index int `json:"index"`
+	// Params are the swept values at this point, in sweep order.
+	Params []Param `json:"params"`
+	// Scenario is the decoded, defaulted, validated scenario at the point.
+	Scenario *Scenario `json:"-"`
+}
+
+// Label returns the point as "path=value" pairs joined by commas, or
+// "base" for a scenario with no sweep.
+func (p Point) Label() string {
+	if len(p.Params) == 0 {
+		return "base"
+	}
+	parts := make([]string, len(p.Params))
+	for i, q := range p.Params {
+		parts[i] = q.Path + "=" + q.Value
+	}
+	return strings.Join(parts, ",")
+}
+
+// Expand returns the grid of s's sweep: the cartesian product of every
+// sweep entry's values, the last entry varying fastest. Each point's
+// scenario is decoded from s's YAML with the point's values set at their
+// paths (after any -set overrides), so each value is typed, defaulted and
+// validated as if written in the file; a bad value is an error naming the
+// point. A scenario without a sweep expands to one point, itself.
+func (s *Scenario) Expand() ([]Point, error) {
+	if len(s.Sweep) == 0 {
+		return []Point{{Scenario: s}}, nil
+	}
+	src, err := s.sourceOrMarshal()
+	if err != nil {
+		return nil, err
+	}
+	total := 1
+	for _, sw := range s.Sweep {
+		total *= max(len(sw.Values), 1)
+		if total > MaxSweepPoints {
+			return nil, &Error{File: src.file, Path: "sweep", Msg: fmt.Sprintf("sweep: the grid has more than %d points: sweep fewer values", MaxSweepPoints)}
+		}
+	}
+	points := make([]Point, 0, total)
+	idx := make([]int, len(s.Sweep))
+	for n := 0; n < total; n++ {
+		params := make([]Param, len(s.Sweep))
+		sets := append([]override(nil), src.sets...)
+		var label []string
+		for i, sw := range s.Sweep {
+			params[i] = Param{Path: sw.Path, Value: sw.Values[idx[i]]}
+			label = append(label, sw.Path+"="+sw.Values[idx[i]])
+		}
+		for _, q := range params {
+			sets = append(sets, override{path: q.Path, value: q.Value,
+				origin: "sweep point " + strings.Join(label, ",")})
+		}
+		ps, _, err := decode(src.file, src.data, sets)
+		if err != nil {
+			return nil, err
+		}
+		ps.Sweep = nil
+		points = append(points, Point{Index: n, Params: params, Scenario: ps})
+		for i := len(idx) - 1; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < len(s.Sweep[i].Values) {
+				break
+			}
+			idx[i] = 0
+		}
+	}
+	return points, nil
+}
+
+// Canonical returns the canonical form of s: its JSON encoding with every
+// default filled in, fields in schema order and durations and rates in
+// their String form. Two files that differ only in layout, comments or
+// defaults written out have the same canonical form.
+func (s *Scenario) Canonical() []byte {
+	b, err := json.Marshal(s)
+	if err != nil {
+		// Every field of Scenario marshals; a failure is a bug here.
+		panic(fmt.Sprintf("scenario: canonical form: %v", err))
+	}
+	return b
+}
+
+// Hash returns the first 12 hex digits of the SHA-256 of s's canonical
+// form, for summary.json: equal hashes mean equal scenarios.
+func (s *Scenario) Hash() string {
+	sum := sha256.Sum256(s.Canonical())
+	return hex.EncodeToString(sum[:])[:12]
+}
+
+// Source returns the file name s was decoded from, or "" for a Scenario
+// built in Go.
+func (s *Scenario) Source() string {
+	if s.src == nil {
+		return ""
+	}
+	return s.src.file
+}
+
+// Overrides returns the -set overrides applied to s, as path=value.
+func (s *Scenario) Overrides() []string {
+	if s.src == nil {
+		return nil
+	}
+	var out []string
+	for _, o := range s.src.sets {
+		out = append(out, o.path+"="+o.value)
+	}
+	return out
+}

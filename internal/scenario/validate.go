@@ -1,0 +1,308 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/overshoot-dev/overshoot/internal/limiter"
+)
+
+// fieldError is a validation error at a field path; Load turns it into an
+// *Error positioned at that field in the file.
+type fieldError struct {
+	path, msg string
+}
+
+func (e *fieldError) Error() string { return e.msg }
+
+// errAt returns a fieldError whose message starts with the path.
+func errAt(path, format string, args ...any) error {
+	return &fieldError{path: path, msg: path + ": " + fmt.Sprintf(format, args...)}
+}
+
+// Validate checks every range and reference of a scenario whose defaults
+// are filled in (SetDefaults), and returns the first problem found, naming
+// its field path and what is allowed.
+func (s *Scenario) Validate() error {
+	if s.Trials < 1 || s.Trials > MaxTrials {
+		return errAt("trials", "%d is out of range: must be between 1 and %d", s.Trials, MaxTrials)
+	}
+	if err := s.validateLimiter(); err != nil {
+		return err
+	}
+	if s.Duration <= 0 {
+		return errAt("duration", "must be above 0, e.g. 2d")
+	}
+	locs := map[string]bool{}
+	for i, l := range s.Locations {
+		p := fmt.Sprintf("locations.%d", i)
+		if locs[l.Name] {
+			return errAt(p+".name", "%q is used twice: location names must be unique", l.Name)
+		}
+		locs[l.Name] = true
+		if !(l.Weight > 0) || math.IsInf(l.Weight, 0) {
+			return errAt("locations."+l.Name+".weight", "%v is out of range: must be above 0", l.Weight)
+		}
+	}
+	locNames := func() string {
+		var n []string
+		for _, l := range s.Locations {
+			n = append(n, l.Name)
+		}
+		return strings.Join(n, ", ")
+	}
+	checkLoc := func(path, name string) error {
+		if !locs[name] {
+			return errAt(path, "location %q is not in locations (%s)", name, locNames())
+		}
+		return nil
+	}
+	if err := s.validateStore(checkLoc); err != nil {
+		return err
+	}
+	if len(s.Traffic) == 0 {
+		return errAt("traffic", "is empty: give at least one population, e.g. traffic: [{name: bot, closed_loop: {concurrency: 1}}]")
+	}
+	pops := map[string]bool{}
+	for i, p := range s.Traffic {
+		if pops[p.Name] {
+			return errAt(fmt.Sprintf("traffic.%d.name", i), "%q is used twice: population names must be unique", p.Name)
+		}
+		pops[p.Name] = true
+		if err := s.validatePopulation("traffic."+p.Name, p, checkLoc); err != nil {
+			return err
+		}
+	}
+	lv := s.Live
+	if lv.Duration <= 0 {
+		return errAt("live.duration", "must be above 0, e.g. 10s")
+	}
+	if lv.MaxRequests < 0 {
+		return errAt("live.max_requests", "%d is negative: give 0 (no bound) or more", lv.MaxRequests)
+	}
+	if !(lv.TimeScale > 0) || math.IsInf(lv.TimeScale, 0) {
+		return errAt("live.time_scale", "%v is out of range: must be above 0 (1 is real time)", lv.TimeScale)
+	}
+	return nil
+}
+
+func (s *Scenario) validateLimiter() error {
+	l := s.Limiter
+	if l.Name == "" {
+		return errAt("limiter.name", "is empty: give the route name used in keys, e.g. roast")
+	}
+	if l.Limit < 1 || l.Limit > limiter.MaxLimit {
+		return errAt("limiter.limit", "%d is out of range: must be between 1 and %d", l.Limit, int64(limiter.MaxLimit))
+	}
+	if l.Window <= 0 {
+		return errAt("limiter.window", "must be above 0, e.g. 60s or 1d")
+	}
+	if !slices.Contains(limiter.Algorithms, limiter.Algorithm(l.Algorithm)) {
+		return errAt("limiter.algorithm", "%q is unknown: use one of %v", l.Algorithm, limiter.Algorithms)
+	}
+	if !slices.Contains(limiter.Policies, limiter.Policy(l.ErrorPolicy)) {
+		return errAt("limiter.error_policy", "%q is unknown: use one of %v", l.ErrorPolicy, limiter.Policies)
+	}
+	if err := (limiter.TokenSource{From: l.Token.From, Name: l.Token.Name}).Validate(); err != nil {
+		return errAt("limiter.token", "%v", err)
+	}
+	return nil
+}
+
+// probability checks that v is in [0, 1].
+func probability(path string, v float64) error {
+	if !(v >= 0 && v <= 1) {
+		return errAt(path, "%v is out of range: a probability is between 0 and 1", v)
+	}
+	return nil
+}
+
+// latency checks a latency and prefixes its path.
+func latency(path string, l Latency) error {
+	if err := l.Validate(); err != nil {
+		return errAt(path, "%v", err)
+	}
+	return nil
+}
+
+func (s *Scenario) validateStore(checkLoc func(path, name string) error) error {
+	st := s.Store
+	if !slices.Contains(StoreKinds, st.Kind) {
+		return errAt("store.kind", "%q is unknown: use one of %s", st.Kind, strings.Join(StoreKinds, ", "))
+	}
+	kv := st.KV
+	if kv.CacheTTL.D() < MinCacheTTL {
+		return errAt("store.kv.cache_ttl", "%v is below KV's minimum cacheTtl of 30s (changelog 2026-01-30)", kv.CacheTTL)
+	}
+	for _, c := range []struct {
+		path string
+		l    Latency
+	}{
+		{"store.kv.hot_read", kv.HotRead},
+		{"store.kv.cold_read", kv.ColdRead},
+		{"store.kv.write", kv.Write},
+		{"store.kv.purge.lag", kv.Purge.Lag},
+		{"store.durable_object.rtt", st.DurableObject.RTT},
+		{"store.durable_object.local", st.DurableObject.Local},
+		{"store.latency", st.Latency},
+	} {
+		if err := latency(c.path, c.l); err != nil {
+			return err
+		}
+	}
+	if err := probability("store.kv.read_your_writes_failure", kv.ReadYourWritesP); err != nil {
+		return err
+	}
+	if kv.CacheDomains < 1 {
+		return errAt("store.kv.cache_domains", "%d is out of range: must be 1 or more", kv.CacheDomains)
+	}
+	if !(kv.WriteLimit.PerSecond >= 0) || math.IsInf(kv.WriteLimit.PerSecond, 0) {
+		return errAt("store.kv.write_limit.per_second", "%v is out of range: give 0 (no limit) or more; KV's is 1", kv.WriteLimit.PerSecond)
+	}
+	if kv.WriteLimit.Scope != "location" && kv.WriteLimit.Scope != "global" {
+		return errAt("store.kv.write_limit.scope", "%q is unknown: use location or global", kv.WriteLimit.Scope)
+	}
+	if kv.DailyWriteQuota < 0 {
+		return errAt("store.kv.daily_write_quota", "%d is negative: give 0 (paid plan, none) or the quota, e.g. %d (free plan)", kv.DailyWriteQuota, FreePlanDailyWrites)
+	}
+	if kv.DailyReadQuota < 0 {
+		return errAt("store.kv.daily_read_quota", "%d is negative: give 0 (paid plan, none) or the quota, e.g. %d (free plan)", kv.DailyReadQuota, FreePlanDailyReads)
+	}
+	for i, o := range kv.Outages {
+		p := fmt.Sprintf("store.kv.outages.%d", i)
+		if o.Duration <= 0 {
+			return errAt(p+".duration", "must be above 0, e.g. 5m")
+		}
+		if o.Location != "" {
+			if err := checkLoc(p+".location", o.Location); err != nil {
+				return err
+			}
+		}
+		if o.Ops != "read" && o.Ops != "write" && o.Ops != "all" {
+			return errAt(p+".ops", "%q is unknown: use read, write or all", o.Ops)
+		}
+	}
+	if err := probability("store.kv.error_rate.read", kv.ErrorRate.Read); err != nil {
+		return err
+	}
+	if err := probability("store.kv.error_rate.write", kv.ErrorRate.Write); err != nil {
+		return err
+	}
+	do := st.DurableObject
+	if err := checkLoc("store.durable_object.location", do.Location); err != nil {
+		return err
+	}
+	if !(do.MaxRPS >= 0) || math.IsInf(do.MaxRPS, 0) {
+		return errAt("store.durable_object.max_rps", "%v is out of range: give 0 (no limit) or more", do.MaxRPS)
+	}
+	return nil
+}
+
+func (s *Scenario) validatePopulation(pp string, p Population, checkLoc func(path, name string) error) error {
+	if p.Clients < 1 {
+		return errAt(pp+".clients", "%d is out of range: must be 1 or more", p.Clients)
+	}
+	id := p.Identity
+	switch id.Token {
+	case "per-client", "shared":
+		if id.RotateEvery != 0 {
+			return errAt(pp+".identity.rotate_every", "is set but identity.token is %q: use token: rotating", id.Token)
+		}
+	case "rotating":
+		if id.RotateEvery < 1 {
+			return errAt(pp+".identity.rotate_every", "%d is out of range: a rotating token needs rotate_every of 1 or more requests", id.RotateEvery)
+		}
+	default:
+		return errAt(pp+".identity.token", "%q is unknown: use per-client, rotating or shared", id.Token)
+	}
+	switch id.IP {
+	case "per-client", "none":
+		if id.NATPool != 0 {
+			return errAt(pp+".identity.nat_pool", "is set but identity.ip is %q: use ip: nat", id.IP)
+		}
+	case "nat":
+		if id.NATPool < 1 {
+			return errAt(pp+".identity.nat_pool", "%d is out of range: a NAT needs nat_pool of 1 or more addresses", id.NATPool)
+		}
+	default:
+		return errAt(pp+".identity.ip", "%q is unknown: use per-client, nat or none", id.IP)
+	}
+	a := p.Arrive
+	switch a.Mode {
+	case "one":
+		if len(a.Weights) > 0 {
+			return errAt(pp+".arrive.weights", "are set but arrive.mode is one: use mode: weighted")
+		}
+		if err := checkLoc(pp+".arrive.location", a.Location); err != nil {
+			return err
+		}
+	case "spread", "alternate":
+		if a.Location != "" || len(a.Weights) > 0 {
+			return errAt(pp+".arrive", "mode %s uses every location: remove location and weights", a.Mode)
+		}
+	case "weighted":
+		if a.Location != "" {
+			return errAt(pp+".arrive.location", "is set but arrive.mode is weighted: give weights only")
+		}
+		if len(a.Weights) == 0 {
+			return errAt(pp+".arrive.weights", "are empty: weighted arrival needs weights, e.g. [{location: loc0, weight: 3}]")
+		}
+		for i, w := range a.Weights {
+			wp := fmt.Sprintf("%s.arrive.weights.%d", pp, i)
+			if err := checkLoc(wp+".location", w.Location); err != nil {
+				return err
+			}
+			if !(w.Weight > 0) || math.IsInf(w.Weight, 0) {
+				return errAt(wp+".weight", "%v is out of range: must be above 0", w.Weight)
+			}
+		}
+	default:
+		return errAt(pp+".arrive.mode", "%q is unknown: use one, spread, weighted or alternate", a.Mode)
+	}
+	n := 0
+	if p.ClosedLoop != nil {
+		n++
+	}
+	if p.OpenLoop != nil {
+		n++
+	}
+	if p.Burst != nil {
+		n++
+	}
+	if n != 1 {
+		return errAt(pp, "gives %d of closed_loop, open_loop and burst: give exactly one", n)
+	}
+	switch {
+	case p.ClosedLoop != nil:
+		c := p.ClosedLoop
+		if c.Concurrency < 1 {
+			return errAt(pp+".closed_loop.concurrency", "%d is out of range: must be 1 or more", c.Concurrency)
+		}
+		if err := latency(pp+".closed_loop.think", c.Think); err != nil {
+			return err
+		}
+	case p.OpenLoop != nil:
+		o := p.OpenLoop
+		if !(o.Rate > 0) {
+			return errAt(pp+".open_loop.rate", "must be above 0, e.g. 10/s")
+		}
+		if r := o.Ramp; r != nil {
+			if !(r.To > 0) {
+				return errAt(pp+".open_loop.ramp.to", "must be above 0, e.g. 100/s")
+			}
+			if r.Over <= 0 {
+				return errAt(pp+".open_loop.ramp.over", "must be above 0, e.g. 5m")
+			}
+		}
+	case p.Burst != nil:
+		if p.Burst.Size < 1 {
+			return errAt(pp+".burst.size", "%d is out of range: must be 1 or more", p.Burst.Size)
+		}
+	}
+	if p.Start >= s.Duration {
+		return errAt(pp+".start", "%v is not before the end of the trial (duration %v): the population would send nothing", p.Start, s.Duration)
+	}
+	return nil
+}
