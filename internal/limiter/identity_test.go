@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -82,4 +83,36 @@ func TestTokenSource(t *testing.T) {
 			t.Errorf("%+v: Validate = %v, want an error saying %q", c.src, err, c.want)
 		}
 	}
+}
+
+var refTrimmed = regexp.MustCompile(`(?s)^[` + jsSpace + `]*(.*?)[` + jsSpace + `]*$`)
+
+// FuzzCaller checks the ip part against a plain reading of the seed: never
+// a panic, CF-Connecting-IP as it is, else the first X-Forwarded-For entry
+// trimmed as String.prototype.trim trims (checked by a regexp).
+func FuzzCaller(f *testing.F) {
+	f.Add("", false, " 1.2.3.4 , 5.6.7.8", true)
+	f.Add("9.9.9.9", true, "", true)
+	f.Add("", true, "\ufeff1.2.3.4\u0085,", true)
+	f.Add("", false, "\xa0\xff 1.2.3.4\xe2\x80", true)
+	f.Fuzz(func(t *testing.T, cf string, hasCF bool, xff string, hasXFF bool) {
+		h := http.Header{}
+		if hasCF {
+			h["Cf-Connecting-Ip"] = []string{cf}
+		}
+		if hasXFF {
+			h["X-Forwarded-For"] = []string{xff}
+		}
+		want := "unknown"
+		switch {
+		case hasCF:
+			want = cf
+		case hasXFF:
+			first, _, _ := strings.Cut(xff, ",")
+			want = refTrimmed.FindStringSubmatch(first)[1]
+		}
+		if got := Caller("t", h); got != "t:"+want {
+			t.Fatalf("Caller with CF %q (%v) XFF %q (%v) = %q, want %q", cf, hasCF, xff, hasXFF, got, "t:"+want)
+		}
+	})
 }
