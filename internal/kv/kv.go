@@ -124,8 +124,9 @@ func NewDailyQuota(op, key string) *Error {
 	return &Error{Kind: DailyQuota, Op: op, Key: key, Msg: fmt.Sprintf("KV %s() limit exceeded for the day.", op)}
 }
 
-// NewKeyTooLong is the error for a key over 512 bytes, in the shape of the
-// runtime's other failures ("KV GET failed: 414 ...").
+// NewKeyTooLong is the error for a key over 512 bytes, with the text Workers
+// report for it (e.g. "KV GET failed: 414 UTF-8 encoded length of 737
+// exceeds key length limit of 512.", as seen in a Worker's error body).
 func NewKeyTooLong(op, key string) *Error {
 	return &Error{Kind: KeyTooLong, Op: op, Key: key,
 		Msg: fmt.Sprintf("KV %s failed: 414 UTF-8 encoded length of %d exceeds key length limit of %d.", strings.ToUpper(op), len(key), MaxKeyBytes)}
