@@ -195,6 +195,9 @@ func (l Latency) Validate() error {
 		if l.Median <= 0 {
 			return fmt.Errorf("lognormal median must be above 0, e.g. median: 2ms")
 		}
+		if l.P99 == 0 {
+			return fmt.Errorf("a lognormal latency needs both median and p99, e.g. {dist: lognormal, median: 2ms, p99: 12ms}")
+		}
 		if l.P99 < l.Median {
 			return fmt.Errorf("lognormal p99 %v is below median %v: p99 must be >= median", l.P99, l.Median)
 		}

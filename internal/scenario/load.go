@@ -51,6 +51,7 @@ func (e *Error) Error() string {
 type override struct {
 	path, value string
 	origin      string // how the user wrote it, for errors
+	canon       string // path with list elements by name, for matching errors
 }
 
 // source is what a Scenario was decoded from, kept so that overrides and
@@ -160,7 +161,7 @@ func parse(file string, data []byte, prior []override, sets []string) (*Scenario
 // without expanding its sweep. It returns the AST body as well, for
 // positions.
 func decode(file string, data []byte, sets []override) (*Scenario, ast.Node, error) {
-	d := &decoder{file: file}
+	d := &decoder{file: file, created: map[ast.Node]bool{}}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, nil, d.yamlError(nil, err, "malformed YAML: ")
@@ -210,7 +211,7 @@ func decode(file string, data []byte, sets []override) (*Scenario, ast.Node, err
 	if err := s.Validate(); err != nil {
 		var fe *fieldError
 		if errors.As(err, &fe) {
-			return nil, nil, d.at(body, fe.path, fe.msg)
+			return nil, nil, d.at(body, canonical(body, fe.path), fe.msg)
 		}
 		return nil, nil, &Error{File: file, Msg: err.Error()}
 	}
@@ -246,9 +247,9 @@ func leadingComment(data []byte) string {
 type decoder struct {
 	file      string
 	overrides []override
-	// setNodes maps nodes inserted by overrides to their origin, so that an
-	// error in one names the override rather than a line of the file.
-	setNodes map[ast.Node]string
+	// created holds the mappings overrides added, which have no line in
+	// the file.
+	created map[ast.Node]bool
 }
 
 // line returns a token's 1-based line, or 0 without a token.

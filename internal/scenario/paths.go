@@ -339,12 +339,48 @@ func pathOf(body ast.Node, tk *token.Token, keyOnly bool) (path, key string, fou
 	return path, key, found
 }
 
+// canonical rewrites a path so that list elements are named as in errors
+// (by name where they have one), so that "traffic.0.clients" and
+// "traffic.bot.clients" compare equal.
+func canonical(body ast.Node, path string) string {
+	segs := splitPath(path)
+	n := body
+	listKey := ""
+	for i, seg := range segs {
+		if seq, ok := unwrap(n).(*ast.SequenceNode); ok {
+			for j, e := range seq.Values {
+				if elemName(e, j, listKey) == seg || strconv.Itoa(j) == seg {
+					segs[i] = elemName(e, j, listKey)
+					break
+				}
+			}
+		}
+		n = child(n, seg, listKey)
+		if n == nil {
+			break
+		}
+		listKey = seg
+	}
+	return strings.Join(segs, ".")
+}
+
 // origin returns the override a path's value came from, if any: the last
 // override whose path is a prefix of path or equal to it.
 func (d *decoder) origin(path string) string {
 	for i := len(d.overrides) - 1; i >= 0; i-- {
 		o := d.overrides[i]
-		if path == o.path || strings.HasPrefix(path, o.path+".") {
+		if path == o.canon || strings.HasPrefix(path, o.canon+".") {
+			return o.origin
+		}
+	}
+	return ""
+}
+
+// related returns an override whose path lies under path, so that an error
+// about a whole section names the override that changed part of it.
+func (d *decoder) related(path string) string {
+	for i := len(d.overrides) - 1; i >= 0; i-- {
+		if o := d.overrides[i]; path == "" || strings.HasPrefix(o.canon, path+".") {
 			return o.origin
 		}
 	}
@@ -352,13 +388,15 @@ func (d *decoder) origin(path string) string {
 }
 
 // at returns an *Error for a field path, positioned at the deepest node of
-// the path the YAML has.
+// the path the file has. A value that came from an override has no line in
+// the file: the error names the override instead.
 func (d *decoder) at(body ast.Node, path, msg string) *Error {
 	e := &Error{File: d.file, Path: path, Msg: msg, Origin: d.origin(path)}
 	if e.Origin != "" {
 		return e
 	}
-	if n, _ := find(body, path); n != nil && n != body {
+	e.Origin = d.related(path)
+	if n, _ := find(body, path); n != nil && n != body && !d.created[n] {
 		e.Line, e.Column = line(n.GetToken()), col(n.GetToken())
 	}
 	return e
@@ -452,6 +490,7 @@ func tidyTypeError(err error, msg string) string {
 // (naming the nearest valid path when it is unknown), parses the value as
 // YAML and puts it at the path, creating missing mappings on the way.
 func (d *decoder) apply(body ast.Node, o override) (ast.Node, error) {
+	o.canon = canonical(body, o.path)
 	d.overrides = append(d.overrides, o)
 	fail := func(msg string) error {
 		return &Error{File: d.file, Path: o.path, Origin: o.origin, Msg: msg}
@@ -476,6 +515,7 @@ func (d *decoder) apply(body ast.Node, o override) (ast.Node, error) {
 	}
 	if body == nil {
 		body = newMapping()
+		d.created[body] = true
 	}
 	segs := splitPath(o.path)
 	n := body
@@ -523,12 +563,14 @@ func (d *decoder) apply(body ast.Node, o override) (ast.Node, error) {
 				}
 				hit = newPair(seg)
 				m.Values = append(m.Values, hit)
+				d.created[hit.Value] = true
 			}
 			if last {
 				hit.Value = value
 			} else {
 				if hit.Value == nil || isNull(hit.Value) {
 					hit.Value = newMapping()
+					d.created[hit.Value] = true
 				}
 				n = hit.Value
 			}
