@@ -1,0 +1,436 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+// KVConfig is what NewKV needs: the scenario's KV parameters, the location
+// names (indices into it are the loc arguments of Read and Write), the
+// virtual wall-clock time of now = 0 (for the daily quota's 00:00 UTC
+// reset), the random source, and where to count KV work.
+type KVConfig struct {
+	Params    scenario.KV
+	Locations []string
+	Start     time.Time
+	// Rand draws latencies, lags, cache domains, read-your-writes failures
+	// and random errors. Required.
+	Rand *rand.Rand
+	// Counters receives reads, writes, errors, lost updates and
+	// visibility; nil counts nothing.
+	Counters *measure.KVCounters
+	// TimeScale, when above 1, divides every latency and purge lag drawn
+	// (not the cache TTL or key expiry): the live runner's speed-up.
+	TimeScale float64
+}
+
+// cacheEntry is one cached read at a location's cache domain: a value or
+// "missing" (found false), with the version it came from and when it stops
+// being served: min(fetched-at + cacheTtl, key expiry), or earlier when a
+// purge arrives.
+type cacheEntry struct {
+	value   string
+	version uint64
+	expires int64
+	found   bool
+}
+
+// outage is a compiled scenario.Outage: [start, end) in virtual ns, a
+// location index or -1 for all, and which operations fail.
+type outage struct {
+	start, end  int64
+	loc         int
+	read, write bool
+}
+
+// KV is the Workers KV model (../shared/DESIGN.md, "The KV model"): a central
+// store where the last committed write wins, and per location (and per cache
+// domain within one) a read cache of values and misses. It is a pure state
+// machine over virtual time: no goroutines, no clock, no sleeping.
+//
+// Rules, each a parameter of scenario.KV:
+//   - A read takes effect when called. It is served from the cache domain
+//     (picked at random per request) while its entry lives (hot latency),
+//     else fetched from the central store (cold latency) and cached, a miss
+//     as "missing", until min(now + cache_ttl, key expiry).
+//   - A write is checked when submitted (key length and expirationTtl >= 60 s,
+//     outages and error rate, the daily quota, then the per-key write limit,
+//     counted over accepted submissions per key, globally or per location)
+//     and commits at Commit. At commit the writer's cache domain holds the
+//     new value at once with probability 1 - read_your_writes_failure; every
+//     other cached copy stays until it expires or, with purge enabled, until
+//     a purge reaches its location after a lag drawn per location.
+//   - Daily quotas reset at 00:00 UTC of the virtual clock; a failed
+//     operation does not use quota.
+//   - Errors carry Workers KV's messages (internal/kv). A failed read or
+//     write returns after the latency the operation would have taken (a
+//     cold read, a write); a put rejected before sending (TTL, key length)
+//     returns at once.
+type KV struct {
+	cacheTTL          int64
+	hot, cold, write  Dist
+	lag               Dist
+	ryw               float64 // read-your-writes failure probability
+	purge             bool
+	domains           int
+	writeEvery        int64 // write limit: min ns between accepted writes to a key; 0 none
+	globalScope       bool
+	writeQuota        int64
+	readQuota         int64
+	outages           []outage
+	errRead, errWrite float64
+
+	rng *rand.Rand
+	ctr *measure.KVCounters
+
+	central map[string]*entry
+	caches  [][]map[string]cacheEntry // [location][domain]
+	locLast []map[string]int64        // per-location write limit: last accepted submission
+	version uint64
+
+	dayEnd        int64 // virtual time the current UTC day ends
+	reads, writes int64 // today's accepted operations
+	nextSweep     int64
+}
+
+// NewKV returns an empty KV store for c, or an error naming the parameter
+// that cannot be used.
+func NewKV(c KVConfig) (*KV, error) {
+	p := c.Params
+	if c.Rand == nil {
+		return nil, fmt.Errorf("kv store: no random source")
+	}
+	if len(c.Locations) == 0 {
+		return nil, fmt.Errorf("kv store: the scenario has no locations: add at least one under locations")
+	}
+	s := &KV{cacheTTL: int64(p.CacheTTL), ryw: p.ReadYourWritesP, purge: p.Purge.Enabled,
+		domains: max(p.CacheDomains, 1), writeQuota: p.DailyWriteQuota, readQuota: p.DailyReadQuota,
+		errRead: p.ErrorRate.Read, errWrite: p.ErrorRate.Write, rng: c.Rand, ctr: c.Counters,
+		central: map[string]*entry{}}
+	if s.cacheTTL <= 0 {
+		return nil, fmt.Errorf("store.kv.cache_ttl %v must be above 0 (Workers KV's default is 60s)", p.CacheTTL)
+	}
+	for _, x := range []struct {
+		name string
+		v    float64
+	}{{"read_your_writes_failure", s.ryw}, {"error_rate.read", s.errRead}, {"error_rate.write", s.errWrite}} {
+		if !(x.v >= 0 && x.v <= 1) {
+			return nil, fmt.Errorf("store.kv.%s %v is out of range: must be a probability in [0, 1]", x.name, x.v)
+		}
+	}
+	var err error
+	for _, d := range []struct {
+		name string
+		l    scenario.Latency
+		to   *Dist
+	}{{"hot_read", p.HotRead, &s.hot}, {"cold_read", p.ColdRead, &s.cold}, {"write", p.Write, &s.write}, {"purge.lag", p.Purge.Lag, &s.lag}} {
+		if *d.to, err = NewDist(d.l); err != nil {
+			return nil, fmt.Errorf("store.kv.%s: %v", d.name, err)
+		}
+		*d.to = d.to.Scaled(c.TimeScale)
+	}
+	if wl := p.WriteLimit; wl.PerSecond > 0 {
+		s.writeEvery = int64(float64(time.Second) / wl.PerSecond)
+		switch wl.Scope {
+		case "global", "":
+			s.globalScope = true
+		case "location":
+		default:
+			return nil, fmt.Errorf("store.kv.write_limit.scope %q is unknown: use location or global", wl.Scope)
+		}
+	} else if wl.PerSecond < 0 {
+		return nil, fmt.Errorf("store.kv.write_limit.per_second %v is negative: use 1 (as published) or 0 for none", wl.PerSecond)
+	}
+	s.caches = make([][]map[string]cacheEntry, len(c.Locations))
+	s.locLast = make([]map[string]int64, len(c.Locations))
+	for i := range s.caches {
+		s.caches[i] = make([]map[string]cacheEntry, s.domains)
+		for d := range s.caches[i] {
+			s.caches[i][d] = map[string]cacheEntry{}
+		}
+		s.locLast[i] = map[string]int64{}
+	}
+	for i, o := range p.Outages {
+		co := outage{start: int64(o.Start), end: int64(o.Start) + int64(o.Duration), loc: -1}
+		if o.Location != "" {
+			co.loc = indexOf(c.Locations, o.Location)
+			if co.loc < 0 {
+				return nil, fmt.Errorf("store.kv.outages[%d].location %q is not a location: use one of %v", i, o.Location, c.Locations)
+			}
+		}
+		switch o.Ops {
+		case "", "all":
+			co.read, co.write = true, true
+		case "read":
+			co.read = true
+		case "write":
+			co.write = true
+		default:
+			return nil, fmt.Errorf("store.kv.outages[%d].ops %q is unknown: use read, write or all", i, o.Ops)
+		}
+		s.outages = append(s.outages, co)
+	}
+	s.dayEnd = untilMidnight(c.Start)
+	s.nextSweep = sweepEvery
+	return s, nil
+}
+
+// untilMidnight returns how long after start the next 00:00 UTC comes.
+func untilMidnight(start time.Time) int64 {
+	const day = int64(24 * time.Hour)
+	u := start.UnixNano()
+	r := u % day
+	if r < 0 {
+		r += day
+	}
+	return day - r
+}
+
+func indexOf(names []string, name string) int {
+	for i, n := range names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// tick advances time-driven state to t: the quota day, and now and then a
+// sweep of expired state.
+func (s *KV) tick(t int64) {
+	for t >= s.dayEnd {
+		s.dayEnd += int64(24 * time.Hour)
+		s.reads, s.writes = 0, 0
+	}
+	if t >= s.nextSweep {
+		s.sweep(t)
+	}
+}
+
+// down reports whether an outage covers operation read/write at loc and t.
+func (s *KV) down(t int64, loc int, write bool) bool {
+	for i := range s.outages {
+		o := &s.outages[i]
+		if t >= o.start && t < o.end && (o.loc < 0 || o.loc == loc) && (write && o.write || !write && o.read) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *KV) countRead(err error) {
+	if s.ctr != nil {
+		s.ctr.Read(err)
+	}
+}
+
+func (s *KV) countWrite(err error) {
+	if s.ctr != nil {
+		s.ctr.Write(err)
+	}
+}
+
+// Read implements Store.
+func (s *KV) Read(now time.Duration, loc int, key string) ReadResult {
+	t := int64(now)
+	s.tick(t)
+	if len(key) > kv.MaxKeyBytes {
+		err := kv.NewKeyTooLong("get", key)
+		s.countRead(err)
+		return ReadResult{Err: err}
+	}
+	if s.down(t, loc, false) {
+		err := kv.NewUnavailable("get", key, "503 Service Unavailable")
+		s.countRead(err)
+		return ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
+	}
+	if s.errRead > 0 && s.rng.Float64() < s.errRead {
+		err := kv.NewUnavailable("get", key, "500 Internal Server Error")
+		s.countRead(err)
+		return ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
+	}
+	if s.readQuota > 0 && s.reads >= s.readQuota {
+		err := kv.NewDailyQuota("get", key)
+		s.countRead(err)
+		return ReadResult{Err: err, Latency: s.hot.Sample(s.rng)}
+	}
+	s.reads++
+	dom := 0
+	if s.domains > 1 {
+		dom = s.rng.IntN(s.domains)
+	}
+	cache := s.caches[loc][dom]
+	c := s.central[key]
+	var r ReadResult
+	if e, ok := cache[key]; ok && t < e.expires {
+		r = ReadResult{Value: e.value, Found: e.found, Version: e.version, Latency: s.hot.Sample(s.rng)}
+	} else {
+		e := cacheEntry{expires: t + s.cacheTTL}
+		if c != nil && c.live(t) != 0 {
+			e.value, e.found, e.version = c.value, true, c.version
+			e.expires = min(e.expires, c.expires)
+		}
+		cache[key] = e
+		r = ReadResult{Value: e.value, Found: e.found, Version: e.version, Latency: s.cold.Sample(s.rng)}
+	}
+	if s.ctr != nil {
+		s.ctr.Read(nil)
+		if c != nil {
+			if v := c.live(t); v != 0 {
+				s.ctr.Visibility(time.Duration(t-c.committed), r.Version == v)
+			}
+		}
+	}
+	return r
+}
+
+// Write implements Store.
+func (s *KV) Write(now time.Duration, loc int, key, value string, ttl time.Duration, readVersion uint64) (PendingWrite, time.Duration, error) {
+	t := int64(now)
+	s.tick(t)
+	if err := kv.CheckPut(key, ttl); err != nil {
+		s.countWrite(err)
+		return PendingWrite{}, 0, err
+	}
+	var err error
+	switch {
+	case s.down(t, loc, true):
+		err = kv.NewUnavailable("put", key, "503 Service Unavailable")
+	case s.errWrite > 0 && s.rng.Float64() < s.errWrite:
+		err = kv.NewUnavailable("put", key, "500 Internal Server Error")
+	case s.writeQuota > 0 && s.writes >= s.writeQuota:
+		err = kv.NewDailyQuota("put", key)
+	}
+	c := s.central[key]
+	if err == nil && s.writeEvery > 0 {
+		if s.globalScope {
+			if c != nil && c.submitted && t-c.lastSubmit < s.writeEvery {
+				err = kv.NewWriteRateLimited(key)
+			}
+		} else if last, ok := s.locLast[loc][key]; ok && t-last < s.writeEvery {
+			err = kv.NewWriteRateLimited(key)
+		}
+	}
+	lat := s.write.Sample(s.rng)
+	s.countWrite(err)
+	if err != nil {
+		return PendingWrite{}, lat, err
+	}
+	s.writes++
+	if c == nil {
+		c = &entry{}
+		s.central[key] = c
+	}
+	c.pending++
+	if s.writeEvery > 0 {
+		if s.globalScope {
+			c.lastSubmit, c.submitted = t, true
+		} else {
+			s.locLast[loc][key] = t
+		}
+	}
+	dom := 0
+	if s.domains > 1 {
+		dom = s.rng.IntN(s.domains)
+	}
+	return PendingWrite{Key: key, Value: value, TTL: ttl, Loc: loc, Domain: dom, ReadVersion: readVersion}, lat, nil
+}
+
+// Commit implements Store: the write becomes the central value (last writer
+// wins), the writer's domain sees it at once unless read-your-writes fails,
+// and purges are sent.
+func (s *KV) Commit(now time.Duration, w PendingWrite) {
+	t := int64(now)
+	s.tick(t)
+	c := s.central[w.Key]
+	if c == nil { // only if a driver commits a write it never submitted
+		c = &entry{pending: 1}
+		s.central[w.Key] = c
+	}
+	c.pending--
+	if v := c.live(t); v != 0 && v != w.ReadVersion && w.ReadVersion != UnknownVersion && s.ctr != nil {
+		s.ctr.LostUpdate()
+	}
+	s.version++
+	c.value, c.version, c.committed, c.expires = w.Value, s.version, t, t+int64(w.TTL)
+	seen := s.ryw == 0 || s.rng.Float64() >= s.ryw
+	if seen {
+		s.caches[w.Loc][w.Domain][w.Key] = cacheEntry{value: w.Value, version: c.version, found: true,
+			expires: min(t+s.cacheTTL, c.expires)}
+	}
+	if !s.purge {
+		return
+	}
+	for l, domains := range s.caches {
+		lag := int64(-1)
+		for d, cache := range domains {
+			if seen && l == w.Loc && d == w.Domain {
+				continue
+			}
+			e, ok := cache[w.Key]
+			if !ok || e.expires <= t || e.version == c.version {
+				continue
+			}
+			if lag < 0 {
+				lag = int64(s.lag.Sample(s.rng))
+			}
+			if t+lag < e.expires {
+				e.expires = t + lag
+				cache[w.Key] = e
+			}
+		}
+	}
+}
+
+// sweep drops expired cache entries, expired keys with no write in flight,
+// and write-limit state older than the limit's interval.
+func (s *KV) sweep(t int64) {
+	s.nextSweep = t + sweepEvery
+	for _, domains := range s.caches {
+		for _, cache := range domains {
+			for k, e := range cache {
+				if e.expires <= t {
+					delete(cache, k)
+				}
+			}
+		}
+	}
+	for k, c := range s.central {
+		if c.pending == 0 && c.live(t) == 0 && (!c.submitted || t-c.lastSubmit >= s.writeEvery) {
+			delete(s.central, k)
+		}
+	}
+	for _, m := range s.locLast {
+		for k, last := range m {
+			if t-last >= s.writeEvery {
+				delete(m, k)
+			}
+		}
+	}
+}
+
+// Len returns how many keys the central store and all caches hold, live or
+// not yet swept, for tests of memory growth.
+func (s *KV) Len() (central, cached int) {
+	for _, domains := range s.caches {
+		for _, cache := range domains {
+			cached += len(cache)
+		}
+	}
+	return len(s.central), cached
+}
+
+// LocationIndex returns the index of the named location, or -1.
+func LocationIndex(locations []scenario.Location, name string) int {
+	for i, l := range locations {
+		if l.Name == name {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,164 @@
+package model
+
+import (
+	"testing"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+)
+
+// The oracle tests check the model against answers derived by hand, in the
+// comments, from the rules in the package doc; the code was not run to get
+// them.
+
+
+// TestOracleSequentialMemory: memory store, 1 ms per operation, limit 5 per
+// 10 s window, one client in a closed loop with no think time, 60 s.
+//
+// Derivation. An allowed request reads (1 ms) then writes (1 ms): 2 ms. A
+// denied one only reads: 1 ms. The client is alone, so every read sees every
+// earlier write. In window 0 requests arrive at 0, 2, 4, 6, 8 ms (allowed;
+// counts 0..4), then at 10, 11, ..., 9999 ms (denied: 9990 requests). The
+// arrival at 10 000 ms plans window 1 and the pattern repeats: every window
+// of the six has exactly 5 allowed and 9995 requests. Decisions come 1 ms
+// after arrival; the trial covers [0, 60 s), so the arrival at 59 999 ms,
+// decided at 60 000 ms, is not counted: 6 x 9995 - 1 = 59 969 requests.
+func TestOracleSequentialMemory(t *testing.T) {
+	sc := memoryScenario(5, 10*time.Second, ms(1), 60*time.Second, closedLoop(bot("bot"), 1, ms(0)))
+	trials, err := RunTrials(sc, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trials[0]
+	if len(tr.Hist) != 1 || tr.Hist[5] != 6 {
+		t.Errorf("key-windows by allowed count = %v, want {5: 6}", tr.Hist)
+	}
+	if tr.Totals.Allowed != 30 || tr.Totals.Requests != 59969 {
+		t.Errorf("allowed %d of %d requests, want 30 of 59969", tr.Totals.Allowed, tr.Totals.Requests)
+	}
+	if tr.KV.LostUpdates != 0 || tr.OverLimit != 0 {
+		t.Errorf("lost updates %d, windows over the limit %d; want 0 and 0", tr.KV.LostUpdates, tr.OverLimit)
+	}
+}
+
+// TestOracleSimultaneousFirst: memory store, 5 ms per operation, limit 5;
+// one client sends C = 16 requests at once at t = 0 (one identity).
+//
+// Derivation. All 16 reads take effect at t = 0, before any write is even
+// submitted (writes are submitted at 5 ms, when the reads return): every
+// read sees "missing", count 0 < 5, so all 16 are allowed, ratio 16/5. Each
+// writes "1". The first write to commit (at 10 ms) replaces nothing; each of
+// the 15 others replaces a version its writer never read (the writer read
+// "missing"): 15 lost updates. 16 reads, 16 writes.
+func TestOracleSimultaneousFirst(t *testing.T) {
+	sc := memoryScenario(5, time.Hour, ms(5), time.Minute, burst(bot("bot"), 16, 0, 0))
+	trials, err := RunTrials(sc, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trials[0]
+	if tr.Totals.Allowed != 16 || tr.Totals.Requests != 16 {
+		t.Errorf("allowed %d of %d, want 16 of 16", tr.Totals.Allowed, tr.Totals.Requests)
+	}
+	if tr.KV.LostUpdates != 15 || tr.KV.Reads != 16 || tr.KV.Writes != 16 {
+		t.Errorf("kv = %d reads, %d writes, %d lost updates; want 16, 16, 15", tr.KV.Reads, tr.KV.Writes, tr.KV.LostUpdates)
+	}
+}
+
+// TestOracleAlternatingLocations: kv store, locations A and B, cacheTtl 60 s,
+// hot read 5 ms, cold read 50 ms, write 100 ms, no purge, read-your-writes
+// always, no write limit; limit L = 5 per day; one bot in a closed loop
+// with no think time whose requests alternate A, B, A, B, ...
+//
+// Derivation. Request 0 at A (t = 0): A's cache is empty, the cold read
+// finds nothing centrally, A caches "missing"; count 0, allowed, writes "1";
+// at commit A's cache holds "1" (A sees its own write). Request 1 at B
+// (t = 150 ms): B's cache is empty, the cold read fetches "1"; count 1,
+// allowed, writes "2"; B now holds "2". From then on each location serves
+// its own cache (entries live 60 s from their last write, and the whole
+// exchange below takes under 2 s), and each sees only its own writes: A
+// reads 1, 2, 3, 4 on requests 2, 4, 6, 8 and B reads 2, 3, 4 on requests
+// 3, 5, 7. So A allows counts 0..4 (5 requests) and B counts 1..4 (4): 2L - 1
+// = 9 allowed, then A reads 5 and B reads 5 and both deny. When their
+// entries expire they fetch the central value, the last write: "5" from
+// either, still 5: denied to the end of the day. Lost updates: each write
+// after the first two commits over the other location's write, which its
+// writer never read: 9 - 2 = 7.
+func TestOracleAlternatingLocations(t *testing.T) {
+	p := closedLoop(bot("bot"), 1, ms(0))
+	p.Arrive.Mode = "alternate"
+	sc := kvScenario(5, 24*time.Hour, kvParams(5, 50, 100), []string{"A", "B"}, 10*time.Minute, p)
+	trials, err := RunTrials(sc, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trials[0]
+	if tr.Totals.Allowed != 9 || tr.Hist[9] != 1 {
+		t.Errorf("allowed %d (key-windows %v), want 9 in one key-window", tr.Totals.Allowed, tr.Hist)
+	}
+	if tr.KV.LostUpdates != 7 || tr.KV.Writes != 9 {
+		t.Errorf("kv writes %d, lost updates %d; want 9 and 7", tr.KV.Writes, tr.KV.LostUpdates)
+	}
+}
+
+// TestOracleWriteLimitFailOpen: kv store, one location, 1 write/s per key
+// (global), fail-open; hot and cold reads 10 ms, writes 20 ms; limit L = 5
+// per day; a bot at R = 10 requests/s, constant, starting at t = 0.
+//
+// Derivation. Requests arrive at k/10 s. Request 0 reads "missing" (cold,
+// 10 ms), submits "1" at 10 ms: accepted, commits at 30 ms and the location
+// sees it. Requests 1..9 read "1" and submit "2" within the second after
+// 10 ms: each gets 429, and fail-open allows it. Request 10 submits at
+// 1.010 s, exactly 1 s after the last accepted write: accepted, "2" commits
+// at 1.030 s. So the count rises by one a second; requests at 0..4 s
+// inclusive read counts below 5 and are allowed (k = 0..40: R(L-1) + 1 =
+// 41), five of them by accepted writes (k = 0, 10, 20, 30, 40) and 36 by
+// fail-open after a 429. Request 41 (4.1 s) reads "5" (committed at
+// 4.030 s) and is denied, as is every later request that day.
+func TestOracleWriteLimitFailOpen(t *testing.T) {
+	kvp := kvParams(10, 10, 20)
+	kvp.WriteLimit.PerSecond, kvp.WriteLimit.Scope = 1, "global"
+	sc := kvScenario(5, 24*time.Hour, kvp, []string{"A"}, time.Minute, openLoop(bot("bot"), 10))
+	trials, err := RunTrials(sc, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trials[0]
+	if tr.Totals.Allowed != 41 || tr.Totals.FailOpen != 36 {
+		t.Errorf("allowed %d, fail-open %d; want 41 and 36", tr.Totals.Allowed, tr.Totals.FailOpen)
+	}
+	if tr.KV.WriteRateLimited != 36 || tr.KV.Writes != 41 {
+		t.Errorf("writes %d, 429s %d; want 41 and 36", tr.KV.Writes, tr.KV.WriteRateLimited)
+	}
+	// 60 s at 10/s: arrivals at 0.0 .. 59.9 s, decided 10 ms later, all
+	// inside the minute.
+	if tr.Totals.Requests != 600 {
+		t.Errorf("requests = %d, want 600", tr.Totals.Requests)
+	}
+}
+
+// TestOracleWindowBoundary: memory store, 1 ms per operation, limit 5 per
+// 10 s window; a bot at 1 request/s starting at 5 s (the trial starts on a
+// window boundary), 30 s.
+//
+// Derivation. Requests at 5..9 s are window 0's first five: allowed. At 10,
+// 11, 12, 13, 14 s window 1 begins: five more allowed; 15..19 denied. So
+// the ten allowed at 5..14 s fall in one interval of 9 s, shorter than a
+// window: the most allowed in any window-long interval is 2L = 10, while
+// no window allowed more than 5.
+func TestOracleWindowBoundary(t *testing.T) {
+	p := openLoop(bot("bot"), 1)
+	p.Start = dur(5 * time.Second)
+	sc := memoryScenario(5, 10*time.Second, ms(1), 30*time.Second, p)
+	s, err := Run(sc, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Overshoot.MaxInInterval != 10 || s.Overshoot.MaxAllowed != 5 {
+		t.Errorf("max in interval %d, max per window %d; want 10 and 5", s.Overshoot.MaxInInterval, s.Overshoot.MaxAllowed)
+	}
+	if s.Overshoot.MaxInIntervalRatio != 2 {
+		t.Errorf("max in interval ratio %v, want 2", s.Overshoot.MaxInIntervalRatio)
+	}
+	var _ measure.Summary = s
+}

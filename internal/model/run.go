@@ -1,0 +1,171 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sync"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+// Options control a run.
+type Options struct {
+	// Seed is the run's seed, printed in the summary; trial i draws from
+	// TrialRand(Seed, i). The caller resolves it (cmd/simulate passes the
+	// scenario's seed unless -seed is given): Run uses it as is, 0 included.
+	Seed uint64
+	// Trials, when above 0, overrides the scenario's trials; when both are
+	// 0 one trial runs.
+	Trials int
+	// Workers is how many trials run at once; 0 means GOMAXPROCS. The
+	// results do not depend on it.
+	Workers int
+	// Progress, when set, is called after each trial finishes with the
+	// number done and the total, from one goroutine at a time.
+	Progress func(done, total int)
+	// Context stops the run early when cancelled; nil means never.
+	Context context.Context
+}
+
+// RunTrials runs the scenario's trials and returns their results in trial
+// order: the same for any Workers and any GOMAXPROCS. The scenario must not
+// change while it runs. On a bad scenario it returns an error naming the
+// field and nothing else. When the context is cancelled it returns the
+// trials that finished, in trial order, and the context's error.
+func RunTrials(sc *scenario.Scenario, opts Options) ([]measure.Trial, error) {
+	trials, _, err := runTrials(sc, opts)
+	return trials, err
+}
+
+// Run runs the scenario and pools its trials into a summary whose mode,
+// scenario name and question, seed, trial count and limiter are filled; the
+// caller adds the scenario's file, hash and parameters. When the context is
+// cancelled the summary holds the trials that finished, with Complete false,
+// and the error is the context's.
+func Run(sc *scenario.Scenario, opts Options) (measure.Summary, error) {
+	trials, c, err := runTrials(sc, opts)
+	if c == nil {
+		return measure.Summary{}, err
+	}
+	lc := c.lim.Config()
+	s := measure.Summary{
+		Mode:     "simulate",
+		Scenario: measure.ScenarioRef{Name: sc.Name, Question: sc.Question},
+		Seed:     opts.Seed,
+		Complete: err == nil,
+		Limiter: measure.LimiterRef{Algorithm: string(lc.Algorithm), Limit: lc.Limit, Window: sc.Limiter.Window.String(),
+			WindowSecs: lc.Window.Seconds(), Store: sc.Store.Kind, ErrorPolicy: string(lc.Policy)},
+	}
+	return measure.Summarize(s, lc.Limit, trials), err
+}
+
+// trialCount resolves the number of trials.
+func trialCount(sc *scenario.Scenario, opts Options) (int, error) {
+	n := sc.Trials
+	if opts.Trials > 0 {
+		n = opts.Trials
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("trials %d is negative: give 1 or more", n)
+	}
+	return max(n, 1), nil
+}
+
+func runTrials(sc *scenario.Scenario, opts Options) ([]measure.Trial, *compiled, error) {
+	c, err := compile(sc)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := trialCount(sc, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, n)
+
+	type result struct {
+		i   int
+		t   measure.Trial
+		err error
+	}
+	jobs := make(chan int)
+	results := make(chan result)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				t, err := safeTrial(ctx, c, opts.Seed, i)
+				results <- result{i, t, err}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for i := 0; i < n; i++ {
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	out := make([]measure.Trial, n)
+	ok := make([]bool, n)
+	done := 0
+	var firstErr error
+	for r := range results {
+		if r.err != nil {
+			if firstErr == nil || (firstErr == ctx.Err() && r.err != ctx.Err()) {
+				firstErr = r.err
+			}
+			continue
+		}
+		out[r.i], ok[r.i] = r.t, true
+		done++
+		if opts.Progress != nil {
+			opts.Progress(done, n)
+		}
+	}
+	if firstErr == nil && ctx.Err() != nil {
+		firstErr = ctx.Err()
+	}
+	if firstErr != nil && firstErr != ctx.Err() {
+		return nil, c, firstErr
+	}
+	finished := out[:0]
+	for i := range out {
+		if ok[i] {
+			finished = append(finished, out[i])
+		}
+	}
+	return finished, c, firstErr
+}
+
+// safeTrial runs one trial, turning a panic (a bug) into an error that
+// carries its stack, so one bad trial cannot take a whole sweep down.
+func safeTrial(ctx context.Context, c *compiled, seed uint64, i int) (t measure.Trial, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("trial %d failed: %v (a bug in internal/model; please report it)\n%s", i, p, debug.Stack())
+		}
+	}()
+	t, _, err = c.runTrial(ctx, seed, i)
+	return t, err
+}

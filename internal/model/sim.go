@@ -1,0 +1,403 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+// Event kinds.
+const (
+	evLoop   uint8 = iota + 1 // a closed-loop client sends (idx: client)
+	evOpen                    // an open-loop client sends (idx: client)
+	evBurst                   // a population bursts (idx: population)
+	evRead                    // a read's result reaches the request (idx: request)
+	evCommit                  // a request's write commits (idx: request)
+	evOwner                   // a request reaches its key's owner (idx: request)
+	evDone                    // a response reaches its client (idx: request)
+)
+
+// Store kinds a scenario may name.
+const (
+	KindKV            = "kv"
+	KindDurableObject = "durable-object"
+	KindPerLocation   = "per-location"
+	KindMemory        = "memory"
+)
+
+// StoreKinds lists every store kind, for error messages and docs.
+var StoreKinds = []string{KindKV, KindDurableObject, KindPerLocation, KindMemory}
+
+// compiled is a scenario checked and prepared once, shared read-only by
+// every trial.
+type compiled struct {
+	sc       *scenario.Scenario
+	lim      *limiter.Limiter
+	start    time.Time
+	end      int64
+	pops     []population
+	nClients int
+	locNames []string
+	mpops    []measure.Population
+}
+
+// compile checks what the model needs of sc and prepares it.
+func compile(sc *scenario.Scenario) (*compiled, error) {
+	if sc == nil {
+		return nil, fmt.Errorf("no scenario")
+	}
+	if sc.Duration <= 0 {
+		return nil, fmt.Errorf("duration %v must be above 0: give the simulated time a trial covers, e.g. 1h", sc.Duration)
+	}
+	lim, err := limiter.New(limiter.Config{Name: sc.Limiter.Name, Algorithm: limiter.Algorithm(sc.Limiter.Algorithm),
+		Limit: sc.Limiter.Limit, Window: sc.Limiter.Window.D(), Policy: limiter.Policy(sc.Limiter.ErrorPolicy)})
+	if err != nil {
+		return nil, err
+	}
+	c := &compiled{sc: sc, lim: lim, start: sc.Start, end: int64(sc.Duration)}
+	if len(sc.Locations) == 0 {
+		return nil, fmt.Errorf("the scenario has no locations: add at least one under locations")
+	}
+	for _, l := range sc.Locations {
+		c.locNames = append(c.locNames, l.Name)
+	}
+	if c.pops, c.nClients, err = compilePopulations(sc, c.end); err != nil {
+		return nil, err
+	}
+	for _, p := range c.pops {
+		c.mpops = append(c.mpops, measure.Population{Name: p.name, Legitimate: p.legitimate})
+	}
+	// Build one store now, so that its errors surface before any trial.
+	if _, _, err := c.newStore(rand.New(rand.NewPCG(0, 0)), nil); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// newStore builds the scenario's store for one trial: either a Store the
+// engine drives op by op, or an Owned one.
+func (c *compiled) newStore(rng *rand.Rand, ctr *measure.KVCounters) (Store, Owned, error) {
+	st := c.sc.Store
+	switch st.Kind {
+	case KindKV:
+		s, err := NewKV(KVConfig{Params: st.KV, Locations: c.locNames, Start: c.start, Rand: rng, Counters: ctr})
+		return s, nil, err
+	case KindMemory:
+		s, err := NewMemory(st.Latency, rng, ctr)
+		return s, nil, err
+	case KindDurableObject:
+		o, err := NewDurableObjects(st.DurableObject, c.sc.Locations, rng, ctr)
+		return nil, o, err
+	case KindPerLocation:
+		o, err := NewPerLocation(st.Latency, c.sc.Locations, rng, ctr)
+		return nil, o, err
+	}
+	return nil, nil, fmt.Errorf("store.kind %q is unknown: use one of %v", st.Kind, StoreKinds)
+}
+
+// request is one request in flight.
+type request struct {
+	client   int32
+	loc      int32
+	owner    int32
+	nread    int32
+	plan     limiter.Plan
+	got      [2]limiter.Read
+	version  uint64 // version read for the key written (key 0)
+	res      ReadResult
+	w        PendingWrite
+	out      int64 // owned stores: the way back
+}
+
+// trial is the state of one trial.
+type trial struct {
+	c       *compiled
+	rng     *rand.Rand
+	q       queue
+	now     int64
+	store   Store
+	owned   Owned
+	rec     *measure.Recorder
+	clients []client
+	reqs    []request
+	free    []int32
+
+	requests int64 // requests started
+	maxQueue int   // most events ever scheduled at once
+	maxReqs  int   // most requests ever in flight
+}
+
+// TrialStats describes the work of one trial, for benchmarks and tests of
+// memory growth.
+type TrialStats struct {
+	Requests    int64 // requests started
+	Events      int64 // events processed
+	MaxQueue    int   // most events scheduled at once
+	MaxInFlight int   // most requests in flight at once
+}
+
+// stuckLimit is how many events may run at one virtual instant before the
+// trial is declared stuck (a closed loop with no latency and no think time
+// never lets time advance).
+const stuckLimit = 1 << 26
+
+// runTrial runs trial i of a run with seed and returns its results.
+func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Trial, TrialStats, error) {
+	t := &trial{c: c, rng: TrialRand(seed, i)}
+	t.rec = measure.NewRecorder(measure.Config{Limit: c.lim.Config().Limit, Window: c.lim.Config().Window,
+		Start: c.start, Populations: c.mpops})
+	var err error
+	if t.store, t.owned, err = c.newStore(t.rng, &t.rec.KV); err != nil {
+		return measure.Trial{}, TrialStats{}, err
+	}
+	t.clients = newClients(c.pops, c.nClients)
+	t.schedule()
+	var st TrialStats
+	last, same := int64(-1), 0
+	for t.q.len() > 0 {
+		e := t.q.pop()
+		if e.at >= c.end {
+			break
+		}
+		st.Events++
+		if e.at == last {
+			if same++; same > stuckLimit {
+				return measure.Trial{}, st, fmt.Errorf("trial %d is stuck at %v: %d events without time advancing; give closed loops a think time or the store a latency above 0", i, time.Duration(e.at), same)
+			}
+		} else {
+			last, same = e.at, 0
+		}
+		if st.Events&(1<<16-1) == 0 && ctx.Err() != nil {
+			return measure.Trial{}, st, ctx.Err()
+		}
+		t.now = e.at
+		t.step(e)
+	}
+	st.Requests, st.MaxQueue, st.MaxInFlight = t.requests, t.maxQueue, t.maxReqs
+	return t.rec.Finish(time.Duration(c.end)), st, nil
+}
+
+// schedule queues every population's first sends.
+func (t *trial) schedule() {
+	for pi := range t.c.pops {
+		p := &t.c.pops[pi]
+		if p.start >= p.end {
+			continue
+		}
+		switch p.send {
+		case sendClosed:
+			for k := 0; k < p.clients; k++ {
+				for j := 0; j < p.concurrency; j++ {
+					t.push(p.start, evLoop, int32(p.first+k))
+				}
+			}
+		case sendOpen:
+			for k := 0; k < p.clients; k++ {
+				c := &t.clients[p.first+k]
+				if p.poisson {
+					c.y = t.rng.ExpFloat64()
+				} else {
+					// Constant rates: clients evenly out of phase,
+					// client 0 at the start.
+					c.y = float64(k) / float64(p.clients)
+				}
+				if at := p.openAt(c.y); at < p.end {
+					t.push(at, evOpen, int32(p.first+k))
+				}
+			}
+		case sendBurst:
+			if at := p.start + p.burstAt; at < p.end {
+				t.push(at, evBurst, int32(pi))
+			}
+		}
+	}
+}
+
+func (t *trial) push(at int64, kind uint8, idx int32) {
+	t.q.push(at, kind, idx)
+	if n := t.q.len(); n > t.maxQueue {
+		t.maxQueue = n
+	}
+}
+
+// step runs one event.
+func (t *trial) step(e event) {
+	switch e.kind {
+	case evLoop:
+		t.send(e.idx)
+	case evOpen:
+		t.send(e.idx)
+		c := &t.clients[e.idx]
+		p := &t.c.pops[c.pop]
+		if at := p.nextOpen(c, t.rng); at < p.end {
+			t.push(at, evOpen, e.idx)
+		}
+	case evBurst:
+		p := &t.c.pops[e.idx]
+		for k := 0; k < p.clients; k++ {
+			for j := 0; j < p.burstSize; j++ {
+				t.send(int32(p.first + k))
+			}
+		}
+		if p.burstEvy > 0 && t.now+p.burstEvy < p.end {
+			t.push(t.now+p.burstEvy, evBurst, e.idx)
+		}
+	case evRead:
+		t.readDone(e.idx)
+	case evCommit:
+		r := &t.reqs[e.idx]
+		t.store.Commit(time.Duration(t.now), r.w)
+		t.done(e.idx)
+	case evOwner:
+		t.atOwner(e.idx)
+	case evDone:
+		t.done(e.idx)
+	}
+}
+
+// send starts a request from client ci at now.
+func (t *trial) send(ci int32) {
+	c := &t.clients[ci]
+	p := &t.c.pops[c.pop]
+	if p.token == tokenRotating {
+		if rot := c.sent / p.rotateEvery; rot != c.rot {
+			c.rot = rot
+			c.caller = clientToken(p, int(c.pop), int(ci)-p.first, rot) + ":" + c.ip
+		}
+	}
+	c.sent++
+	t.requests++
+	ri := t.alloc()
+	r := &t.reqs[ri]
+	r.client = ci
+	r.loc = int32(p.pickLocation(c, t.rng))
+	r.plan = t.c.lim.Plan(t.c.start.Add(time.Duration(t.now)), c.caller)
+	if t.owned != nil {
+		owner, in, out := t.owned.Route(time.Duration(t.now), int(r.loc), r.plan.Keys[0])
+		r.owner, r.out = int32(owner), int64(out)
+		t.push(t.now+int64(in), evOwner, ri)
+		return
+	}
+	t.read(ri)
+}
+
+// read issues the request's next read.
+func (t *trial) read(ri int32) {
+	r := &t.reqs[ri]
+	r.res = t.store.Read(time.Duration(t.now), int(r.loc), r.plan.Keys[r.nread])
+	t.push(t.now+int64(r.res.Latency), evRead, ri)
+}
+
+// readDone takes a read's result: on error the error policy decides; after
+// the last read the limiter decides and the write, if any, is submitted.
+func (t *trial) readDone(ri int32) {
+	r := &t.reqs[ri]
+	if r.res.Err != nil {
+		t.record(r, t.c.lim.Failed(r.plan, r.res.Err))
+		t.done(ri)
+		return
+	}
+	r.got[r.nread] = limiter.Read{Value: r.res.Value, Found: r.res.Found}
+	if r.nread == 0 {
+		r.version = r.res.Version
+	}
+	r.nread++
+	r.res = ReadResult{}
+	if int(r.nread) < r.plan.NKeys {
+		t.read(ri)
+		return
+	}
+	d := t.c.lim.Decide(r.plan, r.got)
+	if d.Write.Key == "" {
+		t.record(r, d)
+		t.done(ri)
+		return
+	}
+	// The write's key is the first planned key, whose version was kept.
+	w, lat, err := t.store.Write(time.Duration(t.now), int(r.loc), d.Write.Key, d.Write.Value, d.Write.TTL, r.version)
+	if err != nil {
+		t.record(r, t.c.lim.Failed(r.plan, err))
+		t.push(t.now+int64(lat), evDone, ri)
+		return
+	}
+	t.record(r, d)
+	r.w = w
+	t.push(t.now+int64(lat), evCommit, ri)
+}
+
+// atOwner runs the read, decision and write at the key's owner, atomically.
+func (t *trial) atOwner(ri int32) {
+	r := &t.reqs[ri]
+	now := time.Duration(t.now)
+	owner := int(r.owner)
+	if err := t.owned.Admit(now, owner, r.plan.Keys[0]); err != nil {
+		t.record(r, t.c.lim.Failed(r.plan, err))
+	} else {
+		for i := 0; i < r.plan.NKeys; i++ {
+			r.got[i].Value, r.got[i].Found = t.owned.Get(now, owner, r.plan.Keys[i])
+		}
+		d := t.c.lim.Decide(r.plan, r.got)
+		if d.Write.Key != "" {
+			if err := t.owned.Put(now, owner, d.Write.Key, d.Write.Value, d.Write.TTL); err != nil {
+				d = t.c.lim.Failed(r.plan, err)
+			}
+		}
+		t.record(r, d)
+	}
+	t.push(t.now+r.out, evDone, ri)
+}
+
+// record reports the decision for r, made now.
+func (t *trial) record(r *request, d limiter.Decision) {
+	c := &t.clients[r.client]
+	out := measure.Denied
+	if d.Allowed {
+		out = measure.Allowed
+	}
+	t.rec.Record(measure.Event{Pop: int(c.pop), Key: c.caller, Window: d.Window, At: time.Duration(t.now),
+		Outcome: out, FailOpen: d.FailOpen, FailClosed: d.FailClosed})
+}
+
+// done completes request ri: its response has reached the client. A closed
+// loop thinks, then sends again.
+func (t *trial) done(ri int32) {
+	ci := t.reqs[ri].client
+	t.release(ri)
+	c := &t.clients[ci]
+	p := &t.c.pops[c.pop]
+	if p.send != sendClosed {
+		return
+	}
+	next := t.now
+	if !p.think.IsZero() {
+		next += int64(p.think.Sample(t.rng))
+	}
+	if next < c.stopAt && next >= t.now {
+		t.push(next, evLoop, ci)
+	}
+}
+
+// alloc takes a request slot from the free list, or grows the slice.
+func (t *trial) alloc() int32 {
+	if n := len(t.free); n > 0 {
+		ri := t.free[n-1]
+		t.free = t.free[:n-1]
+		return ri
+	}
+	t.reqs = append(t.reqs, request{})
+	if len(t.reqs) > t.maxReqs {
+		t.maxReqs = len(t.reqs)
+	}
+	return int32(len(t.reqs) - 1)
+}
+
+// release returns a request slot, dropping its strings.
+func (t *trial) release(ri int32) {
+	t.reqs[ri] = request{}
+	t.free = append(t.free, ri)
+}
