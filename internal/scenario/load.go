@@ -188,6 +188,9 @@ func decode(file string, data []byte, sets []override) (*Scenario, ast.Node, err
 				Msg: fmt.Sprintf("a scenario is a mapping of fields (name:, limiter:, traffic:, ...), not a %s", unwrap(body).Type().YAMLName())}
 		}
 	}
+	if body == nil && len(sets) == 0 {
+		return nil, nil, &Error{File: file, Msg: "the file is empty: a scenario needs at least limiter.limit, limiter.window and traffic (see docs/scenarios.md)"}
+	}
 	for _, o := range sets {
 		body, err = d.apply(body, o)
 		if err != nil {

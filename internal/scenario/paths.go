@@ -34,8 +34,6 @@ var leafTypes = map[reflect.Type]bool{
 	reflect.TypeOf(Rate(0)):      true,
 	reflect.TypeOf(time.Time{}):  true,
 	reflect.TypeOf([]string{}):   true,
-	reflect.TypeOf(Sweep{}):      true,
-	reflect.TypeOf([]Sweep(nil)): true,
 }
 
 // yamlName returns a struct field's YAML name, or "" when it has none.
@@ -397,7 +395,12 @@ func (d *decoder) at(body ast.Node, path, msg string) *Error {
 	}
 	e.Origin = d.related(path)
 	if n, _ := find(body, path); n != nil && n != body && !d.created[n] {
-		e.Line, e.Column = line(n.GetToken()), col(n.GetToken())
+		tk := n.GetToken()
+		// A block mapping's token is its first colon: point at its first key.
+		if m, ok := unwrap(n).(*ast.MappingNode); ok && len(m.Values) > 0 && !m.IsFlowStyle && m.Values[0].Key != nil {
+			tk = m.Values[0].Key.GetToken()
+		}
+		e.Line, e.Column = line(tk), col(tk)
 	}
 	return e
 }

@@ -127,7 +127,7 @@ func (s *Scenario) Expand() ([]Point, error) {
 		}
 		ps, _, err := decode(src.file, src.data, sets)
 		if err != nil {
-			return nil, err
+			return nil, s.pointError(err, idx)
 		}
 		ps.Sweep = nil
 		points = append(points, Point{Index: n, Params: params, Scenario: ps})
@@ -140,6 +140,28 @@ func (s *Scenario) Expand() ([]Point, error) {
 		}
 	}
 	return points, nil
+}
+
+// pointError positions an error of a sweep point at the swept value in the
+// file that caused it (the value whose path the error is under, else the
+// first of the point's values).
+func (s *Scenario) pointError(err error, idx []int) error {
+	e, ok := err.(*Error)
+	if !ok || e.Line != 0 || s.src == nil || s.src.body == nil {
+		return err
+	}
+	at := 0
+	for i, sw := range s.Sweep {
+		c := canonical(s.src.body, sw.Path)
+		if e.Path == c || strings.HasPrefix(e.Path, c+".") {
+			at = i
+			break
+		}
+	}
+	if n, k := find(s.src.body, fmt.Sprintf("sweep.%d.values.%d", at, idx[at])); k == 4 {
+		e.Line, e.Column = line(n.GetToken()), col(n.GetToken())
+	}
+	return e
 }
 
 // Canonical returns the canonical form of s: its JSON encoding with every

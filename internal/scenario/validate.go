@@ -100,10 +100,10 @@ func (s *Scenario) validateLimiter() error {
 		return errAt("limiter.window", "must be above 0, e.g. 60s or 1d")
 	}
 	if !slices.Contains(limiter.Algorithms, limiter.Algorithm(l.Algorithm)) {
-		return errAt("limiter.algorithm", "%q is unknown: use one of %v", l.Algorithm, limiter.Algorithms)
+		return errAt("limiter.algorithm", "%q is unknown: use one of %s", l.Algorithm, joinNames(limiter.Algorithms))
 	}
 	if !slices.Contains(limiter.Policies, limiter.Policy(l.ErrorPolicy)) {
-		return errAt("limiter.error_policy", "%q is unknown: use one of %v", l.ErrorPolicy, limiter.Policies)
+		return errAt("limiter.error_policy", "%q is unknown: use one of %s", l.ErrorPolicy, joinNames(limiter.Policies))
 	}
 	if err := (limiter.TokenSource{From: l.Token.From, Name: l.Token.Name}).Validate(); err != nil {
 		return errAt("limiter.token", "%v", err)
@@ -305,4 +305,13 @@ func (s *Scenario) validatePopulation(pp string, p Population, checkLoc func(pat
 		return errAt(pp+".start", "%v is not before the end of the trial (duration %v): the population would send nothing", p.Start, s.Duration)
 	}
 	return nil
+}
+
+// joinNames joins names for an error message: "a, b, c".
+func joinNames[T ~string](names []T) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = string(n)
+	}
+	return strings.Join(out, ", ")
 }

@@ -1,0 +1,455 @@
+package scenario
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// minimal is the smallest valid scenario: every other field defaults.
+const minimal = `
+limiter:
+  limit: 5
+  window: 1d
+traffic:
+  - name: bot
+    closed_loop: {concurrency: 1}
+`
+
+// TestGoldenErrors loads every bad file under testdata/errors and compares
+// the error with its golden text; -update rewrites the golden files.
+func TestGoldenErrors(t *testing.T) {
+	files, err := filepath.Glob("testdata/errors/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no bad files: %v", err)
+	}
+	// The missing file has no YAML: its golden is named after it.
+	files = append(files, "testdata/errors/missing-file.yaml.absent")
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			_, err := Load(f)
+			if err == nil {
+				t.Fatalf("Load(%s) succeeded, want an error", f)
+			}
+			var se *Error
+			if !errors.As(err, &se) {
+				t.Fatalf("error is %T, want *Error: %v", err, err)
+			}
+			got := err.Error() + "\n"
+			golden := strings.TrimSuffix(strings.TrimSuffix(f, ".absent"), ".yaml") + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("read golden (run go test -update): %v", err)
+			}
+			if got != string(want) {
+				t.Errorf("error mismatch\n got: %s\nwant: %s", got, want)
+			}
+		})
+	}
+}
+
+// TestErrorsNameFileLineAndPath checks the parts of the errors the golden
+// files show, so that a bad -update cannot hide a regression.
+func TestErrorsNameFileLineAndPath(t *testing.T) {
+	tests := []struct {
+		file       string
+		line, col  int
+		path, text string
+	}{
+		{"unknown-field.yaml", 7, 5, "store.kv", `unknown field "cache_tll" in store.kv; did you mean "cache_ttl"?`},
+		{"unknown-top-field.yaml", 4, 1, "", `unknown field "trails" in the scenario; did you mean "trials"?`},
+		{"bad-unit.yaml", 4, 11, "limiter.window", `has no unit`},
+		{"negative-limit.yaml", 2, 10, "limiter.limit", `-5 is out of range`},
+		{"negative-duration.yaml", 8, 14, "traffic.bot.closed_loop.think", `is negative`},
+		{"zero-concurrency.yaml", 7, 20, "traffic.bot.closed_loop.concurrency", `0 is out of range`},
+		{"unknown-sweep-path.yaml", 8, 11, "sweep.0.path", `did you mean "traffic.bot.closed_loop.concurrency"?`},
+		{"unknown-latency-field.yaml", 9, 7, "store.kv.write", `did you mean "p99"?`},
+		{"unknown-location.yaml", 9, 35, "traffic.bot.arrive.location", `location "lhr" is not in locations (ams, fra)`},
+		{"malformed.yaml", 4, 2, "", "malformed YAML"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			_, err := Load("testdata/errors/" + tc.file)
+			var se *Error
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v is not an *Error", err)
+			}
+			if se.File != "testdata/errors/"+tc.file || se.Line != tc.line || se.Column != tc.col || se.Path != tc.path {
+				t.Errorf("got %s:%d:%d path %q, want line %d:%d path %q", se.File, se.Line, se.Column, se.Path, tc.line, tc.col, tc.path)
+			}
+			if !strings.Contains(se.Msg, tc.text) {
+				t.Errorf("message %q does not contain %q", se.Msg, tc.text)
+			}
+		})
+	}
+}
+
+// TestLibrary loads every scenario file under scenarios/ and expands its
+// sweep: each must decode, validate and open with its question.
+func TestLibrary(t *testing.T) {
+	files, err := filepath.Glob("../../scenarios/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenario files: %v", err)
+	}
+	want := []string{"default", "concurrency-sweep", "botnet", "nat-office", "window-boundary",
+		"rotating-cookie", "outage", "free-plan-quota", "store-comparison"}
+	var names []string
+	for _, f := range files {
+		s, err := Load(f)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		names = append(names, s.Name)
+		if !strings.HasSuffix(s.Question, "?") && !strings.Contains(s.Question, "? ") {
+			t.Errorf("%s: the opening comment does not state a question: %q", f, s.Question)
+		}
+		data, _ := os.ReadFile(f)
+		if !strings.HasPrefix(string(data), "# ") {
+			t.Errorf("%s: does not open with a comment", f)
+		}
+		if !strings.Contains(string(data), "\nlive:") {
+			t.Errorf("%s: has no live section", f)
+		}
+		if s.Live.Duration.D() > 30*time.Second {
+			t.Errorf("%s: live.duration %v is long for a loopback attack", f, s.Live.Duration)
+		}
+		pts, err := s.Expand()
+		if err != nil {
+			t.Errorf("%s: Expand: %v", f, err)
+		}
+		if len(pts) == 0 {
+			t.Errorf("%s: no points", f)
+		}
+	}
+	for _, n := range want {
+		if !slices.Contains(names, n) {
+			t.Errorf("scenario %q is missing from scenarios/", n)
+		}
+	}
+}
+
+// TestDefaultScenario checks the seed's endpoint as default.yaml states it.
+func TestDefaultScenario(t *testing.T) {
+	s, err := Load("../../scenarios/default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Limiter.Limit != 5 || s.Limiter.Window.D() != 24*time.Hour || s.Limiter.Algorithm != "fixed-window" ||
+		s.Limiter.ErrorPolicy != "fail-open" || s.Store.Kind != KindKV || s.Trials != 200 {
+		t.Errorf("default.yaml is not the seed's endpoint: %+v", s.Limiter)
+	}
+	if len(s.Traffic) != 1 || s.Traffic[0].ClosedLoop == nil || s.Traffic[0].ClosedLoop.Concurrency != 1 ||
+		s.Traffic[0].ClosedLoop.Think.MeanDuration() != 0 {
+		t.Errorf("default.yaml's traffic is not one bot loop: %+v", s.Traffic)
+	}
+	// The trial must cross a window boundary.
+	end := s.Start.Add(s.Duration.D())
+	if s.Start.Truncate(24*time.Hour).Equal(end.Truncate(24 * time.Hour)) {
+		t.Errorf("trial %v + %v does not cross a daily boundary", s.Start, s.Duration)
+	}
+}
+
+// TestDefaults checks that a minimal file gets every sourced default.
+func TestDefaults(t *testing.T) {
+	s, err := Parse("min.yaml", []byte(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv := s.Store.KV
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"name", s.Name, "min"},
+		{"trials", s.Trials, 200},
+		{"duration", s.Duration.D(), 48 * time.Hour},
+		{"start", s.Start, DefaultStart},
+		{"algorithm", s.Limiter.Algorithm, "fixed-window"},
+		{"error_policy", s.Limiter.ErrorPolicy, "fail-open"},
+		{"limiter.name", s.Limiter.Name, "roast"},
+		{"token", s.Limiter.Token, Token{From: "header", Name: "X-Anon-Token"}},
+		{"store.kind", s.Store.Kind, "kv"},
+		{"cache_ttl", kv.CacheTTL.D(), 60 * time.Second},
+		{"hot_read", kv.HotRead, DefaultHotRead()},
+		{"write", kv.Write, DefaultWrite()},
+		{"read_your_writes_failure", kv.ReadYourWritesP, 0.0},
+		{"purge.enabled", kv.Purge.Enabled, true},
+		{"purge.lag", kv.Purge.Lag, DefaultPurgeLag()},
+		{"cache_domains", kv.CacheDomains, 1},
+		{"write_limit", kv.WriteLimit, WriteLimit{PerSecond: 1, Scope: "location"}},
+		{"daily_write_quota", kv.DailyWriteQuota, int64(0)},
+		{"locations", s.Locations, []Location{{Name: "loc0", Weight: 1}}},
+		{"identity", s.Traffic[0].Identity, Identity{Token: "per-client", IP: "per-client"}},
+		{"arrive", s.Traffic[0].Arrive, Arrive{Mode: "one", Location: "loc0"}},
+		{"think", s.Traffic[0].ClosedLoop.Think, Constant(0)},
+		{"clients", s.Traffic[0].Clients, 1},
+		{"durable_object.location", s.Store.DurableObject.Location, "loc0"},
+		{"durable_object.max_rps", s.Store.DurableObject.MaxRPS, 1000.0},
+		{"live.duration", s.Live.Duration.D(), 10 * time.Second},
+		{"live.time_scale", s.Live.TimeScale, 1.0},
+	}
+	for _, c := range checks {
+		if !equalJSON(c.got, c.want) {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	if got := len(kv.ColdRead.Points); got != 5 || kv.ColdRead.Quantile(0.95) != 50*time.Millisecond || kv.ColdRead.Quantile(0.99) != 250*time.Millisecond {
+		t.Errorf("cold_read %v does not go through the published p95 50ms and p99 250ms", kv.ColdRead)
+	}
+	// SetDefaults is idempotent.
+	before := string(s.Canonical())
+	s.SetDefaults()
+	if after := string(s.Canonical()); after != before {
+		t.Errorf("SetDefaults changed a defaulted scenario:\n%s\n%s", before, after)
+	}
+}
+
+// TestExplicitOffKept checks that an explicit off (purge disabled, no write
+// limit) is not replaced by the default.
+func TestExplicitOffKept(t *testing.T) {
+	s, err := Parse("x.yaml", []byte(minimal+"store:\n  kv:\n    purge: {enabled: false}\n    write_limit: {per_second: 0}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Store.KV.Purge.Enabled || s.Store.KV.WriteLimit.PerSecond != 0 {
+		t.Errorf("explicit off was overridden: purge %+v write_limit %+v", s.Store.KV.Purge, s.Store.KV.WriteLimit)
+	}
+}
+
+// TestOverrides applies -set overrides: typed and validated as in the file.
+func TestOverrides(t *testing.T) {
+	base := []byte(minimal)
+	tests := []struct {
+		sets    []string
+		check   func(*Scenario) bool
+		wantErr string
+	}{
+		{[]string{"limiter.limit=10"}, func(s *Scenario) bool { return s.Limiter.Limit == 10 }, ""},
+		{[]string{"store.kind=memory"}, func(s *Scenario) bool { return s.Store.Kind == KindMemory }, ""},
+		{[]string{"store.kv.cache_ttl=30s"}, func(s *Scenario) bool { return s.Store.KV.CacheTTL.D() == 30*time.Second }, ""},
+		{[]string{"traffic.bot.closed_loop.concurrency=8"}, func(s *Scenario) bool { return s.Traffic[0].ClosedLoop.Concurrency == 8 }, ""},
+		{[]string{"traffic.0.closed_loop.concurrency=4"}, func(s *Scenario) bool { return s.Traffic[0].ClosedLoop.Concurrency == 4 }, ""},
+		{[]string{"traffic.bot.closed_loop.think={dist: uniform, min: 1ms, max: 3ms}"}, func(s *Scenario) bool {
+			return s.Traffic[0].ClosedLoop.Think.MeanDuration() == 2*time.Millisecond
+		}, ""},
+		{[]string{"store.kv.hot_read=5ms"}, func(s *Scenario) bool { return reflect.DeepEqual(s.Store.KV.HotRead, Constant(5*time.Millisecond)) }, ""},
+		{[]string{"limiter.limit=1", "limiter.limit=2"}, func(s *Scenario) bool { return s.Limiter.Limit == 2 }, ""},
+		{[]string{"store.kv.cache_ttl=10s"}, nil, `x.yaml: -set store.kv.cache_ttl=10s: store.kv.cache_ttl: 10s is below`},
+		{[]string{"store.kv.cache_tll=30s"}, nil, `unknown path "store.kv.cache_tll": no field "cache_tll" in store.kv; did you mean "store.kv.cache_ttl"?`},
+		{[]string{"traffic.bto.clients=2"}, nil, `did you mean "traffic.bot.clients"?`},
+		{[]string{"traffic.7.clients=2"}, nil, `traffic has no element "7"`},
+		{[]string{"limiter.window=60"}, nil, `has no unit`},
+		{[]string{"limiter.limit"}, nil, `an override is path=value`},
+		{[]string{"limiter.limit.x=1"}, nil, `limiter.limit is a single value`},
+		{[]string{"limiter.limit=[1"}, nil, `is not valid YAML`},
+		{[]string{"traffic.0.open_loop.rate=5/s"}, nil, `x.yaml:6:5: -set traffic.0.open_loop.rate=5/s: traffic.bot: gives 2 of closed_loop`},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.sets, " "), func(t *testing.T) {
+			s, err := ParseWithOverrides("x.yaml", base, tc.sets)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.check(s) {
+				t.Errorf("override not applied: %s", s.Canonical())
+			}
+		})
+	}
+	// With applies on top of earlier overrides and leaves the receiver alone.
+	s, err := ParseWithOverrides("x.yaml", base, []string{"limiter.limit=7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := s.With("trials=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.Limiter.Limit != 7 || s2.Trials != 3 || s.Trials != 200 {
+		t.Errorf("With: got limit %d trials %d (receiver trials %d)", s2.Limiter.Limit, s2.Trials, s.Trials)
+	}
+	if got := s2.Overrides(); !slices.Equal(got, []string{"limiter.limit=7", "trials=3"}) {
+		t.Errorf("Overrides() = %v", got)
+	}
+}
+
+// TestOverrideCreatesSections sets a field whose sections the file lacks.
+func TestOverrideCreatesSections(t *testing.T) {
+	s, err := ParseWithOverrides("x.yaml", []byte(minimal), []string{
+		"store.kv.error_rate.write=0.25",
+		"store.kv.outages=[{start: 1m, duration: 30s, ops: write}]",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Store.KV.ErrorRate.Write != 0.25 || len(s.Store.KV.Outages) != 1 || s.Store.KV.Outages[0].Ops != "write" {
+		t.Errorf("got %+v", s.Store.KV)
+	}
+	_, err = ParseWithOverrides("x.yaml", []byte(minimal), []string{"store.kv.error_rate.write=2"})
+	var se *Error
+	if !errors.As(err, &se) || se.Line != 0 || se.Origin != "-set store.kv.error_rate.write=2" || se.Path != "store.kv.error_rate.write" {
+		t.Errorf("error %#v: want no line, the override as origin and the path", err)
+	}
+}
+
+// TestExpand checks the grid: cartesian, in order, each point decoded.
+func TestExpand(t *testing.T) {
+	src := minimal + `
+sweep:
+  - path: store.kind
+    values: [kv, memory]
+  - path: traffic.bot.closed_loop.concurrency
+    values: [1, 4, 16]
+`
+	s, err := Parse("grid.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := s.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	hashes := map[string]bool{}
+	for i, p := range pts {
+		labels = append(labels, p.Label())
+		if p.Index != i || p.Scenario.Sweep != nil {
+			t.Errorf("point %d: index %d sweep %v", i, p.Index, p.Scenario.Sweep)
+		}
+		if p.Scenario.Store.Kind != p.Params[0].Value {
+			t.Errorf("point %s: store.kind %s", p.Label(), p.Scenario.Store.Kind)
+		}
+		if got := p.Scenario.Traffic[0].ClosedLoop.Concurrency; p.Params[1].Value != itoa(got) {
+			t.Errorf("point %s: concurrency %d", p.Label(), got)
+		}
+		hashes[p.Scenario.Hash()] = true
+	}
+	want := []string{
+		"store.kind=kv,traffic.bot.closed_loop.concurrency=1",
+		"store.kind=kv,traffic.bot.closed_loop.concurrency=4",
+		"store.kind=kv,traffic.bot.closed_loop.concurrency=16",
+		"store.kind=memory,traffic.bot.closed_loop.concurrency=1",
+		"store.kind=memory,traffic.bot.closed_loop.concurrency=4",
+		"store.kind=memory,traffic.bot.closed_loop.concurrency=16",
+	}
+	if !slices.Equal(labels, want) {
+		t.Errorf("labels\n got %v\nwant %v", labels, want)
+	}
+	if len(hashes) != len(pts) {
+		t.Errorf("%d distinct hashes for %d points", len(hashes), len(pts))
+	}
+	// No sweep: one point, the scenario itself.
+	one, err := Parse("x.yaml", []byte(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err = one.Expand()
+	if err != nil || len(pts) != 1 || pts[0].Scenario != one || pts[0].Label() != "base" {
+		t.Errorf("Expand without sweep: %v %v", pts, err)
+	}
+	// A bad value names its point.
+	_, err = Parse("x.yaml", []byte(minimal+"sweep:\n  - path: limiter.limit\n    values: [5, 0]\n"))
+	if err == nil || !strings.Contains(err.Error(), "sweep point limiter.limit=0: limiter.limit: 0 is out of range") {
+		t.Errorf("bad sweep value: %v", err)
+	}
+}
+
+// TestExpandGoBuilt expands a Scenario built in Go (no source YAML).
+func TestExpandGoBuilt(t *testing.T) {
+	s := &Scenario{
+		Name:    "go-built",
+		Limiter: Limiter{Limit: 5, Window: Duration(time.Minute)},
+		Traffic: []Population{{Name: "bot", ClosedLoop: &ClosedLoop{Concurrency: 1}}},
+		Sweep:   []Sweep{{Path: "limiter.limit", Values: []string{"3", "9"}}},
+	}
+	s.SetDefaults()
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	pts, err := s.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pts) != 2 || pts[0].Scenario.Limiter.Limit != 3 || pts[1].Scenario.Limiter.Limit != 9 {
+		t.Fatalf("points %+v", pts)
+	}
+	// The marshalled form keeps every value: a point equals s but for the
+	// swept field and the sweep itself.
+	base := *s
+	base.Sweep = nil
+	base.Limiter.Limit = 3
+	if got, want := string(pts[0].Scenario.Canonical()), string(base.Canonical()); got != want {
+		t.Errorf("round trip through YAML changed the scenario:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestHash checks that the hash ignores layout and comments but not values.
+func TestHash(t *testing.T) {
+	a, err := Parse("a.yaml", []byte(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Parse("a.yaml", []byte("limiter: {limit: 5, window: 24h, algorithm: fixed-window}\ntraffic: [{name: bot, closed_loop: {concurrency: 1, think: 0s}}] # a comment\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Hash() != b.Hash() {
+		t.Errorf("same scenario, different hashes: %s %s\n%s\n%s", a.Hash(), b.Hash(), a.Canonical(), b.Canonical())
+	}
+	c, err := a.With("limiter.limit=6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Hash() == a.Hash() || len(a.Hash()) != 12 {
+		t.Errorf("hash %q vs %q", a.Hash(), c.Hash())
+	}
+}
+
+// TestParseShapes covers documents that are not a scenario mapping.
+func TestParseShapes(t *testing.T) {
+	tests := []struct{ data, want string }{
+		{"", "x.yaml: the file is empty"},
+		{"---\n", "x.yaml: the file is empty"},
+		{"limiter: {limit: 5, window: 1d}\n", "traffic: is empty"},
+		{"- a\n- b\n", "a scenario is a mapping of fields"},
+		{"just text\n", "a scenario is a mapping of fields"},
+		{minimal + "---\n" + minimal, "one YAML document"},
+		{"limiter: {limit: 5, window: 1d}\nlimiter: {limit: 6}\n", "x.yaml:2:1"},
+		{"limiter: {limit: 5, window: 1d}\ntraffic: [{name: a, clients: 2}]\n", "gives 0 of closed_loop"},
+		{"limiter: {limit: 5, window: 1d}\ntraffic: [{name: a, closed_loop: {}, start: 3d}]\n", "traffic.a.start: 3d is not before the end of the trial"},
+		{"limiter: {limit: 5, window: 1d}\ntraffic: [{name: a, closed_loop: {}, identity: {token: rotating}}]\n", "rotate_every: 0 is out of range"},
+		{"limiter: {limit: 5, window: 1d}\ntraffic: [{name: a, closed_loop: {}, identity: {ip: nat}}]\n", "nat_pool: 0 is out of range"},
+		{"limiter: {limit: 5, window: 1d}\ntraffic: [{name: a, open_loop: {rate: 0/s}}]\n", "open_loop.rate: must be above 0"},
+		{"limiter: {limit: 5, window: 1d}\ntraffic: [{name: a, arrive: {mode: weighted, weights: [{location: x, weight: 1}]}, closed_loop: {}}]\n", `location "x" is not in locations`},
+		{"limiter: {limit: 5, window: 1d}\nstore: {kind: redis}\ntraffic: [{name: a, closed_loop: {}}]\n", `store.kind: "redis" is unknown`},
+		{"limiter: {limit: 5, window: 1d}\ntrials: 100001\ntraffic: [{name: a, closed_loop: {}}]\n", "trials: 100001 is out of range"},
+		{"limiter: {limit: 5, window: 1d}\nlocations: [{name: a}, {name: a}]\ntraffic: [{name: a, closed_loop: {}}]\n", `"a" is used twice`},
+		{"limiter: {limit: 5, window: 1d}\nsweep: [{path: limiter.limit, values: [1]}, {path: limiter.limit, values: [2]}]\ntraffic: [{name: a, closed_loop: {}}]\n", "swept twice"},
+		{"limiter: {limit: 5, window: 1d}\nsweep: [{path: limiter.limit, value: [1]}]\ntraffic: [{name: a, closed_loop: {}}]\n", `unknown field "value" in sweep.0; did you mean "values"?`},
+	}
+	for _, tc := range tests {
+		_, err := Parse("x.yaml", []byte(tc.data))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", tc.data, err, tc.want)
+		}
+	}
+}
