@@ -71,7 +71,7 @@ func (l Latency) MeanDuration() time.Duration {
 		return l.Mean.D()
 	case DistLognormal:
 		_, sigma := l.LognormalParams()
-		return time.Duration(float64(l.Median) * math.Exp(sigma*sigma/2))
+		return time.Duration(math.Round(float64(l.Median) * math.Exp(sigma*sigma/2)))
 	case DistEmpirical:
 		if len(l.Points) == 0 {
 			return 0
@@ -85,7 +85,7 @@ func (l Latency) MeanDuration() time.Duration {
 			sum += (b.P - a.P) * (float64(a.Value) + float64(b.Value)) / 2
 		}
 		sum += (1 - last.P) * float64(last.Value)
-		return time.Duration(sum)
+		return time.Duration(math.Round(sum))
 	}
 	return 0
 }
@@ -102,12 +102,12 @@ func (l Latency) Quantile(p float64) time.Duration {
 	case DistConstant:
 		return l.Value.D()
 	case DistUniform:
-		return l.Min.D() + time.Duration(p*float64(l.Max-l.Min))
+		return l.Min.D() + time.Duration(math.Round(p*float64(l.Max-l.Min)))
 	case DistExponential:
 		if p >= 1 {
 			return time.Duration(math.MaxInt64)
 		}
-		return time.Duration(-float64(l.Mean) * math.Log(1-p))
+		return time.Duration(math.Round(-float64(l.Mean) * math.Log(1-p)))
 	case DistLognormal:
 		if p <= 0 {
 			return 0
@@ -121,7 +121,7 @@ func (l Latency) Quantile(p float64) time.Duration {
 		if v >= math.MaxInt64 {
 			return time.Duration(math.MaxInt64)
 		}
-		return time.Duration(v)
+		return time.Duration(math.Round(v))
 	case DistEmpirical:
 		pts := l.Points
 		if len(pts) == 0 {
@@ -134,7 +134,7 @@ func (l Latency) Quantile(p float64) time.Duration {
 			if p <= pts[i].P {
 				a, b := pts[i-1], pts[i]
 				f := (p - a.P) / (b.P - a.P)
-				return a.Value.D() + time.Duration(f*float64(b.Value-a.Value))
+				return a.Value.D() + time.Duration(math.Round(f*float64(b.Value-a.Value)))
 			}
 		}
 		return pts[len(pts)-1].Value.D()

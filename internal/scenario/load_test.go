@@ -158,7 +158,7 @@ func TestDefaultScenario(t *testing.T) {
 	}
 	// The trial must cross a window boundary.
 	end := s.Start.Add(s.Duration.D())
-	if s.Start.Truncate(24*time.Hour).Equal(end.Truncate(24 * time.Hour)) {
+	if s.Start.Truncate(24 * time.Hour).Equal(end.Truncate(24 * time.Hour)) {
 		t.Errorf("trial %v + %v does not cross a daily boundary", s.Start, s.Duration)
 	}
 }

@@ -30,10 +30,10 @@ func splitPath(p string) []string {
 // leafTypes are types that are set as one value even though Go sees a
 // struct: they have no sub-paths.
 var leafTypes = map[reflect.Type]bool{
-	reflect.TypeOf(Duration(0)):  true,
-	reflect.TypeOf(Rate(0)):      true,
-	reflect.TypeOf(time.Time{}):  true,
-	reflect.TypeOf([]string{}):   true,
+	reflect.TypeOf(Duration(0)): true,
+	reflect.TypeOf(Rate(0)):     true,
+	reflect.TypeOf(time.Time{}): true,
+	reflect.TypeOf([]string{}):  true,
 }
 
 // yamlName returns a struct field's YAML name, or "" when it has none.
