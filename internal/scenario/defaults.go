@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/limiter"
@@ -159,7 +160,12 @@ func DefaultLive() Live {
 // DefaultDuration is the simulated time a trial covers when the scenario
 // gives none: two limiter windows, so that every trial crosses at least one
 // window boundary whatever its start.
-func DefaultDuration(window time.Duration) time.Duration { return 2 * window }
+func DefaultDuration(window time.Duration) time.Duration {
+	if window > math.MaxInt64/2 {
+		return window
+	}
+	return 2 * window
+}
 
 // SetDefaults fills every unset field of s with its default. A field the
 // file writes explicitly as 0 is kept (and rejected by Validate where 0 is
@@ -173,6 +179,7 @@ func (s *Scenario) SetDefaults() {
 	if s.Start.IsZero() {
 		s.Start = DefaultStart
 	}
+	s.Start = s.Start.UTC() // one instant, one canonical form
 	l := &s.Limiter
 	if l.Name == "" {
 		l.Name = DefaultLimiterName

@@ -11,6 +11,8 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+
+	"github.com/overshoot-dev/overshoot/scenarios"
 )
 
 // Error is a problem with a scenario: where it is (file, line, column, when
@@ -198,6 +200,13 @@ func decode(file string, data []byte, sets []override) (*Scenario, ast.Node, err
 		}
 	}
 	s := &Scenario{}
+	if err := d.checkScalars(body); err != nil {
+		var ye yaml.Error
+		if errors.As(err, &ye) {
+			return nil, nil, d.yamlError(body, err, "")
+		}
+		return nil, nil, err
+	}
 	if body != nil {
 		if err := yaml.NodeToValue(body, s, yaml.DisallowUnknownField()); err != nil {
 			return nil, nil, d.yamlError(body, err, "")
@@ -283,4 +292,15 @@ func unwrap(n ast.Node) ast.Node {
 			return n
 		}
 	}
+}
+
+// Default returns the embedded scenarios/default.yaml (the seed's endpoint
+// and one bot loop) with the given -set overrides: what commands run when
+// given no scenario file. Errors name the file as scenarios/default.yaml.
+func Default(sets ...string) (*Scenario, error) {
+	data, err := scenarios.FS.ReadFile(scenarios.DefaultFile)
+	if err != nil {
+		return nil, &Error{File: "scenarios/" + scenarios.DefaultFile, Msg: "the embedded default scenario is missing: " + err.Error()}
+	}
+	return parse("scenarios/"+scenarios.DefaultFile, data, nil, sets)
 }

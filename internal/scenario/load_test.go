@@ -163,6 +163,36 @@ func TestDefaultScenario(t *testing.T) {
 	}
 }
 
+// TestEmbeddedDefault checks that Default is scenarios/default.yaml.
+func TestEmbeddedDefault(t *testing.T) {
+	a, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Load("../../scenarios/default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Hash() != b.Hash() || a.Source() != "scenarios/default.yaml" {
+		t.Errorf("embedded default %s (%s) differs from the file %s", a.Hash(), a.Source(), b.Hash())
+	}
+	c, err := Default("trials=5")
+	if err != nil || c.Trials != 5 {
+		t.Errorf("Default(trials=5): %v %v", c, err)
+	}
+}
+
+// TestStartUTC checks that a start with an offset is the same instant in UTC.
+func TestStartUTC(t *testing.T) {
+	s, err := Parse("x.yaml", []byte(minimal+"start: 2026-01-01T10:00:00+02:00\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC); !s.Start.Equal(want) || s.Start.Location() != time.UTC {
+		t.Errorf("start %v, want %v", s.Start, want)
+	}
+}
+
 // TestDefaults checks that a minimal file gets every sourced default.
 func TestDefaults(t *testing.T) {
 	s, err := Parse("min.yaml", []byte(minimal))
@@ -444,6 +474,10 @@ func TestParseShapes(t *testing.T) {
 		{"limiter: {limit: 5, window: 1d}\ntrials: 100001\ntraffic: [{name: a, closed_loop: {}}]\n", "trials: 100001 is out of range"},
 		{"limiter: {limit: 5, window: 1d}\nlocations: [{name: a}, {name: a}]\ntraffic: [{name: a, closed_loop: {}}]\n", `"a" is used twice`},
 		{"limiter: {limit: 5, window: 1d}\nsweep: [{path: limiter.limit, values: [1]}, {path: limiter.limit, values: [2]}]\ntraffic: [{name: a, closed_loop: {}}]\n", "swept twice"},
+		{"limiter: {limit: 5.5, window: 1d}\ntraffic: [{name: a, closed_loop: {}}]\n", "x.yaml:1:18: limiter.limit: 5.5 is not a whole number"},
+		{"limiter: {limit: 5, window: 1d}\nseed: -1\ntraffic: [{name: a, closed_loop: {}}]\n", "x.yaml:2:7: seed: -1 is negative"},
+		{"limiter: {limit: 5, window: 1d}\nstart: yesterday\ntraffic: [{name: a, closed_loop: {}}]\n", `x.yaml:2:8: start: "yesterday" is not a time`},
+		{"limiter: {limit: 5, window: 1d}\nlocations: {a: 1}\ntraffic: [{name: a, closed_loop: {}}]\n", "locations: mapping was used where sequence is expected"},
 		{"limiter: {limit: 5, window: 1d}\nsweep: [{path: limiter.limit, value: [1]}]\ntraffic: [{name: a, closed_loop: {}}]\n", `unknown field "value" in sweep.0; did you mean "values"?`},
 	}
 	for _, tc := range tests {

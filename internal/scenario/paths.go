@@ -484,6 +484,9 @@ func tidyTypeError(err error, msg string) string {
 	}
 	var ov *yaml.OverflowError
 	if errors.As(err, &ov) {
+		if strings.HasPrefix(ov.SrcNum, "-") {
+			return fmt.Sprintf("%s is negative: must be 0 or more", ov.SrcNum)
+		}
 		return fmt.Sprintf("%s is too large", ov.SrcNum)
 	}
 	return msg
