@@ -40,6 +40,30 @@ type cacheEntry struct {
 	found   bool
 }
 
+// kvKey is everything the model holds about one key: its central state, its
+// cached copies, one per location and cache domain, and the per-location
+// write-limit state. Keeping them together makes a read one map lookup.
+type kvKey struct {
+	entry
+	// cache is indexed by location x domains + domain; an entry with
+	// expires 0 holds nothing.
+	cache []cacheEntry
+	// locSubmit is, per location, the last accepted submission + 1 (0:
+	// none), for the per-location write limit; nil until used.
+	locSubmit []int64
+	// limited is the key's 429 error, built once: a fail-open flood meets
+	// it on every request, and errors are never changed once made.
+	limited *kv.Error
+}
+
+// rateLimited returns k's 429 error.
+func (k *kvKey) rateLimited(key string) error {
+	if k.limited == nil {
+		k.limited = kv.NewWriteRateLimited(key)
+	}
+	return k.limited
+}
+
 // outage is a compiled scenario.Outage: [start, end) in virtual ns, a
 // location index or -1 for all, and which operations fail.
 type outage struct {
@@ -88,9 +112,8 @@ type KV struct {
 	rng *rand.Rand
 	ctr *measure.KVCounters
 
-	central map[string]*entry
-	caches  [][]map[string]cacheEntry // [location][domain]
-	locLast []map[string]int64        // per-location write limit: last accepted submission
+	keys    map[string]*kvKey
+	nLocs   int
 	version uint64
 
 	dayEnd        int64 // virtual time the current UTC day ends
@@ -111,7 +134,7 @@ func NewKV(c KVConfig) (*KV, error) {
 	s := &KV{cacheTTL: int64(p.CacheTTL), ryw: p.ReadYourWritesP, purge: p.Purge.Enabled,
 		domains: max(p.CacheDomains, 1), writeQuota: p.DailyWriteQuota, readQuota: p.DailyReadQuota,
 		errRead: p.ErrorRate.Read, errWrite: p.ErrorRate.Write, rng: c.Rand, ctr: c.Counters,
-		central: map[string]*entry{}}
+		keys: map[string]*kvKey{}, nLocs: len(c.Locations)}
 	if s.cacheTTL <= 0 {
 		return nil, fmt.Errorf("store.kv.cache_ttl %v must be above 0 (Workers KV's default is 60s)", p.CacheTTL)
 	}
@@ -145,15 +168,6 @@ func NewKV(c KVConfig) (*KV, error) {
 		}
 	} else if wl.PerSecond < 0 {
 		return nil, fmt.Errorf("store.kv.write_limit.per_second %v is negative: use 1 (as published) or 0 for none", wl.PerSecond)
-	}
-	s.caches = make([][]map[string]cacheEntry, len(c.Locations))
-	s.locLast = make([]map[string]int64, len(c.Locations))
-	for i := range s.caches {
-		s.caches[i] = make([]map[string]cacheEntry, s.domains)
-		for d := range s.caches[i] {
-			s.caches[i][d] = map[string]cacheEntry{}
-		}
-		s.locLast[i] = map[string]int64{}
 	}
 	for i, o := range p.Outages {
 		co := outage{start: int64(o.Start), end: int64(o.Start) + int64(o.Duration), loc: -1}
@@ -264,29 +278,33 @@ func (s *KV) Read(now time.Duration, loc int, key string) ReadResult {
 	if s.domains > 1 {
 		dom = s.rng.IntN(s.domains)
 	}
-	cache := s.caches[loc][dom]
-	c := s.central[key]
-	var r ReadResult
-	if e, ok := cache[key]; ok && t < e.expires {
-		r = ReadResult{Value: e.value, Found: e.found, Version: e.version, Latency: s.hot.Sample(s.rng)}
+	k := s.keys[key]
+	if k == nil {
+		k = &kvKey{}
+		s.keys[key] = k
+	}
+	if k.cache == nil {
+		k.cache = make([]cacheEntry, s.nLocs*s.domains)
+	}
+	e := &k.cache[loc*s.domains+dom]
+	var lat time.Duration
+	if t < e.expires {
+		lat = s.hot.Sample(s.rng)
 	} else {
-		e := cacheEntry{expires: t + s.cacheTTL}
-		if c != nil && c.live(t) != 0 {
-			e.value, e.found, e.version = c.value, true, c.version
-			e.expires = min(e.expires, c.expires)
+		*e = cacheEntry{expires: t + s.cacheTTL}
+		if k.live(t) != 0 {
+			e.value, e.found, e.version = k.value, true, k.version
+			e.expires = min(e.expires, k.expires)
 		}
-		cache[key] = e
-		r = ReadResult{Value: e.value, Found: e.found, Version: e.version, Latency: s.cold.Sample(s.rng)}
+		lat = s.cold.Sample(s.rng)
 	}
 	if s.ctr != nil {
 		s.ctr.Read(nil)
-		if c != nil {
-			if v := c.live(t); v != 0 {
-				s.ctr.Visibility(time.Duration(t-c.committed), r.Version == v)
-			}
+		if v := k.live(t); v != 0 {
+			s.ctr.Visibility(time.Duration(t-k.committed), e.version == v)
 		}
 	}
-	return r
+	return ReadResult{Value: e.value, Found: e.found, Version: e.version, Latency: lat}
 }
 
 // Write implements Store.
@@ -306,14 +324,14 @@ func (s *KV) Write(now time.Duration, loc int, key, value string, ttl time.Durat
 	case s.writeQuota > 0 && s.writes >= s.writeQuota:
 		err = kv.NewDailyQuota("put", key)
 	}
-	c := s.central[key]
-	if err == nil && s.writeEvery > 0 {
+	k := s.keys[key]
+	if err == nil && s.writeEvery > 0 && k != nil {
 		if s.globalScope {
-			if c != nil && c.submitted && t-c.lastSubmit < s.writeEvery {
-				err = kv.NewWriteRateLimited(key)
+			if k.submitted && t-k.lastSubmit < s.writeEvery {
+				err = k.rateLimited(key)
 			}
-		} else if last, ok := s.locLast[loc][key]; ok && t-last < s.writeEvery {
-			err = kv.NewWriteRateLimited(key)
+		} else if k.locSubmit != nil && k.locSubmit[loc] != 0 && t-(k.locSubmit[loc]-1) < s.writeEvery {
+			err = k.rateLimited(key)
 		}
 	}
 	lat := s.write.Sample(s.rng)
@@ -322,16 +340,19 @@ func (s *KV) Write(now time.Duration, loc int, key, value string, ttl time.Durat
 		return PendingWrite{}, lat, err
 	}
 	s.writes++
-	if c == nil {
-		c = &entry{}
-		s.central[key] = c
+	if k == nil {
+		k = &kvKey{}
+		s.keys[key] = k
 	}
-	c.pending++
+	k.pending++
 	if s.writeEvery > 0 {
 		if s.globalScope {
-			c.lastSubmit, c.submitted = t, true
+			k.lastSubmit, k.submitted = t, true
 		} else {
-			s.locLast[loc][key] = t
+			if k.locSubmit == nil {
+				k.locSubmit = make([]int64, s.nLocs)
+			}
+			k.locSubmit[loc] = t + 1
 		}
 	}
 	dom := 0
@@ -347,83 +368,76 @@ func (s *KV) Write(now time.Duration, loc int, key, value string, ttl time.Durat
 func (s *KV) Commit(now time.Duration, w PendingWrite) {
 	t := int64(now)
 	s.tick(t)
-	c := s.central[w.Key]
-	if c == nil { // only if a driver commits a write it never submitted
-		c = &entry{pending: 1}
-		s.central[w.Key] = c
+	k := s.keys[w.Key]
+	if k == nil { // only if a driver commits a write it never submitted
+		k = &kvKey{entry: entry{pending: 1}}
+		s.keys[w.Key] = k
 	}
-	c.pending--
-	if v := c.live(t); v != 0 && v != w.ReadVersion && w.ReadVersion != UnknownVersion && s.ctr != nil {
+	k.pending--
+	if v := k.live(t); v != 0 && v != w.ReadVersion && w.ReadVersion != UnknownVersion && s.ctr != nil {
 		s.ctr.LostUpdate()
 	}
 	s.version++
-	c.value, c.version, c.committed, c.expires = w.Value, s.version, t, t+int64(w.TTL)
+	k.value, k.version, k.committed, k.expires = w.Value, s.version, t, t+int64(w.TTL)
 	seen := s.ryw == 0 || s.rng.Float64() >= s.ryw
 	if seen {
-		s.caches[w.Loc][w.Domain][w.Key] = cacheEntry{value: w.Value, version: c.version, found: true,
-			expires: min(t+s.cacheTTL, c.expires)}
+		if k.cache == nil {
+			k.cache = make([]cacheEntry, s.nLocs*s.domains)
+		}
+		k.cache[w.Loc*s.domains+w.Domain] = cacheEntry{value: w.Value, version: k.version, found: true,
+			expires: min(t+s.cacheTTL, k.expires)}
 	}
-	if !s.purge {
+	if !s.purge || k.cache == nil {
 		return
 	}
-	for l, domains := range s.caches {
+	for l := 0; l < s.nLocs; l++ {
 		lag := int64(-1)
-		for d, cache := range domains {
+		for d := 0; d < s.domains; d++ {
 			if seen && l == w.Loc && d == w.Domain {
 				continue
 			}
-			e, ok := cache[w.Key]
-			if !ok || e.expires <= t || e.version == c.version {
+			e := &k.cache[l*s.domains+d]
+			if e.expires <= t {
 				continue
 			}
 			if lag < 0 {
 				lag = int64(s.lag.Sample(s.rng))
 			}
-			if t+lag < e.expires {
-				e.expires = t + lag
-				cache[w.Key] = e
-			}
+			e.expires = min(e.expires, t+lag)
 		}
 	}
 }
 
-// sweep drops expired cache entries, expired keys with no write in flight,
-// and write-limit state older than the limit's interval.
+// sweep drops every key that holds nothing any more: no live value, no
+// write in flight, no live cached copy, no write-limit state in force.
 func (s *KV) sweep(t int64) {
 	s.nextSweep = t + sweepEvery
-	for _, domains := range s.caches {
-		for _, cache := range domains {
-			for k, e := range cache {
-				if e.expires <= t {
-					delete(cache, k)
-				}
+	for key, k := range s.keys {
+		if k.pending != 0 || k.live(t) != 0 || (k.submitted && t-k.lastSubmit < s.writeEvery) {
+			continue
+		}
+		keep := false
+		for i := range k.cache {
+			if k.cache[i].expires > t {
+				keep = true
+				break
 			}
 		}
-	}
-	for k, c := range s.central {
-		if c.pending == 0 && c.live(t) == 0 && (!c.submitted || t-c.lastSubmit >= s.writeEvery) {
-			delete(s.central, k)
-		}
-	}
-	for _, m := range s.locLast {
-		for k, last := range m {
-			if t-last >= s.writeEvery {
-				delete(m, k)
+		for _, last := range k.locSubmit {
+			if last != 0 && t-(last-1) < s.writeEvery {
+				keep = true
+				break
 			}
+		}
+		if !keep {
+			delete(s.keys, key)
 		}
 	}
 }
 
-// Len returns how many keys the central store and all caches hold, live or
-// not yet swept, for tests of memory growth.
-func (s *KV) Len() (central, cached int) {
-	for _, domains := range s.caches {
-		for _, cache := range domains {
-			cached += len(cache)
-		}
-	}
-	return len(s.central), cached
-}
+// Len returns how many keys the store holds state for (live, cached
+// somewhere, or not yet swept), for tests of memory growth.
+func (s *KV) Len() int { return len(s.keys) }
 
 // LocationIndex returns the index of the named location, or -1.
 func LocationIndex(locations []scenario.Location, name string) int {

@@ -11,7 +11,6 @@ import (
 // comments, from the rules in the package doc; the code was not run to get
 // them.
 
-
 // TestOracleSequentialMemory: memory store, 1 ms per operation, limit 5 per
 // 10 s window, one client in a closed loop with no think time, 60 s.
 //

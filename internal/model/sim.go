@@ -102,16 +102,16 @@ func (c *compiled) newStore(rng *rand.Rand, ctr *measure.KVCounters) (Store, Own
 
 // request is one request in flight.
 type request struct {
-	client   int32
-	loc      int32
-	owner    int32
-	nread    int32
-	plan     limiter.Plan
-	got      [2]limiter.Read
-	version  uint64 // version read for the key written (key 0)
-	res      ReadResult
-	w        PendingWrite
-	out      int64 // owned stores: the way back
+	client  int32
+	loc     int32
+	owner   int32
+	nread   int32
+	plan    limiter.Plan
+	got     [2]limiter.Read
+	version uint64 // version read for the key written (key 0)
+	res     ReadResult
+	w       PendingWrite
+	out     int64 // owned stores: the way back
 }
 
 // trial is the state of one trial.
@@ -144,7 +144,7 @@ type TrialStats struct {
 // stuckLimit is how many events may run at one virtual instant before the
 // trial is declared stuck (a closed loop with no latency and no think time
 // never lets time advance).
-const stuckLimit = 1 << 26
+var stuckLimit = 1 << 26
 
 // runTrial runs trial i of a run with seed and returns its results.
 func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Trial, TrialStats, error) {
@@ -264,13 +264,7 @@ func (t *trial) step(e event) {
 func (t *trial) send(ci int32) {
 	c := &t.clients[ci]
 	p := &t.c.pops[c.pop]
-	if p.token == tokenRotating {
-		if rot := c.sent / p.rotateEvery; rot != c.rot {
-			c.rot = rot
-			c.caller = clientToken(p, int(c.pop), int(ci)-p.first, rot) + ":" + c.ip
-		}
-	}
-	c.sent++
+	c.nextCaller(p, ci)
 	t.requests++
 	ri := t.alloc()
 	r := &t.reqs[ri]

@@ -293,6 +293,18 @@ func quad(a, b, n int) string {
 	return strconv.Itoa(a) + "." + strconv.Itoa(b+(n>>16)) + "." + strconv.Itoa((n>>8)&255) + "." + strconv.Itoa(n&255)
 }
 
+// nextCaller counts a request from client ci of population p and sets its
+// caller: a rotating token changes every rotateEvery requests.
+func (c *client) nextCaller(p *population, ci int32) {
+	if p.token == tokenRotating {
+		if rot := c.sent / p.rotateEvery; rot != c.rot {
+			c.rot = rot
+			c.caller = clientToken(p, int(c.pop), int(ci)-p.first, rot) + ":" + c.ip
+		}
+	}
+	c.sent++
+}
+
 // newClients builds every client of the populations, callers precomputed.
 func newClients(pops []population, total int) []client {
 	cs := make([]client, 0, total)
@@ -309,6 +321,9 @@ func newClients(pops []population, total int) []client {
 // inverse returns s for Λ(s) = y, where Λ(s) is the open loop's expected
 // number of arrivals in the first s seconds after the population starts.
 func (p *population) inverse(y float64) float64 {
+	if y <= 0 {
+		return 0
+	}
 	if p.slope == 0 {
 		return y / p.rate
 	}

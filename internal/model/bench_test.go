@@ -1,0 +1,78 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+// defaultLike is the seed's endpoint on the published KV model: 5 per day
+// per token+IP, fixed window, fail-open, every KV parameter at the scenario
+// package's defaults, one bot loop with no think time, for length.
+func defaultLike(length time.Duration) *scenario.Scenario {
+	sc := kvScenario(5, 24*time.Hour, scenario.DefaultKV(), []string{"loc0"}, length, closedLoop(bot("bot"), 1, ms(0)))
+	sc.Start = time.Date(2026, 1, 1, 23, 59, 0, 0, time.UTC)
+	return sc
+}
+
+// botnetLike is 200 clients, 4 loops each, spread over 5 locations, with a
+// think time: a larger queue and many keys.
+func botnetLike(length time.Duration) *scenario.Scenario {
+	p := closedLoop(bot("botnet"), 4, scenario.Latency{Dist: scenario.DistExponential, Mean: dur(100 * time.Millisecond)})
+	p.Clients, p.Arrive.Mode = 200, "spread"
+	return kvScenario(100, time.Minute, scenario.DefaultKV(), []string{"a", "b", "c", "d", "e"}, length, p)
+}
+
+// benchTrials runs one trial per iteration on one goroutine and reports
+// simulated requests per second of wall time.
+func benchTrials(b *testing.B, sc *scenario.Scenario) {
+	c, err := compile(sc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var reqs int64
+	for i := 0; b.Loop(); i++ {
+		_, st, err := c.runTrial(context.Background(), 1, i)
+		if err != nil {
+			b.Fatal(err)
+		}
+		reqs += st.Requests
+	}
+	b.ReportMetric(float64(reqs)/b.Elapsed().Seconds(), "req/s")
+	b.ReportMetric(float64(reqs)/float64(b.N), "req/trial")
+}
+
+// BenchmarkDefaultKV is the speed figure: simulated requests per second on
+// one core, on the default scenario's shape (two simulated minutes across
+// the daily window boundary, ~40 k requests a trial).
+func BenchmarkDefaultKV(b *testing.B) { benchTrials(b, defaultLike(2*time.Minute)) }
+
+// BenchmarkBotnetKV is a heavier mix: 800 requests in flight, 5 locations,
+// thousands of keys.
+func BenchmarkBotnetKV(b *testing.B) { benchTrials(b, botnetLike(time.Minute)) }
+
+// BenchmarkTrialsAcrossCores runs 8 trials of the default shape with 1 and
+// with GOMAXPROCS workers: compare the req/s of the two to see how trials
+// scale across cores.
+func BenchmarkTrialsAcrossCores(b *testing.B) {
+	sc := defaultLike(2 * time.Minute)
+	sc.Trials = 8
+	for _, w := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			var reqs int64
+			for b.Loop() {
+				s, err := Run(sc, Options{Seed: 1, Workers: w})
+				if err != nil {
+					b.Fatal(err)
+				}
+				reqs += s.Totals.Requests
+			}
+			b.ReportMetric(float64(reqs)/b.Elapsed().Seconds(), "req/s")
+		})
+	}
+}

@@ -1,0 +1,108 @@
+package model
+
+import (
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+// TestDistQuantiles draws many latencies from a fixed seed and compares
+// their empirical quantiles with the distribution's definition
+// (scenario.Latency.Quantile, derived from its parameters, not from draws).
+func TestDistQuantiles(t *testing.T) {
+	msd := func(n float64) scenario.Duration { return scenario.Duration(n * float64(time.Millisecond)) }
+	cases := []struct {
+		name string
+		l    scenario.Latency
+	}{
+		{"constant", scenario.Constant(7 * time.Millisecond)},
+		{"uniform", scenario.Latency{Dist: scenario.DistUniform, Min: msd(10), Max: msd(30)}},
+		{"exponential", scenario.Latency{Dist: scenario.DistExponential, Mean: msd(20)}},
+		{"lognormal", scenario.Lognormal(2*time.Millisecond, 12*time.Millisecond)},
+		{"lognormal-degenerate", scenario.Lognormal(5*time.Millisecond, 5*time.Millisecond)},
+		{"empirical", scenario.Latency{Dist: scenario.DistEmpirical, Points: []scenario.Quantile{
+			{P: 0.01, Value: msd(5)}, {P: 0.5, Value: msd(20)}, {P: 0.95, Value: msd(50)}, {P: 0.99, Value: msd(250)}, {P: 1, Value: msd(1000)}}}},
+		{"empirical-one-point", scenario.Latency{Dist: scenario.DistEmpirical, Points: []scenario.Quantile{{P: 1, Value: msd(3)}}}},
+	}
+	const n = 200000
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := NewDist(c.l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := TrialRand(42, 0)
+			draws := make([]float64, n)
+			for i := range draws {
+				draws[i] = float64(d.Sample(r))
+			}
+			slices.Sort(draws)
+			for _, p := range []float64{0.05, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99} {
+				got := draws[int(p*n)]
+				want := float64(c.l.Quantile(p))
+				// Sampling error of a quantile over 200k draws is well
+				// under 3% here; allow 3% of the value plus 10 µs.
+				if math.Abs(got-want) > 0.03*want+1e4 {
+					t.Errorf("p%g = %v, want %v", p*100, time.Duration(got), time.Duration(want))
+				}
+			}
+		})
+	}
+}
+
+// TestDistLognormalSigma checks the lognormal's parameters by hand: median
+// 2 ms, p99 12 ms gives sigma = ln(6)/2.326 = 0.7702, so the p90 is
+// 2 ms x e^(1.2816 x 0.7702) = 5.37 ms.
+func TestDistLognormalSigma(t *testing.T) {
+	d, err := NewDist(scenario.Lognormal(2*time.Millisecond, 12*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(d.b-0.7702) > 0.0005 {
+		t.Errorf("sigma = %v, want 0.7702", d.b)
+	}
+	if q := scenario.Lognormal(2*time.Millisecond, 12*time.Millisecond).Quantile(0.9); math.Abs(float64(q)/1e6-5.37) > 0.01 {
+		t.Errorf("p90 = %v, want 5.37ms", q)
+	}
+}
+
+func TestDistZeroAndScaled(t *testing.T) {
+	d, err := NewDist(scenario.Latency{})
+	if err != nil || !d.IsZero() || d.Sample(TrialRand(1, 0)) != 0 {
+		t.Errorf("unset latency: %v %v, want the constant 0", d, err)
+	}
+	u, _ := NewDist(scenario.Latency{Dist: scenario.DistUniform, Min: scenario.Duration(10 * time.Millisecond), Max: scenario.Duration(20 * time.Millisecond)})
+	s := u.Scaled(10)
+	r := TrialRand(1, 0)
+	for i := 0; i < 1000; i++ {
+		if v := s.Sample(r); v < time.Millisecond || v > 2*time.Millisecond {
+			t.Fatalf("uniform 10..20ms scaled by 10 drew %v", v)
+		}
+	}
+	if _, err := NewDist(scenario.Latency{Dist: "gamma"}); err == nil {
+		t.Error("unknown dist accepted")
+	}
+	if _, err := NewDist(scenario.Latency{Dist: scenario.DistLognormal, Median: 0, P99: 5}); err == nil {
+		t.Error("lognormal with median 0 accepted")
+	}
+}
+
+// TestTrialRand checks that trial sources are reproducible and distinct.
+func TestTrialRand(t *testing.T) {
+	if TrialRand(7, 3).Uint64() != TrialRand(7, 3).Uint64() {
+		t.Error("same seed and trial give different streams")
+	}
+	seen := map[uint64]bool{}
+	for seed := uint64(0); seed < 4; seed++ {
+		for i := 0; i < 100; i++ {
+			v := TrialRand(seed, i).Uint64()
+			if seen[v] {
+				t.Fatalf("seed %d trial %d repeats another stream's first draw", seed, i)
+			}
+			seen[v] = true
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package model
+
+import (
+	"testing"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+func objectScenario(kind string, limit int64, maxRPS float64, locs []string, length time.Duration, traffic ...scenario.Population) *scenario.Scenario {
+	sc := kvScenario(limit, time.Hour, scenario.KV{}, locs, length, traffic...)
+	sc.Store = scenario.Store{Kind: kind, Latency: ms(2),
+		DurableObject: scenario.DurableObject{Location: locs[0], Local: ms(2), RTT: ms(100), MaxRPS: maxRPS}}
+	return sc
+}
+
+// TestOracleObjects: limit 5 per hour, one client bursting 16 requests at
+// t = 0 (one identity).
+//
+//   - durable-object, no soft limit: the 16 reach the object at 1 ms (half
+//     the 2 ms local round trip) and run one after another, each reading
+//     what the previous wrote: counts 0..4 allowed, 5 to 15 denied: 5.
+//   - durable-object, max_rps 10: the first 10 are admitted (5 allowed, 5
+//     denied); the other 6 are refused as overloaded and fail-open allows
+//     them: 11 allowed, 6 fail-open.
+//   - per-location over A and B, arrivals alternating: 8 requests per
+//     location, each location's counter allows 5: 10 allowed.
+func TestOracleObjects(t *testing.T) {
+	b := burst(bot("bot"), 16, 0, 0)
+	alt := b
+	alt.Arrive.Mode = "alternate"
+	cases := []struct {
+		name              string
+		sc                *scenario.Scenario
+		allowed, failOpen int64
+	}{
+		{"durable-object", objectScenario(KindDurableObject, 5, 0, []string{"A"}, time.Minute, b), 5, 0},
+		{"durable-object overloaded", objectScenario(KindDurableObject, 5, 10, []string{"A"}, time.Minute, b), 11, 6},
+		{"per-location", objectScenario(KindPerLocation, 5, 0, []string{"A", "B"}, time.Minute, alt), 10, 0},
+	}
+	for _, c := range cases {
+		trials, err := RunTrials(c.sc, Options{Seed: 1})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		tr := trials[0]
+		if tr.Totals.Requests != 16 || tr.Totals.Allowed != c.allowed || tr.Totals.FailOpen != c.failOpen || tr.KV.LostUpdates != 0 {
+			t.Errorf("%s: %d requests, %d allowed, %d fail-open, %d lost updates; want 16, %d, %d, 0",
+				c.name, tr.Totals.Requests, tr.Totals.Allowed, tr.Totals.FailOpen, tr.KV.LostUpdates, c.allowed, c.failOpen)
+		}
+	}
+}
+
+// TestDurableObjectRoundTrip: a client at B, the object at A, rtt 100 ms, a
+// closed loop with no think time for 10 s: one request per 100 ms, decided
+// 50 ms after it is sent: arrivals at 0, 0.1, ..., 9.9 s, all decided by
+// 9.95 s: 100 requests.
+func TestDurableObjectRoundTrip(t *testing.T) {
+	p := closedLoop(bot("bot"), 1, ms(0))
+	p.Arrive = scenario.Arrive{Mode: "one", Location: "B"}
+	sc := objectScenario(KindDurableObject, 1000, 0, []string{"A", "B"}, 10*time.Second, p)
+	trials, err := RunTrials(sc, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := trials[0].Totals.Requests; n != 100 {
+		t.Errorf("requests = %d, want 100", n)
+	}
+}
