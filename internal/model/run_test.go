@@ -17,8 +17,8 @@ import (
 // errors, an outage, and four populations of every kind.
 func richScenario() *scenario.Scenario {
 	kvp := scenario.KV{CacheTTL: dur(60 * time.Second), HotRead: scenario.Lognormal(2*time.Millisecond, 12*time.Millisecond),
-		ColdRead: scenario.Latency{Dist: scenario.DistEmpirical, Points: []scenario.Quantile{{P: 0.5, Value: dur(20 * time.Millisecond)}, {P: 1, Value: dur(300 * time.Millisecond)}}},
-		Write:    scenario.Latency{Dist: scenario.DistExponential, Mean: dur(80 * time.Millisecond)},
+		ColdRead:        scenario.Latency{Dist: scenario.DistEmpirical, Points: []scenario.Quantile{{P: 0.5, Value: dur(20 * time.Millisecond)}, {P: 1, Value: dur(300 * time.Millisecond)}}},
+		Write:           scenario.Latency{Dist: scenario.DistExponential, Mean: dur(80 * time.Millisecond)},
 		ReadYourWritesP: 0.1, Purge: scenario.Purge{Enabled: true, Lag: scenario.Lognormal(2*time.Second, 20*time.Second)},
 		CacheDomains: 3, WriteLimit: scenario.WriteLimit{PerSecond: 1, Scope: "global"},
 		ErrorRate: scenario.ErrorRate{Read: 0.001, Write: 0.001},

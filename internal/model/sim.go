@@ -44,7 +44,12 @@ type compiled struct {
 	nClients int
 	locNames []string
 	mpops    []measure.Population
+	// probe, when set (tests only), is called every probeEvery events.
+	probe func(t *trial)
 }
+
+// probeEvery is how often (in events) compiled.probe is called.
+const probeEvery = 1 << 16
 
 // compile checks what the model needs of sc and prepares it.
 func compile(sc *scenario.Scenario) (*compiled, error) {
@@ -132,9 +137,9 @@ type trial struct {
 	maxReqs  int   // most requests ever in flight
 }
 
-// TrialStats describes the work of one trial, for benchmarks and tests of
+// trialStats describes the work of one trial, for benchmarks and tests of
 // memory growth.
-type TrialStats struct {
+type trialStats struct {
 	Requests    int64 // requests started
 	Events      int64 // events processed
 	MaxQueue    int   // most events scheduled at once
@@ -147,17 +152,17 @@ type TrialStats struct {
 var stuckLimit = 1 << 26
 
 // runTrial runs trial i of a run with seed and returns its results.
-func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Trial, TrialStats, error) {
+func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Trial, trialStats, error) {
 	t := &trial{c: c, rng: TrialRand(seed, i)}
 	t.rec = measure.NewRecorder(measure.Config{Limit: c.lim.Config().Limit, Window: c.lim.Config().Window,
 		Start: c.start, Populations: c.mpops})
 	var err error
 	if t.store, t.owned, err = c.newStore(t.rng, &t.rec.KV); err != nil {
-		return measure.Trial{}, TrialStats{}, err
+		return measure.Trial{}, trialStats{}, err
 	}
 	t.clients = newClients(c.pops, c.nClients)
 	t.schedule()
-	var st TrialStats
+	var st trialStats
 	last, same := int64(-1), 0
 	for t.q.len() > 0 {
 		e := t.q.pop()
@@ -172,8 +177,13 @@ func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Tr
 		} else {
 			last, same = e.at, 0
 		}
-		if st.Events&(1<<16-1) == 0 && ctx.Err() != nil {
-			return measure.Trial{}, st, ctx.Err()
+		if st.Events&(probeEvery-1) == 0 {
+			if ctx.Err() != nil {
+				return measure.Trial{}, st, ctx.Err()
+			}
+			if c.probe != nil {
+				c.probe(t)
+			}
 		}
 		t.now = e.at
 		t.step(e)
