@@ -205,6 +205,12 @@ func untilMidnight(start time.Time) int64 {
 	return day - r
 }
 
+// badLocation is the error for a location index out of range: a driver's
+// mistake, reported rather than crashing the store.
+func badLocation(op, key string, loc, n int) error {
+	return kv.NewUnavailable(op, key, fmt.Sprintf("location index %d is out of range: the store has %d locations", loc, n))
+}
+
 func indexOf(names []string, name string) int {
 	for i, n := range names {
 		if n == name {
@@ -255,6 +261,11 @@ func (s *KV) Read(now time.Duration, loc int, key string) ReadResult {
 	s.tick(t)
 	if len(key) > kv.MaxKeyBytes {
 		err := kv.NewKeyTooLong("get", key)
+		s.countRead(err)
+		return ReadResult{Err: err}
+	}
+	if loc < 0 || loc >= s.nLocs {
+		err := badLocation("get", key, loc, s.nLocs)
 		s.countRead(err)
 		return ReadResult{Err: err}
 	}
@@ -312,6 +323,11 @@ func (s *KV) Write(now time.Duration, loc int, key, value string, ttl time.Durat
 	t := int64(now)
 	s.tick(t)
 	if err := kv.CheckPut(key, ttl); err != nil {
+		s.countWrite(err)
+		return PendingWrite{}, 0, err
+	}
+	if loc < 0 || loc >= s.nLocs {
+		err := badLocation("put", key, loc, s.nLocs)
 		s.countWrite(err)
 		return PendingWrite{}, 0, err
 	}
@@ -380,6 +396,9 @@ func (s *KV) Commit(now time.Duration, w PendingWrite) {
 	s.version++
 	k.value, k.version, k.committed, k.expires = w.Value, s.version, t, t+int64(w.TTL)
 	seen := s.ryw == 0 || s.rng.Float64() >= s.ryw
+	if w.Loc < 0 || w.Loc >= s.nLocs || w.Domain < 0 || w.Domain >= s.domains {
+		seen = false // a write Write never made: no cache of its own
+	}
 	if seen {
 		if k.cache == nil {
 			k.cache = make([]cacheEntry, s.nLocs*s.domains)

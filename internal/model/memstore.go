@@ -191,6 +191,9 @@ func (o *Objects) Route(now time.Duration, loc int, key string) (owner int, in, 
 	if o.perLocation {
 		owner = loc
 	}
+	if o.perLocation && (loc < 0 || loc >= len(o.data)) {
+		owner = 0 // a driver's mistake; keep going rather than crash
+	}
 	var rt time.Duration
 	if o.perLocation || loc == o.home {
 		rt = o.local.Sample(o.rng)
@@ -204,7 +207,7 @@ func (o *Objects) Route(now time.Duration, loc int, key string) (owner int, in, 
 // objectIndex maps an owner to its map: per-location stores keep one per
 // location, durable objects all live in one.
 func (o *Objects) objectIndex(owner int) int {
-	if o.perLocation {
+	if o.perLocation && owner >= 0 && owner < len(o.data) {
 		return owner
 	}
 	return 0

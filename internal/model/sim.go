@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -65,6 +66,11 @@ func compile(sc *scenario.Scenario) (*compiled, error) {
 		return nil, err
 	}
 	c := &compiled{sc: sc, lim: lim, start: sc.Start, end: int64(sc.Duration)}
+	for i, p := range sc.Traffic {
+		if p.Start < 0 || p.Duration < 0 {
+			return nil, fmt.Errorf("traffic[%d] (%s): start and duration must be 0 or more", i, p.Name)
+		}
+	}
 	if len(sc.Locations) == 0 {
 		return nil, fmt.Errorf("the scenario has no locations: add at least one under locations")
 	}
@@ -229,6 +235,9 @@ func (t *trial) schedule() {
 }
 
 func (t *trial) push(at int64, kind uint8, idx int32) {
+	if at < t.now { // overflow past the end of time: never runs
+		at = math.MaxInt64
+	}
 	t.q.push(at, kind, idx)
 	if n := t.q.len(); n > t.maxQueue {
 		t.maxQueue = n
