@@ -1,0 +1,540 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+)
+
+// Figures builds every figure that applies to the summary, in report order:
+// the overshoot ratio's histogram and CDF, the per-trial max's CDF, the
+// comparison (with opts.Compare), sweeps, the worst keys' timeline, read
+// visibility, KV work and cost, the free plan, and live-run figures. A
+// figure that would be empty is left out; a run with no requests has none.
+func Figures(s *measure.Summary, opts Options) []Figure {
+	var out []Figure
+	add := func(fs ...*Figure) {
+		for _, f := range fs {
+			if f != nil && f.Plot != nil {
+				out = append(out, *f)
+			}
+		}
+	}
+	add(RatioHistogram(s), RatioCDF(s), TrialMaxCDF(s))
+	if opts.Compare != nil {
+		pred, meas, pl, ml := compareRoles(s, opts.Compare)
+		add(CompareCDF(pred, meas, pl, ml))
+	}
+	add(SweepFigures(s)...)
+	add(Timeline(s), Visibility(s), KVWork(s), FreePlan(s))
+	add(LiveFigures(s, opts.Extra)...)
+	return out
+}
+
+// ratioPoints turns the histogram into (ratio, key-windows) pairs, leaving
+// out bins that are not numbers; it returns how many it left out.
+func ratioPoints(s *measure.Summary) (xs, ys []float64, dropped int) {
+	lim := float64(s.Limiter.Limit)
+	if lim <= 0 {
+		return nil, nil, 0
+	}
+	for _, b := range s.Overshoot.Histogram {
+		x := float64(b.Allowed) / lim
+		if b.KeyWindows <= 0 || !finite(x) || b.Allowed < 0 {
+			dropped++
+			continue
+		}
+		xs = append(xs, x)
+		ys = append(ys, float64(b.KeyWindows))
+	}
+	return xs, ys, dropped
+}
+
+func droppedNote(n int, what string) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" %d %s were left out because they were not valid numbers.", n, what)
+}
+
+// RatioHistogram is how many key-windows let through each multiple of the
+// limit, with the limit marked; nil when there are no key-windows.
+func RatioHistogram(s *measure.Summary) *Figure {
+	xs, ys, dropped := ratioPoints(s)
+	if len(xs) == 0 || s.Totals.Requests <= 0 {
+		return nil
+	}
+	p := newPlot("How far past the limit did each key get in each window?",
+		"allowed / limit (ratio; 1 = the limit)", "key-windows (count)")
+	lim := float64(s.Limiter.Limit)
+	width := 0.8 / lim
+	lo, hi := slices.Min(xs), slices.Max(xs)
+	width = math.Max(width, (hi-lo+1)/300)
+	ymax, ymin := slices.Max(ys), slices.Min(ys)
+	floor := 0.0
+	logY := ymax/ymin >= 100
+	hs := ys
+	if logY {
+		floor = math.Log10(0.5)
+		hs = make([]float64, len(ys))
+		for i, y := range ys {
+			hs[i] = math.Log10(y)
+		}
+		ymax = math.Log10(ymax)
+		p.Y.Tick.Marker = log10Ticks{}
+		p.Y.Label.Text = "key-windows (count, log scale)"
+	}
+	b := &bars{xs: xs, ys: hs, width: width, floor: floor, color: colorAt(0)}
+	addLine(p, "key-windows", b)
+	addLine(p, "the limit (ratio 1)", vline(1, floor, ymax+0.05*(ymax-floor), limitColor, 4, 2))
+	p.Y.Min = floor
+	padTop(p, 0.2)
+	p.X.Min, p.X.Max = math.Min(lo-width, 1-width), hi+width
+	o := s.Overshoot
+	caption := fmt.Sprintf("Key-windows (one limiter key in one window, all %s trials pooled) by how many requests they allowed, as a multiple of the limit of %s. Bars right of the dashed line went over the limit: %s of %s key-windows (%s).",
+		count(int64(s.Trials)), count(s.Limiter.Limit), count(o.OverLimit), count(o.KeyWindows), pctf(o.OverLimitShare))
+	if logY {
+		caption += " The count axis is logarithmic, so that rare windows far past the limit stay visible."
+	}
+	caption += droppedNote(dropped, "histogram bins")
+	return &Figure{Name: "ratio-histogram", Title: p.Title.Text, Caption: caption, Plot: p}
+}
+
+// RatioCDF is the share of key-windows at or below each ratio, with the
+// limit and the p50, p99 and max marked; nil when there are no key-windows.
+func RatioCDF(s *measure.Summary) *Figure {
+	xs, ys, dropped := ratioPoints(s)
+	if len(xs) == 0 || s.Totals.Requests <= 0 {
+		return nil
+	}
+	p := newPlot("What share of key-windows stayed at or under each ratio?",
+		"allowed / limit (ratio; 1 = the limit)", "share of key-windows at or under (0 to 1)")
+	addLine(p, "key-windows (all trials)", stepLine(cdfFromBins(xs, ys), colorAt(0)))
+	addLine(p, "the limit (ratio 1)", vline(1, 0, 1, limitColor, 4, 2))
+	p.Y.Min, p.Y.Max = 0, 1.02
+	padRight(p, 0.04)
+	p.Legend.Left = false
+	p.Legend.Top = false
+	r := s.Overshoot.Ratio
+	caption := fmt.Sprintf("Cumulative share of the %s key-windows by ratio allowed/limit: p50 %s, p95 %s, p99 %s, max %s. The line's height at the dashed limit line is the share that stayed within the limit.",
+		count(s.Overshoot.KeyWindows), ratio(r.P50), ratio(r.P95), ratio(r.P99), ratio(r.Max))
+	caption += droppedNote(dropped, "histogram bins")
+	return &Figure{Name: "ratio-cdf", Title: p.Title.Text, Caption: caption, Plot: p}
+}
+
+// cdfFromBins is the step CDF of weighted values (xs ascending).
+func cdfFromBins(xs, ws []float64) plotter.XYs {
+	type pw struct{ x, w float64 }
+	v := make([]pw, len(xs))
+	var total float64
+	for i := range xs {
+		v[i] = pw{xs[i], ws[i]}
+		total += ws[i]
+	}
+	sort.Slice(v, func(i, j int) bool { return v[i].x < v[j].x })
+	if total <= 0 || len(v) == 0 {
+		return nil
+	}
+	pts := plotter.XYs{{X: v[0].x, Y: 0}}
+	var cum float64
+	for _, e := range v {
+		cum += e.w
+		pts = append(pts, plotter.XY{X: e.x, Y: cum / total})
+	}
+	return pts
+}
+
+// TrialMaxCDF is the distribution of each trial's max ratio, with the 95%
+// interval across trials shaded; nil with fewer than two trials.
+func TrialMaxCDF(s *measure.Summary) *Figure {
+	if s.Totals.Requests <= 0 || s.Limiter.Limit <= 0 {
+		return nil
+	}
+	var xs []float64
+	dropped := 0
+	for _, v := range s.Overshoot.PerTrial.MaxRatios {
+		if !finite(v) {
+			dropped++
+			continue
+		}
+		xs = append(xs, v)
+	}
+	if len(xs) < 2 {
+		return nil
+	}
+	ws := make([]float64, len(xs))
+	for i := range ws {
+		ws[i] = 1
+	}
+	p := newPlot("How bad is the worst key-window in a trial?",
+		"trial's max allowed / limit (ratio)", "share of trials at or under (0 to 1)")
+	m := s.Overshoot.PerTrial.MaxRatio
+	if finite(m.Lo) && finite(m.Hi) && m.Hi >= m.Lo {
+		lo, hi := m.Lo, m.Hi
+		if hi == lo {
+			hi = lo + 0.001
+		}
+		addLine(p, "central 95% of trials", band([]float64{lo, hi}, []float64{0, 0}, []float64{1, 1}, translucent(colorAt(0), 0x40)))
+	}
+	addLine(p, "trials' max ratio", stepLine(cdfFromBins(xs, ws), colorAt(0)))
+	addLine(p, "the limit (ratio 1)", vline(1, 0, 1, limitColor, 4, 2))
+	cdfAxis(p, 3)
+	padRight(p, 0.04)
+	caption := fmt.Sprintf("Each of %s trials' highest ratio allowed/limit over all its key-windows. Mean %s; the central 95%% of trials lie between %s and %s (shaded); 95%% of trials stay at or under %s.",
+		count(int64(len(xs))), ratio(m.Mean), ratio(m.Lo), ratio(m.Hi), ratio(m.P95))
+	caption += droppedNote(dropped, "trials")
+	return &Figure{Name: "trial-max-cdf", Title: p.Title.Text, Caption: caption, Plot: p}
+}
+
+// CompareCDF puts the prediction's and the measurement's ratio
+// distributions (CDFs across key-windows) on one figure.
+func CompareCDF(pred, meas *measure.Summary, pl, ml string) *Figure {
+	pxs, pys, pd := ratioPoints(pred)
+	mxs, mys, md := ratioPoints(meas)
+	if len(pxs) == 0 && len(mxs) == 0 {
+		return nil
+	}
+	p := newPlot("Does the prediction match the measurement?",
+		"allowed / limit (ratio; 1 = the limit)", "share of key-windows at or under (0 to 1)")
+	if len(pxs) > 0 {
+		addLine(p, capitalize(pl)+": key-windows ("+orDash(pred.Mode)+")", stepLine(cdfFromBins(pxs, pys), colorAt(0)))
+	}
+	var tm []float64
+	for _, v := range pred.Overshoot.PerTrial.MaxRatios {
+		if finite(v) {
+			tm = append(tm, v)
+		}
+	}
+	if len(tm) > 1 {
+		ones := make([]float64, len(tm))
+		for i := range ones {
+			ones[i] = 1
+		}
+		if b := pred.Overshoot.PerTrial.MaxRatio; finite(b.Lo) && finite(b.Hi) && b.Hi >= b.Lo {
+			addLine(p, capitalize(pl)+": central 95% of trials' max", band([]float64{b.Lo, math.Max(b.Hi, b.Lo+0.001)}, []float64{0, 0}, []float64{1, 1}, translucent(colorAt(0), 0x30)))
+		}
+		l := stepLine(cdfFromBins(tm, ones), colorAt(0))
+		l.Dashes = []vg.Length{5, 3}
+		addLine(p, capitalize(pl)+": each trial's max", l)
+	}
+	if len(mxs) > 0 {
+		l := stepLine(cdfFromBins(mxs, mys), colorAt(1))
+		l.Dashes = nil
+		l.Width = 2
+		addLine(p, capitalize(ml)+": key-windows ("+orDash(meas.Mode)+")", l)
+	}
+	addLine(p, "the limit (ratio 1)", vline(1, 0, 1, limitColor, 4, 2))
+	cdfAxis(p, legendLen(p))
+	padRight(p, 0.04)
+	caption := fmt.Sprintf("Cumulative share of key-windows by ratio allowed/limit: %s (%s key-windows) and %s (%s key-windows). Where the %s line lies right of the %s one, more got through than predicted.",
+		pl, count(pred.Overshoot.KeyWindows), ml, count(meas.Overshoot.KeyWindows), ml, pl)
+	if len(tm) > 1 {
+		caption += fmt.Sprintf(" The dashed line is the %s distribution of each trial's worst key-window, with its central 95%% shaded: a single measured run's max should fall in that band.", pl)
+	}
+	caption += droppedNote(pd+md, "histogram bins")
+	return &Figure{Name: "compare-cdf", Title: p.Title.Text, Caption: caption, Plot: p}
+}
+
+// maxTimelines is how many worst keys the timeline draws.
+const maxTimelines = 5
+
+// Timeline is cumulative allowed requests for the worst key-windows
+// against seconds from their window's start, with the limit and window
+// boundaries; nil without timelines.
+func Timeline(s *measure.Summary) *Figure {
+	if s.Totals.Requests <= 0 {
+		return nil
+	}
+	p := newPlot("When did the worst keys get their requests through?",
+		"time from the window's start (s)", "allowed so far (requests)")
+	drawn, dropped, partial := 0, 0, 0
+	xmin, xmax, ymax := 0.0, 0.0, 0.0
+	for _, k := range s.WorstKeys {
+		if drawn == maxTimelines {
+			break
+		}
+		if !finite(k.WindowStartSecs) {
+			dropped++
+			continue
+		}
+		var ts []float64
+		for _, t := range k.AllowedAtSecs {
+			if x := t - k.WindowStartSecs; finite(x) {
+				ts = append(ts, x)
+			} else {
+				dropped++
+			}
+		}
+		if len(ts) == 0 {
+			continue
+		}
+		sort.Float64s(ts)
+		pts := plotter.XYs{{X: math.Min(0, ts[0]), Y: 0}}
+		for i, t := range ts {
+			pts = append(pts, plotter.XY{X: t, Y: float64(i + 1)})
+		}
+		if int64(len(ts)) < k.Allowed {
+			partial++
+		}
+		xmin = math.Min(xmin, ts[0])
+		xmax = math.Max(xmax, ts[len(ts)-1])
+		ymax = math.Max(ymax, float64(len(ts)))
+		addLine(p, fmt.Sprintf("trial %d, %s (%s allowed)", k.Trial, shortKey(k.Key), count(k.Allowed)), stepLine(pts, colorAt(drawn)))
+		drawn++
+	}
+	if drawn == 0 {
+		return nil
+	}
+	lim := float64(s.Limiter.Limit)
+	w := s.Limiter.WindowSecs
+	right := xmax * 1.05
+	if right <= 0 {
+		right = 1
+	}
+	showEnd := finite(w) && w > 0 && w <= 3*math.Max(xmax, 1e-9)
+	if showEnd {
+		right = math.Max(right, w*1.02)
+	}
+	if lim > 0 && finite(lim) {
+		addLine(p, fmt.Sprintf("the limit (%s)", count(s.Limiter.Limit)), hline(lim, xmin, right, limitColor, 4, 2))
+		ymax = math.Max(ymax, lim)
+	}
+	addLine(p, "window boundary", vline(0, 0, ymax*1.05, grayColor, 2, 2))
+	if showEnd {
+		addLine(p, "", vline(w, 0, ymax*1.05, grayColor, 2, 2))
+	}
+	p.Legend.Left = true
+	padTop(p, 0.08)
+	caption := fmt.Sprintf("Cumulative allowed requests of the %d key-windows that let the most through, each against time from its own window's start; the dashed red line is the limit, the dotted grey line the window's start", drawn)
+	switch {
+	case showEnd:
+		caption += fmt.Sprintf(" and end (%s later).", duration(w))
+	case finite(w) && w > 0:
+		caption += fmt.Sprintf("; the window ends %s after its start, far right of the last allowed request, so its end is not drawn.", duration(w))
+	default:
+		caption += "."
+	}
+	if partial > 0 {
+		caption += fmt.Sprintf(" %d of these keys allowed more requests than the summary kept times for, so their lines stop short of their totals.", partial)
+	}
+	caption += droppedNote(dropped, "times")
+	return &Figure{Name: "timeline", Title: p.Title.Text, Caption: caption, Plot: p}
+}
+
+// shortKey keeps a legend entry short.
+func shortKey(k string) string {
+	if len(k) <= 36 {
+		return k
+	}
+	return k[:16] + "..." + k[len(k)-17:]
+}
+
+// Visibility is P(a read sees the latest write) against time since that
+// write (PBS t-visibility) on a log time axis; nil without reads.
+func Visibility(s *measure.Summary) *Figure {
+	if s.Totals.Requests <= 0 {
+		return nil
+	}
+	var pts plotter.XYs
+	var nonPos []string
+	dropped := 0
+	for _, v := range s.KV.Visibility {
+		if v.Reads <= 0 {
+			continue
+		}
+		pr := v.P
+		if !finite(pr) {
+			pr = float64(v.Fresh) / float64(v.Reads)
+		}
+		if !finite(pr) || !finite(v.SinceMs) {
+			dropped++
+			continue
+		}
+		if v.SinceMs <= 0 {
+			nonPos = append(nonPos, fmt.Sprintf("%s of %s reads at %s ms saw it (P = %s)", count(v.Fresh), count(v.Reads), num(v.SinceMs), num(pr)))
+			continue
+		}
+		pts = append(pts, plotter.XY{X: math.Log10(math.Max(v.SinceMs, 1e-9)), Y: math.Min(math.Max(pr, 0), 1)})
+	}
+	if len(pts) == 0 {
+		return nil
+	}
+	sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
+	p := newPlot("How soon does a read see the latest write?",
+		"time since the latest write (ms, log scale)", "P(read sees the latest write)")
+	p.X.Tick.Marker = log10Ticks{}
+	l := line(pts, colorAt(0), 1.6)
+	addLine(p, "reads in each bin", l)
+	sc, err := plotter.NewScatter(pts)
+	if err == nil {
+		sc.Color = colorAt(0)
+		sc.Radius = 2
+		p.Add(sc)
+	}
+	p.X.Min, p.X.Max = pts[0].X-0.15, pts[len(pts)-1].X+0.15
+	cdfAxis(p, 1)
+	caption := fmt.Sprintf("Of the reads made a given time after the latest write to their key (binned, the point at each bin's start), the share that returned that write (PBS t-visibility), over %s reads in %d bins.", count(sumReads(s.KV.Visibility)), len(pts))
+	if len(nonPos) > 0 {
+		caption += " The log time axis cannot show 0 ms, so these bins are not drawn: " + strings.Join(nonPos, "; ") + "."
+	}
+	caption += droppedNote(dropped, "bins")
+	return &Figure{Name: "visibility", Title: p.Title.Text, Caption: caption, Plot: p}
+}
+
+func sumReads(vs []measure.VisibilityPoint) int64 {
+	var n int64
+	for _, v := range vs {
+		if v.Reads > 0 {
+			n += v.Reads
+		}
+	}
+	return n
+}
+
+// KVWork is the store's work per million requests (reads, writes, errors)
+// and the cost at published prices; nil when there was no KV work.
+func KVWork(s *measure.Summary) *Figure {
+	if s.Totals.Requests <= 0 {
+		return nil
+	}
+	per := 1e6 / float64(s.Totals.Requests)
+	kv := s.KV
+	names := []string{"reads", "writes", "read errors", "write errors", "lost updates"}
+	vals := []float64{s.Cost.ReadsPerMillionRequests, s.Cost.WritesPerMillionRequests,
+		float64(kv.ReadErrors) * per, float64(kv.WriteErrors) * per, float64(kv.LostUpdates) * per}
+	any := false
+	for i, v := range vals {
+		if !finite(v) || v < 0 {
+			vals[i] = 0
+		}
+		if vals[i] > 0 {
+			any = true
+		}
+	}
+	if !any {
+		return nil
+	}
+	title := "How much KV work does a million requests cost?"
+	p := newPlot(title, "", "operations per million requests")
+	bc, err := plotter.NewBarChart(plotter.Values(vals), 1.4*vg.Centimeter)
+	if err != nil {
+		return nil
+	}
+	bc.Color = colorAt(0)
+	bc.LineStyle.Width = 0
+	p.Add(bc)
+	p.NominalX(names...)
+	labels := make([]string, len(vals))
+	xys := make(plotter.XYs, len(vals))
+	top := slices.Max(vals)
+	for i, v := range vals {
+		labels[i] = num(v)
+		xys[i] = plotter.XY{X: float64(i), Y: v + top*0.02}
+	}
+	if lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels}); err == nil {
+		for i := range lb.TextStyle {
+			lb.TextStyle[i].Font.Typeface = Sans.Typeface
+			lb.TextStyle[i].Font.Variant = Sans.Variant
+			lb.TextStyle[i].XAlign = -0.5
+		}
+		p.Add(lb)
+	}
+	p.Y.Min, p.Y.Max = 0, top*1.12
+	caption := fmt.Sprintf("KV operations per million requests, at this run's mix: %s reads and %s writes, costing %s per million requests on the paid plan ($0.50 per million reads, $5.00 per million writes). Errors: %s read and %s write errors (%s rate-limited with 429, %s over quota); %s lost updates.",
+		num(vals[0]), num(vals[1]), usd(s.Cost.USDPerMillionRequests), count(kv.ReadErrors), count(kv.WriteErrors), count(kv.WriteRateLimited), count(kv.QuotaErrors), count(kv.LostUpdates))
+	return &Figure{Name: "kv-cost", Title: title, Caption: caption, Plot: p}
+}
+
+// FreePlan is when in the UTC day the free plan's write and read quotas
+// run out at this run's rates; nil when they last the day.
+func FreePlan(s *measure.Summary) *Figure {
+	if s.Totals.Requests <= 0 {
+		return nil
+	}
+	c := s.Cost
+	hours := func(secs float64) float64 {
+		if !finite(secs) || secs <= 0 || secs >= 86400 {
+			return 0
+		}
+		return secs / 3600
+	}
+	w, r := hours(c.FreeWritesExhaustedAfterSecs), hours(c.FreeReadsExhaustedAfterSecs)
+	if w == 0 && r == 0 {
+		return nil
+	}
+	title := "When does the free plan run out?"
+	p := newPlot(title, "hours after 00:00 UTC (h)", "")
+	top := 24.0
+	if m := math.Max(w, r); m < 1 {
+		// Within the first hour: minutes, or 24 h would hide the bars.
+		w, r = w*60, r*60
+		top = math.Min(60, math.Max(w, r)*1.25)
+		p.X.Label.Text = "minutes after 00:00 UTC (min)"
+	}
+	bc, err := plotter.NewBarChart(plotter.Values{w, r}, 1.2*vg.Centimeter)
+	if err != nil {
+		return nil
+	}
+	bc.Horizontal = true
+	bc.Color = colorAt(1)
+	bc.LineStyle.Width = 0
+	p.Add(bc)
+	p.NominalY("1,000 writes a day", "100,000 reads a day")
+	p.X.Min, p.X.Max = 0, top
+	if top == 24 {
+		p.X.Tick.Marker = plot.ConstantTicks(hourTicks())
+	}
+	caption := fmt.Sprintf("At this run's request mix and rate, sustained from midnight UTC, the free plan's daily writes run out %s and its reads %s; after that the store errors and a fail-open limiter allows everything. A missing bar means that quota lasts the day.",
+		exhausted(c.FreeWritesExhaustedAfterSecs), exhausted(c.FreeReadsExhaustedAfterSecs))
+	return &Figure{Name: "free-plan", Title: title, Caption: caption, Plot: p, Height: 6 * vg.Centimeter}
+}
+
+// padRight leaves room right of the data on a linear x axis, so that a
+// line ending at the largest value does not run into the frame.
+func padRight(p *plot.Plot, frac float64) {
+	if finite(p.X.Min) && finite(p.X.Max) && p.X.Max > p.X.Min {
+		p.X.Max += frac * (p.X.Max - p.X.Min)
+	}
+}
+
+func hourTicks() []plot.Tick {
+	var ts []plot.Tick
+	for h := 0; h <= 24; h += 3 {
+		ts = append(ts, plot.Tick{Value: float64(h), Label: fmt.Sprintf("%02d:00", h)})
+	}
+	return ts
+}
+
+// legendLen is how many entries p's legend has.
+func legendLen(p *plot.Plot) int {
+	return len(LegendEntries(p))
+}
+
+// LegendEntries lists the names in p's legend, in order. gonum keeps the
+// entries private, so they are read by reflection (reading only); tests use
+// this to check figures by structure.
+func LegendEntries(p *plot.Plot) []string {
+	v := reflect.ValueOf(&p.Legend).Elem().FieldByName("entries")
+	if !v.IsValid() || v.Kind() != reflect.Slice {
+		return nil
+	}
+	var names []string
+	for i := 0; i < v.Len(); i++ {
+		e := v.Index(i)
+		if e.Kind() == reflect.Struct {
+			if f := e.FieldByName("text"); f.IsValid() && f.Kind() == reflect.String {
+				names = append(names, f.String())
+			}
+		}
+	}
+	return names
+}

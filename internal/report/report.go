@@ -1,0 +1,291 @@
+// Package report turns a measure.Summary into what users take into a
+// capacity review: a folder reports/<scenario>/<time>/ holding summary.json,
+// a self-contained report.html (figures inline, no network needed), a
+// report.md to paste into a review, and every figure as PNG and SVG.
+//
+// The report opens with a headline computed from the summary ("With ..., a
+// limit of 5 per day let through up to 38 (7.6x) ..."), then the run's
+// identity, tables and the figures that apply to the run. With
+// Options.Compare it puts a prediction and a measurement side by side.
+//
+// Figures are built by functions that return *plot.Plot (see Figures) so
+// that tests inspect their structure; rendering is separate.
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+)
+
+// Options are the optional inputs of Write. The zero value writes the
+// report of the summary alone.
+type Options struct {
+	// Compare is a second summary to put beside the first: typically a
+	// measured attack summary beside the simulate prediction for the same
+	// scenario (either order works; modes decide which is which).
+	Compare *measure.Summary
+	// Traffic describes the traffic in words for the headline, e.g. "32
+	// concurrent requests from one location". The summary does not carry
+	// the populations' shape, so the driver that read the scenario should
+	// say it; when empty, the headline names the populations and counts.
+	Traffic string
+	// Extra holds time series that summary.json does not carry (yet).
+	Extra *Extra
+	// Generated is when the report was made; shown when not zero.
+	Generated time.Time
+}
+
+// Extra is data beyond measure.Summary that a driver may pass to the report:
+// for now the live run's series over time, which the attack runner records
+// but the summary does not hold.
+type Extra struct {
+	// LiveSeries is the live run in consecutive intervals, in time order.
+	LiveSeries []LivePoint
+}
+
+// LivePoint is one interval of a live run.
+type LivePoint struct {
+	// AtSecs is the interval's start in seconds from the attack's start.
+	AtSecs float64
+	// OfferedRate and AchievedRate are requests per second sent and
+	// answered in the interval.
+	OfferedRate  float64
+	AchievedRate float64
+	// LatencyMs are the latency percentiles of responses in the interval.
+	LatencyP50Ms float64
+	LatencyP95Ms float64
+	LatencyP99Ms float64
+	// Status counts responses in the interval by status code ("200",
+	// "429", "error" for transport errors).
+	Status map[string]int64
+}
+
+// File names inside a report folder.
+const (
+	SummaryFile        = "summary.json"
+	CompareSummaryFile = "compare-summary.json"
+	HTMLFile           = "report.html"
+	MarkdownFile       = "report.md"
+)
+
+// NewDir creates and returns a new, empty report folder
+// root/<scenario>/<time>, with time as now in UTC (20060102T150405Z). It
+// never reuses an existing folder: when the name is taken it tries
+// <time>-2, <time>-3, and so on. The scenario name is made safe for a path
+// (anything but letters, digits, '.', '_' and '-' becomes '-').
+func NewDir(root, scenario string, now time.Time) (string, error) {
+	parent := filepath.Join(root, safeName(scenario))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", fmt.Errorf("report: creating the report folder's parent %s: %w", parent, err)
+	}
+	base := now.UTC().Format("20060102T150405Z")
+	for i := 1; i <= 1000; i++ {
+		name := base
+		if i > 1 {
+			name = fmt.Sprintf("%s-%d", base, i)
+		}
+		dir := filepath.Join(parent, name)
+		err := os.Mkdir(dir, 0o755) // fails if it exists: never reuse a folder
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", fmt.Errorf("report: creating report folder %s: %w", dir, err)
+		}
+	}
+	return "", fmt.Errorf("report: %s already holds 1000 reports named %s-N; remove some or use another -out folder", parent, base)
+}
+
+// safeName turns a scenario name into one path element.
+func safeName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	name := strings.Trim(b.String(), ".")
+	if name == "" {
+		return "unnamed"
+	}
+	if len(name) > 80 {
+		name = name[:80]
+	}
+	return name
+}
+
+// WriteNew makes a new folder under root with NewDir (scenario name from
+// the summary, time now) and writes the report there. It returns the folder.
+func WriteNew(root string, s *measure.Summary, now time.Time, opts Options) (string, error) {
+	if s == nil {
+		return "", errors.New("report: no summary to write (nil)")
+	}
+	dir, err := NewDir(root, s.Scenario.Name, now)
+	if err != nil {
+		return "", err
+	}
+	if opts.Generated.IsZero() {
+		opts.Generated = now
+	}
+	if err := Write(dir, s, opts); err != nil {
+		os.Remove(dir) // empty after Write's cleanup; leave it if not
+		return "", err
+	}
+	return dir, nil
+}
+
+// Write writes the report of s into dir, which must exist (see NewDir):
+// summary.json, report.html, report.md and each figure as PNG and SVG. Every
+// file is written to a temporary name and then linked into place, so no
+// half-written file is left and no existing file is replaced: if dir
+// already holds a report, Write fails. On error, the files this call
+// created are removed.
+func Write(dir string, s *measure.Summary, opts Options) (err error) {
+	if s == nil {
+		return errors.New("report: no summary to write (nil)")
+	}
+	if fi, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("report: report folder %s: %w (create it with report.NewDir)", dir, err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("report: %s is not a folder", dir)
+	}
+	for _, name := range []string{SummaryFile, HTMLFile, MarkdownFile} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			return fmt.Errorf("report: %s already holds a report (%s exists); reports are never overwritten, use report.NewDir for a new folder", dir, name)
+		}
+	}
+
+	d := build(s, opts)
+	var written []string
+	defer func() {
+		if err != nil {
+			for _, p := range written {
+				os.Remove(p)
+			}
+		}
+	}()
+	put := func(name string, data []byte) error {
+		p := filepath.Join(dir, name)
+		if err := writeAtomic(p, data); err != nil {
+			return err
+		}
+		written = append(written, p)
+		return nil
+	}
+
+	for i := range d.Figures {
+		f := &d.Figures[i]
+		png, svg, err := render(f)
+		if err != nil {
+			return fmt.Errorf("report: drawing figure %q: %w", f.Name, err)
+		}
+		f.png = png
+		if err := put(f.Name+".png", png); err != nil {
+			return err
+		}
+		if err := put(f.Name+".svg", svg); err != nil {
+			return err
+		}
+	}
+	js, err := indentJSON(s)
+	if err != nil {
+		return err
+	}
+	if err := put(SummaryFile, js); err != nil {
+		return err
+	}
+	if opts.Compare != nil {
+		js, err := indentJSON(opts.Compare)
+		if err != nil {
+			return err
+		}
+		if err := put(CompareSummaryFile, js); err != nil {
+			return err
+		}
+	}
+	md, err := d.markdown()
+	if err != nil {
+		return err
+	}
+	if err := put(MarkdownFile, md); err != nil {
+		return err
+	}
+	html, err := d.html()
+	if err != nil {
+		return err
+	}
+	return put(HTMLFile, html)
+}
+
+// indentJSON encodes a summary as indented JSON. NaN and Inf are not JSON:
+// they are written as null through a sanitized copy, so that a summary
+// with such values still yields a report.
+func indentJSON(s *measure.Summary) ([]byte, error) {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		b, err = json.MarshalIndent(sanitized(s), "", "  ")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("report: encoding summary.json: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// folder, synced and then hard-linked into place; linking fails if path
+// exists, so nothing is overwritten. Where hard links are unsupported it
+// falls back to a rename after checking that path does not exist.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("report: writing %s: %w", path, err)
+	}
+	tmpName := tmp.Name()
+	defer os.Remove(tmpName)
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("report: writing %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("report: writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("report: writing %s: %w", path, err)
+	}
+	if err := os.Chmod(tmpName, 0o644); err != nil {
+		return fmt.Errorf("report: writing %s: %w", path, err)
+	}
+	err = os.Link(tmpName, path)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("report: %s already exists; reports are never overwritten", path)
+	}
+	if _, serr := os.Lstat(path); serr == nil {
+		return fmt.Errorf("report: %s already exists; reports are never overwritten", path)
+	}
+	if err := os.Rename(tmpName, path); err != nil {
+		return fmt.Errorf("report: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// bytesTrim is a small helper for templates' outputs.
+func bytesTrim(b *bytes.Buffer) []byte {
+	return append(bytes.TrimRight(b.Bytes(), "\n"), '\n')
+}

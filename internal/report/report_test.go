@@ -1,0 +1,300 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+var when = time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+
+// writeReport writes s into a new folder under t.TempDir and returns it.
+func writeReport(t *testing.T, s *measure.Summary, opts Options) string {
+	t.Helper()
+	dir, err := WriteNew(t.TempDir(), s, when, opts)
+	if err != nil {
+		t.Fatalf("WriteNew: %v", err)
+	}
+	return dir
+}
+
+func TestWriteFiles(t *testing.T) {
+	tests := []struct {
+		name    string
+		s       *measure.Summary
+		opts    Options
+		figures []string
+	}{
+		{"simulate", sampleSimulate(), Options{}, []string{"ratio-histogram", "ratio-cdf", "trial-max-cdf", "timeline", "visibility", "kv-cost", "free-plan"}},
+		{"attack+compare", sampleAttack(), Options{Compare: sampleSimulate(), Extra: &Extra{LiveSeries: sampleSeries()}},
+			[]string{"ratio-histogram", "ratio-cdf", "compare-cdf", "timeline", "kv-cost", "free-plan", "live-latency", "live-rate", "live-status", "live-latency-time", "live-rate-time", "live-status-time"}},
+		{"sweep", sampleSweep(), Options{}, []string{"ratio-histogram", "ratio-cdf", "trial-max-cdf", "sweep", "timeline", "visibility", "kv-cost", "free-plan"}},
+		{"grid", sampleGrid(), Options{}, []string{"ratio-histogram", "ratio-cdf", "trial-max-cdf", "sweep", "sweep-heatmap", "timeline", "visibility", "kv-cost", "free-plan"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeReport(t, tc.s, tc.opts)
+			want := []string{SummaryFile, HTMLFile, MarkdownFile}
+			if tc.opts.Compare != nil {
+				want = append(want, CompareSummaryFile)
+			}
+			for _, f := range tc.figures {
+				want = append(want, f+".png", f+".svg")
+			}
+			var got []string
+			ents, _ := os.ReadDir(dir)
+			for _, e := range ents {
+				got = append(got, e.Name())
+			}
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("files in report folder:\n got %v\nwant %v", got, want)
+			}
+			for _, f := range tc.figures {
+				b, _ := os.ReadFile(filepath.Join(dir, f+".png"))
+				img, err := png.Decode(bytes.NewReader(b))
+				if err != nil || img.Bounds().Dx() < 100 || img.Bounds().Dy() < 100 {
+					t.Errorf("%s.png: decode err %v, size %v", f, err, img)
+				}
+				svg, _ := os.ReadFile(filepath.Join(dir, f+".svg"))
+				if !bytes.Contains(svg, []byte("<svg")) {
+					t.Errorf("%s.svg is not SVG", f)
+				}
+			}
+			// summary.json is the summary, indented.
+			b, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
+			var back measure.Summary
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatalf("summary.json: %v", err)
+			}
+			if back.Overshoot.MaxAllowed != tc.s.Overshoot.MaxAllowed || !bytes.Contains(b, []byte("\n  \"mode\"")) {
+				t.Errorf("summary.json does not hold the indented summary")
+			}
+			// report.html holds every figure inline and loads nothing.
+			html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
+			if n := bytes.Count(html, []byte(`src="data:image/png;base64,`)); n != len(tc.figures) {
+				t.Errorf("report.html has %d inline figures, want %d", n, len(tc.figures))
+			}
+			if m := regexp.MustCompile(`(?i)(src|href)="(https?:)?//`).Find(html); m != nil {
+				t.Errorf("report.html refers to the network: %s", m)
+			}
+			if bytes.Contains(html, []byte("<script")) {
+				t.Errorf("report.html has a script")
+			}
+			md, _ := os.ReadFile(filepath.Join(dir, MarkdownFile))
+			for _, f := range tc.figures {
+				if !bytes.Contains(md, []byte("]("+f+".png)")) {
+					t.Errorf("report.md does not link %s.png", f)
+				}
+			}
+			// No temporary files are left behind.
+			if tmp, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(tmp) > 0 {
+				t.Errorf("temporary files left: %v", tmp)
+			}
+		})
+	}
+}
+
+func TestHeadline(t *testing.T) {
+	noReq := &measure.Summary{Scenario: measure.ScenarioRef{Name: "x"}, Limiter: measure.LimiterRef{Limit: 5, WindowSecs: 60}}
+	within := sampleSimulate()
+	within.Overshoot.MaxAllowed = 5
+	within.Trials = 1
+	sweepOnly := sampleSweep()
+	sweepOnly.Totals = measure.Totals{}
+	tests := []struct {
+		name    string
+		s       *measure.Summary
+		traffic string
+		want    string
+	}{
+		{"simulate", sampleSimulate(), "32 concurrent requests from one location",
+			"With 32 concurrent requests from one location, a limit of 5 per day (fixed-window on kv) let through up to 38 (7.6x); in 95% of 200 trials at most 36 (7.2x)."},
+		{"simulate, populations named", sampleSimulate(), "",
+			"With 6,440 requests per trial over 1 min from bot and users, a limit of 5 per day (fixed-window on kv) let through up to 38 (7.6x); in 95% of 200 trials at most 36 (7.2x)."},
+		{"attack", sampleAttack(), "",
+			"With 4,000 requests over 10 s from bot, a limit of 5 per 10 s (fixed-window on eventual) was measured letting through up to 35 (7.0x)."},
+		{"within the limit", within, "one user",
+			"With one user, a limit of 5 per day (fixed-window on kv) let through up to 5 (1.0x): no key-window went over the limit."},
+		{"no requests", noReq, "", "No requests were made in this run, so there is nothing to measure: no key-window, no overshoot, no figures."},
+		{"sweep only", sweepOnly, "", "Across 21 sweep points, a limit of 5 per day let through up to "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Headline(tc.s, tc.traffic)
+			if !strings.HasPrefix(got, tc.want) {
+				t.Errorf("Headline:\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNoRequestsReport(t *testing.T) {
+	s := &measure.Summary{Mode: "simulate", Scenario: measure.ScenarioRef{Name: "empty"}, Trials: 10, Complete: true,
+		Limiter: measure.LimiterRef{Algorithm: "fixed-window", Limit: 5, WindowSecs: 86400, Store: "kv"}}
+	if figs := Figures(s, Options{}); len(figs) != 0 {
+		t.Fatalf("a run with no requests got %d figures", len(figs))
+	}
+	dir := writeReport(t, s, Options{})
+	html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if !bytes.Contains(html, []byte("No requests were made")) {
+		t.Error("report.html does not say that no requests were made")
+	}
+	if pngs, _ := filepath.Glob(filepath.Join(dir, "*.png")); len(pngs) != 0 {
+		t.Errorf("empty figures written: %v", pngs)
+	}
+}
+
+func TestNeverOverwrite(t *testing.T) {
+	root := t.TempDir()
+	d1, err := NewDir(root, "a/b c", when)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2, err := NewDir(root, "a/b c", when)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d1 == d2 || filepath.Dir(d1) != filepath.Join(root, "a-b-c") || filepath.Base(d2) != "20261130T080000Z-2" {
+		t.Fatalf("NewDir gave %s then %s", d1, d2)
+	}
+	s := sampleSimulate()
+	if err := Write(d1, s, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(d1, HTMLFile))
+	s2 := sampleAttack()
+	if err := Write(d1, s2, Options{}); err == nil {
+		t.Fatal("a second Write into the same folder succeeded")
+	}
+	after, _ := os.ReadFile(filepath.Join(d1, HTMLFile))
+	if !bytes.Equal(before, after) {
+		t.Fatal("report.html was overwritten")
+	}
+	if err := writeAtomic(filepath.Join(d1, "ratio-cdf.png"), []byte("x")); err == nil {
+		t.Fatal("writeAtomic replaced an existing file")
+	}
+	if err := Write(filepath.Join(root, "missing"), s, Options{}); err == nil {
+		t.Fatal("Write into a missing folder succeeded")
+	}
+}
+
+func TestNonFiniteAndLogAxes(t *testing.T) {
+	s := sampleSimulate()
+	s.KV.Visibility = []measure.VisibilityPoint{
+		{SinceMs: -5, Reads: 10, Fresh: 1, P: 0.1}, {SinceMs: 0, Reads: 10, Fresh: 2, P: 0.2},
+		{SinceMs: math.NaN(), Reads: 10, Fresh: 2, P: 0.2}, {SinceMs: math.Inf(1), Reads: 1, Fresh: 1, P: 1},
+		{SinceMs: 50, Reads: 10, Fresh: 5, P: math.NaN()}, {SinceMs: 500, Reads: 10, Fresh: 9, P: 0.9},
+	}
+	s.Overshoot.PerTrial.MaxRatios = append(s.Overshoot.PerTrial.MaxRatios, math.NaN(), math.Inf(1))
+	s.Overshoot.Ratio.P99 = math.NaN()
+	f := Visibility(s)
+	if f == nil {
+		t.Fatal("no visibility figure")
+	}
+	if !strings.Contains(f.Caption, "cannot show 0 ms") || !strings.Contains(f.Caption, "-5 ms") || !strings.Contains(f.Caption, "left out") {
+		t.Errorf("caption does not say what was filtered: %s", f.Caption)
+	}
+	if tm := TrialMaxCDF(s); tm == nil || !strings.Contains(tm.Caption, "2 trials were left out") {
+		t.Errorf("trial-max caption does not say NaN trials were left out")
+	}
+	dir := writeReport(t, s, Options{})
+	html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if !bytes.Contains(html, []byte("NaN or infinite")) {
+		t.Error("report does not warn of non-finite numbers")
+	}
+}
+
+func TestCompare(t *testing.T) {
+	pred, meas := sampleSimulate(), sampleAttack()
+	p, m, pl, ml := compareRoles(meas, pred)
+	if p != pred || m != meas || pl != "predicted" || ml != "measured" {
+		t.Fatal("compareRoles did not take simulate as the prediction")
+	}
+	got := compareSentence(p, m, pl, ml)
+	if !strings.Contains(got, "7.0x, is inside the predicted 95% band") {
+		t.Errorf("sentence: %s", got)
+	}
+	hi := sampleAttack()
+	hi.Overshoot.Ratio.Max = 12
+	if got := compareSentence(pred, hi, pl, ml); !strings.Contains(got, "is above") || !strings.Contains(got, "under-predicts") {
+		t.Errorf("sentence for a measurement above the band: %s", got)
+	}
+	tab := compareTable(pred, meas, pl, ml)
+	if len(tab.Rows) != 4 || tab.Rows[3][0] != "max" || tab.Rows[3][1] != "7.6x" || tab.Rows[3][2] != "7.0x" || tab.Rows[3][3] != "-0.60" || tab.Rows[3][4] != "-7.9%" {
+		t.Errorf("quantile table: %v", tab.Rows)
+	}
+}
+
+// TestMarkdownGolden checks report.md of the sample attack compared with
+// its prediction against testdata/attack-compare.md (go test -update).
+func TestMarkdownGolden(t *testing.T) {
+	d := build(sampleAttack(), Options{Compare: sampleSimulate(), Traffic: "one bot with 32 requests in flight from one location", Generated: when})
+	got, err := d.markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "attack-compare.md")
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("report.md differs from %s (run go test -update if the change is intended):\n%s", golden, got)
+	}
+}
+
+// FuzzWrite fills a summary with arbitrary numbers and writes its report:
+// it must never panic, and must write report.html.
+func FuzzWrite(f *testing.F) {
+	f.Add(int64(5), 86400.0, int64(100), int64(38), 7.6, 0.0, 10.0, 0.5, int64(3), 1.0, 2.0, "kv", "10")
+	f.Add(int64(0), 0.0, int64(0), int64(0), math.NaN(), math.Inf(1), -1.0, math.NaN(), int64(-1), 1e300, -1e300, "", "")
+	f.Add(int64(-3), -1.0, int64(1), int64(math.MaxInt64), 1e-300, 5e-324, 1e15, 2.0, int64(math.MinInt64), 0.0, 0.0, "x", "1e309")
+	f.Fuzz(func(t *testing.T, limit int64, window float64, requests, allowed int64, r, since, t0, p float64, kws int64, a, b float64, store, val string) {
+		s := &measure.Summary{Mode: "simulate", Scenario: measure.ScenarioRef{Name: store}, Trials: int(kws % 1000), Complete: kws%2 == 0,
+			Limiter: measure.LimiterRef{Limit: limit, WindowSecs: window, Store: store},
+			Totals:  measure.Totals{Requests: requests, Allowed: allowed, SimulatedSeconds: t0},
+			Overshoot: measure.Overshoot{KeyWindows: kws, MaxAllowed: allowed, OverLimitShare: p,
+				Ratio:     measure.Stats{N: kws, Max: r, P50: a, P99: b, P95: p},
+				PerTrial:  measure.PerTrial{MaxRatio: measure.Interval{Mean: r, Lo: a, Hi: b, P95: p}, MaxRatios: []float64{r, a, b, p, since}},
+				Histogram: []measure.Bin{{Allowed: allowed, KeyWindows: kws}, {Allowed: limit, KeyWindows: requests}, {Allowed: kws, KeyWindows: 1}}},
+			KV: measure.KVWork{Reads: requests, ReadErrors: kws, Visibility: []measure.VisibilityPoint{
+				{SinceMs: since, Reads: kws, Fresh: allowed, P: p}, {SinceMs: a, Reads: requests, P: b}, {SinceMs: b, Reads: 1, P: r}}},
+			Cost: measure.Cost{ReadsPerMillionRequests: a, WritesPerMillionRequests: b, USDPerMillionRequests: r,
+				FreeWritesExhaustedAfterSecs: since, FreeReadsExhaustedAfterSecs: t0},
+			WorstKeys: []measure.KeyTimeline{{Key: store, Allowed: allowed, AllowedAtSecs: []float64{since, t0, a, b}, WindowStartSecs: p}},
+			Live:      &measure.Live{OfferedRate: a, AchievedRate: b, LatencyMs: measure.Stats{Max: r, P50: p}, Status: map[string]int64{val: kws}},
+			Points: []measure.Point{
+				{Params: []measure.Param{{Path: "x", Value: val}, {Path: "y", Value: store}}, Summary: &measure.Summary{Totals: measure.Totals{Requests: requests}, Overshoot: measure.Overshoot{KeyWindows: kws, Ratio: measure.Stats{Max: r, P50: a, P99: b}}}},
+				{Params: []measure.Param{{Path: "x", Value: "7"}, {Path: "y", Value: "2"}}, Summary: &measure.Summary{Totals: measure.Totals{Requests: 1}, Overshoot: measure.Overshoot{KeyWindows: 1, Ratio: measure.Stats{Max: a}, PerTrial: measure.PerTrial{MaxRatio: measure.Interval{Lo: b, Hi: r}}}}},
+				{Params: []measure.Param{{Path: "x", Value: "1"}, {Path: "y", Value: val}}, Summary: nil},
+			},
+		}
+		extra := &Extra{LiveSeries: []LivePoint{{AtSecs: since, OfferedRate: a, AchievedRate: b, LatencyP50Ms: r, Status: map[string]int64{val: kws}}, {AtSecs: t0, LatencyP99Ms: p}}}
+		dir := t.TempDir()
+		if err := Write(dir, s, Options{Compare: s, Extra: extra}); err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, HTMLFile)); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -1,0 +1,513 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+)
+
+// doc is a report before it is rendered: the same content goes to
+// report.html and report.md.
+type doc struct {
+	Title     string
+	Headline  string
+	Warnings  []string
+	Facts     []fact
+	Tables    []table
+	Compare   string // the comparison's verdict sentence, if any
+	Figures   []Figure
+	Generated string
+}
+
+// fact is one row of the run's identity table.
+type fact struct{ Name, Value string }
+
+// table is a small table of results.
+type table struct {
+	Title  string
+	Header []string
+	Rows   [][]string
+	Note   string
+}
+
+// build computes the whole report from the summary.
+func build(s *measure.Summary, opts Options) *doc {
+	d := &doc{
+		Title:    "overshoot report: " + orDash(s.Scenario.Name),
+		Headline: Headline(s, opts.Traffic),
+	}
+	if !opts.Generated.IsZero() {
+		d.Generated = opts.Generated.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	if !s.Complete {
+		d.Warnings = append(d.Warnings, "This run did not complete (it was interrupted or stopped early): what is here was measured, but not all that was planned.")
+	}
+	if n := nonFinite(s); n > 0 {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("The summary holds %d numbers that are NaN or infinite; figures leave them out and summary.json writes them as 0.", n))
+	}
+	if s.Limiter.Limit <= 0 && s.Totals.Requests > 0 {
+		d.Warnings = append(d.Warnings, "The limit is 0 or unset, so no overshoot ratio (allowed / limit) can be computed; ratio figures are left out.")
+	}
+	d.Facts = facts(s)
+	d.Tables = tables(s)
+	if opts.Compare != nil {
+		pred, meas, pl, ml := compareRoles(s, opts.Compare)
+		d.Compare = compareSentence(pred, meas, pl, ml)
+		d.Tables = append(d.Tables, compareTable(pred, meas, pl, ml))
+	}
+	d.Figures = Figures(s, opts)
+	return d
+}
+
+// Headline is the report's first sentence, computed from the summary: what
+// traffic, what limit, how many got through at most, and how many in 95%
+// of trials. traffic, when not empty, describes the traffic in words
+// ("32 concurrent requests from one location"); otherwise the populations
+// are named.
+func Headline(s *measure.Summary, traffic string) string {
+	if s.Totals.Requests <= 0 {
+		if len(s.Points) > 0 {
+			return sweepHeadline(s)
+		}
+		return "No requests were made in this run, so there is nothing to measure: no key-window, no overshoot, no figures."
+	}
+	if traffic == "" {
+		traffic = describeTraffic(s)
+	}
+	lim := s.Limiter.Limit
+	limit := fmt.Sprintf("a limit of %s %s", count(lim), perWindow(s.Limiter))
+	if s.Limiter.Algorithm != "" {
+		limit += " (" + s.Limiter.Algorithm + onStore(s.Limiter.Store) + ")"
+	}
+	o := s.Overshoot
+	if o.KeyWindows <= 0 {
+		return fmt.Sprintf("With %s, %s made no decision: none of the %s requests reached the limiter (errors: %s).",
+			traffic, limit, count(s.Totals.Requests), count(s.Totals.Errors))
+	}
+	measured := s.Mode == "attack"
+	var b strings.Builder
+	fmt.Fprintf(&b, "With %s, %s ", traffic, limit)
+	switch {
+	case lim <= 0:
+		fmt.Fprintf(&b, "let through up to %s in one key-window.", count(o.MaxAllowed))
+		return b.String()
+	case measured:
+		b.WriteString("was measured letting through up to ")
+	default:
+		b.WriteString("let through up to ")
+	}
+	fmt.Fprintf(&b, "%s (%s)", count(o.MaxAllowed), ratio(float64(o.MaxAllowed)/float64(lim)))
+	if o.MaxAllowed <= lim {
+		b.WriteString(": no key-window went over the limit")
+	}
+	if s.Trials > 1 && finite(o.PerTrial.MaxRatio.P95) {
+		at := int64(math.Round(o.PerTrial.MaxRatio.P95 * float64(lim)))
+		fmt.Fprintf(&b, "; in 95%% of %s trials at most %s (%s)", count(int64(s.Trials)), count(at), ratio(o.PerTrial.MaxRatio.P95))
+	}
+	b.WriteString(".")
+	if o.MaxInInterval > o.MaxAllowed && o.MaxInInterval > lim {
+		fmt.Fprintf(&b, " Across window boundaries, one key got %s in a single window's length (%s).", count(o.MaxInInterval), ratio(float64(o.MaxInInterval)/float64(lim)))
+	}
+	return b.String()
+}
+
+// sweepHeadline is the headline of a sweep whose top level holds no run.
+func sweepHeadline(s *measure.Summary) string {
+	var worst *measure.Point
+	worstRatio := math.Inf(-1)
+	n := 0
+	for i := range s.Points {
+		p := &s.Points[i]
+		if p.Summary == nil || p.Summary.Totals.Requests <= 0 {
+			continue
+		}
+		n++
+		if r := p.Summary.Overshoot.Ratio.Max; finite(r) && r > worstRatio {
+			worst, worstRatio = p, r
+		}
+	}
+	if worst == nil {
+		return fmt.Sprintf("This sweep has %d points, and no requests were made at any of them: nothing to measure.", len(s.Points))
+	}
+	ps := worst.Summary
+	verb := "let through"
+	if s.Mode == "attack" {
+		verb = "was measured letting through"
+	}
+	return fmt.Sprintf("Across %d sweep points, a limit of %s %s %s up to %s (%s) at the worst point, %s.",
+		n, count(ps.Limiter.Limit), perWindow(ps.Limiter), verb, count(ps.Overshoot.MaxAllowed), ratio(worstRatio), paramList(worst.Params))
+}
+
+// describeTraffic names the populations when the driver gave no words.
+func describeTraffic(s *measure.Summary) string {
+	perTrial := s.Totals.Requests
+	if s.Trials > 1 {
+		perTrial = s.Totals.Requests / int64(s.Trials)
+	}
+	var names []string
+	for _, p := range s.Populations {
+		if p.Name != "" {
+			names = append(names, p.Name)
+		}
+	}
+	what := fmt.Sprintf("%s requests", count(perTrial))
+	if s.Trials > 1 {
+		what += " per trial"
+	}
+	if secs := s.Totals.SimulatedSeconds; finite(secs) && secs > 0 {
+		what += " over " + duration(secs)
+	}
+	switch len(names) {
+	case 0:
+		return what
+	case 1:
+		return what + " from " + names[0]
+	default:
+		return what + " from " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	}
+}
+
+func onStore(store string) string {
+	if store == "" {
+		return ""
+	}
+	return " on " + store
+}
+
+// perWindow phrases the limiter's window: "per day", "per 10 s".
+func perWindow(l measure.LimiterRef) string {
+	w := l.WindowSecs
+	if !finite(w) || w <= 0 {
+		if l.Window != "" {
+			return "per " + l.Window
+		}
+		return "per window"
+	}
+	switch w {
+	case 86400:
+		return "per day"
+	case 3600:
+		return "per hour"
+	case 60:
+		return "per minute"
+	case 1:
+		return "per second"
+	}
+	return "per " + duration(w)
+}
+
+// duration phrases seconds in the largest whole unit that fits.
+func duration(secs float64) string {
+	switch {
+	case secs >= 86400 && math.Mod(secs, 86400) == 0:
+		return plural(secs/86400, "day")
+	case secs >= 3600 && math.Mod(secs, 3600) == 0:
+		return plural(secs/3600, "h")
+	case secs >= 60 && math.Mod(secs, 60) == 0:
+		return plural(secs/60, "min")
+	case secs >= 1:
+		return num(secs) + " s"
+	}
+	return num(secs*1000) + " ms"
+}
+
+func plural(n float64, unit string) string {
+	if unit == "day" && n != 1 {
+		unit = "days"
+	}
+	return num(n) + " " + unit
+}
+
+// facts is the run's identity: what produced the numbers.
+func facts(s *measure.Summary) []fact {
+	sc := s.Scenario
+	name := orDash(sc.Name)
+	if sc.File != "" {
+		name += " (" + sc.File + ")"
+	}
+	fs := []fact{{"Scenario", name}}
+	if sc.Question != "" {
+		fs = append(fs, fact{"Question", sc.Question})
+	}
+	fs = append(fs,
+		fact{"Scenario hash", orDash(sc.Hash)},
+		fact{"Mode", modeWords(s.Mode)},
+		fact{"Seed", strconv.FormatUint(s.Seed, 10)},
+		fact{"Trials", count(int64(s.Trials))},
+		fact{"Complete", yesNo(s.Complete)},
+	)
+	l := s.Limiter
+	fs = append(fs,
+		fact{"Limiter", fmt.Sprintf("%s, %s %s, on %s, %s", orDash(l.Algorithm), count(l.Limit), perWindow(l), orDash(l.Store), orDash(l.ErrorPolicy))},
+	)
+	if len(sc.Params) > 0 {
+		fs = append(fs, fact{"Parameters (-set)", strings.Join(sc.Params, ", ")})
+	}
+	if len(s.Points) > 0 {
+		fs = append(fs, fact{"Sweep", fmt.Sprintf("%d points over %s", len(s.Points), strings.Join(sweepPaths(s.Points), ", "))})
+	}
+	if lv := s.Live; lv != nil {
+		target := orDash(lv.Target)
+		if lv.URL != "" {
+			target += " at " + lv.URL
+		}
+		fs = append(fs, fact{"Live target", target})
+		if lv.ResultsFile != "" {
+			fs = append(fs, fact{"Results file (vegeta)", lv.ResultsFile})
+		}
+	}
+	return fs
+}
+
+func modeWords(m string) string {
+	switch m {
+	case "simulate":
+		return "simulate (a prediction: the discrete-event model in virtual time)"
+	case "attack":
+		return "attack (a measurement: real HTTP load in real time)"
+	}
+	return orDash(m)
+}
+
+// tables are the results in numbers, beside the figures.
+func tables(s *measure.Summary) []table {
+	if s.Totals.Requests <= 0 {
+		if len(s.Points) > 0 {
+			return []table{sweepTable(s)}
+		}
+		return nil
+	}
+	t := s.Totals
+	o := s.Overshoot
+	res := table{Title: "Results", Header: []string{"What", "Value"}}
+	add := func(k, v string) { res.Rows = append(res.Rows, []string{k, v}) }
+	add("Requests", count(t.Requests))
+	add("Allowed", count(t.Allowed)+" ("+pct(t.Allowed, t.Requests)+")")
+	add("Denied", count(t.Denied)+" ("+pct(t.Denied, t.Requests)+")")
+	add("Errors (no decision)", count(t.Errors))
+	add("Fail-open / fail-closed decisions", count(t.FailOpen)+" / "+count(t.FailClosed))
+	add("Key-windows", count(o.KeyWindows))
+	add("Key-windows over the limit", count(o.OverLimit)+" ("+pctf(o.OverLimitShare)+")")
+	add("Excess (allowed beyond the limit, summed)", count(o.Excess))
+	if s.Limiter.Limit > 0 && o.KeyWindows > 0 {
+		r := o.Ratio
+		add("Ratio allowed/limit: p50, p95, p99, max", strings.Join([]string{ratio(r.P50), ratio(r.P95), ratio(r.P99), ratio(r.Max)}, ", "))
+		add("Most allowed in one window's length (any alignment)", count(o.MaxInInterval)+" ("+ratio(o.MaxInIntervalRatio)+")")
+		if s.Trials > 1 {
+			m := o.PerTrial.MaxRatio
+			add("Per-trial max ratio: mean, 95% interval", fmt.Sprintf("%s, %s to %s", ratio(m.Mean), ratio(m.Lo), ratio(m.Hi)))
+		}
+	}
+	out := []table{res}
+	if len(s.Populations) > 0 {
+		pt := table{Title: "Populations", Header: []string{"Population", "Legitimate", "Requests", "Allowed", "Denied", "Errors", "False denials"}}
+		for _, p := range s.Populations {
+			pt.Rows = append(pt.Rows, []string{orDash(p.Name), yesNo(p.Legitimate), count(p.Requests), count(p.Allowed), count(p.Denied), count(p.Errors), count(p.FalseDenials)})
+		}
+		pt.Note = "A false denial is a legitimate request denied while its key had truly been allowed fewer than limit requests in the window."
+		out = append(out, pt)
+	}
+	kv := s.KV
+	kt := table{Title: "KV work and cost", Header: []string{"What", "Value"}}
+	kadd := func(k, v string) { kt.Rows = append(kt.Rows, []string{k, v}) }
+	kadd("Reads / writes", count(kv.Reads)+" / "+count(kv.Writes))
+	kadd("Read errors / write errors", count(kv.ReadErrors)+" / "+count(kv.WriteErrors))
+	kadd("Writes rate-limited (429) / over quota", count(kv.WriteRateLimited)+" / "+count(kv.QuotaErrors))
+	kadd("Lost updates (a write replaced a count it never read)", count(kv.LostUpdates))
+	kadd("Stale reads", count(kv.StaleReads)+staleDetail(kv.StalenessMs))
+	c := s.Cost
+	kadd("Per million requests: reads, writes", num(c.ReadsPerMillionRequests)+", "+num(c.WritesPerMillionRequests))
+	kadd("Cost per million requests (paid plan)", usd(c.USDPerMillionRequests))
+	kadd("Free plan's 1,000 writes a day run out", exhausted(c.FreeWritesExhaustedAfterSecs))
+	kadd("Free plan's 100,000 reads a day run out", exhausted(c.FreeReadsExhaustedAfterSecs))
+	out = append(out, kt)
+	if lv := s.Live; lv != nil {
+		lt := table{Title: "Live run", Header: []string{"What", "Value"}}
+		ladd := func(k, v string) { lt.Rows = append(lt.Rows, []string{k, v}) }
+		ladd("Offered / achieved rate", num(lv.OfferedRate)+" / "+num(lv.AchievedRate)+" requests/s")
+		ladd("Duration", num(lv.DurationSecs)+" s")
+		l := lv.LatencyMs
+		ladd("Latency mean, p50, p95, p99, max", strings.Join([]string{num(l.Mean), num(l.P50), num(l.P95), num(l.P99), num(l.Max)}, ", ")+" ms")
+		ladd("Status codes", statusList(lv.Status))
+		ladd("Responses too near a window boundary to attribute", count(lv.Ambiguous))
+		lt.Note = lv.LatencyNote
+		out = append(out, lt)
+	}
+	if len(s.Points) > 0 {
+		out = append(out, sweepTable(s))
+	}
+	return out
+}
+
+func sweepTable(s *measure.Summary) table {
+	t := table{Title: "Sweep points", Header: []string{"Point", "Requests", "Max allowed", "Ratio p50", "p99", "max", "Trials' max: 95% interval"}}
+	for _, p := range s.Points {
+		row := []string{paramList(p.Params)}
+		if p.Summary == nil {
+			row = append(row, "-", "-", "-", "-", "-", "-")
+		} else {
+			ps := p.Summary
+			r := ps.Overshoot.Ratio
+			m := ps.Overshoot.PerTrial.MaxRatio
+			row = append(row, count(ps.Totals.Requests), count(ps.Overshoot.MaxAllowed), ratio(r.P50), ratio(r.P99), ratio(r.Max), ratio(m.Lo)+" to "+ratio(m.Hi))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+func staleDetail(st measure.Stats) string {
+	if st.N <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (staleness p50 %s ms, p99 %s ms, max %s ms)", num(st.P50), num(st.P99), num(st.Max))
+}
+
+func statusList(m map[string]int64) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ": " + count(m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// exhausted phrases "after N seconds from 00:00 UTC", 0 meaning never.
+func exhausted(secs float64) string {
+	if !finite(secs) || secs <= 0 {
+		return "not within the day"
+	}
+	h := int(secs) / 3600
+	m := (int(secs) % 3600) / 60
+	if secs >= 86400 {
+		return "not within the day"
+	}
+	after := num(secs/3600) + " h"
+	if secs < 3600 {
+		after = num(secs/60) + " min"
+	}
+	return fmt.Sprintf("at %02d:%02d UTC (%s after midnight)", h, m, after)
+}
+
+func paramList(ps []measure.Param) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.Path + "=" + p.Value
+	}
+	if len(parts) == 0 {
+		return "(no parameters)"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Number formatting: counts with thousands separators, ratios as "7.6x".
+
+func count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func ratio(r float64) string {
+	if !finite(r) {
+		return "n/a"
+	}
+	if math.Abs(r) >= 100 {
+		return strconv.FormatFloat(r, 'f', 0, 64) + "x"
+	}
+	if math.Abs(r) >= 10 {
+		return strconv.FormatFloat(r, 'f', 1, 64) + "x"
+	}
+	t := strings.TrimRight(strconv.FormatFloat(r, 'f', 2, 64), "0")
+	if strings.HasSuffix(t, ".") {
+		t += "0"
+	}
+	return t + "x"
+}
+
+// num formats a measurement with up to three significant decimals.
+func num(f float64) string {
+	if !finite(f) {
+		return "n/a"
+	}
+	a := math.Abs(f)
+	switch {
+	case a >= 1e15:
+		return strconv.FormatFloat(f, 'g', 4, 64)
+	case a >= 100:
+		return count(int64(math.Round(f)))
+	case a >= 1:
+		return strings.TrimSuffix(strings.TrimRight(strconv.FormatFloat(f, 'f', 2, 64), "0"), ".")
+	case a == 0:
+		return "0"
+	}
+	return strconv.FormatFloat(f, 'g', 3, 64)
+}
+
+func usd(f float64) string {
+	if !finite(f) {
+		return "n/a"
+	}
+	if math.Abs(f) < 10 {
+		return "$" + strconv.FormatFloat(f, 'f', 3, 64)
+	}
+	return "$" + strconv.FormatFloat(f, 'f', 2, 64)
+}
+
+func pct(part, whole int64) string {
+	if whole <= 0 {
+		return "-"
+	}
+	return pctf(float64(part) / float64(whole))
+}
+
+func pctf(f float64) string {
+	if !finite(f) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(100*f, 'f', 1, 64) + "%"
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// finite reports whether f is a number a figure can hold: not NaN, not
+// infinite, and not so large that axis arithmetic overflows.
+func finite(f float64) bool {
+	return !math.IsNaN(f) && !math.IsInf(f, 0) && math.Abs(f) < 1e15
+}
