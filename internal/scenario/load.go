@@ -164,6 +164,9 @@ func parse(file string, data []byte, prior []override, sets []string) (*Scenario
 // positions.
 func decode(file string, data []byte, sets []override) (*Scenario, ast.Node, error) {
 	d := &decoder{file: file, created: map[ast.Node]bool{}}
+	if err := checkSize(file, data); err != nil {
+		return nil, nil, err
+	}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, nil, d.yamlError(nil, err, "malformed YAML: ")
@@ -303,4 +306,89 @@ func Default(sets ...string) (*Scenario, error) {
 		return nil, &Error{File: "scenarios/" + scenarios.DefaultFile, Msg: "the embedded default scenario is missing: " + err.Error()}
 	}
 	return parse("scenarios/"+scenarios.DefaultFile, data, nil, sets)
+}
+
+// Set applies one override to s in place, as -set path=value would: the
+// value is YAML, typed and validated as if written in the file. On error s
+// is unchanged.
+func (s *Scenario) Set(path, value string) error {
+	n, err := s.With(path + "=" + value)
+	if err != nil {
+		return err
+	}
+	*s = *n
+	return nil
+}
+
+// Limits on what Parse reads, so that a hostile or broken file fails fast
+// (the YAML parser's time grows faster than linearly with nesting).
+const (
+	// MaxFileSize is the largest scenario file accepted, in bytes.
+	MaxFileSize = 1 << 20
+	// MaxFlowDepth is the deepest nesting of [ ] and { }, or of "- "
+	// on one line, accepted.
+	MaxFlowDepth = 64
+)
+
+// checkSize rejects files over MaxFileSize and nesting deeper than
+// MaxFlowDepth (brackets inside quotes and comments do not count).
+func checkSize(file string, data []byte) error {
+	if len(data) > MaxFileSize {
+		return &Error{File: file, Msg: fmt.Sprintf("the file is %d bytes: a scenario file is at most %d", len(data), MaxFileSize)}
+	}
+	depth, line, col := 0, 1, 0
+	var quote byte
+	for _, l := range strings.Split(string(data), "\n") {
+		// Compact nested block sequences ("- - - x") nest without brackets.
+		t := strings.TrimLeft(l, " ")
+		n := 0
+		for strings.HasPrefix(t, "- ") || t == "-" {
+			n++
+			t = strings.TrimLeft(t[1:], " ")
+		}
+		if n > MaxFlowDepth {
+			return &Error{File: file, Line: line, Column: 1, Msg: fmt.Sprintf("malformed YAML: sequences nested deeper than %d", MaxFlowDepth)}
+		}
+		line++
+	}
+	line = 1
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		col++
+		switch {
+		case c == '\n':
+			line, col = line+1, 0
+			if quote == '\'' || quote == '"' {
+				continue // quoted scalars may span lines
+			}
+		case quote != 0:
+			if c == quote {
+				if quote == '\'' && i+1 < len(data) && data[i+1] == '\'' {
+					i++ // '' is an escaped quote
+				} else {
+					quote = 0
+				}
+			} else if c == '\\' && quote == '"' {
+				i++
+			}
+		case c == '\'' || c == '"':
+			if i == 0 || strings.IndexByte(" \t[{,:-\n", data[i-1]) >= 0 {
+				quote = c
+			}
+		case c == '#' && (i == 0 || data[i-1] == ' ' || data[i-1] == '\t' || data[i-1] == '\n'):
+			for i+1 < len(data) && data[i+1] != '\n' {
+				i++
+			}
+		case c == '[' || c == '{':
+			depth++
+			if depth > MaxFlowDepth {
+				return &Error{File: file, Line: line, Column: col, Msg: fmt.Sprintf("malformed YAML: brackets nested deeper than %d", MaxFlowDepth)}
+			}
+		case c == ']' || c == '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return nil
 }

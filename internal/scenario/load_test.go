@@ -474,6 +474,9 @@ func TestParseShapes(t *testing.T) {
 		{"limiter: {limit: 5, window: 1d}\ntrials: 100001\ntraffic: [{name: a, closed_loop: {}}]\n", "trials: 100001 is out of range"},
 		{"limiter: {limit: 5, window: 1d}\nlocations: [{name: a}, {name: a}]\ntraffic: [{name: a, closed_loop: {}}]\n", `"a" is used twice`},
 		{"limiter: {limit: 5, window: 1d}\nsweep: [{path: limiter.limit, values: [1]}, {path: limiter.limit, values: [2]}]\ntraffic: [{name: a, closed_loop: {}}]\n", "swept twice"},
+		{"limiter: " + strings.Repeat("[", 100) + strings.Repeat("]", 100), "x.yaml:1:74: malformed YAML: brackets nested deeper than 64"},
+		{strings.Repeat("- ", 100) + "1", "x.yaml:1:1: malformed YAML: sequences nested deeper than 64"},
+		{"question: '[[[[ it''s # not [ nesting'\n" + minimal, ""},
 		{"limiter: {limit: 5.5, window: 1d}\ntraffic: [{name: a, closed_loop: {}}]\n", "x.yaml:1:18: limiter.limit: 5.5 is not a whole number"},
 		{"limiter: {limit: 5, window: 1d}\nseed: -1\ntraffic: [{name: a, closed_loop: {}}]\n", "x.yaml:2:7: seed: -1 is negative"},
 		{"limiter: {limit: 5, window: 1d}\nstart: yesterday\ntraffic: [{name: a, closed_loop: {}}]\n", `x.yaml:2:8: start: "yesterday" is not a time`},
@@ -482,6 +485,12 @@ func TestParseShapes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		_, err := Parse("x.yaml", []byte(tc.data))
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("Parse(%q): %v", tc.data, err)
+			}
+			continue
+		}
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Parse(%q) = %v, want an error containing %q", tc.data, err, tc.want)
 		}
