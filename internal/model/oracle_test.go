@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
 // The oracle tests check the model against answers derived by hand, in the
@@ -160,4 +161,61 @@ func TestOracleWindowBoundary(t *testing.T) {
 		t.Errorf("max in interval ratio %v, want 2", s.Overshoot.MaxInIntervalRatio)
 	}
 	var _ measure.Summary = s
+}
+
+// TestOracleOtherAlgorithms drives the sliding window and the token bucket
+// through the engine: memory store, 1 ms per operation, limit 5 per 10 s, a
+// bot at 10 requests/s for 60 s (requests never overlap: each takes at most
+// 3 ms).
+//
+// Token bucket (GCRA, interval 10 s / 5 = 2 s, tolerance 4 x 2 s = 8 s),
+// arrivals at k/10 s: at 0, 0.1, 0.2, 0.3, 0.4 s the theoretical arrival
+// time moves to 2, 4, 6, 8, 10 s, each time at most 8 s ahead of now:
+// allowed. At 0.5 s it is 9.5 s ahead: denied, until 10 - t <= 8, at 2.0 s
+// (exactly 8 s ahead: allowed, the check is <=), then every 2 s: 2, 4, ...,
+// 58 s, 29 more. Per 10-s window: 5 + 4 (2, 4, 6, 8 s) = 9 in the first,
+// then 5 in each of the other five: 34 in all.
+//
+// Sliding window, arrivals at 0.05 + k/10 s (off the exact fractions, so no
+// estimate lands on 5.0 in floating point): window 0 has no previous count
+// and allows the first five (0.05 .. 0.45 s). In each later window the
+// previous count is 5, so the estimate 5(1 - f) + current, f the elapsed
+// fraction, is under 5 at 10.05 s (f = 0.005, current 0) and then first
+// again after f passes 0.2, 0.4, 0.6, 0.8 (12.05, 14.05, 16.05, 18.05 s):
+// 5 per window, 30 in all.
+func TestOracleOtherAlgorithms(t *testing.T) {
+	bucket := memoryScenario(5, 10*time.Second, ms(1), time.Minute, openLoop(bot("bot"), 10))
+	bucket.Limiter.Algorithm = "token-bucket"
+	p := openLoop(bot("bot"), 10)
+	p.Start = dur(50 * time.Millisecond)
+	sliding := memoryScenario(5, 10*time.Second, ms(1), time.Minute, p)
+	sliding.Limiter.Algorithm = "sliding-window"
+	cases := []struct {
+		name    string
+		sc      *scenario.Scenario
+		allowed int64
+		hist    map[int64]int64
+	}{
+		{"token-bucket", bucket, 34, map[int64]int64{9: 1, 5: 5}},
+		{"sliding-window", sliding, 30, map[int64]int64{5: 6}},
+	}
+	for _, c := range cases {
+		trials, err := RunTrials(c.sc, Options{Seed: 1})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		tr := trials[0]
+		if tr.Totals.Allowed != c.allowed {
+			t.Errorf("%s: allowed %d, want %d", c.name, tr.Totals.Allowed, c.allowed)
+		}
+		if len(tr.Hist) != len(c.hist) {
+			t.Errorf("%s: key-windows by allowed count %v, want %v", c.name, tr.Hist, c.hist)
+		}
+		for k, v := range c.hist {
+			if tr.Hist[k] != v {
+				t.Errorf("%s: key-windows by allowed count %v, want %v", c.name, tr.Hist, c.hist)
+				break
+			}
+		}
+	}
 }
