@@ -51,8 +51,8 @@ func compareSentence(pred, meas *measure.Summary, pl, ml string) string {
 	case v > band.Hi:
 		verdict = "above"
 	}
-	s := fmt.Sprintf("The %s %s, %s, is %s the %s 95%% band of per-trial max ratio (%s to %s over %s trials).",
-		ml, what, ratio(v), verdict, pl, ratio(band.Lo), ratio(band.Hi), count(int64(pred.Trials)))
+	s := fmt.Sprintf("The %s %s, %s, is %s the %s 95%% band of per-trial max ratio (%s to %s over %s).",
+		ml, what, ratio(v), verdict, pl, ratio(band.Lo), ratio(band.Hi), trials(pred.Trials))
 	if inside {
 		s += " The prediction holds for this run."
 	} else if v > band.Hi {
@@ -90,8 +90,8 @@ func compareTable(pred, meas *measure.Summary, pl, ml string) table {
 		}
 		t.Rows = append(t.Rows, []string{r.name, ratio(r.a), ratio(r.b), diff, rel})
 	}
-	t.Note = fmt.Sprintf("%s: %s key-windows from %s trials (%s); %s: %s key-windows from %s trials (%s). Quantiles are nearest-rank. The key-window distributions are alike only when both runs send the same populations: a live run of the bot alone has no ordinary users' key-windows to pull its p50 down.",
-		capitalize(pl), count(p.N), count(int64(pred.Trials)), orDash(pred.Mode), capitalize(ml), count(m.N), count(int64(meas.Trials)), orDash(meas.Mode))
+	t.Note = fmt.Sprintf("%s: %s key-windows from %s (%s); %s: %s key-windows from %s (%s). Quantiles are nearest-rank. The key-window distributions are alike only when both runs send the same populations: a live run of the bot alone has no ordinary users' key-windows to pull its p50 down.",
+		capitalize(pl), count(p.N), trials(pred.Trials), orDash(pred.Mode), capitalize(ml), count(m.N), trials(meas.Trials), orDash(meas.Mode))
 	return t
 }
 

@@ -100,8 +100,8 @@ func RatioHistogram(s *measure.Summary) *Figure {
 	padTop(p, 0.2)
 	p.X.Min, p.X.Max = math.Min(lo-width, 1-width), hi+width
 	o := s.Overshoot
-	caption := fmt.Sprintf("Key-windows (one limiter key in one window, all %s trials pooled) by how many requests they allowed, as a multiple of the limit of %s. Bars right of the dashed line went over the limit: %s of %s key-windows (%s).",
-		count(int64(s.Trials)), count(s.Limiter.Limit), count(o.OverLimit), count(o.KeyWindows), pctf(o.OverLimitShare))
+	caption := fmt.Sprintf("Key-windows (one limiter key in one window; %s, pooled) by how many requests they allowed, as a multiple of the limit of %s. Bars right of the dashed line went over the limit: %s of %s key-windows (%s).",
+		trials(s.Trials), count(s.Limiter.Limit), count(o.OverLimit), count(o.KeyWindows), pctf(o.OverLimitShare))
 	if logY {
 		caption += " The count axis is logarithmic, so that rare windows far past the limit stay visible."
 	}

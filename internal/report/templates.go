@@ -60,15 +60,9 @@ var mdTemplate = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.Fun
 ## Prediction against measurement
 
 {{.Compare}}
-{{end}}{{range .Tables}}
+{{with .CompareTable}}{{template "mdtable" .}}{{end}}{{end}}{{range .Tables}}
 ## {{.Title}}
-
-{{row .Header}}
-{{sep (len .Header)}}
-{{range .Rows}}{{row .}}
-{{end}}{{if .Note}}
-{{.Note}}
-{{end}}{{end}}{{if .Figures}}
+{{template "mdtable" .}}{{end}}{{if .Figures}}
 ## Figures
 {{range .Figures}}
 ### {{.Title}}
@@ -76,6 +70,14 @@ var mdTemplate = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.Fun
 ![{{.Title}}]({{.Name}}.png)
 
 {{.Caption}} (Also as [SVG]({{.Name}}.svg).)
+{{end}}{{end}}{{range .Details}}
+## {{.Title}}
+{{template "mdtable" .}}{{end}}{{define "mdtable"}}
+{{row .Header}}
+{{sep (len .Header)}}
+{{range .Rows}}{{row .}}
+{{end}}{{if .Note}}
+{{.Note}}
 {{end}}{{end}}`))
 
 var htmlTemplate = htmltemplate.Must(htmltemplate.New("html").Funcs(htmltemplate.FuncMap{
@@ -116,18 +118,19 @@ figcaption { color: #444; font-size: 0.92rem; }
 {{end}}</table>
 {{if .Compare}}<h2>Prediction against measurement</h2>
 <p class="verdict">{{.Compare}}</p>
-{{end}}{{range .Tables}}<h2>{{.Title}}</h2>
-<table>
-<tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</table>
-{{if .Note}}<p class="note">{{.Note}}</p>
-{{end}}{{end}}{{if .Figures}}<h2>Figures</h2>
+{{with .CompareTable}}{{template "table" .}}{{end}}{{end}}{{range .Tables}}<h2>{{.Title}}</h2>
+{{template "table" .}}{{end}}{{if .Figures}}<h2>Figures</h2>
 {{range .Figures}}<figure id="{{.Name}}">
 <h3>{{.Title}}</h3>
 <img src="{{pngURI .}}" alt="{{.Title}}" data-figure="{{.Name}}">
 <figcaption>{{.Caption}} Files: <a href="{{.Name}}.png">{{.Name}}.png</a>, <a href="{{.Name}}.svg">{{.Name}}.svg</a>.</figcaption>
 </figure>
-{{end}}{{end}}</body>
+{{end}}{{end}}{{range .Details}}<h2>{{.Title}}</h2>
+{{template "table" .}}{{end}}</body>
 </html>
-`))
+{{define "table"}}<table>
+<tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+{{if .Note}}<p class="note">{{.Note}}</p>
+{{end}}{{end}}`))

@@ -17,8 +17,14 @@ type doc struct {
 	Headline  string
 	Warnings  []string
 	Facts     []fact
+	// Compare is the comparison's verdict sentence and CompareTable its
+	// quantile table, when Options.Compare is set.
+	Compare      string
+	CompareTable *table
+	// Tables come before the figures (the results in numbers), Details
+	// after them (populations, KV work, live run, sweep points).
 	Tables    []table
-	Compare   string // the comparison's verdict sentence, if any
+	Details   []table
 	Figures   []Figure
 	Generated string
 }
@@ -53,11 +59,14 @@ func build(s *measure.Summary, opts Options) *doc {
 		d.Warnings = append(d.Warnings, "The limit is 0 or unset, so no overshoot ratio (allowed / limit) can be computed; ratio figures are left out.")
 	}
 	d.Facts = facts(s)
-	d.Tables = tables(s)
+	if ts := tables(s); len(ts) > 0 {
+		d.Tables, d.Details = ts[:1], ts[1:]
+	}
 	if opts.Compare != nil {
 		pred, meas, pl, ml := compareRoles(s, opts.Compare)
 		d.Compare = compareSentence(pred, meas, pl, ml)
-		d.Tables = append(d.Tables, compareTable(pred, meas, pl, ml))
+		ct := compareTable(pred, meas, pl, ml)
+		d.CompareTable = &ct
 	}
 	d.Figures = Figures(s, opts)
 	return d
@@ -510,4 +519,12 @@ func orDash(s string) string {
 // infinite, and not so large that axis arithmetic overflows.
 func finite(f float64) bool {
 	return !math.IsNaN(f) && !math.IsInf(f, 0) && math.Abs(f) < 1e15
+}
+
+// trials is "1 trial" or "N trials".
+func trials(n int) string {
+	if n == 1 {
+		return "1 trial"
+	}
+	return count(int64(n)) + " trials"
 }
