@@ -63,6 +63,17 @@ type source struct {
 	data []byte
 	sets []override
 	body ast.Node // the AST after the overrides, for given and positions
+	// sum is the hash of the scenario as decoded, so that a Scenario
+	// changed in Go afterwards is marshalled rather than re-read from a
+	// text that no longer describes it.
+	sum string
+}
+
+// seal records s as decoded from its source.
+func (s *Scenario) seal() {
+	if s.src != nil {
+		s.src.sum = s.Hash()
+	}
 }
 
 // Load reads, decodes, fills defaults in and validates the scenario file at
@@ -109,9 +120,9 @@ func (s *Scenario) With(sets ...string) (*Scenario, error) {
 }
 
 // sourceOrMarshal returns the text s was decoded from, or for a Scenario
-// built in Go, its YAML marshalling.
+// built or changed in Go, its YAML marshalling (then errors have no lines).
 func (s *Scenario) sourceOrMarshal() (*source, error) {
-	if s.src != nil {
+	if s.src != nil && s.src.sum == s.Hash() {
 		return s.src, nil
 	}
 	data, err := yaml.Marshal(s)
@@ -122,7 +133,11 @@ func (s *Scenario) sourceOrMarshal() (*source, error) {
 	if name == "" {
 		name = "scenario"
 	}
-	return &source{file: name + ".yaml", data: data}, nil
+	file := name + ".yaml"
+	if s.src != nil {
+		file = s.src.file
+	}
+	return &source{file: file, data: data}, nil
 }
 
 // parseSets turns "path=value" strings into overrides.
@@ -233,6 +248,7 @@ func decode(file string, data []byte, sets []override) (*Scenario, ast.Node, err
 	if err := d.checkSweepPaths(body, s); err != nil {
 		return nil, nil, err
 	}
+	s.seal()
 	return s, body, nil
 }
 

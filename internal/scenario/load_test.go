@@ -432,6 +432,29 @@ func TestExpandGoBuilt(t *testing.T) {
 	}
 }
 
+// TestExpandAfterChange checks that a scenario changed in Go after Load
+// expands with the change (as cmd/simulate sets -trials on it).
+func TestExpandAfterChange(t *testing.T) {
+	s, err := Parse("x.yaml", []byte(minimal+"sweep:\n  - path: limiter.limit\n    values: [3, 4]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Trials = 7
+	pts, err := s.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pts {
+		if p.Scenario.Trials != 7 {
+			t.Errorf("point %s lost the change: trials %d", p.Label(), p.Scenario.Trials)
+		}
+	}
+	w, err := s.With("limiter.window=1h")
+	if err != nil || w.Trials != 7 || w.Limiter.Window.D() != time.Hour || w.Source() != "x.yaml" {
+		t.Errorf("With after a change: %v %v", w, err)
+	}
+}
+
 // TestHash checks that the hash ignores layout and comments but not values.
 func TestHash(t *testing.T) {
 	a, err := Parse("a.yaml", []byte(minimal))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -80,10 +81,10 @@ func hasName(t reflect.Type) bool {
 	return ok
 }
 
-// typeAt returns the type a path leads to in the schema, and the names of
-// list elements a name segment may use (names[i] are the names of the list
-// at segment i, from the file). It reports the first bad segment with the
-// nearest valid alternative.
+// typeAt returns the type a path leads to in the schema. names returns the
+// names of the list elements under a path prefix (from the file), which a
+// segment may use instead of an index; nil accepts no names. It reports the
+// first bad segment with the nearest valid alternative.
 func typeAt(path string, names func(prefix []string) []string) (reflect.Type, error) {
 	segs := splitPath(path)
 	if len(segs) == 0 {
@@ -107,11 +108,9 @@ func typeAt(path string, names func(prefix []string) []string) (reflect.Type, er
 			var valid []string
 			if hasName(elem) && names != nil {
 				valid = names(segs[:i])
-				for _, n := range valid {
-					if n == seg {
-						t = elem
-						goto next
-					}
+				if slices.Contains(valid, seg) {
+					t = elem
+					continue
 				}
 			}
 			if hasName(elem) {
@@ -129,7 +128,6 @@ func typeAt(path string, names func(prefix []string) []string) (reflect.Type, er
 			}
 			t = ft
 		}
-	next:
 	}
 	return t, nil
 }
@@ -146,6 +144,8 @@ func suggestPath(segs []string, i int, valid []string) string {
 	}
 	fixed := append(append(append([]string(nil), segs[:i]...), best), segs[i+1:]...)
 	full := strings.Join(fixed, ".")
+	// Keep the rest of the path when it is valid after the fix (element
+	// names are not checked here), else stop at the fixed segment.
 	if _, err := typeAt(full, nil); err != nil && !strings.Contains(err.Error(), "no element named") {
 		full = strings.Join(fixed[:i+1], ".")
 	}

@@ -130,6 +130,7 @@ func (s *Scenario) Expand() ([]Point, error) {
 			return nil, s.pointError(err, idx)
 		}
 		ps.Sweep = nil
+		ps.seal()
 		points = append(points, Point{Index: n, Params: params, Scenario: ps})
 		for i := len(idx) - 1; i >= 0; i-- {
 			idx[i]++
