@@ -37,8 +37,8 @@ func richScenario() *scenario.Scenario {
 	bursts := burst(bot("bursts"), 30, 10*time.Second, 25*time.Second)
 	bursts.Identity = scenario.Identity{Token: "shared", IP: "none"}
 	bursts.Arrive.Mode = "alternate"
-	sc := kvScenario(10, 20*time.Second, kvp, []string{"ams", "sin", "iad"}, 90*time.Second, loops, open, users, bursts)
-	sc.Trials = 6
+	sc := kvScenario(10, 20*time.Second, kvp, []string{"ams", "sin", "iad"}, 60*time.Second, loops, open, users, bursts)
+	sc.Trials = 4
 	return sc
 }
 
