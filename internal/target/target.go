@@ -30,6 +30,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/eventual"
@@ -205,7 +206,9 @@ type Server struct {
 	srv *http.Server
 	ln  net.Listener
 	// done receives Serve's error once it returns.
-	done chan error
+	done      chan error
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Start serves h on a loopback listener at addr until Close.
@@ -229,14 +232,17 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 // URL returns the server's base URL, http://host:port/.
 func (s *Server) URL() string { return "http://" + s.Addr() + "/" }
 
-// Close stops the server, waiting up to a few seconds for requests in flight.
+// Close stops the server, waiting up to a few seconds for requests in
+// flight. Calling it again does nothing.
 func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	err := s.srv.Shutdown(ctx)
-	if err != nil {
-		s.srv.Close()
-	}
-	<-s.done
-	return err
+	s.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.closeErr = s.srv.Shutdown(ctx)
+		if s.closeErr != nil {
+			s.srv.Close()
+		}
+		<-s.done
+	})
+	return s.closeErr
 }

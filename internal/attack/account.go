@@ -1,0 +1,114 @@
+package attack
+
+import (
+	"strconv"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/target"
+)
+
+// LatencyNote says how attack measures latency and what that hides; it goes
+// into summary.json's live.latency_note.
+const LatencyNote = "Latency is measured by the attacker on its own clock, from when a request is handed to the " +
+	"HTTP transport (after any closed-loop think time) until its response body has been read. Open-loop " +
+	"requests that found every worker busy are timed from when a worker picked them up, not from when the " +
+	"schedule called for them, so under overload these percentiles understate what clients would see " +
+	"(coordinated omission): compare offered_rate with achieved_rate; when achieved falls short, latency is " +
+	"optimistic. Closed loops (C in flight) wait for responses by design and offer only what they achieve."
+
+// accountant turns vegeta results into overshoot events as they stream by:
+// nothing is kept per request.
+type accountant struct {
+	rec      *measure.Recorder
+	pops     map[string]int // attack name -> population index
+	windowMs int64
+	skew     time.Duration // clock margin for attributing a window without the target's header
+	start    time.Time
+
+	lat       measure.LogHist // milliseconds
+	status    map[uint16]int64
+	ambiguous int64
+	results   int64
+	perPop    []int64 // results per population, for offered rates of closed loops
+}
+
+func newAccountant(rec *measure.Recorder, pops map[string]int, npop int, window, skew time.Duration, start time.Time) *accountant {
+	return &accountant{rec: rec, pops: pops, windowMs: window.Milliseconds(), skew: skew, start: start,
+		status: map[uint16]int64{}, perPop: make([]int64, npop)}
+}
+
+// windowOf is the limiter's window id of t: floor(unix ms / window ms).
+func (a *accountant) windowOf(t time.Time) int64 {
+	ms := t.UnixMilli()
+	q := ms / a.windowMs
+	if ms%a.windowMs != 0 && ms < 0 {
+		q--
+	}
+	return q
+}
+
+// add accounts for one result; sentKey is the identity the request carried.
+func (a *accountant) add(r *vegeta.Result, sentKey string) {
+	a.results++
+	a.status[r.Code]++
+	a.lat.Add(float64(r.Latency) / float64(time.Millisecond))
+	pop, ok := a.pops[r.Attack]
+	if !ok {
+		return // not one of ours; cannot happen
+	}
+	a.perPop[pop]++
+	e := measure.Event{Pop: pop, At: r.Timestamp.Add(r.Latency / 2).Sub(a.start)}
+	switch {
+	case r.Code == 429:
+		e.Outcome = measure.Denied
+	case r.Code >= 200 && r.Code < 300:
+		e.Outcome = measure.Allowed
+	default:
+		e.Outcome = measure.Errored
+		a.rec.Record(e)
+		return
+	}
+	h := r.Headers
+	e.FailOpen = first(h, target.HeaderFailOpen) == "1"
+	e.FailClosed = first(h, target.HeaderFailClosed) == "1"
+	e.Key = first(h, target.HeaderKey)
+	if e.Key == "" {
+		e.Key = sentKey
+	}
+	if w, err := strconv.ParseInt(first(h, target.HeaderWindow), 10, 64); err == nil {
+		e.Window = w
+	} else {
+		// The decision was made somewhere between send and receive, on
+		// the target's clock: attribute it only when that whole span,
+		// widened by the clock margin, lies in one window.
+		lo := a.windowOf(r.Timestamp.Add(-a.skew))
+		hi := a.windowOf(r.End().Add(a.skew))
+		if lo != hi {
+			a.ambiguous++
+			return
+		}
+		e.Window = lo
+	}
+	a.rec.Record(e)
+}
+
+// first returns the first value of a canonical header key, or "".
+func first(h map[string][]string, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// statusCounts returns the status counts keyed by code as text ("0" is a
+// transport error: no response).
+func (a *accountant) statusCounts() map[string]int64 {
+	m := make(map[string]int64, len(a.status))
+	for c, n := range a.status {
+		m[strconv.Itoa(int(c))] = n
+	}
+	return m
+}

@@ -1,0 +1,517 @@
+package attack
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+	"github.com/overshoot-dev/overshoot/internal/target"
+)
+
+// Exit codes of the attack command.
+const (
+	ExitOK       = 0
+	ExitFailure  = 1 // anything else: a results file that cannot be written, ...
+	ExitBadInput = 2 // bad flags, bad scenario, unreachable URL, port in use
+	ExitBroken   = 3 // -max-ratio broken
+)
+
+// DefaultScenarioFile is the scenario run when none is named.
+const DefaultScenarioFile = "scenarios/default.yaml"
+
+// ResultsFileName is the vegeta results file in a run's report folder.
+const ResultsFileName = "results.bin"
+
+// Env is what Main needs from the process, so that tests can drive it:
+// output streams, the signal channel (os/signal delivers SIGINT there), and
+// how to exit at once on a second signal.
+type Env struct {
+	Stdout, Stderr io.Writer
+	// Signals delivers interrupts: the first stops the attack cleanly, the
+	// second calls Exit(130) at once.
+	Signals <-chan os.Signal
+	// Exit ends the process; nil means os.Exit.
+	Exit func(code int)
+	// Ready, when set, is called with the target's URL once the attack is
+	// about to start (or the target serves, with -serve).
+	Ready func(url string)
+}
+
+// sets is a repeatable -set flag.
+type sets []string
+
+func (s *sets) String() string     { return strings.Join(*s, ",") }
+func (s *sets) Set(v string) error { *s = append(*s, v); return nil }
+
+// config is the parsed command line.
+type config struct {
+	scenarioFile string
+	sets         sets
+	url          string
+	serve        bool
+	store        string
+	addr         string
+	duration     time.Duration
+	maxRequests  int64
+	seed         uint64
+	seedSet      bool
+	out          string
+	json         bool
+	maxRatio     float64
+	at           string
+	ipHeader     string
+	timeout      time.Duration
+}
+
+// usage is printed by -h and after a bad flag.
+const usage = `usage: attack [flags] [SCENARIO.yaml]
+
+Runs a scenario's traffic for real against a rate limiter and measures how far
+past its limit it lets callers go. With no -url it starts the built-in target
+(the same limiter over the chosen store) on 127.0.0.1 and attacks that;
+nothing leaves loopback unless you name a URL. Writes summary.json and a vegeta
+results file (read it with: vegeta report < results.bin) under -out.
+
+Exit codes: 0 ok, 1 failure, 2 bad input, 3 -max-ratio broken.
+
+flags:
+`
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	c := &config{}
+	fs := flag.NewFlagSet("attack", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&c.scenarioFile, "scenario", DefaultScenarioFile, "scenario `file` to run (also accepted as the argument)")
+	fs.Var(&c.sets, "set", "override a scenario value, `path=value` (e.g. limiter.limit=10); repeatable")
+	fs.StringVar(&c.url, "url", "", "attack this `URL` instead of the built-in target (a Worker under wrangler dev, a staging deployment)")
+	fs.BoolVar(&c.serve, "serve", false, "only run the built-in target until Ctrl-C, and print its address")
+	fs.StringVar(&c.store, "store", "memory", "built-in target's store: memory or eventual (the KV model on the wall clock)")
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "built-in target's listen `address` (loopback only; port 0 picks one)")
+	fs.DurationVar(&c.duration, "duration", 0, "how long to attack (default: the scenario's live.duration)")
+	fs.Int64Var(&c.maxRequests, "max-requests", 0, "stop after this many requests (default: the scenario's live.max_requests)")
+	fs.Func("seed", "seed for Poisson arrivals and think times (default: the scenario's seed)", func(v string) error {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("must be a whole number >= 0")
+		}
+		c.seed, c.seedSet = n, true
+		return nil
+	})
+	fs.StringVar(&c.out, "out", "reports", "`folder` under which each run writes <scenario>/<time>/")
+	fs.BoolVar(&c.json, "json", false, "print only summary.json on stdout")
+	fs.Float64Var(&c.maxRatio, "max-ratio", math.NaN(), "exit 3 when the overshoot ratio (allowed/limit per key-window) statistic -at is above `X`")
+	fs.StringVar(&c.at, "at", "max", "statistic -max-ratio checks: max, p99, p95 or p50")
+	fs.StringVar(&c.ipHeader, "ip-header", "X-Forwarded-For", "header carrying each client's address: X-Forwarded-For or CF-Connecting-IP")
+	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "per-request timeout")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	switch fs.NArg() {
+	case 0:
+	case 1:
+		c.scenarioFile = fs.Arg(0)
+	default:
+		return nil, fmt.Errorf("too many arguments %q: give at most one scenario file", fs.Args())
+	}
+	if c.store != "memory" && c.store != "eventual" {
+		return nil, fmt.Errorf("-store %q is unknown: use memory or eventual", c.store)
+	}
+	if _, _, err := CheckThreshold(measure.Summary{}, 0, c.at); err != nil {
+		return nil, err
+	}
+	if !math.IsNaN(c.maxRatio) && (c.maxRatio < 0 || math.IsInf(c.maxRatio, 0)) {
+		return nil, fmt.Errorf("-max-ratio %v must be a finite number >= 0 (1 means: never above the limit)", c.maxRatio)
+	}
+	if c.duration < 0 || c.maxRequests < 0 || c.timeout <= 0 {
+		return nil, fmt.Errorf("-duration, -max-requests must be >= 0 and -timeout > 0")
+	}
+	if c.url != "" && c.serve {
+		return nil, fmt.Errorf("-url and -serve do not go together: -serve runs the built-in target, -url attacks another")
+	}
+	return c, nil
+}
+
+// Main is the attack command. It returns the exit code.
+func Main(args []string, env Env) int {
+	if env.Exit == nil {
+		env.Exit = os.Exit
+	}
+	stderr := env.Stderr
+	c, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "attack: %v\n", err)
+		return ExitBadInput
+	}
+	sc, err := scenario.LoadWithOverrides(c.scenarioFile, c.sets)
+	if err != nil {
+		fmt.Fprintf(stderr, "attack: %v\n", err)
+		return ExitBadInput
+	}
+	seed := sc.Seed
+	if c.seedSet {
+		seed = c.seed
+	}
+	lcfg := limiter.Config{Name: sc.Limiter.Name, Algorithm: limiter.Algorithm(sc.Limiter.Algorithm),
+		Limit: sc.Limiter.Limit, Window: sc.Limiter.Window.D(), Policy: limiter.Policy(sc.Limiter.ErrorPolicy)}
+	if w := sc.Live.Window.D(); w > 0 {
+		lcfg.Window = w
+	}
+	lim, err := limiter.New(lcfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "attack: %s: %v\n", c.scenarioFile, err)
+		return ExitBadInput
+	}
+	lcfg = lim.Config()
+	token := limiter.TokenSource{From: sc.Limiter.Token.From, Name: sc.Limiter.Token.Name}
+
+	// First signal: stop the attack (or the server) and write what was
+	// measured; second: exit at once.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-env.Signals:
+				n++
+				if n == 1 {
+					fmt.Fprintln(stderr, "attack: interrupted: stopping, draining requests in flight and writing what was measured (Ctrl-C again to quit at once)")
+					cancel()
+					continue
+				}
+				fmt.Fprintln(stderr, "attack: interrupted twice: exiting without writing")
+				env.Exit(130)
+				return
+			case <-stopWatch:
+				return
+			}
+		}
+	}()
+
+	storeName := "url"
+	limit, window := lcfg.Limit, lcfg.Window
+	var (
+		srv     *target.Server
+		bstore  *BuiltinStore
+		tgtURL  = c.url
+		skew    = DefaultSkew
+		kvAddTo func(*measure.KVCounters)
+	)
+	if c.url == "" {
+		bstore, err = NewStore(c.store, sc, seed)
+		if err != nil {
+			fmt.Fprintf(stderr, "attack: %v\n", err)
+			return ExitBadInput
+		}
+		h, err := target.New(target.Config{Limiter: lim, Store: bstore.Store, Token: token})
+		if err != nil {
+			fmt.Fprintf(stderr, "attack: %v\n", err)
+			return ExitBadInput
+		}
+		srv, err = target.Start(c.addr, h)
+		if err != nil {
+			fmt.Fprintf(stderr, "attack: %v\n", err)
+			return ExitBadInput
+		}
+		defer srv.Close()
+		tgtURL = srv.URL()
+		storeName = c.store
+		kvAddTo = bstore.AddTo
+		if c.serve {
+			fmt.Fprintf(env.Stdout, "overshoot target: %s\n  limiter %s, %d per %v, %s, store %s\n  send the token in %s %s, the client address in X-Forwarded-For or CF-Connecting-IP, the location in %s\n  Ctrl-C stops\n",
+				tgtURL, lcfg.Algorithm, lcfg.Limit, scenario.Duration(lcfg.Window), lcfg.Policy, bstore.Describe, token.From, token.Name, target.HeaderLocation)
+			if env.Ready != nil {
+				env.Ready(tgtURL)
+			}
+			<-ctx.Done()
+			return ExitOK
+		}
+	} else {
+		u, err := url.Parse(c.url)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			fmt.Fprintf(stderr, "attack: -url %q is not an http(s) URL: give e.g. http://127.0.0.1:8787/\n", c.url)
+			return ExitBadInput
+		}
+		pl, pw, err := preflight(ctx, c.url, token, c.timeout)
+		if err != nil {
+			fmt.Fprintf(stderr, "attack: %v\n", err)
+			return ExitBadInput
+		}
+		if pl > 0 && pw > 0 {
+			if pl != limit || pw != window {
+				fmt.Fprintf(stderr, "attack: note: the target's RateLimit-Policy says %d per %v; the scenario says %d per %v: counting against the target's\n",
+					pl, pw, limit, window)
+			}
+			limit, window = pl, pw
+		}
+		if target.IsLoopbackHost(u.Hostname()) {
+			skew = 5 * time.Millisecond // one clock
+		}
+	}
+
+	// Only now that the input is good is anything written.
+	dir, err := newRunDir(c.out, sc.Name, time.Now())
+	if err != nil {
+		fmt.Fprintf(stderr, "attack: %v\n", err)
+		return ExitFailure
+	}
+	resultsPath := filepath.Join(dir, ResultsFileName)
+	partial := resultsPath + ".partial"
+	rf, err := os.Create(partial)
+	if err != nil {
+		fmt.Fprintf(stderr, "attack: creating the results file: %v\n", err)
+		return ExitFailure
+	}
+
+	base := measure.Summary{
+		Scenario: measure.ScenarioRef{Name: sc.Name, File: sc.Source(), Hash: sc.Hash(), Question: sc.Question, Params: sc.Overrides()},
+		Limiter:  limiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy}, storeName),
+		Live:     &measure.Live{Target: storeName},
+	}
+	if !c.json {
+		what := "built-in target, store " + storeName
+		if bstore != nil {
+			what = "built-in target, store " + bstore.Describe
+		} else {
+			what = "any URL"
+		}
+		fmt.Fprintf(env.Stdout, "overshoot attack: scenario %s, %s %d per %v, %s\n  target  %s (%s)\n  running up to %v; Ctrl-C stops and keeps what was measured\n",
+			sc.Name, lcfg.Algorithm, limit, scenario.Duration(window), lcfg.Policy, tgtURL, what, runDuration(c, sc))
+	}
+	if env.Ready != nil {
+		env.Ready(tgtURL)
+	}
+	var progress func(int64, time.Duration)
+	if !c.json {
+		progress = func(n int64, el time.Duration) {
+			fmt.Fprintf(stderr, "\r  %6.1fs  %d responses", el.Seconds(), n)
+		}
+	}
+	s, runErr := Run(ctx, Options{Scenario: sc, URL: tgtURL, Limit: limit, Window: window,
+		Duration: c.duration, MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Skew: skew,
+		Timeout: c.timeout, Results: rf, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress})
+	if progress != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if srv != nil {
+		srv.Close()
+	}
+	closeErr := rf.Close()
+	if runErr == nil && closeErr != nil {
+		runErr = fmt.Errorf("closing the results file %s: %w", partial, closeErr)
+	}
+	if runErr != nil {
+		fmt.Fprintf(stderr, "attack: %v (partial results left in %s)\n", runErr, partial)
+		return ExitFailure
+	}
+	if err := os.Rename(partial, resultsPath); err != nil {
+		fmt.Fprintf(stderr, "attack: %v\n", err)
+		return ExitFailure
+	}
+	if err := writeReport(dir, &s); err != nil {
+		fmt.Fprintf(stderr, "attack: %v\n", err)
+		return ExitFailure
+	}
+	if c.json {
+		b, _ := json.MarshalIndent(s, "", "  ")
+		env.Stdout.Write(append(b, '\n'))
+	} else {
+		PrintSummary(env.Stdout, &s, dir)
+	}
+	if !math.IsNaN(c.maxRatio) {
+		v, broken, _ := CheckThreshold(s, c.maxRatio, c.at)
+		if broken {
+			fmt.Fprintf(stderr, "attack: threshold broken: %s overshoot ratio %.3g > -max-ratio %.3g\n", c.at, v, c.maxRatio)
+			return ExitBroken
+		}
+	}
+	return ExitOK
+}
+
+// runDuration is how long the run is planned to last, for the console.
+func runDuration(c *config, sc *scenario.Scenario) time.Duration {
+	if c.duration > 0 {
+		return c.duration
+	}
+	if d := sc.Live.Duration.D(); d > 0 {
+		return d
+	}
+	return DefaultDuration
+}
+
+// preflight sends one request to u before any load, so that an unreachable
+// target is a clear error and nothing is written. It returns the limit and
+// window of the target's RateLimit-Policy when it states one.
+func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout time.Duration) (int64, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, min(timeout, 10*time.Second))
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return 0, 0, fmt.Errorf("-url %q: %v", u, err)
+	}
+	tok := "overshoot-preflight-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	if token.From == "cookie" {
+		req.AddCookie(&http.Cookie{Name: token.Name, Value: tok})
+	} else {
+		req.Header.Set(token.Name, tok)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, 0, fmt.Errorf("cannot reach -url %s: %v (is the server running? for the example Worker: examples/worker/dev.sh start)", u, err)
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	q, w := ParsePolicy(resp.Header.Get("RateLimit-Policy"))
+	return q, w, nil
+}
+
+// ParsePolicy reads the quota (q) and window (w, seconds) of the first
+// policy in an IETF draft RateLimit-Policy field such as
+// `"default";q=100;w=60`. It returns zeros when the field is absent or
+// does not state both.
+func ParsePolicy(v string) (limit int64, window time.Duration) {
+	first, _, _ := strings.Cut(v, ",")
+	for _, p := range strings.Split(first, ";")[1:] {
+		k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "q":
+			if n, err := strconv.ParseInt(val, 10, 64); err == nil && n > 0 {
+				limit = n
+			}
+		case "w":
+			if f, err := strconv.ParseFloat(val, 64); err == nil && f > 0 && f < 1e9 {
+				window = time.Duration(f * float64(time.Second)).Round(time.Millisecond)
+			}
+		}
+	}
+	if limit == 0 || window == 0 {
+		return 0, 0
+	}
+	return limit, window
+}
+
+// newRunDir makes reports/<scenario>/<UTC time>/ (with a suffix when that
+// exists already).
+func newRunDir(root, name string, now time.Time) (string, error) {
+	if name == "" {
+		name = "scenario"
+	}
+	name = strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == os.PathSeparator || r < ' ' {
+			return '_'
+		}
+		return r
+	}, name)
+	base := filepath.Join(root, name, now.UTC().Format("20060102T150405Z"))
+	dir := base
+	for i := 2; ; i++ {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+			return "", fmt.Errorf("creating the report folder: %w", err)
+		}
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, os.ErrExist) || i > 100 {
+			return "", fmt.Errorf("creating the report folder %s: %w", dir, err)
+		}
+		dir = base + "-" + strconv.Itoa(i)
+	}
+}
+
+// writeReport writes summary.json into dir atomically.
+func writeReport(dir string, s *measure.Summary) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding summary.json: %w", err)
+	}
+	path := filepath.Join(dir, "summary.json")
+	tmp, err := os.CreateTemp(dir, ".summary.json.tmp-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// PrintSummary prints a run's summary for people.
+func PrintSummary(w io.Writer, s *measure.Summary, dir string) {
+	t, o, l := s.Totals, s.Overshoot, s.Live
+	state := "complete"
+	if !s.Complete {
+		state = "INCOMPLETE (interrupted): what was measured before the stop"
+	}
+	fmt.Fprintf(w, "\nran      %.1fs, %s\n", t.SimulatedSeconds, state)
+	fmt.Fprintf(w, "requests %d counted: %d allowed, %d denied, %d errors (fail-open %d, fail-closed %d)\n",
+		t.Requests, t.Allowed, t.Denied, t.Errors, t.FailOpen, t.FailClosed)
+	if l != nil {
+		fmt.Fprintf(w, "rate     offered %.1f/s, achieved %.1f/s\n", l.OfferedRate, l.AchievedRate)
+		fmt.Fprintf(w, "latency  p50 %.2fms  p95 %.2fms  p99 %.2fms  max %.2fms (attacker's clock; see latency_note)\n",
+			l.LatencyMs.P50, l.LatencyMs.P95, l.LatencyMs.P99, l.LatencyMs.Max)
+		codes := make([]string, 0, len(l.Status))
+		for c := range l.Status {
+			codes = append(codes, c)
+		}
+		sort.Strings(codes)
+		parts := make([]string, len(codes))
+		for i, c := range codes {
+			parts[i] = fmt.Sprintf("%s x%d", c, l.Status[c])
+		}
+		fmt.Fprintf(w, "status   %s\n", strings.Join(parts, ", "))
+		if l.Ambiguous > 0 {
+			fmt.Fprintf(w, "         %d responses too close to a window boundary to attribute (not counted in key-windows)\n", l.Ambiguous)
+		}
+	}
+	fmt.Fprintf(w, "overshoot (limit %d per %s, per key and window):\n", s.Limiter.Limit, s.Limiter.Window)
+	fmt.Fprintf(w, "  key-windows %d, over the limit %d (%.0f%%), excess %d\n", o.KeyWindows, o.OverLimit, 100*o.OverLimitShare, o.Excess)
+	fmt.Fprintf(w, "  most allowed in one window %d (ratio %.2f; p99 %.2f, p50 %.2f)\n", o.MaxAllowed, o.Ratio.Max, o.Ratio.P99, o.Ratio.P50)
+	fmt.Fprintf(w, "  most allowed in any window-long interval %d (ratio %.2f)\n", o.MaxInInterval, o.MaxInIntervalRatio)
+	if kv := s.KV; kv.Reads+kv.Writes > 0 {
+		fmt.Fprintf(w, "store    %d reads, %d writes, %d write errors (%d rate-limited), %d lost updates, %d stale reads\n",
+			kv.Reads, kv.Writes, kv.WriteErrors, kv.WriteRateLimited, kv.LostUpdates, kv.StaleReads)
+	}
+	if dir != "" {
+		fmt.Fprintf(w, "summary  %s\n", filepath.Join(dir, "summary.json"))
+		if l != nil && l.ResultsFile != "" {
+			fmt.Fprintf(w, "results  %s  (vegeta report < %s)\n", l.ResultsFile, l.ResultsFile)
+		}
+	}
+}

@@ -1,0 +1,228 @@
+package attack
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+	"github.com/overshoot-dev/overshoot/internal/target"
+)
+
+// errBudget is what a targeter returns once the run's request budget
+// (max_requests) is spent; vegeta then stops that attack and emits one fake
+// result carrying this error, which the runner drops.
+var errBudget = errors.New("overshoot: request budget spent")
+
+// phi is the golden ratio's fractional part: request i picks a weighted
+// location with u = frac(i * phi), a low-discrepancy sequence that spreads
+// any number of requests in proportion to the weights without a random
+// generator shared between workers.
+const phi = 0.6180339887498949
+
+// identities builds the requests of one population: which client sends
+// request i, with which token, address and location. It is a vegeta.Targeter
+// (through its target method) and safe for concurrent use.
+type identities struct {
+	url      string
+	pop      string // population name, part of every token
+	popIndex int
+	runID    string
+	clients  int
+	token    limiter.TokenSource
+	tokenOf  string // per-client | rotating | shared
+	rotate   uint64
+	ipMode   string // per-client | nat | none
+	natPool  int
+	ipHeader string // X-Forwarded-For or CF-Connecting-IP
+
+	locations []string  // candidate locations; empty: no location header
+	cum       []float64 // cumulative weights, normalised to 1, for spread/weighted
+	alternate bool
+
+	n      atomic.Uint64   // requests built so far
+	sent   []atomic.Uint64 // per client, for rotating tokens
+	budget *atomic.Int64   // requests left in the run; nil: unbounded
+}
+
+// newIdentities prepares the requests of population p (index i) of sc.
+func newIdentities(url string, sc *scenario.Scenario, i int, runID, ipHeader string, budget *atomic.Int64) (*identities, error) {
+	p := sc.Traffic[i]
+	id := &identities{
+		url: url, pop: p.Name, popIndex: i, runID: runID, clients: max(1, p.Clients),
+		token:   limiter.TokenSource{From: sc.Limiter.Token.From, Name: sc.Limiter.Token.Name},
+		tokenOf: p.Identity.Token, rotate: uint64(max(0, p.Identity.RotateEvery)),
+		ipMode: p.Identity.IP, natPool: max(1, p.Identity.NATPool), ipHeader: ipHeader, budget: budget,
+	}
+	if id.token == (limiter.TokenSource{}) {
+		id.token = limiter.DefaultTokenSource
+	}
+	if err := id.token.Validate(); err != nil {
+		return nil, fmt.Errorf("limiter.token: %w", err)
+	}
+	switch id.tokenOf {
+	case "", "per-client", "shared":
+	case "rotating":
+		if id.rotate == 0 {
+			return nil, fmt.Errorf("traffic %q: identity.token rotating needs rotate_every >= 1", p.Name)
+		}
+		id.sent = make([]atomic.Uint64, id.clients)
+	default:
+		return nil, fmt.Errorf("traffic %q: identity.token %q is unknown: use per-client, rotating or shared", p.Name, id.tokenOf)
+	}
+	switch id.ipMode {
+	case "", "per-client", "nat", "none":
+	default:
+		return nil, fmt.Errorf("traffic %q: identity.ip %q is unknown: use per-client, nat or none", p.Name, id.ipMode)
+	}
+	if err := id.arrive(sc, p); err != nil {
+		return nil, err
+	}
+	return id, nil
+}
+
+// arrive sets where the population's requests arrive.
+func (id *identities) arrive(sc *scenario.Scenario, p scenario.Population) error {
+	weights := func(names []string, ws []float64) {
+		var sum float64
+		for _, w := range ws {
+			sum += w
+		}
+		id.locations = names
+		acc := 0.0
+		for _, w := range ws {
+			acc += w / sum
+			id.cum = append(id.cum, acc)
+		}
+	}
+	all := func() ([]string, []float64) {
+		var names []string
+		var ws []float64
+		for _, l := range sc.Locations {
+			names = append(names, l.Name)
+			w := l.Weight
+			if w <= 0 {
+				w = 1
+			}
+			ws = append(ws, w)
+		}
+		return names, ws
+	}
+	switch p.Arrive.Mode {
+	case "":
+		if p.Arrive.Location != "" {
+			id.locations = []string{p.Arrive.Location}
+		} else if len(sc.Locations) > 0 {
+			id.locations = []string{sc.Locations[0].Name}
+		}
+	case "one":
+		loc := p.Arrive.Location
+		if loc == "" && len(sc.Locations) > 0 {
+			loc = sc.Locations[0].Name
+		}
+		if loc != "" {
+			id.locations = []string{loc}
+		}
+	case "spread":
+		weights(all())
+	case "weighted":
+		var names []string
+		var ws []float64
+		for _, w := range p.Arrive.Weights {
+			names = append(names, w.Location)
+			ws = append(ws, w.Weight)
+		}
+		if len(names) == 0 {
+			return fmt.Errorf("traffic %q: arrive weighted has no weights", p.Name)
+		}
+		weights(names, ws)
+	case "alternate":
+		id.locations, _ = all()
+		id.alternate = true
+	default:
+		return fmt.Errorf("traffic %q: arrive.mode %q is unknown: use one, spread, weighted or alternate", p.Name, p.Arrive.Mode)
+	}
+	return nil
+}
+
+// tokenFor returns the token client c sends with its k-th request.
+func (id *identities) tokenFor(c int) string {
+	switch id.tokenOf {
+	case "shared":
+		return id.runID + "-" + id.pop
+	case "rotating":
+		k := id.sent[c].Add(1) - 1
+		return id.runID + "-" + id.pop + "-" + strconv.Itoa(c) + "-r" + strconv.FormatUint(k/id.rotate, 10)
+	}
+	return id.runID + "-" + id.pop + "-" + strconv.Itoa(c)
+}
+
+// ipFor returns the address client c sends from, or "" for none. Clients get
+// 10.<pop>.<hi>.<lo>; a NAT pool of M shares 100.64.<pop>.<c mod M>
+// (carrier-grade NAT space).
+func (id *identities) ipFor(c int) string {
+	switch id.ipMode {
+	case "none":
+		return ""
+	case "nat":
+		m := c % id.natPool
+		return "100." + strconv.Itoa(64+(m>>16)&63) + "." + strconv.Itoa(m>>8&255) + "." + strconv.Itoa(m&255)
+	}
+	return "10." + strconv.Itoa(id.popIndex&255) + "." + strconv.Itoa(c>>8&255) + "." + strconv.Itoa(c&255)
+}
+
+// locationFor returns the location of request i from client c.
+func (id *identities) locationFor(i uint64, c int) string {
+	switch {
+	case len(id.locations) == 0:
+		return ""
+	case len(id.locations) == 1:
+		return id.locations[0]
+	case id.alternate:
+		return id.locations[(i/uint64(id.clients))%uint64(len(id.locations))]
+	}
+	_, u := math.Modf(float64(i) * phi)
+	for j, c := range id.cum {
+		if u < c {
+			return id.locations[j]
+		}
+	}
+	return id.locations[len(id.locations)-1]
+}
+
+// target fills t with the population's next request. It is the
+// population's vegeta.Targeter.
+func (id *identities) target(t *vegeta.Target) error {
+	if t == nil {
+		return vegeta.ErrNilTarget
+	}
+	if id.budget != nil && id.budget.Add(-1) < 0 {
+		return errBudget
+	}
+	i := id.n.Add(1) - 1
+	c := int(i % uint64(id.clients))
+	h := make(http.Header, 3)
+	tok := id.tokenFor(c)
+	if id.token.From == "cookie" {
+		h["Cookie"] = []string{id.token.Name + "=" + tok}
+	} else {
+		h[http.CanonicalHeaderKey(id.token.Name)] = []string{tok}
+	}
+	if ip := id.ipFor(c); ip != "" {
+		h[id.ipHeader] = []string{ip}
+	}
+	if loc := id.locationFor(i, c); loc != "" {
+		h[target.HeaderLocation] = []string{loc}
+	}
+	t.Method = http.MethodGet
+	t.URL = id.url
+	t.Body = nil
+	t.Header = h
+	return nil
+}

@@ -1,0 +1,378 @@
+// Package attack is overshoot's live driver: it turns a scenario's traffic
+// populations into vegeta attacks that run together against a target (the
+// built-in one over loopback, or any URL), streams every result into one
+// vegeta results file and into the same accounting the simulator uses
+// (internal/measure), and returns the same summary.json, with mode "attack".
+//
+// Populations become attacks as follows:
+//   - closed_loop: clients x concurrency workers and no rate limit
+//     (vegeta.Rate{Freq: 0}, workers = max workers = C): C requests in flight,
+//     with the think time slept before each request;
+//   - open_loop: a constant rate (vegeta's ConstantPacer), Poisson arrivals (a
+//     seeded pacer of this package) or a linear ramp (vegeta's LinearPacer, then
+//     constant), at clients x the per-client rate;
+//   - burst: clients x size requests at once at `at` and every `every`.
+//
+// Each request carries its client's identity: the token header (or cookie),
+// X-Forwarded-For or CF-Connecting-IP, and X-Overshoot-Location.
+package attack
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+// DefaultDuration is how long a live run lasts when neither the scenario's
+// live.duration nor a flag says.
+const DefaultDuration = 10 * time.Second
+
+// DefaultSkew is the clock margin within which a response that carries no
+// window header is too close to a window boundary to attribute.
+const DefaultSkew = 50 * time.Millisecond
+
+// Options say what to attack and how.
+type Options struct {
+	// Scenario is the threat model: its limiter (limit, window), traffic and
+	// live section. It is read, not changed.
+	Scenario *scenario.Scenario
+	// URL is the target's URL; every request is a GET of it.
+	URL string
+	// Limit and Window are what overshoot is counted against: the
+	// limiter's, with the live window override applied.
+	Limit  int64
+	Window time.Duration
+	// Duration bounds the run (0: the scenario's live.duration, else
+	// DefaultDuration); MaxRequests bounds its requests (0: the scenario's
+	// live.max_requests, 0 there: no bound).
+	Duration    time.Duration
+	MaxRequests int64
+	// Seed makes the schedule (Poisson arrivals, think times) repeatable.
+	Seed uint64
+	// RunID prefixes every token sent, so that runs against a shared store
+	// (a real Worker) do not count each other's requests; "" uses the start
+	// time.
+	RunID string
+	// IPHeader is the header that carries the client address:
+	// X-Forwarded-For (default) or CF-Connecting-IP.
+	IPHeader string
+	// Skew is the clock margin for window attribution without the target's
+	// window header (default DefaultSkew).
+	Skew time.Duration
+	// Timeout bounds each request (default 10 s).
+	Timeout time.Duration
+	// Results receives every result, vegeta's gob encoding, one encoder for
+	// the whole run; nil discards them. ResultsFile is its name for the
+	// summary.
+	Results     io.Writer
+	ResultsFile string
+	// KV, when set, adds the store's counters to the trial before it is
+	// summarised (the built-in target's CountingStore.AddTo).
+	KV func(*measure.KVCounters)
+	// Summary holds the identifying fields (scenario, seed, limiter,
+	// target); Run fills in the rest.
+	Summary measure.Summary
+	// Progress, when set, is called about once a second with the results so
+	// far.
+	Progress func(results int64, elapsed time.Duration)
+}
+
+// spec is one population's attack.
+type spec struct {
+	name              string
+	index             int
+	pacer             pacer
+	workers, maxWork  uint64
+	start, duration   time.Duration
+	closed            bool
+	ids               *identities
+	tr                *transport
+	active            time.Duration // how long the attack ran, set when it ends
+	scheduledByActive float64
+}
+
+// Run attacks o.URL with the scenario's traffic until the duration or the
+// request budget is spent or ctx is cancelled (Ctrl-C), then returns the
+// summary of what was measured. A cancelled run is not an error: its summary
+// has Complete = false. Errors are for runs that could not start or could
+// not write their results.
+func Run(ctx context.Context, o Options) (measure.Summary, error) {
+	sc := o.Scenario
+	if sc == nil {
+		return measure.Summary{}, fmt.Errorf("attack: no scenario given")
+	}
+	if o.Limit <= 0 || o.Window <= 0 || o.Window%time.Millisecond != 0 {
+		return measure.Summary{}, fmt.Errorf("attack: limit %d and window %v must be positive (window in whole ms)", o.Limit, o.Window)
+	}
+	if len(sc.Traffic) == 0 {
+		return measure.Summary{}, fmt.Errorf("scenario %q has no traffic: add a population under traffic:", sc.Name)
+	}
+	dur := o.Duration
+	if dur <= 0 {
+		dur = sc.Live.Duration.D()
+	}
+	if dur <= 0 {
+		dur = DefaultDuration
+	}
+	maxReq := o.MaxRequests
+	if maxReq <= 0 {
+		maxReq = sc.Live.MaxRequests
+	}
+	if o.IPHeader == "" {
+		o.IPHeader = "X-Forwarded-For"
+	}
+	o.IPHeader = http.CanonicalHeaderKey(o.IPHeader)
+	if o.IPHeader != "X-Forwarded-For" && o.IPHeader != "Cf-Connecting-Ip" {
+		return measure.Summary{}, fmt.Errorf("attack: client address header %q is not supported: use X-Forwarded-For or CF-Connecting-IP", o.IPHeader)
+	}
+	if o.Skew <= 0 {
+		o.Skew = DefaultSkew
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	start := time.Now()
+	if o.RunID == "" {
+		o.RunID = strconv.FormatInt(start.UnixMilli(), 36)
+	}
+	var budget *atomic.Int64
+	if maxReq > 0 {
+		budget = new(atomic.Int64)
+		budget.Store(maxReq)
+	}
+
+	base := newBaseTransport()
+	defer base.CloseIdleConnections()
+	specs, pops, err := buildSpecs(o, dur, budget, base)
+	if err != nil {
+		return measure.Summary{}, err
+	}
+
+	popRefs := make([]measure.Population, len(sc.Traffic))
+	for i, p := range sc.Traffic {
+		popRefs[i] = measure.Population{Name: p.Name, Legitimate: p.Legitimate}
+	}
+	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Start: start, Populations: popRefs})
+	acct := newAccountant(rec, pops, len(specs), o.Window, o.Skew, start)
+
+	var (
+		bw  *bufio.Writer
+		enc vegeta.Encoder
+	)
+	if o.Results != nil {
+		bw = bufio.NewWriterSize(o.Results, 256<<10)
+		enc = vegeta.NewEncoder(bw)
+	}
+
+	merged := make(chan *vegeta.Result, 4096)
+	var wg sync.WaitGroup
+	for _, s := range specs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.run(ctx, start, merged, o.Timeout)
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(merged)
+	}()
+
+	var encErr error
+	tick := time.Now()
+	for r := range merged {
+		if r.Method == "" && r.URL == "" {
+			continue // the fake result of a targeter that ran out (budget spent)
+		}
+		sentKey := fixTiming(r)
+		acct.add(r, sentKey)
+		if enc != nil && encErr == nil {
+			if err := enc.Encode(r); err != nil {
+				encErr = fmt.Errorf("writing results to %s: %w", o.ResultsFile, err)
+			}
+		}
+		if o.Progress != nil && time.Since(tick) >= time.Second {
+			tick = time.Now()
+			o.Progress(acct.results, tick.Sub(start))
+		}
+	}
+	elapsed := time.Since(start)
+	if bw != nil && encErr == nil {
+		if err := bw.Flush(); err != nil {
+			encErr = fmt.Errorf("writing results to %s: %w", o.ResultsFile, err)
+		}
+	}
+
+	if o.KV != nil {
+		o.KV(&rec.KV)
+	}
+	trial := rec.Finish(elapsed)
+	s := o.Summary
+	s.Mode = "attack"
+	s.Seed = o.Seed
+	s.Complete = ctx.Err() == nil
+	s = measure.Summarize(s, o.Limit, []measure.Trial{trial})
+
+	var offered float64
+	for _, sp := range specs {
+		if sp.closed {
+			offered += float64(acct.perPop[sp.index])
+		} else {
+			offered += sp.scheduledByActive
+		}
+	}
+	live := &measure.Live{URL: o.URL, DurationSecs: elapsed.Seconds(), LatencyMs: acct.lat.Stats(),
+		LatencyNote: LatencyNote, Status: acct.statusCounts(), Ambiguous: acct.ambiguous, ResultsFile: o.ResultsFile}
+	if o.Summary.Live != nil {
+		live.Target = o.Summary.Live.Target
+	}
+	if secs := elapsed.Seconds(); secs > 0 {
+		live.OfferedRate = offered / secs
+		live.AchievedRate = float64(acct.results) / secs
+	}
+	s.Live = live
+	return s, encErr
+}
+
+// fixTiming moves a result's timestamp to when its request really left (after
+// think time) and returns the identity it carried, removing the runner's
+// internal headers so that the results file holds only what the target said.
+func fixTiming(r *vegeta.Result) string {
+	h := r.Headers
+	if h == nil {
+		return ""
+	}
+	key := first(h, hdrSentKey)
+	if ns, err := strconv.ParseInt(first(h, hdrSent), 10, 64); err == nil {
+		end := r.End()
+		sent := time.Unix(0, ns)
+		if sent.After(r.Timestamp) && !sent.After(end) {
+			// Keep the monotonic reading of the original timestamp.
+			r.Timestamp = r.Timestamp.Add(sent.Sub(r.Timestamp))
+			r.Latency = end.Sub(sent)
+		}
+	}
+	delete(h, hdrSent)
+	delete(h, hdrSentKey)
+	return key
+}
+
+// buildSpecs turns the scenario's populations into attacks.
+func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.RoundTripper) ([]*spec, map[string]int, error) {
+	sc := o.Scenario
+	pops := map[string]int{}
+	var specs []*spec
+	for i, p := range sc.Traffic {
+		name := p.Name
+		if name == "" {
+			name = "population-" + strconv.Itoa(i)
+		}
+		if _, dup := pops[name]; dup {
+			name += "#" + strconv.Itoa(i)
+		}
+		pops[name] = i
+		ids, err := newIdentities(o.URL, sc, i, o.RunID, o.IPHeader, budget)
+		if err != nil {
+			return nil, nil, err
+		}
+		ids.pop = name
+		s := &spec{name: name, index: i, ids: ids, start: p.Start.D()}
+		s.duration = p.Duration.D()
+		if rest := dur - s.start; s.duration <= 0 || s.duration > rest {
+			s.duration = rest
+		}
+		clients := max(1, p.Clients)
+		seed := popSeed(o.Seed, name)
+		var think scenario.Latency
+		switch {
+		case p.ClosedLoop != nil:
+			c := max(1, p.ClosedLoop.Concurrency) * clients
+			s.pacer = unbounded{}
+			s.workers, s.maxWork, s.closed = uint64(c), uint64(c), true
+			think = p.ClosedLoop.Think
+		case p.OpenLoop != nil:
+			rate := p.OpenLoop.Rate.PerSecond() * float64(clients)
+			switch {
+			case p.OpenLoop.Ramp != nil:
+				s.pacer = NewRamp(rate, p.OpenLoop.Ramp.To.PerSecond()*float64(clients), p.OpenLoop.Ramp.Over.D())
+			case p.OpenLoop.Poisson:
+				s.pacer = NewPoisson(rate, seed)
+			default:
+				s.pacer = NewConstant(rate)
+			}
+			s.workers, s.maxWork = 10, 2000
+		case p.Burst != nil:
+			n := max(1, p.Burst.Size) * clients
+			s.pacer = NewBurst(n, p.Burst.At.D(), p.Burst.Every.D())
+			s.workers, s.maxWork = uint64(n), uint64(n)
+		default:
+			return nil, nil, fmt.Errorf("traffic %q: give one of closed_loop, open_loop or burst", name)
+		}
+		s.tr = newTransport(base, think, ids.token, seed^1)
+		specs = append(specs, s)
+	}
+	return specs, pops, nil
+}
+
+// popSeed derives a population's seed from the run's seed and its name.
+func popSeed(seed uint64, name string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return seed ^ h.Sum64()
+}
+
+// run waits for the population's start, attacks for its duration and
+// forwards every result to out. Cancelling ctx stops the attack; requests in
+// flight finish and are forwarded.
+func (s *spec) run(ctx context.Context, runStart time.Time, out chan<- *vegeta.Result, timeout time.Duration) {
+	if s.duration <= 0 {
+		return
+	}
+	if wait := time.Until(runStart.Add(s.start)); wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	client := &http.Client{Transport: s.tr, Timeout: timeout}
+	atk := vegeta.NewAttacker(vegeta.Client(client), vegeta.Workers(s.workers), vegeta.MaxWorkers(s.maxWork))
+	began := time.Now()
+	results := atk.Attack(s.ids.target, s.pacer, s.duration, s.name)
+	stop := context.AfterFunc(ctx, func() { atk.Stop() })
+	defer stop()
+	for r := range results {
+		out <- r
+	}
+	s.active = min(time.Since(began), s.duration)
+	if !s.closed {
+		s.scheduledByActive = s.pacer.hitsBy(s.active)
+		if n := float64(s.ids.n.Load()); s.scheduledByActive < n {
+			s.scheduledByActive = n
+		}
+	}
+}
+
+// limiterRef describes the limiter for the summary.
+func limiterRef(c limiter.Config, store string) measure.LimiterRef {
+	return measure.LimiterRef{Algorithm: string(c.Algorithm), Limit: c.Limit, Window: scenario.Duration(c.Window).String(),
+		WindowSecs: c.Window.Seconds(), Store: store, ErrorPolicy: string(c.Policy)}
+}
