@@ -19,7 +19,6 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/model"
 	"github.com/overshoot-dev/overshoot/internal/report"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
-	"github.com/overshoot-dev/overshoot/scenarios"
 )
 
 // Exit codes, the same for both commands.
@@ -161,7 +160,7 @@ func load(c *config, measured *measure.Summary) (*scenario.Scenario, error) {
 	var sc *scenario.Scenario
 	var err error
 	if c.file == "" {
-		sc, err = scenario.ParseWithOverrides("scenarios/"+scenarios.DefaultName, scenarios.Default(), sets)
+		sc, err = scenario.Default(sets...)
 	} else {
 		sc, err = scenario.LoadWithOverrides(c.file, sets)
 	}
