@@ -104,7 +104,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Var(&c.sets, "set", "override a scenario value, `path=value` (e.g. limiter.limit=10); repeatable")
 	fs.StringVar(&c.url, "url", "", "attack this `URL` instead of the built-in target (a Worker under wrangler dev, a staging deployment)")
 	fs.BoolVar(&c.serve, "serve", false, "only run the built-in target until Ctrl-C, and print its address")
-	fs.StringVar(&c.store, "store", "memory", "built-in target's store: memory or eventual (the KV model on the wall clock)")
+	fs.StringVar(&c.store, "store", "eventual", "built-in target's store: memory or eventual (the KV model on the wall clock)")
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "built-in target's listen `address` (loopback only; port 0 picks one)")
 	fs.DurationVar(&c.duration, "duration", 0, "how long to attack (default: the scenario's live.duration)")
 	fs.Int64Var(&c.maxRequests, "max-requests", 0, "stop after this many requests (default: the scenario's live.max_requests)")

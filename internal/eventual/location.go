@@ -2,20 +2,72 @@ package eventual
 
 import "context"
 
-// locationKey is the context key of a request's location.
-type locationKey struct{}
+// requestKey is the context key of a request's state.
+type requestKey struct{}
+
+// request is what one limiter request tells the store across its calls:
+// where it arrives, and the versions its reads returned, so that the write
+// that follows can be checked for a lost update.
+type request struct {
+	location string
+	reads    [2]readVersion
+	n        int
+}
+
+type readVersion struct {
+	key     string
+	version uint64
+}
 
 // WithLocation returns ctx carrying the location (point of presence) a
 // request arrives at. The built-in target sets it from the
-// X-Overshoot-Location header; a store with per-location caches reads it with
-// LocationFrom. Stores without locations ignore it.
+// X-Overshoot-Location header, once per request; the eventual store reads
+// it, and also remembers in it what the request's reads returned. Stores
+// without locations ignore it. Use one such context per request.
 func WithLocation(ctx context.Context, location string) context.Context {
-	return context.WithValue(ctx, locationKey{}, location)
+	return context.WithValue(ctx, requestKey{}, &request{location: location})
 }
 
 // LocationFrom returns the location WithLocation put in ctx, or "" when none
 // was set.
 func LocationFrom(ctx context.Context) string {
-	s, _ := ctx.Value(locationKey{}).(string)
-	return s
+	if r, _ := ctx.Value(requestKey{}).(*request); r != nil {
+		return r.location
+	}
+	return ""
+}
+
+func requestFrom(ctx context.Context) *request {
+	r, _ := ctx.Value(requestKey{}).(*request)
+	return r
+}
+
+// noteRead remembers the version a read of key returned.
+func (r *request) noteRead(key string, version uint64) {
+	if r == nil {
+		return
+	}
+	for i := 0; i < r.n; i++ {
+		if r.reads[i].key == key {
+			r.reads[i].version = version
+			return
+		}
+	}
+	if r.n < len(r.reads) {
+		r.reads[r.n] = readVersion{key, version}
+		r.n++
+	}
+}
+
+// readOf returns the version the request read for key, if it read it.
+func (r *request) readOf(key string) (uint64, bool) {
+	if r == nil {
+		return 0, false
+	}
+	for i := 0; i < r.n; i++ {
+		if r.reads[i].key == key {
+			return r.reads[i].version, true
+		}
+	}
+	return 0, false
 }

@@ -124,10 +124,13 @@ func secs(d time.Duration) string {
 // ServeHTTP decides for the request's caller and answers 200 or 429.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	caller := limiter.Caller(h.token.Token(r), r.Header)
-	ctx := r.Context()
-	if loc := r.Header[HeaderLocation]; len(loc) > 0 {
-		ctx = eventual.WithLocation(ctx, loc[0])
+	// Every request gets its own store context (location, and the reads
+	// the eventual store remembers for lost-update accounting).
+	loc := ""
+	if v := r.Header[HeaderLocation]; len(v) > 0 {
+		loc = v[0]
 	}
+	ctx := eventual.WithLocation(r.Context(), loc)
 	now := h.now()
 	d := h.l.Check(ctx, h.store, now, caller)
 

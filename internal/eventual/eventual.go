@@ -1,0 +1,166 @@
+package eventual
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/model"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+// Options configure a Store.
+type Options struct {
+	// KV is the Workers KV model's parameters (scenario store.kv, defaults
+	// filled in).
+	KV scenario.KV
+	// Locations are the scenario's locations; a request's location name
+	// picks one (unknown or empty: the first).
+	Locations []scenario.Location
+	// Seed seeds the model's random draws (latencies, lags, cache domains).
+	Seed uint64
+	// TimeScale divides every latency and lag the model draws (live
+	// time_scale); 0 or 1 plays them in real time.
+	TimeScale float64
+	// Start is the wall-clock instant of the model's time 0; zero means now.
+	Start time.Time
+}
+
+// Store is the live eventual store: a kv.Store over internal/model's KV state
+// machine on the wall clock, following the model's package doc: one mutex
+// around every model call, now = time since Start, the latencies the model
+// returns really slept outside the mutex, and every accepted write committed
+// after its latency. It is safe for concurrent use.
+type Store struct {
+	mu    sync.Mutex
+	m     *model.KV
+	start time.Time
+	locs  map[string]int
+	ctr   *measure.KVCounters
+	// pending counts writes committing in the background after their
+	// caller gave up, so Close can wait for them.
+	pending sync.WaitGroup
+}
+
+// New builds the store, or says which parameter cannot be used.
+func New(o Options) (*Store, error) {
+	if len(o.Locations) == 0 {
+		o.Locations = []scenario.Location{{Name: scenario.DefaultLocation}}
+	}
+	if o.Start.IsZero() {
+		o.Start = time.Now()
+	}
+	names := make([]string, len(o.Locations))
+	locs := make(map[string]int, len(o.Locations))
+	for i, l := range o.Locations {
+		names[i] = l.Name
+		locs[l.Name] = i
+	}
+	// A recorder's counters come ready to count (visibility bins made).
+	ctr := &measure.NewRecorder(measure.Config{Limit: 1, Window: time.Second}).KV
+	m, err := model.NewKV(model.KVConfig{Params: o.KV, Locations: names, Start: o.Start,
+		Rand: model.TrialRand(o.Seed, 0), Counters: ctr, TimeScale: o.TimeScale})
+	if err != nil {
+		return nil, fmt.Errorf("eventual store: %w", err)
+	}
+	return &Store{m: m, start: o.Start, locs: locs, ctr: ctr}, nil
+}
+
+// loc returns the model's index of the request's location.
+func (s *Store) loc(ctx context.Context) int {
+	return s.locs[LocationFrom(ctx)] // unknown or empty: 0, the first
+}
+
+// sleep waits d or until ctx ends, reporting whether it waited it all.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Get reads key as a Worker at the request's location would: from that
+// location's cache while its entry lives, else from the central store. The
+// read takes effect at once; its latency is then slept.
+func (s *Store) Get(ctx context.Context, key string) (string, bool, error) {
+	s.mu.Lock()
+	r := s.m.Read(time.Since(s.start), s.loc(ctx), key)
+	s.mu.Unlock()
+	requestFrom(ctx).noteRead(key, r.Version)
+	if !sleep(ctx, r.Latency) {
+		return "", false, kv.WrapUnavailable("get", key, ctx.Err())
+	}
+	return r.Value, r.Found, r.Err
+}
+
+// Put submits a write, sleeps its latency and commits it. When ctx ends
+// first, the write still commits when its latency is over (it was sent),
+// and Put returns the context's error.
+func (s *Store) Put(ctx context.Context, key, value string, ttl time.Duration) error {
+	version, ok := requestFrom(ctx).readOf(key)
+	if !ok {
+		version = model.UnknownVersion
+	}
+	s.mu.Lock()
+	w, lat, err := s.m.Write(time.Since(s.start), s.loc(ctx), key, value, ttl, version)
+	s.mu.Unlock()
+	if err != nil {
+		sleep(ctx, lat)
+		return err
+	}
+	commit := func() {
+		s.mu.Lock()
+		s.m.Commit(time.Since(s.start), w)
+		s.mu.Unlock()
+	}
+	deadline := time.Now().Add(lat)
+	if !sleep(ctx, lat) {
+		s.pending.Add(1)
+		go func() {
+			defer s.pending.Done()
+			time.Sleep(time.Until(deadline))
+			commit()
+		}()
+		return kv.WrapUnavailable("put", key, ctx.Err())
+	}
+	commit()
+	return nil
+}
+
+// Wait waits for writes still committing after their callers gave up.
+func (s *Store) Wait() { s.pending.Wait() }
+
+// AddTo adds the store's KV work so far (reads, writes, errors, lost
+// updates, staleness, visibility) to k.
+func (s *Store) AddTo(k *measure.KVCounters) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.ctr
+	k.Reads += c.Reads
+	k.Writes += c.Writes
+	k.ReadErrors += c.ReadErrors
+	k.WriteErrors += c.WriteErrors
+	k.WriteRateLimited += c.WriteRateLimited
+	k.QuotaErrors += c.QuotaErrors
+	k.LostUpdates += c.LostUpdates
+	k.StaleReads += c.StaleReads
+	k.Staleness.Merge(c.Staleness)
+	if len(k.VisReads) < len(c.VisReads) {
+		k.VisReads = append(k.VisReads, make([]int64, len(c.VisReads)-len(k.VisReads))...)
+		k.VisFresh = append(k.VisFresh, make([]int64, len(c.VisFresh)-len(k.VisFresh))...)
+	}
+	for i := range c.VisReads {
+		k.VisReads[i] += c.VisReads[i]
+		k.VisFresh[i] += c.VisFresh[i]
+	}
+}
