@@ -1,0 +1,157 @@
+package simulate
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+)
+
+// runMain runs the command with args and returns its exit status, stdout
+// and stderr.
+func runMain(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// entries lists what is under dir, recursively, or nothing when it does not exist.
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	var got []string
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && p != dir {
+			got = append(got, p)
+		}
+		return nil
+	})
+	return got
+}
+
+func TestBadInputExits2AndWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("name: x\nlimiter:\n  limt: 5\n"), 0o644)
+	malformed := filepath.Join(dir, "malformed.yaml")
+	os.WriteFile(malformed, []byte("name: [x\n"), 0o644)
+	out := filepath.Join(dir, "reports")
+	tests := []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"missing file", []string{filepath.Join(dir, "nope.yaml")}, "nope.yaml"},
+		{"unknown field", []string{bad}, `bad.yaml:3:3`},
+		{"unknown field suggestion", []string{bad}, `"limit"`},
+		{"malformed yaml", []string{malformed}, "malformed.yaml:"},
+		{"bad unit", []string{"-set", "limiter.window=5 parsecs"}, "limiter.window"},
+		{"zero limit", []string{"-set", "limiter.limit=0"}, "limiter.limit"},
+		{"unknown path", []string{"-set", "limiter.limitt=3"}, "limiter.limitt"},
+		{"negative trials", []string{"-trials", "-1"}, "-trials"},
+		{"bad threshold stat", []string{"-max-ratio", "2", "-at", "p90"}, "-at"},
+		{"unknown flag", []string{"-frobnicate"}, "frobnicate"},
+		{"two files", []string{bad, bad}, "one scenario file"},
+		{"compare missing", []string{"-compare", filepath.Join(dir, "none.json")}, "-compare"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runMain(t, append([]string{"-out", out}, tt.args...)...)
+			if code != ExitBadInput {
+				t.Errorf("exit %d, want %d; stderr: %s", code, ExitBadInput, stderr)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr %q does not mention %q", stderr, tt.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout not empty on bad input: %q", stdout)
+			}
+			if got := entries(t, out); len(got) != 0 {
+				t.Errorf("bad input wrote %v", got)
+			}
+		})
+	}
+}
+
+func TestJSONIsTheSummaryOnly(t *testing.T) {
+	code, stdout, stderr := runMain(t, "-json", "-no-report", "-trials", "3", "-seed", "7")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var s measure.Summary
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		t.Fatalf("stdout is not one summary.json: %v\n%s", err, stdout)
+	}
+	if dec.More() {
+		t.Errorf("stdout holds more than the summary")
+	}
+	if s.Mode != "simulate" || s.Seed != 7 || s.Trials != 3 || s.Scenario.Name != "default" || !s.Complete {
+		t.Errorf("summary identity = mode %q seed %d trials %d scenario %q complete %v", s.Mode, s.Seed, s.Trials, s.Scenario.Name, s.Complete)
+	}
+	if s.Totals.Requests == 0 || s.Overshoot.KeyWindows == 0 {
+		t.Errorf("summary measured nothing: %+v", s.Totals)
+	}
+}
+
+func TestSameSeedSameSummary(t *testing.T) {
+	_, a, _ := runMain(t, "-json", "-no-report", "-trials", "4", "-seed", "11", "-workers", "1")
+	_, b, _ := runMain(t, "-json", "-no-report", "-trials", "4", "-seed", "11", "-workers", "2")
+	if a != b {
+		t.Errorf("the same seed gave different summaries with 1 and 2 workers")
+	}
+	_, c, _ := runMain(t, "-json", "-no-report", "-trials", "4", "-seed", "12")
+	if a == c {
+		t.Errorf("seeds 11 and 12 gave the same summary: the seed is not used")
+	}
+}
+
+func TestThresholdExits3(t *testing.T) {
+	// The default scenario's bot gets far past a limit of 5 (the 1 write/s
+	// limit fails its writes open), so a gate at 1.5x breaks and one at
+	// 1000x holds.
+	code, _, stderr := runMain(t, "-no-report", "-trials", "2", "-max-ratio", "1.5")
+	if code != ExitThreshold || !strings.Contains(stderr, "exceeds -max-ratio 1.5") {
+		t.Errorf("exit %d, stderr %q; want exit 3 naming the threshold", code, stderr)
+	}
+	if code, _, stderr := runMain(t, "-no-report", "-trials", "2", "-max-ratio", "1000", "-at", "p99"); code != ExitOK {
+		t.Errorf("exit %d, want 0: %s", code, stderr)
+	}
+}
+
+func TestSweepAndReport(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := runMain(t, "-out", out, "-trials", "2", "../../scenarios/window-boundary.yaml")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"limiter.algorithm=fixed-window", "limiter.algorithm=token-bucket", "report: "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	matches, _ := filepath.Glob(filepath.Join(out, "window-boundary", "*", "summary.json"))
+	if len(matches) != 1 {
+		t.Fatalf("want one summary.json under %s, got %v", out, matches)
+	}
+	b, _ := os.ReadFile(matches[0])
+	var s measure.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Points) != 3 || s.Points[0].Params[0].Value != "fixed-window" {
+		t.Errorf("sweep summary has %d points: %+v", len(s.Points), s.Points)
+	}
+	// A second run never overwrites the first report.
+	if code, _, stderr := runMain(t, "-out", out, "-trials", "2", "../../scenarios/window-boundary.yaml"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if matches, _ := filepath.Glob(filepath.Join(out, "window-boundary", "*", "summary.json")); len(matches) != 2 {
+		t.Errorf("want two report folders, got %v", matches)
+	}
+}
