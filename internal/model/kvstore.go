@@ -302,7 +302,7 @@ func (s *KV) Read(now time.Duration, loc int, key string) ReadResult {
 	if t < e.expires {
 		lat = s.hot.Sample(s.rng)
 	} else {
-		*e = cacheEntry{expires: t + s.cacheTTL}
+		*e = cacheEntry{expires: after(t, s.cacheTTL)}
 		if k.live(t) != 0 {
 			e.value, e.found, e.version = k.value, true, k.version
 			e.expires = min(e.expires, k.expires)
@@ -394,7 +394,7 @@ func (s *KV) Commit(now time.Duration, w PendingWrite) {
 		s.ctr.LostUpdate()
 	}
 	s.version++
-	k.value, k.version, k.committed, k.expires = w.Value, s.version, t, t+int64(w.TTL)
+	k.value, k.version, k.committed, k.expires = w.Value, s.version, t, after(t, int64(w.TTL))
 	seen := s.ryw == 0 || s.rng.Float64() >= s.ryw
 	if w.Loc < 0 || w.Loc >= s.nLocs || w.Domain < 0 || w.Domain >= s.domains {
 		seen = false // a write Write never made: no cache of its own
@@ -404,7 +404,7 @@ func (s *KV) Commit(now time.Duration, w PendingWrite) {
 			k.cache = make([]cacheEntry, s.nLocs*s.domains)
 		}
 		k.cache[w.Loc*s.domains+w.Domain] = cacheEntry{value: w.Value, version: k.version, found: true,
-			expires: min(t+s.cacheTTL, k.expires)}
+			expires: min(after(t, s.cacheTTL), k.expires)}
 	}
 	if !s.purge || k.cache == nil {
 		return
@@ -422,7 +422,7 @@ func (s *KV) Commit(now time.Duration, w PendingWrite) {
 			if lag < 0 {
 				lag = int64(s.lag.Sample(s.rng))
 			}
-			e.expires = min(e.expires, t+lag)
+			e.expires = min(e.expires, after(t, lag))
 		}
 	}
 }

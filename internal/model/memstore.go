@@ -102,7 +102,7 @@ func (m *Memory) Commit(now time.Duration, w PendingWrite) {
 		m.ctr.LostUpdate()
 	}
 	m.version++
-	c.value, c.version, c.committed, c.expires = w.Value, m.version, t, t+int64(w.TTL)
+	c.value, c.version, c.committed, c.expires = w.Value, m.version, t, after(t, int64(w.TTL))
 }
 
 func (m *Memory) tick(t int64) {
@@ -271,7 +271,7 @@ func (o *Objects) Put(now time.Duration, owner int, key, value string, ttl time.
 		c = &entry{}
 		m[key] = c
 	}
-	c.value, c.committed, c.expires = value, t, t+int64(ttl)
+	c.value, c.committed, c.expires = value, t, after(t, int64(ttl))
 	c.version++
 	return nil
 }

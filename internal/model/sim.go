@@ -287,7 +287,9 @@ func (t *trial) send(ci int32) {
 	t.requests++
 	ri := t.alloc()
 	r := &t.reqs[ri]
-	r.client = ci
+	// A reused slot keeps its last request's fields; set every one this
+	// request reads before it writes it.
+	r.client, r.nread, r.version = ci, 0, 0
 	r.loc = int32(p.pickLocation(c, t.rng))
 	r.plan = t.c.lim.Plan(t.c.start.Add(time.Duration(t.now)), c.caller)
 	if t.owned != nil {
@@ -320,7 +322,6 @@ func (t *trial) readDone(ri int32) {
 		r.version = r.res.Version
 	}
 	r.nread++
-	r.res = ReadResult{}
 	if int(r.nread) < r.plan.NKeys {
 		t.read(ri)
 		return
@@ -409,8 +410,9 @@ func (t *trial) alloc() int32 {
 	return int32(len(t.reqs) - 1)
 }
 
-// release returns a request slot, dropping its strings.
+// release returns a request slot. Its fields are left as they are (zeroing
+// them costs write barriers on every request); send resets what it must,
+// and what they still reference is bounded by the requests in flight.
 func (t *trial) release(ri int32) {
-	t.reqs[ri] = request{}
 	t.free = append(t.free, ri)
 }

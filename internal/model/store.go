@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math"
 	"time"
 )
 
@@ -104,3 +105,12 @@ func (e *entry) live(t int64) uint64 {
 // sweepEvery is how often (virtual time) stores drop expired state, so that
 // memory follows live keys and not requests.
 const sweepEvery = int64(30 * time.Second)
+
+// after returns t + d (d >= 0), saturating instead of overflowing, so that
+// a TTL or cache lifetime near the largest duration means "never".
+func after(t, d int64) int64 {
+	if s := t + d; s >= t {
+		return s
+	}
+	return math.MaxInt64
+}
