@@ -273,6 +273,13 @@ func Main(args []string, env Env) int {
 		}
 	}
 
+	// Against a URL the store may outlive the run (a real Worker's KV):
+	// tokens carry a run id so that runs do not count each other's requests.
+	runID := ""
+	if c.url != "" {
+		runID = strconv.FormatInt(time.Now().UnixMilli(), 36)
+	}
+
 	// Only now that the input is good is anything written.
 	dir, err := newRunDir(c.out, sc.Name, time.Now())
 	if err != nil {
@@ -312,7 +319,7 @@ func Main(args []string, env Env) int {
 		}
 	}
 	s, runErr := Run(ctx, Options{Scenario: sc, URL: tgtURL, Limit: limit, Window: window,
-		Duration: c.duration, MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Skew: skew,
+		Duration: c.duration, MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Skew: skew, RunID: runID,
 		Timeout: c.timeout, Results: rf, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress})
 	if progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")

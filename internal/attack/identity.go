@@ -33,7 +33,8 @@ type identities struct {
 	url      string
 	pop      string // population name, part of every token
 	popIndex int
-	runID    string
+	firstIP  int    // clients of earlier populations, for per-client addresses
+	runID    string // "" or "<id>-", prefixed to every token
 	clients  int
 	token    limiter.TokenSource
 	tokenOf  string // per-client | rotating | shared
@@ -54,8 +55,15 @@ type identities struct {
 // newIdentities prepares the requests of population p (index i) of sc.
 func newIdentities(url string, sc *scenario.Scenario, i int, runID, ipHeader string, budget *atomic.Int64) (*identities, error) {
 	p := sc.Traffic[i]
+	if runID != "" {
+		runID += "-"
+	}
+	firstIP := 0
+	for _, q := range sc.Traffic[:i] {
+		firstIP += max(1, q.Clients)
+	}
 	id := &identities{
-		url: url, pop: p.Name, popIndex: i, runID: runID, clients: max(1, p.Clients),
+		url: url, pop: p.Name, popIndex: i, runID: runID, firstIP: firstIP, clients: max(1, p.Clients),
 		token:   limiter.TokenSource{From: sc.Limiter.Token.From, Name: sc.Limiter.Token.Name},
 		tokenOf: p.Identity.Token, rotate: uint64(max(0, p.Identity.RotateEvery)),
 		ipMode: p.Identity.IP, natPool: max(1, p.Identity.NATPool), ipHeader: ipHeader, budget: budget,
@@ -151,30 +159,38 @@ func (id *identities) arrive(sc *scenario.Scenario, p scenario.Population) error
 	return nil
 }
 
-// tokenFor returns the token client c sends with its k-th request.
+// tokenFor returns the token client c sends with its next request: the
+// simulator's tokens ("anon-p<population>-c<client>", "-r<rotation>" for
+// rotating, "anon-p<population>" shared), after the run id when there is one.
 func (id *identities) tokenFor(c int) string {
+	t := id.runID + "anon-p" + strconv.Itoa(id.popIndex)
 	switch id.tokenOf {
 	case "shared":
-		return id.runID + "-" + id.pop
+		return t
 	case "rotating":
 		k := id.sent[c].Add(1) - 1
-		return id.runID + "-" + id.pop + "-" + strconv.Itoa(c) + "-r" + strconv.FormatUint(k/id.rotate, 10)
+		return t + "-c" + strconv.Itoa(c) + "-r" + strconv.FormatUint(k/id.rotate, 10)
 	}
-	return id.runID + "-" + id.pop + "-" + strconv.Itoa(c)
+	return t + "-c" + strconv.Itoa(c)
 }
 
-// ipFor returns the address client c sends from, or "" for none. Clients get
-// 10.<pop>.<hi>.<lo>; a NAT pool of M shares 100.64.<pop>.<c mod M>
-// (carrier-grade NAT space).
+// ipFor returns the address client c sends from, or "" for none, as the
+// simulator numbers them: per-client addresses are 10.x.y.z counted across
+// all populations, so no two clients share one; a NAT pool of M is
+// 100.64.x.y for slots 0..M-1, the same in every population.
 func (id *identities) ipFor(c int) string {
 	switch id.ipMode {
 	case "none":
 		return ""
 	case "nat":
-		m := c % id.natPool
-		return "100." + strconv.Itoa(64+(m>>16)&63) + "." + strconv.Itoa(m>>8&255) + "." + strconv.Itoa(m&255)
+		return quad(100, 64, c%id.natPool)
 	}
-	return "10." + strconv.Itoa(id.popIndex&255) + "." + strconv.Itoa(c>>8&255) + "." + strconv.Itoa(c&255)
+	return quad(10, 0, id.firstIP+c)
+}
+
+// quad formats a.b.c.d with n spread over the low bits (b + n>>16, n>>8, n).
+func quad(a, b, n int) string {
+	return strconv.Itoa(a) + "." + strconv.Itoa(b+(n>>16)) + "." + strconv.Itoa((n>>8)&255) + "." + strconv.Itoa(n&255)
 }
 
 // locationFor returns the location of request i from client c.

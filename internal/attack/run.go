@@ -63,8 +63,8 @@ type Options struct {
 	// Seed makes the schedule (Poisson arrivals, think times) repeatable.
 	Seed uint64
 	// RunID prefixes every token sent, so that runs against a shared store
-	// (a real Worker) do not count each other's requests; "" uses the start
-	// time.
+	// (a real Worker) do not count each other's requests; "" sends the
+	// simulator's tokens as they are.
 	RunID string
 	// IPHeader is the header that carries the client address:
 	// X-Forwarded-For (default) or CF-Connecting-IP.
@@ -145,9 +145,6 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 		o.Timeout = 10 * time.Second
 	}
 	start := time.Now()
-	if o.RunID == "" {
-		o.RunID = strconv.FormatInt(start.UnixMilli(), 36)
-	}
 	var budget *atomic.Int64
 	if maxReq > 0 {
 		budget = new(atomic.Int64)

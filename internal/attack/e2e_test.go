@@ -1,0 +1,318 @@
+package attack
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/model"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+	"github.com/overshoot-dev/overshoot/internal/target"
+)
+
+const sequentialYAML = `
+name: seq
+limiter: {name: t, limit: 5, window: 500ms}
+store: {kind: memory}
+traffic:
+  - name: bot
+    closed_loop: {concurrency: 1}
+live: {duration: 1600ms, max_requests: 20000}
+`
+
+// TestSequentialExactLimit: one client, one request at a time, a
+// linearizable store: every window allows exactly the limit, never more.
+// A live run of 1.6 s covers three 500 ms windows at least in full.
+func TestSequentialExactLimit(t *testing.T) {
+	sc := parse(t, sequentialYAML)
+	began := time.Now()
+	s := runBuiltin(t, sc, kv.NewMemory(kv.MemoryOptions{}), Options{})
+	within(t, "a 1.6 s run", time.Since(began), 10*time.Second)
+	o := s.Overshoot
+	if s.Totals.Requests == 0 || s.Totals.Errors != 0 {
+		t.Fatalf("totals = %+v, want requests and no errors", s.Totals)
+	}
+	if o.MaxAllowed != 5 || o.OverLimit != 0 || o.Excess != 0 {
+		t.Errorf("overshoot = max %d, over %d, excess %d; want exactly 5 and nothing over", o.MaxAllowed, o.OverLimit, o.Excess)
+	}
+	full := int64(0)
+	for _, b := range o.Histogram {
+		if b.Allowed == 5 {
+			full = b.KeyWindows
+		}
+	}
+	if full < 3 {
+		t.Errorf("histogram %+v: want at least 3 windows with exactly 5 allowed", o.Histogram)
+	}
+	if s.Live == nil || s.Live.Ambiguous != 0 || s.Live.Status["200"] != s.Totals.Allowed || s.Live.Status["429"] != s.Totals.Denied {
+		t.Errorf("live = %+v, want status counts matching totals and nothing ambiguous", s.Live)
+	}
+	if !s.Complete || s.Mode != "attack" {
+		t.Errorf("complete = %v, mode = %q; want true, attack", s.Complete, s.Mode)
+	}
+}
+
+const raceYAML = `
+name: race
+limiter: {name: t, limit: 5, window: 10s}
+store: {kind: memory}
+traffic:
+  - name: bots
+    clients: 32
+    identity: {token: shared, ip: none}
+    closed_loop: {concurrency: 1}
+live: {duration: 600ms}
+`
+
+// TestConcurrentRace: 32 clients behind one identity, with 20 ms between
+// each read and its write: they all read before anyone writes, and the
+// window lets far more than the limit through: the race, shown live.
+func TestConcurrentRace(t *testing.T) {
+	sc := parse(t, raceYAML)
+	s := runBuiltin(t, sc, kv.NewMemory(kv.MemoryOptions{Latency: 20 * time.Millisecond}), Options{})
+	o := s.Overshoot
+	if o.MaxAllowed <= 5 || o.OverLimit == 0 {
+		t.Errorf("overshoot = max %d (ratio %.2f), over %d; want more than the limit of 5", o.MaxAllowed, o.Ratio.Max, o.OverLimit)
+	}
+	t.Logf("32 concurrent clients, limit 5: %d allowed in one window (ratio %.1f)", o.MaxAllowed, o.Ratio.Max)
+}
+
+// TestResultsFileDecodes streams a run into a buffer and reads it back with
+// vegeta's own decoders: one result per response, with the target's
+// headers and none of the runner's internal ones, in one gob stream.
+func TestResultsFileDecodes(t *testing.T) {
+	sc := parse(t, strings.Replace(sequentialYAML, "duration: 1600ms", "duration: 300ms", 1))
+	var buf bytes.Buffer
+	s := runBuiltin(t, sc, kv.NewMemory(kv.MemoryOptions{}), Options{Results: &buf, ResultsFile: "mem"})
+	dec := vegeta.DecoderFor(bytes.NewReader(buf.Bytes()))
+	if dec == nil {
+		t.Fatal("vegeta.DecoderFor does not recognise the results")
+	}
+	dec = vegeta.NewDecoder(bytes.NewReader(buf.Bytes()))
+	var n int64
+	codes := map[uint16]int64{}
+	var m vegeta.Metrics
+	for {
+		var r vegeta.Result
+		err := dec.Decode(&r)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("result %d: %v", n, err)
+		}
+		n++
+		codes[r.Code]++
+		m.Add(&r)
+		if r.Headers.Get(target.HeaderWindow) == "" || r.Attack != "bot" || r.URL == "" {
+			t.Fatalf("result %d = %+v: want the target's window header, attack bot and a URL", n, r)
+		}
+		if r.Headers.Get(hdrSent) != "" || r.Headers.Get(hdrSentKey) != "" {
+			t.Fatalf("result %d carries the runner's internal headers: %v", n, r.Headers)
+		}
+	}
+	m.Close()
+	if n == 0 || n != s.Totals.Requests {
+		t.Errorf("decoded %d results, summary counted %d", n, s.Totals.Requests)
+	}
+	if codes[200] != s.Totals.Allowed || codes[429] != s.Totals.Denied {
+		t.Errorf("codes %v, summary allowed %d denied %d", codes, s.Totals.Allowed, s.Totals.Denied)
+	}
+	if m.Requests != uint64(n) {
+		t.Errorf("vegeta metrics saw %d requests, want %d", m.Requests, n)
+	}
+}
+
+// jsonPaths lists every object key path in a JSON document; array elements
+// share the path "[]".
+func jsonPaths(t *testing.T, v any) []string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	set := map[string]bool{}
+	var walk func(prefix string, x any)
+	walk = func(prefix string, x any) {
+		switch x := x.(type) {
+		case map[string]any:
+			for k, v := range x {
+				set[prefix+k] = true
+				walk(prefix+k+".", v)
+			}
+		case []any:
+			for _, v := range x {
+				walk(prefix+"[].", v)
+			}
+		}
+	}
+	walk("", doc)
+	var out []string
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestSummarySchemaMatchesSimulate: an attack's summary.json and a
+// simulation's of the same scenario have the same field names; attack adds
+// only "live". Optional sections (a sweep's points, the visibility curve,
+// per-status maps) are left out of the comparison where one run has data
+// and the other has none.
+func TestSummarySchemaMatchesSimulate(t *testing.T) {
+	sc := parse(t, raceYAML)
+	sc.Trials = 2
+	sc.Duration = scenario.Duration(2 * time.Second)
+	sim, err := model.Run(sc, model.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc2 := parse(t, strings.Replace(raceYAML, "600ms", "300ms", 1))
+	att := runBuiltin(t, sc2, kv.NewMemory(kv.MemoryOptions{Latency: 5 * time.Millisecond}), Options{})
+	if sim.Mode != "simulate" || att.Mode != "attack" {
+		t.Fatalf("modes %q and %q", sim.Mode, att.Mode)
+	}
+	simPaths, attPaths := jsonPaths(t, sim), jsonPaths(t, att)
+	optional := func(p string) bool {
+		return strings.HasPrefix(p, "points") || strings.HasPrefix(p, "kv.visibility") ||
+			strings.HasPrefix(p, "scenario.") || strings.HasPrefix(p, "worst_keys")
+	}
+	inAtt := map[string]bool{}
+	for _, p := range attPaths {
+		inAtt[p] = true
+	}
+	inSim := map[string]bool{}
+	for _, p := range simPaths {
+		inSim[p] = true
+		if !inAtt[p] && !optional(p) {
+			t.Errorf("simulate's summary has %q, attack's does not", p)
+		}
+	}
+	for _, p := range attPaths {
+		if !inSim[p] && !optional(p) && p != "live" && !strings.HasPrefix(p, "live.") {
+			t.Errorf("attack's summary has %q, simulate's does not", p)
+		}
+	}
+	if !inAtt["live.offered_rate"] || !inAtt["live.latency_ms.p99"] || !inAtt["live.latency_note"] || !inAtt["live.status"] {
+		t.Errorf("attack summary lacks live fields: %v", attPaths)
+	}
+}
+
+// stripHeaders hides the built-in target's exact-accounting headers, to
+// stand for a target that sends only a status (any URL).
+func stripHeaders(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			if k != target.HeaderWindow && k != target.HeaderKey {
+				w.Header()[k] = v
+			}
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+	})
+}
+
+// TestAttributionWithoutHeaders attacks a target that does not say which
+// window it counted a request in: the runner attributes each response by
+// its own clock, counts those too close to a boundary as ambiguous, and
+// still finds exactly the limit per window for one sequential client.
+func TestAttributionWithoutHeaders(t *testing.T) {
+	sc := parse(t, strings.Replace(sequentialYAML, "500ms", "200ms", 1))
+	l, err := limiter.New(limiter.Config{Name: "t", Limit: 5, Window: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := target.New(target.Config{Limiter: l, Store: kv.NewMemory(kv.MemoryOptions{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := target.Start("127.0.0.1:0", stripHeaders(h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	s, err := Run(context.Background(), Options{Scenario: sc, URL: srv.URL(), Limit: 5, Window: 200 * time.Millisecond,
+		Duration: time.Second, Skew: 2 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Live.Ambiguous == 0 {
+		t.Errorf("no ambiguous responses over 5 window boundaries with a 2 ms margin: attribution guessed?")
+	}
+	if s.Overshoot.MaxAllowed > 5 || s.Overshoot.KeyWindows < 3 {
+		t.Errorf("overshoot = %+v: want at most 5 per window over at least 3 windows", s.Overshoot)
+	}
+	if got := s.Totals.Requests + s.Live.Ambiguous; got != s.Live.Status["200"]+s.Live.Status["429"] {
+		t.Errorf("counted %d + ambiguous %d != responses %v", s.Totals.Requests, s.Live.Ambiguous, s.Live.Status)
+	}
+}
+
+// TestMaxRequests bounds a run by count: exactly max_requests responses,
+// none of vegeta's fake "no more targets" results counted.
+func TestMaxRequests(t *testing.T) {
+	sc := parse(t, `
+name: count
+limiter: {name: t, limit: 5, window: 10s}
+traffic:
+  - name: a
+    clients: 4
+    closed_loop: {concurrency: 2}
+  - name: b
+    open_loop: {rate: 2000/s}
+live: {duration: 5s, max_requests: 300}
+`)
+	began := time.Now()
+	s := runBuiltin(t, sc, kv.NewMemory(kv.MemoryOptions{}), Options{})
+	within(t, "300 requests", time.Since(began), 4*time.Second)
+	var n int64
+	for _, c := range s.Live.Status {
+		n += c
+	}
+	if n != 300 || s.Totals.Requests != 300 || s.Totals.Errors != 0 {
+		t.Errorf("responses %d, counted %d (errors %d); want exactly 300 and no errors", n, s.Totals.Requests, s.Totals.Errors)
+	}
+	if s.Populations[0].Requests == 0 || s.Populations[1].Requests == 0 {
+		t.Errorf("populations %+v: both should have sent", s.Populations)
+	}
+	// 4 clients x 2 in flight plus one open loop: 5 per-client keys plus 1.
+	if s.Overshoot.KeyWindows != 5 {
+		t.Errorf("key-windows = %d, want 5 (4 closed-loop clients and 1 open-loop client)", s.Overshoot.KeyWindows)
+	}
+}
+
+// TestCancel stops a run through its context: the summary says incomplete
+// and holds what was measured.
+func TestCancel(t *testing.T) {
+	sc := parse(t, strings.Replace(sequentialYAML, "1600ms", "30s", 1))
+	url, cfg := serve(t, sc, kv.NewMemory(kv.MemoryOptions{}))
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	began := time.Now()
+	s, err := Run(ctx, Options{Scenario: sc, URL: url, Limit: cfg.Limit, Window: cfg.Window})
+	if err != nil {
+		t.Fatal(err)
+	}
+	within(t, "a cancelled run", time.Since(began), 5*time.Second)
+	if s.Complete || s.Totals.Requests == 0 {
+		t.Errorf("complete %v, requests %d: want an incomplete summary of what was measured", s.Complete, s.Totals.Requests)
+	}
+}
