@@ -292,6 +292,9 @@ func (t *trial) send(ci int32) {
 	r.client, r.nread, r.version = ci, 0, 0
 	r.loc = int32(p.pickLocation(c, t.rng))
 	r.plan = t.c.lim.Plan(t.c.start.Add(time.Duration(t.now)), c.caller)
+	if r.plan.NKeys < 2 && r.got[1] != (limiter.Read{}) {
+		r.got[1] = limiter.Read{} // Decide sees no other request's read
+	}
 	if t.owned != nil {
 		owner, in, out := t.owned.Route(time.Duration(t.now), int(r.loc), r.plan.Keys[0])
 		r.owner, r.out = int32(owner), int64(out)
