@@ -11,12 +11,15 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
-// defaultLike is the seed's endpoint on the published KV model: 5 per day
-// per token+IP, fixed window, fail-open, every KV parameter at the scenario
-// package's defaults, one bot loop with no think time, for length.
-func defaultLike(length time.Duration) *scenario.Scenario {
-	sc := kvScenario(5, 24*time.Hour, scenario.DefaultKV(), []string{"loc0"}, length, closedLoop(bot("bot"), 1, ms(0)))
-	sc.Start = time.Date(2026, 1, 1, 23, 59, 0, 0, time.UTC)
+// defaultScenario is scenarios/default.yaml: the seed's endpoint (5 per day
+// per token+IP, fixed window, fail-open) on the KV model at its published
+// defaults, one bot loop with no think time, two simulated minutes across
+// the daily window boundary.
+func defaultScenario(b *testing.B) *scenario.Scenario {
+	sc, err := scenario.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
 	return sc
 }
 
@@ -69,7 +72,7 @@ func benchTrials(b *testing.B, sc *scenario.Scenario) {
 // BenchmarkDefaultKV is the speed figure: simulated requests per second on
 // one core, on the default scenario's shape (two simulated minutes across
 // the daily window boundary, ~40 k requests a trial).
-func BenchmarkDefaultKV(b *testing.B) { benchTrials(b, defaultLike(2*time.Minute)) }
+func BenchmarkDefaultKV(b *testing.B) { benchTrials(b, defaultScenario(b)) }
 
 // BenchmarkBotnetKV is a heavier mix: 800 requests in flight, 5 locations,
 // thousands of keys.
@@ -79,7 +82,7 @@ func BenchmarkBotnetKV(b *testing.B) { benchTrials(b, botnetLike(time.Minute)) }
 // with GOMAXPROCS workers: compare the req/s of the two to see how trials
 // scale across cores.
 func BenchmarkTrialsAcrossCores(b *testing.B) {
-	sc := defaultLike(2 * time.Minute)
+	sc := defaultScenario(b)
 	sc.Trials = 8
 	for _, w := range []int{1, runtime.GOMAXPROCS(0)} {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
