@@ -113,16 +113,16 @@ func (c *compiled) newStore(rng *rand.Rand, ctr *measure.KVCounters) (Store, Own
 
 // request is one request in flight.
 type request struct {
-	client  int32
-	loc     int32
-	owner   int32
-	nread   int32
-	plan    limiter.Plan
-	got     [2]limiter.Read
-	version uint64 // version read for the key written (key 0)
-	res     ReadResult
-	w       PendingWrite
-	out     int64 // owned stores: the way back
+	client   int32
+	loc      int32
+	owner    int32
+	nread    int32
+	plan     limiter.Plan
+	got      [2]limiter.Read
+	versions [2]uint64 // the versions read, per planned key
+	res      ReadResult
+	w        PendingWrite
+	out      int64 // owned stores: the way back
 }
 
 // trial is the state of one trial.
@@ -289,7 +289,7 @@ func (t *trial) send(ci int32) {
 	r := &t.reqs[ri]
 	// A reused slot keeps its last request's fields; set every one this
 	// request reads before it writes it.
-	r.client, r.nread, r.version = ci, 0, 0
+	r.client, r.nread = ci, 0
 	r.loc = int32(p.pickLocation(c, t.rng))
 	r.plan = t.c.lim.Plan(t.c.start.Add(time.Duration(t.now)), c.caller)
 	if r.plan.NKeys < 2 && r.got[1] != (limiter.Read{}) {
@@ -321,9 +321,7 @@ func (t *trial) readDone(ri int32) {
 		return
 	}
 	r.got[r.nread] = limiter.Read{Value: r.res.Value, Found: r.res.Found}
-	if r.nread == 0 {
-		r.version = r.res.Version
-	}
+	r.versions[r.nread] = r.res.Version
 	r.nread++
 	if int(r.nread) < r.plan.NKeys {
 		t.read(ri)
@@ -335,8 +333,16 @@ func (t *trial) readDone(ri int32) {
 		t.done(ri)
 		return
 	}
-	// The write's key is the first planned key, whose version was kept.
-	w, lat, err := t.store.Write(time.Duration(t.now), int(r.loc), d.Write.Key, d.Write.Value, d.Write.TTL, r.version)
+	// The writer read the key it writes (every algorithm writes one of
+	// its planned keys); that read's version is what it replaces.
+	version := UnknownVersion
+	for i := 0; i < r.plan.NKeys; i++ {
+		if r.plan.Keys[i] == d.Write.Key {
+			version = r.versions[i]
+			break
+		}
+	}
+	w, lat, err := t.store.Write(time.Duration(t.now), int(r.loc), d.Write.Key, d.Write.Value, d.Write.TTL, version)
 	if err != nil {
 		t.record(r, t.c.lim.Failed(r.plan, err))
 		t.push(t.now+int64(lat), evDone, ri)

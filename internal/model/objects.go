@@ -1,0 +1,190 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+// Objects is the durable-object and per-location stores: each key has an
+// owner that reads, decides and writes atomically.
+//
+// durable-object: one object per key, living at one location
+// (durable_object.location); a request from that location pays the local
+// round trip, from elsewhere the rtt, half each way; an object that has
+// admitted max_rps requests in the current virtual second refuses more
+// with "overloaded" until the next second (the soft limit; 0: none).
+//
+// per-location: an independent linearizable counter per location, as the
+// Rate Limiting binding documents its counters; a request pays
+// store.latency, half each way, and never leaves its location.
+type Objects struct {
+	perLocation bool
+	home        int
+	rtt, local  Dist
+	maxRPS      float64
+	rng         *rand.Rand
+	ctr         *measure.KVCounters
+	data        []map[string]*entry // per owner location
+	nextSweep   int64
+}
+
+// NewDurableObjects returns the durable-object store for the scenario's
+// parameters and locations.
+func NewDurableObjects(p scenario.DurableObject, locations []scenario.Location, rng *rand.Rand, counters *measure.KVCounters) (*Objects, error) {
+	if len(locations) == 0 {
+		return nil, fmt.Errorf("durable-object store: the scenario has no locations: add at least one under locations")
+	}
+	o := &Objects{rng: rng, ctr: counters, maxRPS: p.MaxRPS, data: []map[string]*entry{{}}, nextSweep: sweepEvery}
+	if p.Location != "" {
+		if o.home = LocationIndex(locations, p.Location); o.home < 0 {
+			return nil, fmt.Errorf("store.durable_object.location %q is not a location: use one of the names under locations", p.Location)
+		}
+	}
+	if p.MaxRPS < 0 {
+		return nil, fmt.Errorf("store.durable_object.max_rps %v is negative: use about 1000 (the published soft limit) or 0 for none", p.MaxRPS)
+	}
+	var err error
+	if o.rtt, err = NewDist(p.RTT); err != nil {
+		return nil, fmt.Errorf("store.durable_object.rtt: %v", err)
+	}
+	if o.local, err = NewDist(p.Local); err != nil {
+		return nil, fmt.Errorf("store.durable_object.local: %v", err)
+	}
+	return o, nil
+}
+
+// NewPerLocation returns the per-location store: one independent counter per
+// location, operations taking lat.
+func NewPerLocation(lat scenario.Latency, locations []scenario.Location, rng *rand.Rand, counters *measure.KVCounters) (*Objects, error) {
+	if len(locations) == 0 {
+		return nil, fmt.Errorf("per-location store: the scenario has no locations: add at least one under locations")
+	}
+	d, err := NewDist(lat)
+	if err != nil {
+		return nil, fmt.Errorf("store.latency: %v", err)
+	}
+	o := &Objects{perLocation: true, rtt: d, local: d, rng: rng, ctr: counters, nextSweep: sweepEvery}
+	o.data = make([]map[string]*entry, len(locations))
+	for i := range o.data {
+		o.data[i] = map[string]*entry{}
+	}
+	return o, nil
+}
+
+// Route implements Owned.
+func (o *Objects) Route(now time.Duration, loc int, key string) (owner int, in, out time.Duration) {
+	if o.perLocation {
+		owner = loc
+	}
+	if o.perLocation && (loc < 0 || loc >= len(o.data)) {
+		owner = 0 // a driver's mistake; keep going rather than crash
+	}
+	var rt time.Duration
+	if o.perLocation || loc == o.home {
+		rt = o.local.Sample(o.rng)
+	} else {
+		rt = o.rtt.Sample(o.rng)
+	}
+	in = rt / 2
+	return owner, in, rt - in
+}
+
+// objectIndex maps an owner to its map: per-location stores keep one per
+// location, durable objects all live in one.
+func (o *Objects) objectIndex(owner int) int {
+	if o.perLocation && owner >= 0 && owner < len(o.data) {
+		return owner
+	}
+	return 0
+}
+
+// Admit implements Owned: the Durable Object soft limit.
+func (o *Objects) Admit(now time.Duration, owner int, key string) error {
+	t := int64(now)
+	o.tick(t)
+	if o.perLocation || o.maxRPS <= 0 {
+		return nil
+	}
+	m := o.data[0]
+	c := m[key]
+	if c == nil {
+		c = &entry{}
+		m[key] = c
+	}
+	sec := t / int64(time.Second)
+	if c.second != sec {
+		c.second, c.inSecond = sec, 0
+	}
+	if float64(c.inSecond) >= o.maxRPS {
+		err := &kv.Error{Kind: kv.Unavailable, Op: "get", Key: key, Msg: "Durable Object is overloaded. Too many requests queued."}
+		if o.ctr != nil {
+			o.ctr.Read(err)
+		}
+		return err
+	}
+	c.inSecond++
+	return nil
+}
+
+// Get implements Owned.
+func (o *Objects) Get(now time.Duration, owner int, key string) (string, bool) {
+	t := int64(now)
+	c := o.data[o.objectIndex(owner)][key]
+	found := c != nil && c.live(t) != 0
+	if o.ctr != nil {
+		o.ctr.Read(nil)
+		if found {
+			o.ctr.Visibility(time.Duration(t-c.committed), true)
+		}
+	}
+	if !found {
+		return "", false
+	}
+	return c.value, true
+}
+
+// Put implements Owned. The object's storage enforces no TTL floor, but the
+// key expires ttl after the put, as the limiter asks.
+func (o *Objects) Put(now time.Duration, owner int, key, value string, ttl time.Duration) error {
+	t := int64(now)
+	if o.ctr != nil {
+		o.ctr.Write(nil)
+	}
+	m := o.data[o.objectIndex(owner)]
+	c := m[key]
+	if c == nil {
+		c = &entry{}
+		m[key] = c
+	}
+	c.value, c.committed, c.expires = value, t, after(t, int64(ttl))
+	c.version++
+	return nil
+}
+
+func (o *Objects) tick(t int64) {
+	if t < o.nextSweep {
+		return
+	}
+	o.nextSweep = t + sweepEvery
+	sec := t / int64(time.Second)
+	for _, m := range o.data {
+		for k, c := range m {
+			if c.live(t) == 0 && c.second != sec {
+				delete(m, k)
+			}
+		}
+	}
+}
+
+// Len returns how many keys the store holds, for tests of memory growth.
+func (o *Objects) Len() (n int) {
+	for _, m := range o.data {
+		n += len(m)
+	}
+	return n
+}
