@@ -22,7 +22,7 @@ func memoryScenario(limit int64, window time.Duration, lat scenario.Latency, len
 	return &scenario.Scenario{
 		Name: "oracle", Trials: 1, Duration: dur(length), Start: epoch,
 		Limiter:   scenario.Limiter{Name: "roast", Algorithm: "fixed-window", Limit: limit, Window: dur(window), ErrorPolicy: "fail-open"},
-		Store:     scenario.Store{Kind: KindMemory, Latency: lat},
+		Store:     scenario.Store{Kind: scenario.KindMemory, Latency: lat},
 		Locations: []scenario.Location{{Name: "here", Weight: 1}},
 		Traffic:   traffic,
 	}
@@ -36,7 +36,7 @@ func kvParams(hot, cold, write float64) scenario.KV {
 
 func kvScenario(limit int64, window time.Duration, p scenario.KV, locs []string, length time.Duration, traffic ...scenario.Population) *scenario.Scenario {
 	sc := memoryScenario(limit, window, scenario.Latency{}, length, traffic...)
-	sc.Store = scenario.Store{Kind: KindKV, KV: p}
+	sc.Store = scenario.Store{Kind: scenario.KindKV, KV: p}
 	sc.Locations = nil
 	for _, l := range locs {
 		sc.Locations = append(sc.Locations, scenario.Location{Name: l, Weight: 1})

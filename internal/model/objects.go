@@ -39,6 +39,9 @@ func NewDurableObjects(p scenario.DurableObject, locations []scenario.Location, 
 	if len(locations) == 0 {
 		return nil, fmt.Errorf("durable-object store: the scenario has no locations: add at least one under locations")
 	}
+	if rng == nil {
+		return nil, fmt.Errorf("durable-object store: no random source")
+	}
 	o := &Objects{rng: rng, ctr: counters, maxRPS: p.MaxRPS, data: []map[string]*entry{{}}, nextSweep: sweepEvery}
 	if p.Location != "" {
 		if o.home = LocationIndex(locations, p.Location); o.home < 0 {
@@ -63,6 +66,9 @@ func NewDurableObjects(p scenario.DurableObject, locations []scenario.Location, 
 func NewPerLocation(lat scenario.Latency, locations []scenario.Location, rng *rand.Rand, counters *measure.KVCounters) (*Objects, error) {
 	if len(locations) == 0 {
 		return nil, fmt.Errorf("per-location store: the scenario has no locations: add at least one under locations")
+	}
+	if rng == nil {
+		return nil, fmt.Errorf("per-location store: no random source")
 	}
 	d, err := NewDist(lat)
 	if err != nil {

@@ -34,9 +34,9 @@ func TestOracleObjects(t *testing.T) {
 		sc                *scenario.Scenario
 		allowed, failOpen int64
 	}{
-		{"durable-object", objectScenario(KindDurableObject, 5, 0, []string{"A"}, time.Minute, b), 5, 0},
-		{"durable-object overloaded", objectScenario(KindDurableObject, 5, 10, []string{"A"}, time.Minute, b), 11, 6},
-		{"per-location", objectScenario(KindPerLocation, 5, 0, []string{"A", "B"}, time.Minute, alt), 10, 0},
+		{"durable-object", objectScenario(scenario.KindDurableObject, 5, 0, []string{"A"}, time.Minute, b), 5, 0},
+		{"durable-object overloaded", objectScenario(scenario.KindDurableObject, 5, 10, []string{"A"}, time.Minute, b), 11, 6},
+		{"per-location", objectScenario(scenario.KindPerLocation, 5, 0, []string{"A", "B"}, time.Minute, alt), 10, 0},
 	}
 	for _, c := range cases {
 		trials, err := RunTrials(c.sc, Options{Seed: 1})
@@ -58,7 +58,7 @@ func TestOracleObjects(t *testing.T) {
 func TestDurableObjectRoundTrip(t *testing.T) {
 	p := closedLoop(bot("bot"), 1, ms(0))
 	p.Arrive = scenario.Arrive{Mode: "one", Location: "B"}
-	sc := objectScenario(KindDurableObject, 1000, 0, []string{"A", "B"}, 10*time.Second, p)
+	sc := objectScenario(scenario.KindDurableObject, 1000, 0, []string{"A", "B"}, 10*time.Second, p)
 	trials, err := RunTrials(sc, Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -147,7 +147,7 @@ func TestBadScenarios(t *testing.T) {
 		{"bad think", func(sc *scenario.Scenario) { sc.Traffic[0].ClosedLoop.Think = scenario.Latency{Dist: "x"} }, "think"},
 		{"negative trials", func(sc *scenario.Scenario) { sc.Trials = -1 }, "trials"},
 		{"do location", func(sc *scenario.Scenario) {
-			sc.Store.Kind = KindDurableObject
+			sc.Store.Kind = scenario.KindDurableObject
 			sc.Store.DurableObject.Location = "Mars"
 		}, "durable_object.location"},
 		{"open rate 0", func(sc *scenario.Scenario) {

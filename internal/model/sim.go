@@ -23,17 +23,6 @@ const (
 	evDone                    // a response reaches its client (idx: request)
 )
 
-// Store kinds a scenario may name.
-const (
-	KindKV            = "kv"
-	KindDurableObject = "durable-object"
-	KindPerLocation   = "per-location"
-	KindMemory        = "memory"
-)
-
-// StoreKinds lists every store kind, for error messages and docs.
-var StoreKinds = []string{KindKV, KindDurableObject, KindPerLocation, KindMemory}
-
 // compiled is a scenario checked and prepared once, shared read-only by
 // every trial.
 type compiled struct {
@@ -95,20 +84,20 @@ func compile(sc *scenario.Scenario) (*compiled, error) {
 func (c *compiled) newStore(rng *rand.Rand, ctr *measure.KVCounters) (Store, Owned, error) {
 	st := c.sc.Store
 	switch st.Kind {
-	case KindKV:
+	case scenario.KindKV:
 		s, err := NewKV(KVConfig{Params: st.KV, Locations: c.locNames, Start: c.start, Rand: rng, Counters: ctr})
 		return s, nil, err
-	case KindMemory:
+	case scenario.KindMemory:
 		s, err := NewMemory(st.Latency, rng, ctr)
 		return s, nil, err
-	case KindDurableObject:
+	case scenario.KindDurableObject:
 		o, err := NewDurableObjects(st.DurableObject, c.sc.Locations, rng, ctr)
 		return nil, o, err
-	case KindPerLocation:
+	case scenario.KindPerLocation:
 		o, err := NewPerLocation(st.Latency, c.sc.Locations, rng, ctr)
 		return nil, o, err
 	}
-	return nil, nil, fmt.Errorf("store.kind %q is unknown: use one of %v", st.Kind, StoreKinds)
+	return nil, nil, fmt.Errorf("store.kind %q is unknown: use one of %v", st.Kind, scenario.StoreKinds)
 }
 
 // request is one request in flight.
