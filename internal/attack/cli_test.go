@@ -1,0 +1,314 @@
+package attack
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/measure"
+)
+
+// cliScenario writes a short scenario file and returns its path.
+func cliScenario(t *testing.T, yaml string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// runMain runs Main and returns its exit code and output.
+func runMain(t *testing.T, env Env, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env.Stdout, env.Stderr = &out, &errb
+	if env.Exit == nil {
+		env.Exit = func(code int) { t.Errorf("Exit(%d) called", code) }
+	}
+	code := Main(args, env)
+	return code, out.String(), errb.String()
+}
+
+// files lists every file under dir.
+func files(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// closedPort returns a loopback address nothing listens on.
+func closedPort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// TestMainBadInput: every kind of bad input exits 2 with a message naming
+// what was wrong, and writes nothing.
+func TestMainBadInput(t *testing.T) {
+	good := cliScenario(t, sequentialYAML)
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown flag", []string{"-bogus"}, "bogus"},
+		{"unknown store", []string{"-store", "redis", good}, "redis"},
+		{"unknown statistic", []string{"-at", "p42", good}, "p42"},
+		{"negative ratio", []string{"-max-ratio", "-1", good}, "max-ratio"},
+		{"two files", []string{good, good}, "too many arguments"},
+		{"missing scenario", []string{filepath.Join(t.TempDir(), "nope.yaml")}, "nope.yaml"},
+		{"bad scenario", []string{cliScenario(t, "limiter: {limit: -3}\n")}, "limit"},
+		{"bad override", []string{"-set", "limiter.limit=zero", good}, "limiter.limit"},
+		{"public address", []string{"-store", "memory", "-addr", "0.0.0.0:0", good}, "loopback"},
+		{"port in use", []string{"-store", "memory", "-addr", busy.Addr().String(), good}, "in use"},
+		{"unreachable url", []string{"-url", "http://" + closedPort(t) + "/", good}, "cannot reach"},
+		{"not a url", []string{"-url", "ftp://x/", good}, "not an http"},
+		{"url and serve", []string{"-url", "http://127.0.0.1:1/", "-serve", good}, "-serve"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			code, stdout, stderr := runMain(t, Env{}, append([]string{"-out", out}, tc.args...)...)
+			if code != ExitBadInput {
+				t.Errorf("exit %d, want %d; stderr: %s", code, ExitBadInput, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q does not mention %q", stderr, tc.want)
+			}
+			if f := files(t, out); len(f) > 0 {
+				t.Errorf("wrote %v on bad input", f)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q on bad input", stdout)
+			}
+		})
+	}
+}
+
+// readSummary reads the summary.json Main wrote under out.
+func readSummary(t *testing.T, out string) (measure.Summary, string) {
+	t.Helper()
+	var found []string
+	for _, f := range files(t, out) {
+		if filepath.Base(f) == "summary.json" {
+			found = append(found, f)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("summary.json files under %s: %v, want one", out, files(t, out))
+	}
+	b, err := os.ReadFile(found[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s measure.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("summary.json: %v", err)
+	}
+	return s, filepath.Dir(found[0])
+}
+
+// decodeAll decodes a results file with vegeta's decoder.
+func decodeAll(t *testing.T, path string) int {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := vegeta.NewDecoder(f)
+	n := 0
+	for {
+		var r vegeta.Result
+		if err := dec.Decode(&r); errors.Is(err, io.EOF) {
+			return n
+		} else if err != nil {
+			t.Fatalf("%s: result %d: %v", path, n, err)
+		}
+		n++
+	}
+}
+
+// TestMainJSON runs the command with -json: stdout is exactly the summary,
+// which is also written beside a results file vegeta reads.
+func TestMainJSON(t *testing.T) {
+	out := t.TempDir()
+	sc := cliScenario(t, strings.Replace(sequentialYAML, "1600ms", "400ms", 1))
+	code, stdout, stderr := runMain(t, Env{}, "-json", "-store", "memory", "-out", out, "-scenario", sc)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var s measure.Summary
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatalf("stdout is not the summary: %v\n%s", err, stdout)
+	}
+	written, dir := readSummary(t, out)
+	if written.Totals != s.Totals || !s.Complete || s.Mode != "attack" || s.Limiter.Store != "memory" {
+		t.Errorf("stdout summary %+v vs written %+v", s.Totals, written.Totals)
+	}
+	if s.Scenario.Hash == "" || s.Scenario.File != sc || s.Limiter.Window != "500ms" {
+		t.Errorf("scenario ref %+v, limiter %+v", s.Scenario, s.Limiter)
+	}
+	if n := decodeAll(t, filepath.Join(dir, ResultsFileName)); int64(n) != s.Totals.Requests {
+		t.Errorf("results file holds %d results, summary counted %d", n, s.Totals.Requests)
+	}
+	if s.Live.ResultsFile != filepath.Join(dir, ResultsFileName) {
+		t.Errorf("live.results_file = %q", s.Live.ResultsFile)
+	}
+}
+
+// TestMainThreshold: the race breaks -max-ratio 1 (exit 3); a generous
+// threshold passes.
+func TestMainThreshold(t *testing.T) {
+	sc := cliScenario(t, strings.Replace(raceYAML, "store: {kind: memory}", "store: {kind: memory, latency: 20ms}", 1))
+	code, _, stderr := runMain(t, Env{}, "-store", "memory", "-out", t.TempDir(), "-duration", "300ms", "-max-ratio", "1", sc)
+	if code != ExitBroken || !strings.Contains(stderr, "threshold broken") {
+		t.Errorf("exit %d, stderr %q; want %d and a threshold message", code, stderr, ExitBroken)
+	}
+	code, _, stderr = runMain(t, Env{}, "-store", "memory", "-out", t.TempDir(), "-duration", "300ms", "-max-ratio", "1000", "-at", "p50", sc)
+	if code != ExitOK {
+		t.Errorf("exit %d with a threshold of 1000: %s", code, stderr)
+	}
+}
+
+// TestMainURL attacks a running target through -url: a preflight, then the
+// run, counted against the target's RateLimit-Policy.
+func TestMainURL(t *testing.T) {
+	sc := parse(t, sequentialYAML)
+	url, _ := serve(t, sc, kv.NewMemory(kv.MemoryOptions{}))
+	// The scenario file says limit 7 per 1s; the target says 5 per 500ms.
+	file := cliScenario(t, strings.Replace(strings.Replace(sequentialYAML, "limit: 5", "limit: 7", 1), "500ms", "1s", 1))
+	out := t.TempDir()
+	code, stdout, stderr := runMain(t, Env{}, "-url", url, "-duration", "1100ms", "-out", out, file)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	s, _ := readSummary(t, out)
+	if s.Limiter.Limit != 5 || s.Limiter.Window != "500ms" || s.Limiter.Store != "url" || s.Live.URL != url {
+		t.Errorf("limiter %+v, live url %q: want the target's policy 5 per 500ms", s.Limiter, s.Live.URL)
+	}
+	if s.Overshoot.MaxAllowed != 5 {
+		t.Errorf("max allowed %d, want 5", s.Overshoot.MaxAllowed)
+	}
+	if !strings.Contains(stderr, "RateLimit-Policy says 5 per 500ms") || !strings.Contains(stdout, "summary") {
+		t.Errorf("stderr %q, stdout %q", stderr, stdout)
+	}
+}
+
+// TestMainInterrupt: the first interrupt stops the attack, drains, and
+// writes results and a summary marked incomplete; the second exits at once.
+func TestMainInterrupt(t *testing.T) {
+	sc := cliScenario(t, strings.Replace(sequentialYAML, "1600ms", "60s", 1))
+	out := t.TempDir()
+	sig := make(chan os.Signal, 2)
+	var mu sync.Mutex
+	var exits []int
+	env := Env{Signals: sig,
+		Exit: func(code int) { mu.Lock(); exits = append(exits, code); mu.Unlock() },
+		Ready: func(string) {
+			time.AfterFunc(300*time.Millisecond, func() { sig <- syscall.SIGINT })
+		}}
+	began := time.Now()
+	code, stdout, stderr := runMain(t, env, "-store", "eventual", "-set", "live.time_scale=100", "-out", out, sc)
+	within(t, "an interrupted 60 s run", time.Since(began), 10*time.Second)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	s, dir := readSummary(t, out)
+	if s.Complete || s.Totals.Requests == 0 {
+		t.Errorf("complete %v, requests %d: want an incomplete summary of what was measured", s.Complete, s.Totals.Requests)
+	}
+	if n := decodeAll(t, filepath.Join(dir, ResultsFileName)); n == 0 {
+		t.Errorf("results file empty")
+	}
+	if !strings.Contains(stdout, "INCOMPLETE") || !strings.Contains(stderr, "interrupted") {
+		t.Errorf("stdout %q / stderr %q: want the run marked incomplete", stdout, stderr)
+	}
+	if len(exits) != 0 {
+		t.Errorf("Exit called %v after one interrupt", exits)
+	}
+
+	// Two interrupts: Exit(130) at once.
+	exited := make(chan int, 1)
+	sig2 := make(chan os.Signal, 2)
+	env2 := Env{Signals: sig2, Exit: func(code int) { exited <- code },
+		Ready: func(string) { sig2 <- syscall.SIGINT; sig2 <- syscall.SIGINT }}
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		// Exit is faked here, so Main goes on after it; the first
+		// interrupt has stopped the run, so it ends soon.
+		runMain(t, env2, "-store", "memory", "-out", t.TempDir(), sc)
+	}()
+	select {
+	case c := <-exited:
+		if c != 130 {
+			t.Errorf("second interrupt exited %d, want 130", c)
+		}
+	case <-time.After(5 * time.Second):
+		t.Errorf("second interrupt did not exit")
+	}
+	<-finished
+}
+
+// TestMainServe runs only the target until interrupted.
+func TestMainServe(t *testing.T) {
+	sig := make(chan os.Signal, 1)
+	got := make(chan string, 1)
+	env := Env{Signals: sig, Ready: func(url string) { got <- url }}
+	done := make(chan int, 1)
+	var out, errb bytes.Buffer
+	env.Stdout, env.Stderr = &out, &errb
+	go func() { done <- Main([]string{"-serve", "-store", "memory", "-scenario", cliScenario(t, sequentialYAML)}, env) }()
+	var url string
+	select {
+	case url = <-got:
+	case <-time.After(5 * time.Second):
+		t.Fatal("target did not start")
+	}
+	s, err := Run(t.Context(), Options{Scenario: parse(t, sequentialYAML), URL: url, Limit: 5, Window: 500 * time.Millisecond, Duration: 200 * time.Millisecond})
+	if err != nil || s.Totals.Allowed == 0 {
+		t.Errorf("attacking the served target: %v, %+v", err, s.Totals)
+	}
+	sig <- syscall.SIGINT
+	select {
+	case code := <-done:
+		if code != ExitOK {
+			t.Errorf("exit %d", code)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("-serve did not stop on interrupt")
+	}
+	if !strings.Contains(out.String(), url) {
+		t.Errorf("stdout %q does not print the address", out.String())
+	}
+}
