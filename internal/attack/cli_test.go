@@ -288,7 +288,9 @@ func TestMainServe(t *testing.T) {
 	done := make(chan int, 1)
 	var out, errb bytes.Buffer
 	env.Stdout, env.Stderr = &out, &errb
-	go func() { done <- Main([]string{"-serve", "-store", "memory", "-scenario", cliScenario(t, sequentialYAML)}, env) }()
+	go func() {
+		done <- Main([]string{"-serve", "-store", "memory", "-scenario", cliScenario(t, sequentialYAML)}, env)
+	}()
 	var url string
 	select {
 	case url = <-got:
