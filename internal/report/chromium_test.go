@@ -130,6 +130,7 @@ func probe(t *testing.T, bin, page string) (sizes map[string][2]int, errs string
 
 func TestHTMLInChromium(t *testing.T) {
 	bin := chromiumPath(t)
+	t.Parallel()
 	s := sampleAttack()
 	opts := Options{Compare: sampleSimulate(), Extra: &Extra{LiveSeries: sampleSeries()}}
 	dir := writeReport(t, s, opts)

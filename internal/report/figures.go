@@ -300,7 +300,7 @@ func Timeline(s *measure.Summary) *Figure {
 	if right <= 0 {
 		right = 1
 	}
-	showEnd := finite(w) && w > 0 && w <= 3*math.Max(xmax, 1e-9)
+	showEnd := finite(w) && w > 0 && w <= 10*math.Max(xmax, 1e-9)
 	if showEnd {
 		right = math.Max(right, w*1.02)
 	}
@@ -313,7 +313,7 @@ func Timeline(s *measure.Summary) *Figure {
 		addLine(p, "", vline(w, 0, ymax*1.05, grayColor, 2, 2))
 	}
 	p.Legend.Left = true
-	padTop(p, 0.08)
+	padTop(p, 0.02+0.065*float64(legendLen(p))) // room for the legend
 	caption := fmt.Sprintf("Cumulative allowed requests of the %d key-windows that let the most through, each against time from its own window's start; the dashed red line is the limit, the dotted grey line the window's start", drawn)
 	switch {
 	case showEnd:
@@ -424,7 +424,7 @@ func KVWork(s *measure.Summary) *Figure {
 		return nil
 	}
 	title := "How much KV work does a million requests cost?"
-	p := newPlot(title, "", "operations per million requests")
+	p := newPlot(title, "", "KV operations per million requests (count)")
 	bc, err := plotter.NewBarChart(plotter.Values(vals), 1.4*vg.Centimeter)
 	if err != nil {
 		return nil

@@ -46,6 +46,7 @@ func TestWriteFiles(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			dir := writeReport(t, tc.s, tc.opts)
 			want := []string{SummaryFile, HTMLFile, MarkdownFile}
 			if tc.opts.Compare != nil {
@@ -297,4 +298,38 @@ func FuzzWrite(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestWriteSamples writes the sample reports under testdata/out (ignored
+// by git) for a person to open: OVERSHOOT_REPORT_SAMPLES=1 go test -run
+// TestWriteSamples ./internal/report/
+func TestWriteSamples(t *testing.T) {
+	if os.Getenv("OVERSHOOT_REPORT_SAMPLES") != "1" {
+		t.Skip("set OVERSHOOT_REPORT_SAMPLES=1 to write sample reports under testdata/out")
+	}
+	cat := sampleSweep()
+	cat.Scenario.Name = "store-sweep"
+	cat.Points = nil
+	for _, k := range []string{"kv", "durable-object", "memory"} {
+		p := sampleSimulate()
+		if k != "kv" {
+			p.Overshoot.Ratio = measure.Stats{N: 6400, Max: 1, Mean: 0.8, P50: 1, P95: 1, P99: 1}
+			p.Overshoot.PerTrial.MaxRatio = measure.Interval{Mean: 1, Lo: 1, Hi: 1, P95: 1}
+		}
+		cat.Points = append(cat.Points, measure.Point{Params: []measure.Param{{Path: "store.kind", Value: k}}, Summary: p})
+	}
+	for _, c := range []struct {
+		s    *measure.Summary
+		opts Options
+	}{
+		{sampleSimulate(), Options{Traffic: "32 concurrent requests from one location"}},
+		{sampleAttack(), Options{Compare: sampleSimulate(), Extra: &Extra{LiveSeries: sampleSeries()}}},
+		{sampleSweep(), Options{}}, {sampleGrid(), Options{}}, {cat, Options{}},
+	} {
+		dir, err := WriteNew(filepath.Join("testdata", "out"), c.s, time.Now(), c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Log(dir)
+	}
 }

@@ -235,16 +235,18 @@ func render(f *Figure) (pngData, svgData []byte, err error) {
 	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&pb); err != nil {
 		return nil, nil, err
 	}
-	svg := vgsvg.New(w, h)
-	dc := draw.New(svg)
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
-	f.Plot.Draw(dc)
+	svg := vgsvg.New(w, h) // white background by default
+	f.Plot.Draw(draw.New(svg))
 	var sb bytes.Buffer
 	if _, err := svg.WriteTo(&sb); err != nil {
 		return nil, nil, err
 	}
-	return pb.Bytes(), sb.Bytes(), nil
+	// The SVG names the font without embedding it (that would add 400 kB
+	// per file); Liberation Sans is metric-compatible with Arial, so fall
+	// back to it, then to any sans-serif, rather than the browser's serif.
+	svgData = bytes.ReplaceAll(sb.Bytes(), []byte("font-family:Liberation Sans;"),
+		[]byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"))
+	return pb.Bytes(), svgData, nil
 }
 
 // niceTicks labels about five round values (1, 2, 2.5 or 5 times a power
@@ -291,19 +293,23 @@ func (niceTicks) Ticks(min, max float64) []plot.Tick {
 	return ts
 }
 
-// tickLabel formats a tick value with as many decimals as the step needs.
+// tickLabel formats a tick value with as many decimals as the step needs
+// (2.5 needs one), and thousands separators on whole numbers.
 func tickLabel(v, step float64) string {
 	if math.Abs(v) < step*1e-9 {
 		return "0"
 	}
-	if step >= 1 {
+	dec := 0
+	for ; dec < 12; dec++ {
+		x := step * math.Pow(10, float64(dec))
+		if math.Abs(x-math.Round(x)) <= 1e-6*x {
+			break
+		}
+	}
+	if dec == 0 {
 		return count(int64(math.Round(v)))
 	}
-	dec := int(math.Ceil(-math.Log10(step) - 1e-9))
-	if m := step / math.Pow(10, -float64(dec)); math.Abs(m-2.5) < 1e-6 || math.Abs(m-0.25) < 1e-6 {
-		dec++
-	}
-	return strconv.FormatFloat(v, 'f', max(dec, 0), 64)
+	return strconv.FormatFloat(v, 'f', dec, 64)
 }
 
 // padTop leaves headroom above the data on a linear y axis so that lines

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/overshoot-dev/overshoot/internal/measure"
 )
@@ -30,10 +31,13 @@ type sweepAxis struct {
 
 // label is the axis label: the path and its unit.
 func (a sweepAxis) label() string {
-	if a.numeric && a.unit != "" {
+	switch {
+	case a.numeric && a.unit != "":
 		return a.path + " (" + a.unit + ")"
+	case a.numeric:
+		return a.path + " (value)"
 	}
-	return a.path
+	return a.path + " (as written)"
 }
 
 // short is the last element of the path, for legends.
@@ -196,7 +200,7 @@ func SweepFigures(s *measure.Summary) []*Figure {
 		if lo > 0 && hi/lo >= 20 {
 			logX = true
 			p.X.Tick.Marker = log10Ticks{}
-			p.X.Label.Text += ", log scale"
+			p.X.Label.Text = strings.TrimSuffix(p.X.Label.Text, ")") + ", log scale)"
 		}
 	} else {
 		var ticks []plot.Tick
@@ -236,6 +240,29 @@ func SweepFigures(s *measure.Summary) []*Figure {
 		if multi {
 			bandName, maxName, p99Name, p50Name = "", name, "", ""
 		}
+		if !xa.numeric {
+			// Categories have no order between them: points and bars,
+			// dodged per series, and no connecting lines.
+			dodge := 0.0
+			if multi {
+				dodge = (float64(i) - float64(len(names)-1)/2) * 0.12
+			}
+			for k := range xs {
+				xs[k] += dodge
+			}
+			for _, q := range []plotter.XYs{pMax, p99, p50} {
+				for k := range q {
+					q[k].X += dodge
+				}
+			}
+			for k := range xs {
+				addLine(p, nameOnce(bandName, k), errBar(xs[k], los[k], his[k], c))
+			}
+			addLine(p, maxName, marks(pMax, c, draw.CircleGlyph{}, 3.5))
+			addLine(p, p99Name, marks(p99, c, draw.TriangleGlyph{}, 3))
+			addLine(p, p50Name, marks(p50, c, draw.SquareGlyph{}, 2.5))
+			continue
+		}
 		if len(xs) > 1 {
 			addLine(p, bandName, band(xs, los, his, translucent(c, 0x30)))
 		} else if len(xs) == 1 {
@@ -245,7 +272,12 @@ func SweepFigures(s *measure.Summary) []*Figure {
 		addLine(p, p99Name, line(p99, c, 1.4, 5, 3))
 		addLine(p, p50Name, line(p50, c, 1.4, 1, 2))
 	}
-	if multi {
+	if multi && !xa.numeric {
+		p.Legend.Add("max (circle)", glyphKey{draw.GlyphStyle{Color: grayColor, Shape: draw.CircleGlyph{}, Radius: 3.5}})
+		p.Legend.Add("p99 (triangle)", glyphKey{draw.GlyphStyle{Color: grayColor, Shape: draw.TriangleGlyph{}, Radius: 3}})
+		p.Legend.Add("p50 (square)", glyphKey{draw.GlyphStyle{Color: grayColor, Shape: draw.SquareGlyph{}, Radius: 2.5}})
+	}
+	if multi && xa.numeric {
 		addLine(p, "max (solid)", line(plotter.XYs{{X: xmin, Y: 1}}, grayColor, 2))
 		addLine(p, "p99 (dashed)", line(plotter.XYs{{X: xmin, Y: 1}}, grayColor, 1.4, 5, 3))
 		addLine(p, "p50 (dotted)", line(plotter.XYs{{X: xmin, Y: 1}}, grayColor, 1.4, 1, 2))
@@ -260,9 +292,13 @@ func SweepFigures(s *measure.Summary) []*Figure {
 		p.X.Min, p.X.Max = -0.3, float64(len(xa.values))-0.7
 	}
 	p.Y.Min = 0
-	padTop(p, 0.05)
+	padTop(p, 0.02+0.065*float64(legendLen(p))) // room for the legend
 	p.Legend.Left = true
-	caption := fmt.Sprintf("Ratio allowed/limit across key-windows at each sweep point against %s: max (solid), p99 (dashed) and p50 (dotted)", xa.path)
+	styles := "max (solid), p99 (dashed) and p50 (dotted)"
+	if !xa.numeric {
+		styles = "max (circle), p99 (triangle) and p50 (square)"
+	}
+	caption := fmt.Sprintf("Ratio allowed/limit across key-windows at each sweep point against %s: %s", xa.path, styles)
 	if multi {
 		caption += fmt.Sprintf(", one colour per value of %s", otherPaths(others))
 	}
@@ -295,6 +331,35 @@ func withPoints(p *plot.Plot, l *plotter.Line) *plotter.Line {
 	}
 	return l
 }
+
+// nameOnce is name for the first of several plotters, then "" so that the
+// legend lists it once.
+func nameOnce(name string, i int) string {
+	if i == 0 {
+		return name
+	}
+	return ""
+}
+
+// marks draws points only.
+func marks(xys plotter.XYs, c color.Color, shape draw.GlyphDrawer, r vg.Length) *plotter.Scatter {
+	if len(xys) == 0 {
+		return nil
+	}
+	sc, err := plotter.NewScatter(xys)
+	if err != nil {
+		return nil
+	}
+	sc.GlyphStyle = draw.GlyphStyle{Color: c, Shape: shape, Radius: r}
+	return sc
+}
+
+// glyphKey is a legend entry that is only a glyph: it explains a marker
+// shape without adding data.
+type glyphKey struct{ draw.GlyphStyle }
+
+// Thumbnail implements plot.Thumbnailer.
+func (g glyphKey) Thumbnail(c *draw.Canvas) { c.DrawGlyph(g.GlyphStyle, c.Center()) }
 
 // errBar is a vertical bar from lo to hi at x, for a band of one point.
 func errBar(x, lo, hi float64, c color.Color) *plotter.Line {

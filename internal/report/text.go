@@ -13,10 +13,10 @@ import (
 // doc is a report before it is rendered: the same content goes to
 // report.html and report.md.
 type doc struct {
-	Title     string
-	Headline  string
-	Warnings  []string
-	Facts     []fact
+	Title    string
+	Headline string
+	Warnings []string
+	Facts    []fact
 	// Compare is the comparison's verdict sentence and CompareTable its
 	// quantile table, when Options.Compare is set.
 	Compare      string

@@ -1,0 +1,302 @@
+package report
+
+import (
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+)
+
+// figure returns the named figure of figs, failing when it is missing.
+func figure(t *testing.T, figs []Figure, name string) Figure {
+	t.Helper()
+	for _, f := range figs {
+		if f.Name == name {
+			return f
+		}
+	}
+	t.Fatalf("no figure %q among %v", name, names(figs))
+	return Figure{}
+}
+
+func names(figs []Figure) []string {
+	var out []string
+	for _, f := range figs {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+// lines are the plot's lines, in the order added.
+func lines(p *plot.Plot) []*plotter.Line {
+	var out []*plotter.Line
+	for _, pl := range plotters(p) {
+		if l, ok := pl.(*plotter.Line); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// plotters reads the plot's plotters, which gonum keeps private.
+func plotters(p *plot.Plot) []plot.Plotter { return plotPlotters(p) }
+
+// plotPlotters lists p's plotters (private in gonum) by reflection, for
+// tests that check a figure's structure.
+func plotPlotters(p *plot.Plot) []plot.Plotter {
+	v := reflect.ValueOf(p).Elem().FieldByName("plotters")
+	var out []plot.Plotter
+	for i := 0; v.IsValid() && i < v.Len(); i++ {
+		e := v.Index(i)
+		if e.IsNil() {
+			continue
+		}
+		// Reading an unexported field's value needs its address to be
+		// re-exposed; reflect.NewAt does that without unsafe writes.
+		out = append(out, reflect.NewAt(e.Type(), unsafe.Pointer(e.UnsafeAddr())).Elem().Interface().(plot.Plotter))
+	}
+	return out
+}
+
+func TestEveryFigureIsLabelled(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    *measure.Summary
+		opts Options
+	}{
+		{"simulate", sampleSimulate(), Options{}},
+		{"attack", sampleAttack(), Options{Compare: sampleSimulate(), Extra: &Extra{LiveSeries: sampleSeries()}}},
+		{"sweep", sampleSweep(), Options{}},
+		{"grid", sampleGrid(), Options{}},
+	} {
+		for _, f := range Figures(tc.s, tc.opts) {
+			p := f.Plot
+			if f.Title == "" || p.Title.Text != f.Title || !strings.HasSuffix(f.Title, "?") {
+				t.Errorf("%s/%s: title %q (plot %q) should state the question", tc.name, f.Name, f.Title, p.Title.Text)
+			}
+			if f.Caption == "" {
+				t.Errorf("%s/%s: no caption", tc.name, f.Name)
+			}
+			// Every numeric axis names its unit in parentheses; nominal
+			// axes (bar names) need no label.
+			for _, ax := range []struct {
+				which string
+				a     plot.Axis
+			}{{"x", p.X}, {"y", p.Y}} {
+				if ax.a.Label.Text != "" && !strings.Contains(ax.a.Label.Text, "(") {
+					t.Errorf("%s/%s: %s label %q has no unit", tc.name, f.Name, ax.which, ax.a.Label.Text)
+				}
+				if ax.a.Label.Text == "" && !nominal(ax.a) {
+					t.Errorf("%s/%s: %s axis has no label", tc.name, f.Name, ax.which)
+				}
+			}
+			// One style: sans everywhere.
+			for _, fnt := range []font.Variant{p.Title.TextStyle.Font.Variant, p.X.Label.TextStyle.Font.Variant, p.Y.Tick.Label.Font.Variant, p.Legend.TextStyle.Font.Variant} {
+				if fnt != "Sans" {
+					t.Errorf("%s/%s: font variant %q, want Sans", tc.name, f.Name, fnt)
+				}
+			}
+		}
+	}
+}
+
+// nominal reports whether an axis has fixed, named ticks (a bar chart's).
+func nominal(a plot.Axis) bool {
+	_, ok := a.Tick.Marker.(plot.ConstantTicks)
+	return ok
+}
+
+func TestRatioFigures(t *testing.T) {
+	s := sampleSimulate()
+	figs := Figures(s, Options{})
+	if got, want := names(figs), []string{"ratio-histogram", "ratio-cdf", "trial-max-cdf", "timeline", "visibility", "kv-cost", "free-plan"}; !slices.Equal(got, want) {
+		t.Fatalf("figures %v, want %v", got, want)
+	}
+	h := figure(t, figs, "ratio-histogram")
+	if got := LegendEntries(h.Plot); !slices.Equal(got, []string{"key-windows", "the limit (ratio 1)"}) {
+		t.Errorf("histogram legend %v", got)
+	}
+	if !strings.Contains(h.Plot.Y.Label.Text, "log scale") {
+		t.Errorf("histogram over 3 decades should use a log count axis, label %q", h.Plot.Y.Label.Text)
+	}
+	var b *bars
+	for _, pl := range plotters(h.Plot) {
+		if v, ok := pl.(*bars); ok {
+			b = v
+		}
+	}
+	if b == nil || len(b.xs) != len(s.Overshoot.Histogram) || b.xs[len(b.xs)-1] != 38.0/5 {
+		t.Fatalf("histogram bars: %+v", b)
+	}
+	// The limit line stands at ratio 1.
+	if l := lines(h.Plot); len(l) != 1 || l[0].XYs[0].X != 1 || l[0].XYs[1].X != 1 {
+		t.Errorf("limit marker: %+v", l)
+	}
+
+	c := figure(t, figs, "ratio-cdf")
+	cl := lines(c.Plot)
+	if len(cl) != 2 {
+		t.Fatalf("cdf has %d lines, want the CDF and the limit", len(cl))
+	}
+	cdf := cl[0].XYs
+	if cdf[0].Y != 0 || math.Abs(cdf[len(cdf)-1].Y-1) > 1e-12 || cdf[len(cdf)-1].X != 7.6 {
+		t.Errorf("cdf runs from %v to %v, want 0 to 1 ending at 7.6", cdf[0], cdf[len(cdf)-1])
+	}
+	if !slices.IsSortedFunc(cdf, func(a, b plotter.XY) int { return compare(a.Y, b.Y) }) {
+		t.Error("cdf is not monotone")
+	}
+
+	tm := figure(t, figs, "trial-max-cdf")
+	if got := LegendEntries(tm.Plot); !slices.Equal(got, []string{"central 95% of trials", "trials' max ratio", "the limit (ratio 1)"}) {
+		t.Errorf("trial max legend %v", got)
+	}
+	if n := len(lines(tm.Plot)[0].XYs); n != s.Trials+1 {
+		t.Errorf("trial max CDF has %d points, want trials+1 = %d", n, s.Trials+1)
+	}
+}
+
+func compare(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func TestSweepFigures(t *testing.T) {
+	s := sampleSweep()
+	figs := SweepFigures(s)
+	if len(figs) != 1 {
+		t.Fatalf("a numeric x categorical sweep gives %d figures, want 1 (no heat map)", len(figs))
+	}
+	p := figs[0].Plot
+	if p.X.Label.Text != "traffic.bot.closed_loop.concurrency (value, log scale)" {
+		t.Errorf("x label %q", p.X.Label.Text)
+	}
+	want := []string{"kind=kv", "kind=durable-object", "kind=per-location", "max (solid)", "p99 (dashed)", "p50 (dotted)", "the limit (ratio 1)"}
+	if got := LegendEntries(p); !slices.Equal(got, want) {
+		t.Errorf("legend %v, want %v", got, want)
+	}
+	// Per store: a band, a max, a p99 and a p50 line; each with 7 points.
+	var polys, full int
+	for _, pl := range plotters(p) {
+		switch v := pl.(type) {
+		case *plotter.Polygon:
+			polys++
+		case *plotter.Line:
+			if len(v.XYs) == 7 {
+				full++
+			}
+		}
+	}
+	if polys != 3 || full != 9 {
+		t.Errorf("%d bands and %d full lines, want 3 and 9", polys, full)
+	}
+
+	g := SweepFigures(sampleGrid())
+	if len(g) != 2 || g[1].Name != "sweep-heatmap" {
+		t.Fatalf("grid figures %v", g)
+	}
+	var hm *plotter.HeatMap
+	for _, pl := range plotters(g[1].Plot) {
+		if v, ok := pl.(*plotter.HeatMap); ok {
+			hm = v
+		}
+	}
+	if hm == nil {
+		t.Fatal("no heat map")
+	}
+	if c, r := hm.GridXYZ.Dims(); c != 4 || r != 3 {
+		t.Errorf("heat map is %dx%d, want 4 TTLs x 3 concurrencies", c, r)
+	}
+	// Values sort numerically (30s < 60s < 120s < 300s), not as text.
+	ticks := g[1].Plot.X.Tick.Marker.Ticks(0, 1)
+	if ticks[0].Label != "30s" || ticks[3].Label != "300s" {
+		t.Errorf("heat map x ticks %v", ticks)
+	}
+
+	// A sweep over one categorical parameter: named positions.
+	cat := sampleSweep()
+	cat.Points = cat.Points[:0]
+	for _, k := range []string{"kv", "memory"} {
+		p := sampleSimulate()
+		cat.Points = append(cat.Points, measure.Point{Params: []measure.Param{{Path: "store.kind", Value: k}}, Summary: p})
+	}
+	cf := SweepFigures(cat)
+	if len(cf) != 1 || nominal(cf[0].Plot.X) == false {
+		t.Fatalf("categorical sweep: %v", cf)
+	}
+}
+
+func TestParamNumber(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want float64
+		unit string
+		ok   bool
+	}{
+		{"32", 32, "", true}, {"0.5", 0.5, "", true}, {"250ms", 0.25, "s", true}, {"60s", 60, "s", true},
+		{"1d", 86400, "s", true}, {"2h", 7200, "s", true}, {"10/s", 10, "requests/s", true}, {"600/m", 10, "requests/s", true},
+		{"kv", 0, "", false}, {"5/x", 0, "", false}, {"", 0, "", false},
+	} {
+		got, unit, ok := paramNumber(tc.in)
+		if ok != tc.ok || (ok && (math.Abs(got-tc.want) > 1e-9 || unit != tc.unit)) {
+			t.Errorf("paramNumber(%q) = %v %q %v, want %v %q %v", tc.in, got, unit, ok, tc.want, tc.unit, tc.ok)
+		}
+	}
+}
+
+func TestTimelineAndLive(t *testing.T) {
+	s := sampleAttack()
+	f := Timeline(s)
+	if f == nil {
+		t.Fatal("no timeline")
+	}
+	ls := lines(f.Plot)
+	// One key, the limit, the window's start and (10 s window, visible) end.
+	if len(ls) != 4 {
+		t.Fatalf("timeline has %d lines, want 4", len(ls))
+	}
+	key := ls[0].XYs
+	if key[len(key)-1].Y != 35 || key[1].X < 0 {
+		t.Errorf("cumulative line ends at %v", key[len(key)-1])
+	}
+	if ls[1].XYs[0].Y != 5 {
+		t.Errorf("limit line at %v, want 5", ls[1].XYs[0].Y)
+	}
+	if ls[3].XYs[0].X != 10 {
+		t.Errorf("window end at %v, want 10 s", ls[3].XYs[0].X)
+	}
+
+	day := Timeline(sampleSimulate())
+	if !strings.Contains(day.Caption, "not drawn") {
+		t.Errorf("a day window's end far off the plot should be said: %s", day.Caption)
+	}
+
+	live := LiveFigures(s, &Extra{LiveSeries: sampleSeries()})
+	var got []string
+	for _, f := range live {
+		if f != nil {
+			got = append(got, f.Name)
+		}
+	}
+	if want := []string{"live-latency", "live-rate", "live-status", "live-latency-time", "live-rate-time", "live-status-time"}; !slices.Equal(got, want) {
+		t.Errorf("live figures %v, want %v", got, want)
+	}
+	if st := LegendEntries(live[5].Plot); !slices.Equal(st, []string{"200", "429"}) {
+		t.Errorf("status over time legend %v", st)
+	}
+	if LiveFigures(sampleSimulate(), nil) != nil {
+		t.Error("a simulated run got live figures")
+	}
+}
