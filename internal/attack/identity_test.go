@@ -1,0 +1,110 @@
+package attack
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/target"
+)
+
+// callers builds n requests of population i of the scenario and returns the
+// caller identity (as the limiter computes it) and location of each.
+func callers(t *testing.T, yaml string, i, n int, runID string) (keys, locs []string) {
+	t.Helper()
+	sc := parse(t, yaml)
+	id, err := newIdentities("http://x/", sc, i, runID, "X-Forwarded-For", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		var tg vegeta.Target
+		if err := id.target(&tg); err != nil {
+			t.Fatal(err)
+		}
+		r, _ := http.NewRequest(tg.Method, tg.URL, nil)
+		r.Header = tg.Header
+		keys = append(keys, limiter.Caller(id.token.Token(r), r.Header))
+		locs = append(locs, tg.Header.Get(target.HeaderLocation))
+	}
+	return keys, locs
+}
+
+const identityYAML = `
+name: ids
+limiter: {name: t, limit: 5, window: 1s}
+locations: [{name: a, weight: 3}, {name: b, weight: 1}]
+traffic:
+  - name: first
+    clients: 300
+    open_loop: {rate: 1/s}
+  - name: p
+    clients: 3
+    identity: {%s}
+    arrive: {mode: %s}
+    open_loop: {rate: 1/s}
+`
+
+func TestIdentities(t *testing.T) {
+	tests := []struct {
+		token, ip, arrive, identity string
+		keys              []string
+		locs              []string
+	}{
+		{"per-client", "per-client", "one", "token: per-client, ip: per-client",
+			[]string{"anon-p1-c0:10.0.1.44", "anon-p1-c1:10.0.1.45", "anon-p1-c2:10.0.1.46", "anon-p1-c0:10.0.1.44"},
+			[]string{"a", "a", "a", "a"}},
+		{"shared", "nat", "alternate", "token: shared, ip: nat, nat_pool: 2",
+			[]string{"anon-p1:100.64.0.0", "anon-p1:100.64.0.1", "anon-p1:100.64.0.0", "anon-p1:100.64.0.0"},
+			[]string{"a", "a", "a", "b"}},
+		{"rotating", "none", "spread", "token: rotating, rotate_every: 2, ip: none",
+			[]string{"anon-p1-c0-r0:unknown", "anon-p1-c1-r0:unknown", "anon-p1-c2-r0:unknown",
+				"anon-p1-c0-r0:unknown", "anon-p1-c1-r0:unknown", "anon-p1-c2-r0:unknown", "anon-p1-c0-r1:unknown"},
+			nil},
+	}
+	for _, tc := range tests {
+		yaml := sprintf(identityYAML, tc.identity, tc.arrive)
+		keys, locs := callers(t, yaml, 1, len(tc.keys), "")
+		for i := range tc.keys {
+			if keys[i] != tc.keys[i] {
+				t.Errorf("%s/%s request %d: caller %q, want %q", tc.token, tc.ip, i, keys[i], tc.keys[i])
+			}
+			if tc.locs != nil && locs[i] != tc.locs[i] {
+				t.Errorf("%s request %d: location %q, want %q", tc.arrive, i, locs[i], tc.locs[i])
+			}
+		}
+	}
+	// Spread follows the weights (3:1) closely.
+	_, locs := callers(t, sprintf(identityYAML, "token: shared, ip: none", "spread"), 1, 4000, "")
+	var a int
+	for _, l := range locs {
+		if l == "a" {
+			a++
+		}
+	}
+	if a < 2980 || a > 3020 {
+		t.Errorf("spread sent %d of 4000 to a (weight 3 of 4), want about 3000", a)
+	}
+	// A run id prefixes every token.
+	keys, _ := callers(t, sprintf(identityYAML, "token: shared, ip: none", "one"), 1, 1, "run7")
+	if keys[0] != "run7-anon-p1:unknown" {
+		t.Errorf("with a run id: %q", keys[0])
+	}
+}
+
+// TestCookieToken sends the token as a cookie when the scenario says so.
+func TestCookieToken(t *testing.T) {
+	keys, _ := callers(t, `
+name: c
+limiter: {name: t, limit: 5, window: 1s, token: {from: cookie, name: anon}}
+traffic: [{name: p, open_loop: {rate: 1/s}}]
+`, 0, 1, "")
+	if keys[0] != "anon-p0-c0:10.0.0.0" {
+		t.Errorf("caller %q", keys[0])
+	}
+}
+
+func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }

@@ -1,0 +1,86 @@
+package attack
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+)
+
+func TestParsePolicy(t *testing.T) {
+	tests := []struct {
+		in     string
+		limit  int64
+		window time.Duration
+	}{
+		{`"default";q=5;w=10`, 5, 10 * time.Second},
+		{`"roast";q=100;w=86400, "burst";q=10;w=1`, 100, 24 * time.Hour},
+		{`"x"; w=0.5; q=3`, 3, 500 * time.Millisecond},
+		{`"x";q=5`, 0, 0},
+		{`"x";w=60`, 0, 0},
+		{`"x";q=-5;w=60`, 0, 0},
+		{`"x";q=abc;w=60`, 0, 0},
+		{``, 0, 0},
+		{`q=5;w=10`, 0, 0},
+	}
+	for _, tc := range tests {
+		l, w := ParsePolicy(tc.in)
+		if l != tc.limit || w != tc.window {
+			t.Errorf("ParsePolicy(%q) = %d, %v; want %d, %v", tc.in, l, w, tc.limit, tc.window)
+		}
+	}
+}
+
+func FuzzParsePolicy(f *testing.F) {
+	for _, s := range []string{`"default";q=5;w=10`, `"a";q=1;w=0.001, "b"`, `;;;=`, `"x";w=1e300;q=9223372036854775807`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l, w := ParsePolicy(s)
+		if (l == 0) != (w == 0) || l < 0 || w < 0 {
+			t.Errorf("ParsePolicy(%q) = %d, %v: both or neither must be set, never negative", s, l, w)
+		}
+	})
+}
+
+func TestCheckThreshold(t *testing.T) {
+	var s measure.Summary
+	s.Overshoot.Ratio = measure.Stats{Max: 3, P99: 2, P95: 1.5, P50: 1}
+	tests := []struct {
+		max    float64
+		at     string
+		value  float64
+		broken bool
+	}{
+		{2.5, "max", 3, true},
+		{3, "max", 3, false},
+		{2.5, "", 3, true},
+		{2.5, "p99", 2, false},
+		{1.2, "p95", 1.5, true},
+		{1, "p50", 1, false},
+	}
+	for _, tc := range tests {
+		v, broken, err := CheckThreshold(s, tc.max, tc.at)
+		if err != nil || v != tc.value || broken != tc.broken {
+			t.Errorf("CheckThreshold(%v, %q) = %v, %v, %v; want %v, %v", tc.max, tc.at, v, broken, err, tc.value, tc.broken)
+		}
+	}
+	if _, _, err := CheckThreshold(s, 1, "p42"); err == nil {
+		t.Errorf("unknown statistic accepted")
+	}
+}
+
+func ExampleParsePolicy() {
+	limit, window := ParsePolicy(`"default";q=5;w=10`)
+	fmt.Println(limit, window)
+	// Output: 5 10s
+}
+
+func ExampleCheckThreshold() {
+	var s measure.Summary
+	s.Overshoot.Ratio.Max = 4 // one key-window let 4x the limit through
+	v, broken, _ := CheckThreshold(s, 1.5, "max")
+	fmt.Println(v, broken)
+	// Output: 4 true
+}
