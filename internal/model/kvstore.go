@@ -91,10 +91,12 @@ type outage struct {
 //     a purge reaches its location after a lag drawn per location.
 //   - Daily quotas reset at 00:00 UTC of the virtual clock; a failed
 //     operation does not use quota.
-//   - Errors carry Workers KV's messages (internal/kv). A failed read or
-//     write returns after the latency the operation would have taken (a
-//     cold read, a write); a put rejected before sending (TTL, key length)
-//     returns at once.
+//   - Errors carry Workers KV's messages (internal/kv). A failed read
+//     returns after a cold read's latency and a failed write after a
+//     write's (a 429 included); an operation rejected before it is sent
+//     (expirationTtl under 60 s, a key over 512 bytes) returns at once.
+//   - A key's state is dropped once nothing about it is live (sweeps every
+//     30 s of virtual time), so memory follows live keys, not requests.
 type KV struct {
 	cacheTTL          int64
 	hot, cold, write  Dist
@@ -282,7 +284,7 @@ func (s *KV) Read(now time.Duration, loc int, key string) ReadResult {
 	if s.readQuota > 0 && s.reads >= s.readQuota {
 		err := kv.NewDailyQuota("get", key)
 		s.countRead(err)
-		return ReadResult{Err: err, Latency: s.hot.Sample(s.rng)}
+		return ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
 	}
 	s.reads++
 	dom := 0
