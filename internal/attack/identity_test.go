@@ -51,8 +51,8 @@ traffic:
 func TestIdentities(t *testing.T) {
 	tests := []struct {
 		token, ip, arrive, identity string
-		keys              []string
-		locs              []string
+		keys                        []string
+		locs                        []string
 	}{
 		{"per-client", "per-client", "one", "token: per-client, ip: per-client",
 			[]string{"anon-p1-c0:10.0.1.44", "anon-p1-c1:10.0.1.45", "anon-p1-c2:10.0.1.46", "anon-p1-c0:10.0.1.44"},
