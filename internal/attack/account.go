@@ -29,7 +29,7 @@ type accountant struct {
 	start    time.Time
 
 	lat       measure.LogHist // milliseconds
-	status    map[uint16]int64
+	status    [600]int64 // by status code; 0 is a transport error
 	ambiguous int64
 	results   int64
 	perPop    []int64 // results per population, for offered rates of closed loops
@@ -37,7 +37,7 @@ type accountant struct {
 
 func newAccountant(rec *measure.Recorder, pops map[string]int, npop int, window, skew time.Duration, start time.Time) *accountant {
 	return &accountant{rec: rec, pops: pops, windowMs: window.Milliseconds(), skew: skew, start: start,
-		status: map[uint16]int64{}, perPop: make([]int64, npop)}
+		perPop: make([]int64, npop)}
 }
 
 // windowOf is the limiter's window id of t: floor(unix ms / window ms).
@@ -53,7 +53,11 @@ func (a *accountant) windowOf(t time.Time) int64 {
 // add accounts for one result; sentKey is the identity the request carried.
 func (a *accountant) add(r *vegeta.Result, sentKey string) {
 	a.results++
-	a.status[r.Code]++
+	if int(r.Code) < len(a.status) {
+		a.status[r.Code]++
+	} else {
+		a.status[0]++ // not HTTP: counted with transport errors
+	}
 	a.lat.Add(float64(r.Latency) / float64(time.Millisecond))
 	pop, ok := a.pops[r.Attack]
 	if !ok {
@@ -106,9 +110,11 @@ func first(h map[string][]string, key string) string {
 // statusCounts returns the status counts keyed by code as text ("0" is a
 // transport error: no response).
 func (a *accountant) statusCounts() map[string]int64 {
-	m := make(map[string]int64, len(a.status))
+	m := map[string]int64{}
 	for c, n := range a.status {
-		m[strconv.Itoa(int(c))] = n
+		if n > 0 {
+			m[strconv.Itoa(c)] = n
+		}
 	}
 	return m
 }

@@ -68,3 +68,9 @@ func within(t testing.TB, what string, d, max time.Duration) {
 		t.Errorf("%s took %v, want at most %v: bounds ignored?", what, d, max)
 	}
 }
+
+// newTestRecorder is a recorder for one population, limit 5 per 10 s.
+func newTestRecorder(start time.Time) *measure.Recorder {
+	return measure.NewRecorder(measure.Config{Limit: 5, Window: 10 * time.Second, Start: start,
+		Populations: []measure.Population{{Name: "bot"}}})
+}

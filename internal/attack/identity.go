@@ -31,7 +31,7 @@ const phi = 0.6180339887498949
 // (through its target method) and safe for concurrent use.
 type identities struct {
 	url      string
-	pop      string // population name, part of every token
+	pop      string // population name (the attack's name)
 	popIndex int
 	firstIP  int    // clients of earlier populations, for per-client addresses
 	runID    string // "" or "<id>-", prefixed to every token
@@ -50,6 +50,11 @@ type identities struct {
 	n      atomic.Uint64   // requests built so far
 	sent   []atomic.Uint64 // per client, for rotating tokens
 	budget *atomic.Int64   // requests left in the run; nil: unbounded
+	// fixed holds each client's headers per location when its token does
+	// not rotate: index client*len(locations)+location (or client when
+	// there is no location). vegeta copies a target's headers into each
+	// request, so they are shared safely.
+	fixed []http.Header
 }
 
 // newIdentities prepares the requests of population p (index i) of sc.
@@ -92,7 +97,42 @@ func newIdentities(url string, sc *scenario.Scenario, i int, runID, ipHeader str
 	if err := id.arrive(sc, p); err != nil {
 		return nil, err
 	}
+	if len(sc.Locations) <= 1 {
+		// One location: the store needs no header to know it (a request
+		// without one arrives at the first location).
+		id.locations, id.cum = nil, nil
+	}
+	if id.tokenOf != "rotating" {
+		nl := max(1, len(id.locations))
+		id.fixed = make([]http.Header, id.clients*nl)
+		for c := 0; c < id.clients; c++ {
+			for l := 0; l < nl; l++ {
+				loc := ""
+				if len(id.locations) > 0 {
+					loc = id.locations[l]
+				}
+				id.fixed[c*nl+l] = id.header(id.tokenFor(c), id.ipFor(c), loc)
+			}
+		}
+	}
 	return id, nil
+}
+
+// header builds a request's identity headers.
+func (id *identities) header(tok, ip, loc string) http.Header {
+	h := make(http.Header, 3)
+	if id.token.From == "cookie" {
+		h["Cookie"] = []string{id.token.Name + "=" + tok}
+	} else {
+		h[http.CanonicalHeaderKey(id.token.Name)] = []string{tok}
+	}
+	if ip != "" {
+		h[id.ipHeader] = []string{ip}
+	}
+	if loc != "" {
+		h[target.HeaderLocation] = []string{loc}
+	}
+	return h
 }
 
 // arrive sets where the population's requests arrive.
@@ -193,23 +233,24 @@ func quad(a, b, n int) string {
 	return strconv.Itoa(a) + "." + strconv.Itoa(b+(n>>16)) + "." + strconv.Itoa((n>>8)&255) + "." + strconv.Itoa(n&255)
 }
 
-// locationFor returns the location of request i from client c.
-func (id *identities) locationFor(i uint64, c int) string {
+// locationFor returns the index in id.locations of request i from a
+// client, or -1 when requests carry no location.
+func (id *identities) locationFor(i uint64) int {
 	switch {
 	case len(id.locations) == 0:
-		return ""
+		return -1
 	case len(id.locations) == 1:
-		return id.locations[0]
+		return 0
 	case id.alternate:
-		return id.locations[(i/uint64(id.clients))%uint64(len(id.locations))]
+		return int((i / uint64(id.clients)) % uint64(len(id.locations)))
 	}
 	_, u := math.Modf(float64(i) * phi)
 	for j, c := range id.cum {
 		if u < c {
-			return id.locations[j]
+			return j
 		}
 	}
-	return id.locations[len(id.locations)-1]
+	return len(id.locations) - 1
 }
 
 // target fills t with the population's next request. It is the
@@ -223,18 +264,16 @@ func (id *identities) target(t *vegeta.Target) error {
 	}
 	i := id.n.Add(1) - 1
 	c := int(i % uint64(id.clients))
-	h := make(http.Header, 3)
-	tok := id.tokenFor(c)
-	if id.token.From == "cookie" {
-		h["Cookie"] = []string{id.token.Name + "=" + tok}
+	l := id.locationFor(i)
+	var h http.Header
+	if id.fixed != nil {
+		h = id.fixed[c*max(1, len(id.locations))+max(0, l)]
 	} else {
-		h[http.CanonicalHeaderKey(id.token.Name)] = []string{tok}
-	}
-	if ip := id.ipFor(c); ip != "" {
-		h[id.ipHeader] = []string{ip}
-	}
-	if loc := id.locationFor(i, c); loc != "" {
-		h[target.HeaderLocation] = []string{loc}
+		loc := ""
+		if l >= 0 {
+			loc = id.locations[l]
+		}
+		h = id.header(id.tokenFor(c), id.ipFor(c), loc)
 	}
 	t.Method = http.MethodGet
 	t.URL = id.url

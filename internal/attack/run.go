@@ -174,27 +174,23 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 		enc = vegeta.NewEncoder(bw)
 	}
 
-	merged := make(chan *vegeta.Result, 4096)
-	var wg sync.WaitGroup
-	for _, s := range specs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.run(ctx, start, merged, o.Timeout)
-		}()
-	}
-	go func() {
-		wg.Wait()
-		close(merged)
-	}()
-
-	var encErr error
-	tick := time.Now()
-	for r := range merged {
+	// Every population's results go to one consumer, under a mutex: one
+	// gob encoder for the whole run (gob streams cannot be concatenated)
+	// and one recorder. Each attack's own goroutine does the work as it
+	// reads its results, as the vegeta CLI's main loop does, with no
+	// hand-off between goroutines per result.
+	var (
+		mu     sync.Mutex
+		encErr error
+		tick   = time.Now()
+	)
+	consume := func(r *vegeta.Result) {
 		if r.Method == "" && r.URL == "" {
-			continue // the fake result of a targeter that ran out (budget spent)
+			return // the fake result of a targeter that ran out (budget spent)
 		}
 		sentKey := fixTiming(r)
+		mu.Lock()
+		defer mu.Unlock()
 		acct.add(r, sentKey)
 		if enc != nil && encErr == nil {
 			if err := enc.Encode(r); err != nil {
@@ -206,6 +202,15 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 			o.Progress(acct.results, tick.Sub(start))
 		}
 	}
+	var wg sync.WaitGroup
+	for _, s := range specs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.run(ctx, start, consume, o.Timeout)
+		}()
+	}
+	wg.Wait()
 	elapsed := time.Since(start)
 	if bw != nil && encErr == nil {
 		if err := bw.Flush(); err != nil {
@@ -332,9 +337,9 @@ func popSeed(seed uint64, name string) uint64 {
 }
 
 // run waits for the population's start, attacks for its duration and
-// forwards every result to out. Cancelling ctx stops the attack; requests in
+// hands every result to consume. Cancelling ctx stops the attack; requests in
 // flight finish and are forwarded.
-func (s *spec) run(ctx context.Context, runStart time.Time, out chan<- *vegeta.Result, timeout time.Duration) {
+func (s *spec) run(ctx context.Context, runStart time.Time, consume func(*vegeta.Result), timeout time.Duration) {
 	if s.duration <= 0 {
 		return
 	}
@@ -357,7 +362,7 @@ func (s *spec) run(ctx context.Context, runStart time.Time, out chan<- *vegeta.R
 	stop := context.AfterFunc(ctx, func() { atk.Stop() })
 	defer stop()
 	for r := range results {
-		out <- r
+		consume(r)
 	}
 	s.active = min(time.Since(began), s.duration)
 	if !s.closed {

@@ -10,17 +10,21 @@ import (
 
 	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
+	"github.com/overshoot-dev/overshoot/internal/target"
 )
 
 // Response headers the runner's own transport adds for the result consumer
 // and removes again before a result is written: they never reach the
 // results file.
 const (
-	// hdrSent is when the request was handed to the network (Unix ns),
-	// after any think time: the start of its latency.
+	// hdrSent is when the request was handed to the network (Unix ns)
+	// after a think time: the start of its latency. Without think time
+	// vegeta's own timestamp (taken just before the request is built) is
+	// used.
 	hdrSent = "X-Overshoot-Internal-Sent"
 	// hdrSentKey is the caller identity the request carried (token:ip as
-	// the limiter computes it), for targets that do not echo X-Overshoot-Key.
+	// the limiter computes it), added only when the target does not echo
+	// X-Overshoot-Key.
 	hdrSentKey = "X-Overshoot-Internal-Key"
 )
 
@@ -55,6 +59,7 @@ func newTransport(base http.RoundTripper, think scenario.Latency, token limiter.
 
 // RoundTrip implements http.RoundTripper.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	var sent time.Time
 	if !t.think.IsZero() {
 		t.mu.Lock()
 		d := t.think.Quantile(t.rng.Float64())
@@ -67,9 +72,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				timer.Stop()
 				return nil, req.Context().Err()
 			}
+			sent = time.Now()
 		}
 	}
-	sent := time.Now()
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
@@ -77,7 +82,14 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.Header == nil {
 		resp.Header = http.Header{}
 	}
-	resp.Header[hdrSent] = []string{strconv.FormatInt(sent.UnixNano(), 10)}
-	resp.Header[hdrSentKey] = []string{limiter.Caller(t.token.Token(req), req.Header)}
+	if !sent.IsZero() {
+		// The request left after its think time: its latency starts here.
+		resp.Header[hdrSent] = []string{strconv.FormatInt(sent.UnixNano(), 10)}
+	}
+	if _, ok := resp.Header[target.HeaderKey]; !ok {
+		// The target does not say how it keyed the request: note the
+		// identity it carried.
+		resp.Header[hdrSentKey] = []string{limiter.Caller(t.token.Token(req), req.Header)}
+	}
 	return resp, nil
 }
