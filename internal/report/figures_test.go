@@ -300,3 +300,16 @@ func TestTimelineAndLive(t *testing.T) {
 		t.Error("a simulated run got live figures")
 	}
 }
+
+// BenchmarkFigures measures building and drawing every figure of the
+// sample simulate report (PNG and SVG), the bulk of Write's time.
+func BenchmarkFigures(b *testing.B) {
+	s := sampleSimulate()
+	for b.Loop() {
+		for _, f := range Figures(s, Options{}) {
+			if _, _, err := render(&f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
