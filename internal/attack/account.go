@@ -29,7 +29,7 @@ type accountant struct {
 	start    time.Time
 
 	lat       measure.LogHist // milliseconds
-	status    [600]int64 // by status code; 0 is a transport error
+	status    [600]int64      // by status code; 0 is a transport error
 	ambiguous int64
 	results   int64
 	perPop    []int64 // results per population, for offered rates of closed loops

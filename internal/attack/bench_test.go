@@ -90,5 +90,3 @@ func BenchmarkAccount(b *testing.B) {
 		a.add(r, fixTiming(r))
 	}
 }
-
-
