@@ -121,6 +121,9 @@ func Headline(s *measure.Summary, traffic string) string {
 	if o.MaxInInterval > o.MaxAllowed && o.MaxInInterval > lim {
 		fmt.Fprintf(&b, " Across window boundaries, one key got %s in a single window's length (%s).", count(o.MaxInInterval), ratio(float64(o.MaxInInterval)/float64(lim)))
 	}
+	if len(s.Points) > 0 {
+		b.WriteString(" " + sweepHeadline(s))
+	}
 	return b.String()
 }
 
