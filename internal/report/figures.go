@@ -425,6 +425,8 @@ func KVWork(s *measure.Summary) *Figure {
 	}
 	title := "How much KV work does a million requests cost?"
 	p := newPlot(title, "", "KV operations per million requests (count)")
+	// The price on a second title line, so that it travels with the image.
+	p.Title.Text = title + "\n" + usd(s.Cost.USDPerMillionRequests) + " per million requests at paid-plan prices"
 	bc, err := plotter.NewBarChart(plotter.Values(vals), 1.4*vg.Centimeter)
 	if err != nil {
 		return nil

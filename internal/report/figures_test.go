@@ -79,7 +79,7 @@ func TestEveryFigureIsLabelled(t *testing.T) {
 	} {
 		for _, f := range Figures(tc.s, tc.opts) {
 			p := f.Plot
-			if f.Title == "" || p.Title.Text != f.Title || !strings.HasSuffix(f.Title, "?") {
+			if f.Title == "" || !strings.HasPrefix(p.Title.Text, f.Title) || !strings.HasSuffix(f.Title, "?") {
 				t.Errorf("%s/%s: title %q (plot %q) should state the question", tc.name, f.Name, f.Title, p.Title.Text)
 			}
 			if f.Caption == "" {
@@ -171,6 +171,29 @@ func compare(a, b float64) int {
 		return 1
 	}
 	return 0
+}
+
+func TestKVWorkFigure(t *testing.T) {
+	f := KVWork(sampleSimulate())
+	if f == nil {
+		t.Fatal("no KV figure")
+	}
+	if !strings.HasSuffix(f.Plot.Title.Text, "\n$0.742 per million requests at paid-plan prices") {
+		t.Errorf("title does not carry the price: %q", f.Plot.Title.Text)
+	}
+	var bc *plotter.BarChart
+	for _, pl := range plotters(f.Plot) {
+		if v, ok := pl.(*plotter.BarChart); ok {
+			bc = v
+		}
+	}
+	if bc == nil || len(bc.Values) != 5 || bc.Values[0] != 1e6 || bc.Values[1] != 48_455 {
+		t.Fatalf("bars %+v", bc)
+	}
+	ticks := f.Plot.X.Tick.Marker.Ticks(0, 4)
+	if len(ticks) != 5 || ticks[0].Label != "reads" || ticks[3].Label != "write errors" {
+		t.Errorf("bar names %v", ticks)
+	}
 }
 
 func TestSweepFigures(t *testing.T) {
