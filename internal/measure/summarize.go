@@ -155,8 +155,11 @@ func kvWork(c KVCounters) KVWork {
 		if n == 0 {
 			continue
 		}
-		w.Visibility = append(w.Visibility, VisibilityPoint{SinceMs: visibilityEdgesMs[i], Reads: n,
-			Fresh: c.VisFresh[i], P: float64(c.VisFresh[i]) / float64(n)})
+		p := VisibilityPoint{SinceMs: visibilityEdgesMs[i], Reads: n, Fresh: c.VisFresh[i], P: float64(c.VisFresh[i]) / float64(n)}
+		if i+1 < len(visibilityEdgesMs) {
+			p.UntilMs = visibilityEdgesMs[i+1]
+		}
+		w.Visibility = append(w.Visibility, p)
 	}
 	return w
 }

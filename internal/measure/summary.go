@@ -46,6 +46,8 @@ type ScenarioRef struct {
 	Question string `json:"question,omitempty"`
 	// Params are the -set overrides applied, as path=value.
 	Params []string `json:"params,omitempty"`
+	// Traffic says in words what hit the limiter, for headlines.
+	Traffic string `json:"traffic,omitempty"`
 }
 
 // LimiterRef is the limiter under test.
@@ -173,6 +175,8 @@ type KVWork struct {
 // SinceMs and the next bin's start after the latest write, Fresh saw it.
 type VisibilityPoint struct {
 	SinceMs float64 `json:"since_ms"`
+	// UntilMs is the bin's end; 0 for the last, open-ended bin.
+	UntilMs float64 `json:"until_ms"`
 	Reads   int64   `json:"reads"`
 	Fresh   int64   `json:"fresh"`
 	P       float64 `json:"p"`

@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"fmt"
-	"strings"
 )
 
 // LiveProfile returns the scenario as a live attack runs it: the window and
@@ -47,58 +46,4 @@ func (l Latency) Scaled(f float64) Latency {
 	}
 	l.Points = pts
 	return l
-}
-
-// DescribeTraffic says in words what hits the limiter, for headlines:
-// "1 client in a closed loop of 32 concurrent requests from one location".
-func (s *Scenario) DescribeTraffic() string {
-	var parts []string
-	for _, p := range s.Traffic {
-		parts = append(parts, describePopulation(p, len(s.Locations)))
-	}
-	return strings.Join(parts, ", plus ")
-}
-
-func describePopulation(p Population, locations int) string {
-	who := plural(p.Clients, "client")
-	if p.Clients == 1 && !p.Legitimate {
-		who = "one bot"
-	} else if p.Legitimate {
-		who = plural(p.Clients, "legitimate user")
-	}
-	var how string
-	switch {
-	case p.ClosedLoop != nil && p.ClosedLoop.Concurrency > 1:
-		how = fmt.Sprintf("each with %d concurrent requests in a loop", p.ClosedLoop.Concurrency)
-		if p.Clients == 1 {
-			how = fmt.Sprintf("with %d concurrent requests in a loop", p.ClosedLoop.Concurrency)
-		}
-	case p.ClosedLoop != nil:
-		how = "sending back to back"
-		if p.ClosedLoop.Think.MeanDuration() > 0 {
-			how = "sending one request at a time, thinking " + p.ClosedLoop.Think.String() + " between"
-		}
-	case p.OpenLoop != nil:
-		how = "at " + p.OpenLoop.Rate.String()
-		if p.Clients > 1 {
-			how += " each"
-		}
-	case p.Burst != nil:
-		how = fmt.Sprintf("in bursts of %d", p.Burst.Size)
-		if p.Burst.Every > 0 {
-			how += " every " + p.Burst.Every.String()
-		}
-	}
-	where := "from one location"
-	if p.Arrive.Mode != "one" && locations > 1 {
-		where = fmt.Sprintf("spread over %d locations", locations)
-	}
-	return strings.TrimSpace(strings.Join([]string{who, how, where}, " "))
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

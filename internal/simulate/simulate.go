@@ -235,7 +235,8 @@ func run(ctx context.Context, c *config, sc *scenario.Scenario, points []scenari
 
 // ref identifies a scenario in a summary.
 func ref(sc *scenario.Scenario) measure.ScenarioRef {
-	return measure.ScenarioRef{Name: sc.Name, File: sc.Source(), Hash: sc.Hash(), Question: sc.Question, Params: sc.Overrides()}
+	return measure.ScenarioRef{Name: sc.Name, File: sc.Source(), Hash: sc.Hash(), Question: sc.Question,
+		Params: sc.Overrides(), Traffic: report.DescribeTraffic(sc)}
 }
 
 // finish prints the summary, writes the report and applies the threshold.
@@ -243,7 +244,7 @@ func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measu
 	dir := ""
 	if !c.noReport {
 		var err error
-		opts := report.Options{Compare: measured, Traffic: sc.DescribeTraffic()}
+		opts := report.Options{Compare: measured, Traffic: s.Scenario.Traffic}
 		dir, err = report.WriteNew(c.out, &s, time.Now(), opts)
 		if err != nil {
 			fmt.Fprintln(stderr, "simulate:", err)
