@@ -254,8 +254,12 @@ func Timeline(s *measure.Summary) *Figure {
 	if s.Totals.Requests <= 0 {
 		return nil
 	}
-	p := newPlot("When did the worst keys get their requests through?",
-		"time from the window's start (s)", "allowed so far (requests)")
+	fromFirst := timelineFromFirst(s.WorstKeys)
+	xlabel := "time from the window's start (s)"
+	if fromFirst {
+		xlabel = "time from the key's first allowed request (s)"
+	}
+	p := newPlot("When did the worst keys get their requests through?", xlabel, "allowed so far (requests)")
 	drawn, dropped, partial := 0, 0, 0
 	xmin, xmax, ymax := 0.0, 0.0, 0.0
 	for _, k := range s.WorstKeys {
@@ -278,6 +282,11 @@ func Timeline(s *measure.Summary) *Figure {
 			continue
 		}
 		sort.Float64s(ts)
+		if fromFirst {
+			for i := len(ts) - 1; i >= 0; i-- {
+				ts[i] -= ts[0]
+			}
+		}
 		pts := plotter.XYs{{X: math.Min(0, ts[0]), Y: 0}}
 		for i, t := range ts {
 			pts = append(pts, plotter.XY{X: t, Y: float64(i + 1)})
@@ -300,7 +309,7 @@ func Timeline(s *measure.Summary) *Figure {
 	if right <= 0 {
 		right = 1
 	}
-	showEnd := finite(w) && w > 0 && w <= 10*math.Max(xmax, 1e-9)
+	showEnd := !fromFirst && finite(w) && w > 0 && w <= 10*math.Max(xmax, 1e-9)
 	if showEnd {
 		right = math.Max(right, w*1.02)
 	}
@@ -308,7 +317,9 @@ func Timeline(s *measure.Summary) *Figure {
 		addLine(p, fmt.Sprintf("the limit (%s)", count(s.Limiter.Limit)), hline(lim, xmin, right, limitColor, 4, 2))
 		ymax = math.Max(ymax, lim)
 	}
-	addLine(p, "window boundary", vline(0, 0, ymax*1.05, grayColor, 2, 2))
+	if !fromFirst {
+		addLine(p, "window boundary", vline(0, 0, ymax*1.05, grayColor, 2, 2))
+	}
 	if showEnd {
 		addLine(p, "", vline(w, 0, ymax*1.05, grayColor, 2, 2))
 	}
@@ -316,6 +327,8 @@ func Timeline(s *measure.Summary) *Figure {
 	padTop(p, 0.02+0.065*float64(legendLen(p))) // room for the legend
 	caption := fmt.Sprintf("Cumulative allowed requests of the %d key-windows that let the most through, each against time from its own window's start; the dashed red line is the limit, the dotted grey line the window's start", drawn)
 	switch {
+	case fromFirst:
+		caption = fmt.Sprintf("Cumulative allowed requests of the %d key-windows that let the most through, each against time from its own first allowed request (their requests came at different points of their windows, so a common window-start axis would hide them); the dashed red line is the limit.", drawn)
 	case showEnd:
 		caption += fmt.Sprintf(" and end (%s later).", duration(w))
 	case finite(w) && w > 0:
@@ -328,6 +341,32 @@ func Timeline(s *measure.Summary) *Figure {
 	}
 	caption += droppedNote(dropped, "times")
 	return &Figure{Name: "timeline", Title: p.Title.Text, Caption: caption, Plot: p}
+}
+
+// timelineFromFirst reports whether the worst keys got their requests at
+// such different points of their windows (the end of one, the start of
+// another) that each is better drawn from its own first allowed request:
+// when the keys' first times spread over more than ten times the longest
+// burst of allowed requests.
+func timelineFromFirst(keys []measure.KeyTimeline) bool {
+	lo, hi, span := math.Inf(1), math.Inf(-1), 0.0
+	for _, k := range keys[:min(len(keys), maxTimelines)] {
+		if len(k.AllowedAtSecs) == 0 || !finite(k.WindowStartSecs) {
+			continue
+		}
+		first, last := math.Inf(1), math.Inf(-1)
+		for _, t := range k.AllowedAtSecs {
+			if finite(t) {
+				first, last = math.Min(first, t), math.Max(last, t)
+			}
+		}
+		if !finite(first) {
+			continue
+		}
+		lo, hi = math.Min(lo, first-k.WindowStartSecs), math.Max(hi, first-k.WindowStartSecs)
+		span = math.Max(span, last-first)
+	}
+	return finite(lo) && hi-lo > 10*math.Max(span, 1e-3)
 }
 
 // shortKey keeps a legend entry short.
