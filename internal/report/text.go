@@ -156,6 +156,9 @@ func sweepHeadline(s *measure.Summary) string {
 
 // describeTraffic names the populations when the driver gave no words.
 func describeTraffic(s *measure.Summary) string {
+	if s.Scenario.Traffic != "" {
+		return s.Scenario.Traffic
+	}
 	perTrial := s.Totals.Requests
 	if s.Trials > 1 {
 		perTrial = s.Totals.Requests / int64(s.Trials)
