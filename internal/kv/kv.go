@@ -150,6 +150,9 @@ func WrapUnavailable(op, key string, cause error) *Error {
 // KindOf returns the kind of a store error, or 0 when err is nil or not a
 // store error.
 func KindOf(err error) Kind {
+	if e, ok := err.(*Error); ok { // the usual case, without errors.As's allocation
+		return e.Kind
+	}
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Kind

@@ -14,13 +14,22 @@ var visibilityEdgesMs = []float64{0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2
 	10000, 20000, 30000, 45000, 60000, 90000, 120000}
 
 // KVCounters is what a store reports as it serves a trial. The store calls
-// its methods; the zero value is not ready: NewRecorder prepares it.
+// its methods; the zero value is not ready: NewRecorder or NewKVCounters
+// prepares it.
 type KVCounters struct {
 	Reads, Writes, ReadErrors, WriteErrors     int64
 	WriteRateLimited, QuotaErrors, LostUpdates int64
 	StaleReads                                 int64
 	Staleness                                  LogHist
 	VisReads, VisFresh                         []int64
+}
+
+// NewKVCounters returns counters ready for a store that counts on its own,
+// outside a Recorder (the live eventual store).
+func NewKVCounters() *KVCounters {
+	k := &KVCounters{}
+	k.init()
+	return k
 }
 
 func (k *KVCounters) init() {

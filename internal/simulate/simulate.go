@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -134,6 +135,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return ExitBadInput
 	}
 
+	// The model allocates little that lives long: collecting less often is
+	// about 10% faster and memory stays small (see model's benchmarks).
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	prog := newProgress(stderr, len(points))
