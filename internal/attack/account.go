@@ -33,11 +33,53 @@ type accountant struct {
 	ambiguous int64
 	results   int64
 	perPop    []int64 // results per population, for offered rates of closed loops
+	closed    []bool  // per population: a closed loop
+
+	// series is the run in consecutive intervals of width step, by send
+	// time, for the report's figures over time.
+	step   time.Duration
+	series []interval
+}
+
+// interval is one step of the live series.
+type interval struct {
+	results    int64
+	closedSent int64 // requests sent by closed loops (they offer what they send)
+	lat        measure.LogHist
+	status     map[uint16]int64
+}
+
+// seriesStep returns the series' interval for a run of d: 1 s, or wider so
+// that a long run has at most 300 intervals.
+func seriesStep(d time.Duration) time.Duration {
+	step := time.Second
+	if d/300 > step {
+		step = (d / 300).Round(time.Second)
+	}
+	return step
 }
 
 func newAccountant(rec *measure.Recorder, pops map[string]int, npop int, window, skew time.Duration, start time.Time) *accountant {
 	return &accountant{rec: rec, pops: pops, windowMs: window.Milliseconds(), skew: skew, start: start,
-		perPop: make([]int64, npop)}
+		perPop: make([]int64, npop), closed: make([]bool, npop), step: time.Second}
+}
+
+// sample adds r to its interval of the series.
+func (a *accountant) sample(r *vegeta.Result, closed bool) {
+	i := int(r.Timestamp.Sub(a.start) / a.step)
+	if i < 0 {
+		i = 0
+	}
+	for len(a.series) <= i {
+		a.series = append(a.series, interval{status: map[uint16]int64{}})
+	}
+	iv := &a.series[i]
+	iv.results++
+	if closed {
+		iv.closedSent++
+	}
+	iv.lat.Add(float64(r.Latency) / float64(time.Millisecond))
+	iv.status[r.Code]++
 }
 
 // windowOf is the limiter's window id of t: floor(unix ms / window ms).
@@ -64,6 +106,7 @@ func (a *accountant) add(r *vegeta.Result, sentKey string) {
 		return // not one of ours; cannot happen
 	}
 	a.perPop[pop]++
+	a.sample(r, a.closed[pop])
 	e := measure.Event{Pop: pop, At: r.Timestamp.Add(r.Latency / 2).Sub(a.start)}
 	switch {
 	case r.Code == 429:
@@ -107,13 +150,21 @@ func first(h map[string][]string, key string) string {
 	return ""
 }
 
-// statusCounts returns the status counts keyed by code as text ("0" is a
-// transport error: no response).
+// statusKey names a status code in summaries: its number, or "error" for
+// a transport error (no response).
+func statusKey(code int) string {
+	if code == 0 {
+		return "error"
+	}
+	return strconv.Itoa(code)
+}
+
+// statusCounts returns the status counts keyed by statusKey.
 func (a *accountant) statusCounts() map[string]int64 {
 	m := map[string]int64{}
 	for c, n := range a.status {
 		if n > 0 {
-			m[strconv.Itoa(c)] = n
+			m[statusKey(c)] = n
 		}
 	}
 	return m

@@ -15,10 +15,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/report"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 	"github.com/overshoot-dev/overshoot/internal/target"
 )
@@ -155,7 +157,8 @@ func Main(args []string, env Env) int {
 	if env.Exit == nil {
 		env.Exit = os.Exit
 	}
-	stderr := env.Stderr
+	// The signal watcher, the progress line and Main all write to stderr.
+	stderr := &lockedWriter{w: env.Stderr}
 	c, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return ExitOK
@@ -281,7 +284,7 @@ func Main(args []string, env Env) int {
 	}
 
 	// Only now that the input is good is anything written.
-	dir, err := newRunDir(c.out, sc.Name, time.Now())
+	dir, err := report.NewDir(c.out, sc.Name, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
 		return ExitFailure
@@ -312,6 +315,7 @@ func Main(args []string, env Env) int {
 	if env.Ready != nil {
 		env.Ready(tgtURL)
 	}
+	var series []report.LivePoint
 	var progress func(int64, time.Duration)
 	if !c.json {
 		progress = func(n int64, el time.Duration) {
@@ -320,7 +324,7 @@ func Main(args []string, env Env) int {
 	}
 	s, runErr := Run(ctx, Options{Scenario: sc, URL: tgtURL, Limit: limit, Window: window,
 		Duration: c.duration, MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Skew: skew, RunID: runID,
-		Timeout: c.timeout, Results: rf, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress})
+		Timeout: c.timeout, Results: rf, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress, Series: &series})
 	if progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -339,8 +343,13 @@ func Main(args []string, env Env) int {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
 		return ExitFailure
 	}
-	if err := writeReport(dir, &s); err != nil {
-		fmt.Fprintf(stderr, "attack: %v\n", err)
+	if err := report.Write(dir, &s, report.Options{Traffic: report.DescribeTraffic(sc),
+		Extra: &report.Extra{LiveSeries: series}, Generated: time.Now()}); err != nil {
+		// Keep what was measured: summary.json alone, then say what failed.
+		if werr := writeSummary(dir, &s); werr != nil {
+			fmt.Fprintf(stderr, "attack: %v\n", werr)
+		}
+		fmt.Fprintf(stderr, "attack: %v (summary.json and the results are in %s)\n", err, dir)
 		return ExitFailure
 	}
 	if c.json {
@@ -424,37 +433,9 @@ func ParsePolicy(v string) (limit int64, window time.Duration) {
 	return limit, window
 }
 
-// newRunDir makes reports/<scenario>/<UTC time>/ (with a suffix when that
-// exists already).
-func newRunDir(root, name string, now time.Time) (string, error) {
-	if name == "" {
-		name = "scenario"
-	}
-	name = strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == os.PathSeparator || r < ' ' {
-			return '_'
-		}
-		return r
-	}, name)
-	base := filepath.Join(root, name, now.UTC().Format("20060102T150405Z"))
-	dir := base
-	for i := 2; ; i++ {
-		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-			return "", fmt.Errorf("creating the report folder: %w", err)
-		}
-		err := os.Mkdir(dir, 0o755)
-		if err == nil {
-			return dir, nil
-		}
-		if !errors.Is(err, os.ErrExist) || i > 100 {
-			return "", fmt.Errorf("creating the report folder %s: %w", dir, err)
-		}
-		dir = base + "-" + strconv.Itoa(i)
-	}
-}
-
-// writeReport writes summary.json into dir atomically.
-func writeReport(dir string, s *measure.Summary) error {
+// writeSummary writes summary.json into dir atomically: the fallback when
+// the report cannot be written, so that what was measured is kept.
+func writeSummary(dir string, s *measure.Summary) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding summary.json: %w", err)
@@ -516,9 +497,22 @@ func PrintSummary(w io.Writer, s *measure.Summary, dir string) {
 			kv.Reads, kv.Writes, kv.WriteErrors, kv.WriteRateLimited, kv.LostUpdates, kv.StaleReads)
 	}
 	if dir != "" {
-		fmt.Fprintf(w, "summary  %s\n", filepath.Join(dir, "summary.json"))
+		fmt.Fprintf(w, "report   %s\n", filepath.Join(dir, report.HTMLFile))
+		fmt.Fprintf(w, "summary  %s\n", filepath.Join(dir, report.SummaryFile))
 		if l != nil && l.ResultsFile != "" {
 			fmt.Fprintf(w, "results  %s  (vegeta report < %s)\n", l.ResultsFile, l.ResultsFile)
 		}
 	}
+}
+
+// lockedWriter serialises writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/model"
+	"github.com/overshoot-dev/overshoot/internal/report"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 	"github.com/overshoot-dev/overshoot/internal/target"
 )
@@ -314,5 +315,44 @@ func TestCancel(t *testing.T) {
 	within(t, "a cancelled run", time.Since(began), 5*time.Second)
 	if s.Complete || s.Totals.Requests == 0 {
 		t.Errorf("complete %v, requests %d: want an incomplete summary of what was measured", s.Complete, s.Totals.Requests)
+	}
+}
+
+// TestLiveSeries: the run over time comes in 1 s intervals whose rates add
+// up to the responses counted, with the open loop's offered rate from its
+// pacer.
+func TestLiveSeries(t *testing.T) {
+	sc := parse(t, `
+name: series
+limiter: {name: t, limit: 5, window: 10s}
+traffic:
+  - name: steady
+    open_loop: {rate: 200/s}
+live: {duration: 2500ms}
+`)
+	var series []report.LivePoint
+	s := runBuiltin(t, sc, kv.NewMemory(kv.MemoryOptions{}), Options{Series: &series})
+	if len(series) != 3 {
+		t.Fatalf("%d intervals for 2.5 s, want 3: %+v", len(series), series)
+	}
+	var n float64
+	for i, p := range series {
+		w := 1.0
+		if i == 2 {
+			w = s.Live.DurationSecs - 2
+		}
+		n += p.AchievedRate * w
+		if i < 2 && (p.OfferedRate < 190 || p.OfferedRate > 210) {
+			t.Errorf("interval %d offered %.1f/s, want about 200", i, p.OfferedRate)
+		}
+		if p.Status["429"]+p.Status["200"] == 0 {
+			t.Errorf("interval %d has no statuses: %+v", i, p)
+		}
+	}
+	if int64(n+0.5) != s.Totals.Requests {
+		t.Errorf("series adds up to %.1f responses, summary counted %d", n, s.Totals.Requests)
+	}
+	if s.Live.OfferedRate < 180 || s.Live.OfferedRate > 220 {
+		t.Errorf("offered %.1f/s, want about 200", s.Live.OfferedRate)
 	}
 }

@@ -33,6 +33,7 @@ import (
 
 	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/report"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
@@ -88,6 +89,9 @@ type Options struct {
 	// Progress, when set, is called about once a second with the results so
 	// far.
 	Progress func(results int64, elapsed time.Duration)
+	// Series, when set, receives the run over time (rates, latency,
+	// statuses per interval) for the report's figures.
+	Series *[]report.LivePoint
 }
 
 // spec is one population's attack.
@@ -164,6 +168,10 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	}
 	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Start: start, Populations: popRefs})
 	acct := newAccountant(rec, pops, len(specs), o.Window, o.Skew, start)
+	acct.step = seriesStep(dur)
+	for _, sp := range specs {
+		acct.closed[sp.index] = sp.closed
+	}
 
 	var (
 		bw  *bufio.Writer
@@ -246,7 +254,40 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 		live.AchievedRate = float64(acct.results) / secs
 	}
 	s.Live = live
+	if o.Series != nil {
+		*o.Series = liveSeries(acct, specs, elapsed)
+	}
 	return s, encErr
+}
+
+// liveSeries turns the accountant's intervals into the report's series.
+// Offered requests per interval are what the open loops' pacers scheduled
+// in it (over the time each attack ran) plus what the closed loops sent.
+func liveSeries(a *accountant, specs []*spec, elapsed time.Duration) []report.LivePoint {
+	out := make([]report.LivePoint, len(a.series))
+	for i, iv := range a.series {
+		t0, t1 := time.Duration(i)*a.step, time.Duration(i+1)*a.step
+		if i == len(a.series)-1 && elapsed > t0 && elapsed < t1 {
+			t1 = elapsed // the last interval is cut short by the run's end
+		}
+		secs := (t1 - t0).Seconds()
+		offered := float64(iv.closedSent)
+		for _, sp := range specs {
+			if sp.closed || sp.active <= 0 {
+				continue
+			}
+			clip := func(t time.Duration) time.Duration { return min(max(t-sp.start, 0), sp.active) }
+			offered += sp.pacer.hitsBy(clip(t1)) - sp.pacer.hitsBy(clip(t0))
+		}
+		st := iv.lat.Stats()
+		status := make(map[string]int64, len(iv.status))
+		for c, n := range iv.status {
+			status[statusKey(int(c))] = n
+		}
+		out[i] = report.LivePoint{AtSecs: t0.Seconds(), OfferedRate: offered / secs, AchievedRate: float64(iv.results) / secs,
+			LatencyP50Ms: st.P50, LatencyP95Ms: st.P95, LatencyP99Ms: st.P99, Status: status}
+	}
+	return out
 }
 
 // fixTiming moves a result's timestamp to when its request really left (after
