@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -30,7 +29,7 @@ const (
 	ExitOK       = 0
 	ExitFailure  = 1 // anything else: a results file that cannot be written, ...
 	ExitBadInput = 2 // bad flags, bad scenario, unreachable URL, port in use
-	ExitBroken   = 3 // -max-ratio broken
+	ExitBroken   = 3 // -max-ratio broken (measure.Threshold, as simulate)
 )
 
 // DefaultScenarioFile is the scenario run when none is named.
@@ -74,8 +73,8 @@ type config struct {
 	seedSet      bool
 	out          string
 	json         bool
-	maxRatio     float64
-	at           string
+	threshold    measure.Threshold
+	scenarioSet  bool
 	ipHeader     string
 	timeout      time.Duration
 }
@@ -120,28 +119,26 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	})
 	fs.StringVar(&c.out, "out", "reports", "`folder` under which each run writes <scenario>/<time>/")
 	fs.BoolVar(&c.json, "json", false, "print only summary.json on stdout")
-	fs.Float64Var(&c.maxRatio, "max-ratio", math.NaN(), "exit 3 when the overshoot ratio (allowed/limit per key-window) statistic -at is above `X`")
-	fs.StringVar(&c.at, "at", "max", "statistic -max-ratio checks: max, p99, p95 or p50")
+	fs.Float64Var(&c.threshold.Max, "max-ratio", 0, "exit 3 when the overshoot ratio (allowed/limit per key-window) at -at exceeds `X` (0: no gate)")
+	fs.StringVar(&c.threshold.At, "at", "max", "statistic -max-ratio applies to: "+strings.Join(measure.ThresholdStats, ", "))
 	fs.StringVar(&c.ipHeader, "ip-header", "X-Forwarded-For", "header carrying each client's address: X-Forwarded-For or CF-Connecting-IP")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "per-request timeout")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	fs.Visit(func(f *flag.Flag) { c.scenarioSet = c.scenarioSet || f.Name == "scenario" })
 	switch fs.NArg() {
 	case 0:
 	case 1:
-		c.scenarioFile = fs.Arg(0)
+		c.scenarioFile, c.scenarioSet = fs.Arg(0), true
 	default:
 		return nil, fmt.Errorf("too many arguments %q: give at most one scenario file", fs.Args())
 	}
 	if c.store != "memory" && c.store != "eventual" {
 		return nil, fmt.Errorf("-store %q is unknown: use memory or eventual", c.store)
 	}
-	if _, _, err := CheckThreshold(measure.Summary{}, 0, c.at); err != nil {
+	if err := c.threshold.Validate(); err != nil {
 		return nil, err
-	}
-	if !math.IsNaN(c.maxRatio) && (c.maxRatio < 0 || math.IsInf(c.maxRatio, 0)) {
-		return nil, fmt.Errorf("-max-ratio %v must be a finite number >= 0 (1 means: never above the limit)", c.maxRatio)
 	}
 	if c.duration < 0 || c.maxRequests < 0 || c.timeout <= 0 {
 		return nil, fmt.Errorf("-duration, -max-requests must be >= 0 and -timeout > 0")
@@ -167,7 +164,14 @@ func Main(args []string, env Env) int {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
 		return ExitBadInput
 	}
-	sc, err := scenario.LoadWithOverrides(c.scenarioFile, c.sets)
+	// The default scenario is read from scenarios/default.yaml when run
+	// from the repository, else from the copy embedded in the binary.
+	var sc *scenario.Scenario
+	if _, statErr := os.Stat(c.scenarioFile); !c.scenarioSet && statErr != nil {
+		sc, err = scenario.Default(c.sets...)
+	} else {
+		sc, err = scenario.LoadWithOverrides(c.scenarioFile, c.sets)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
 		return ExitBadInput
@@ -298,7 +302,8 @@ func Main(args []string, env Env) int {
 	}
 
 	base := measure.Summary{
-		Scenario: measure.ScenarioRef{Name: sc.Name, File: sc.Source(), Hash: sc.Hash(), Question: sc.Question, Params: sc.Overrides()},
+		Scenario: measure.ScenarioRef{Name: sc.Name, File: sc.Source(), Hash: sc.Hash(), Question: sc.Question, Params: sc.Overrides(),
+			Traffic: report.DescribeTraffic(sc)},
 		Limiter:  limiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy}, storeName),
 		Live:     &measure.Live{Target: storeName},
 	}
@@ -343,7 +348,7 @@ func Main(args []string, env Env) int {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
 		return ExitFailure
 	}
-	if err := report.Write(dir, &s, report.Options{Traffic: report.DescribeTraffic(sc),
+	if err := report.Write(dir, &s, report.Options{Traffic: s.Scenario.Traffic,
 		Extra: &report.Extra{LiveSeries: series}, Generated: time.Now()}); err != nil {
 		// Keep what was measured: summary.json alone, then say what failed.
 		if werr := writeSummary(dir, &s); werr != nil {
@@ -358,12 +363,11 @@ func Main(args []string, env Env) int {
 	} else {
 		PrintSummary(env.Stdout, &s, dir)
 	}
-	if !math.IsNaN(c.maxRatio) {
-		v, broken, _ := CheckThreshold(s, c.maxRatio, c.at)
-		if broken {
-			fmt.Fprintf(stderr, "attack: threshold broken: %s overshoot ratio %.3g > -max-ratio %.3g\n", c.at, v, c.maxRatio)
-			return ExitBroken
+	if broken := c.threshold.Check(&s); len(broken) > 0 {
+		for _, b := range broken {
+			fmt.Fprintln(stderr, "attack: threshold broken:", b)
 		}
+		return ExitBroken
 	}
 	return ExitOK
 }

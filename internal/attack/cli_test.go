@@ -314,3 +314,20 @@ func TestMainServe(t *testing.T) {
 		t.Errorf("stdout %q does not print the address", out.String())
 	}
 }
+
+// TestMainDefaultScenario runs with no scenario from a folder without
+// scenarios/default.yaml: the copy embedded in the binary is used.
+func TestMainDefaultScenario(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := runMain(t, Env{}, "-json", "-store", "memory", "-duration", "300ms", "-out", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var s measure.Summary
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Scenario.Name != "default" || s.Scenario.File != "scenarios/default.yaml" || s.Limiter.Limit != 5 || s.Scenario.Traffic == "" {
+		t.Errorf("scenario %+v, limiter %+v: want the embedded default", s.Scenario, s.Limiter)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/overshoot-dev/overshoot/internal/measure"
 )
 
 func TestParsePolicy(t *testing.T) {
@@ -44,43 +43,8 @@ func FuzzParsePolicy(f *testing.F) {
 	})
 }
 
-func TestCheckThreshold(t *testing.T) {
-	var s measure.Summary
-	s.Overshoot.Ratio = measure.Stats{Max: 3, P99: 2, P95: 1.5, P50: 1}
-	tests := []struct {
-		max    float64
-		at     string
-		value  float64
-		broken bool
-	}{
-		{2.5, "max", 3, true},
-		{3, "max", 3, false},
-		{2.5, "", 3, true},
-		{2.5, "p99", 2, false},
-		{1.2, "p95", 1.5, true},
-		{1, "p50", 1, false},
-	}
-	for _, tc := range tests {
-		v, broken, err := CheckThreshold(s, tc.max, tc.at)
-		if err != nil || v != tc.value || broken != tc.broken {
-			t.Errorf("CheckThreshold(%v, %q) = %v, %v, %v; want %v, %v", tc.max, tc.at, v, broken, err, tc.value, tc.broken)
-		}
-	}
-	if _, _, err := CheckThreshold(s, 1, "p42"); err == nil {
-		t.Errorf("unknown statistic accepted")
-	}
-}
-
 func ExampleParsePolicy() {
 	limit, window := ParsePolicy(`"default";q=5;w=10`)
 	fmt.Println(limit, window)
 	// Output: 5 10s
-}
-
-func ExampleCheckThreshold() {
-	var s measure.Summary
-	s.Overshoot.Ratio.Max = 4 // one key-window let 4x the limit through
-	v, broken, _ := CheckThreshold(s, 1.5, "max")
-	fmt.Println(v, broken)
-	// Output: 4 true
 }

@@ -59,8 +59,7 @@ func New(o Options) (*Store, error) {
 		names[i] = l.Name
 		locs[l.Name] = i
 	}
-	// A recorder's counters come ready to count (visibility bins made).
-	ctr := &measure.NewRecorder(measure.Config{Limit: 1, Window: time.Second}).KV
+	ctr := measure.NewKVCounters()
 	m, err := model.NewKV(model.KVConfig{Params: o.KV, Locations: names, Start: o.Start,
 		Rand: model.TrialRand(o.Seed, 0), Counters: ctr, TimeScale: o.TimeScale})
 	if err != nil {
