@@ -2,6 +2,7 @@ package attack
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -108,17 +109,21 @@ func (a *accountant) add(r *vegeta.Result, sentKey string) {
 	a.perPop[pop]++
 	a.sample(r, a.closed[pop])
 	e := measure.Event{Pop: pop, At: r.Timestamp.Add(r.Latency / 2).Sub(a.start)}
+	h := r.Headers
 	switch {
 	case r.Code == 429:
 		e.Outcome = measure.Denied
 	case r.Code >= 200 && r.Code < 300:
 		e.Outcome = measure.Allowed
+	case r.Code != 0 && remainingZero(first(h, target.HeaderRateLimit)):
+		// Another status, but the RateLimit field says nothing remains:
+		// a limiter that denies with e.g. 403 or 503.
+		e.Outcome = measure.Denied
 	default:
 		e.Outcome = measure.Errored
 		a.rec.Record(e)
 		return
 	}
-	h := r.Headers
 	e.FailOpen = first(h, target.HeaderFailOpen) == "1"
 	e.FailClosed = first(h, target.HeaderFailClosed) == "1"
 	e.Key = first(h, target.HeaderKey)
@@ -168,4 +173,20 @@ func (a *accountant) statusCounts() map[string]int64 {
 		}
 	}
 	return m
+}
+
+// remainingZero reports whether an IETF draft RateLimit field (e.g.
+// `"default";r=0;t=10`) says the first policy has no requests remaining.
+func remainingZero(v string) bool {
+	if v == "" {
+		return false
+	}
+	first, _, _ := strings.Cut(v, ",")
+	for _, p := range strings.Split(first, ";")[1:] {
+		if k, val, ok := strings.Cut(strings.TrimSpace(p), "="); ok && k == "r" {
+			n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+			return err == nil && n <= 0
+		}
+	}
+	return false
 }

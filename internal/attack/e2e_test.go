@@ -48,14 +48,16 @@ func TestSequentialExactLimit(t *testing.T) {
 	if o.MaxAllowed != 5 || o.OverLimit != 0 || o.Excess != 0 {
 		t.Errorf("overshoot = max %d, over %d, excess %d; want exactly 5 and nothing over", o.MaxAllowed, o.OverLimit, o.Excess)
 	}
+	// Every window but the first and the last (which the run may cover
+	// for only a moment) allows exactly 5.
 	full := int64(0)
 	for _, b := range o.Histogram {
 		if b.Allowed == 5 {
 			full = b.KeyWindows
 		}
 	}
-	if full < 3 {
-		t.Errorf("histogram %+v: want at least 3 windows with exactly 5 allowed", o.Histogram)
+	if o.KeyWindows < 3 || full < o.KeyWindows-2 {
+		t.Errorf("histogram %+v over %d windows: want all but the first and last with exactly 5 allowed", o.Histogram, o.KeyWindows)
 	}
 	if s.Live == nil || s.Live.Ambiguous != 0 || s.Live.Status["200"] != s.Totals.Allowed || s.Live.Status["429"] != s.Totals.Denied {
 		t.Errorf("live = %+v, want status counts matching totals and nothing ambiguous", s.Live)
@@ -252,12 +254,12 @@ func TestAttributionWithoutHeaders(t *testing.T) {
 	}
 	defer srv.Close()
 	s, err := Run(context.Background(), Options{Scenario: sc, URL: srv.URL(), Limit: 5, Window: 200 * time.Millisecond,
-		Duration: time.Second, Skew: 2 * time.Millisecond})
+		Duration: time.Second, Skew: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Live.Ambiguous == 0 {
-		t.Errorf("no ambiguous responses over 5 window boundaries with a 2 ms margin: attribution guessed?")
+		t.Errorf("no ambiguous responses over 5 window boundaries with a 10 ms margin: attribution guessed?")
 	}
 	if s.Overshoot.MaxAllowed > 5 || s.Overshoot.KeyWindows < 3 {
 		t.Errorf("overshoot = %+v: want at most 5 per window over at least 3 windows", s.Overshoot)

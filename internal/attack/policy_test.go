@@ -30,6 +30,25 @@ func TestParsePolicy(t *testing.T) {
 	}
 }
 
+func TestRemainingZero(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{`"default";r=0;t=10`, true},
+		{`"default";r=3;t=10`, false},
+		{`"a";t=1;r=0, "b";r=5`, true},
+		{`"a";r=5, "b";r=0`, false},
+		{`"a";r=x`, false},
+		{``, false},
+	}
+	for _, tc := range tests {
+		if got := remainingZero(tc.in); got != tc.want {
+			t.Errorf("remainingZero(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
 func FuzzParsePolicy(f *testing.F) {
 	for _, s := range []string{`"default";q=5;w=10`, `"a";q=1;w=0.001, "b"`, `;;;=`, `"x";w=1e300;q=9223372036854775807`} {
 		f.Add(s)
