@@ -358,3 +358,56 @@ live: {duration: 2500ms}
 		t.Errorf("offered %.1f/s, want about 200", s.Live.OfferedRate)
 	}
 }
+
+// TestScheduleAndThink: a population that starts late and stops early sends
+// only in its span; a closed loop's think time spaces its requests but is
+// not counted as latency; a population that would start after the run sends
+// nothing.
+func TestScheduleAndThink(t *testing.T) {
+	sc := parse(t, `
+name: schedule
+limiter: {name: t, limit: 1000, window: 10s}
+traffic:
+  - name: late
+    open_loop: {rate: 100/s}
+    start: 300ms
+    duration: 200ms
+  - name: thinker
+    closed_loop: {concurrency: 1, think: 50ms}
+  - name: never
+    open_loop: {rate: 100/s}
+    start: 5s
+live: {duration: 700ms}
+`)
+	var buf bytes.Buffer
+	s := runBuiltin(t, sc, kv.NewMemory(kv.MemoryOptions{}), Options{Results: &buf})
+	if n := s.Populations[0].Requests; n < 18 || n > 22 {
+		t.Errorf("late population sent %d in its 200 ms at 100/s, want about 20", n)
+	}
+	if n := s.Populations[1].Requests; n < 10 || n > 15 {
+		t.Errorf("thinker sent %d in 700 ms with 50 ms think, want about 13", n)
+	}
+	if n := s.Populations[2].Requests; n != 0 {
+		t.Errorf("a population starting after the run sent %d", n)
+	}
+	dec := vegeta.NewDecoder(&buf)
+	var first, lastLate time.Time
+	for {
+		var r vegeta.Result
+		if err := dec.Decode(&r); err != nil {
+			break
+		}
+		if first.IsZero() || r.Timestamp.Before(first) {
+			first = r.Timestamp
+		}
+		if r.Attack == "late" && r.Timestamp.After(lastLate) {
+			lastLate = r.Timestamp
+		}
+		if r.Attack == "thinker" && r.Latency >= 45*time.Millisecond {
+			t.Errorf("thinker latency %v includes its 50 ms think time", r.Latency)
+		}
+	}
+	if d := lastLate.Sub(first); d < 400*time.Millisecond || d > 600*time.Millisecond {
+		t.Errorf("late population's last request %v after the run's first, want about 500ms", d)
+	}
+}
