@@ -56,7 +56,10 @@ type Env struct {
 // sets is a repeatable -set flag.
 type sets []string
 
-func (s *sets) String() string     { return strings.Join(*s, ",") }
+// String lists the overrides given, for flag.
+func (s *sets) String() string { return strings.Join(*s, ",") }
+
+// Set adds one override, for flag.
 func (s *sets) Set(v string) error { *s = append(*s, v); return nil }
 
 // config is the parsed command line.
@@ -515,6 +518,7 @@ type lockedWriter struct {
 	w  io.Writer
 }
 
+// Write writes p under the lock.
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -227,8 +227,11 @@ type unbounded struct{}
 
 var closedLoop = vegeta.Rate{Freq: 0}
 
+// Pace never waits: the workers, not the pacer, bound the loop.
 func (unbounded) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 	return closedLoop.Pace(elapsed, hits)
 }
+
+// Rate is 0: a closed loop has no rate of its own.
 func (unbounded) Rate(time.Duration) float64   { return 0 }
 func (unbounded) hitsBy(time.Duration) float64 { return 0 }

@@ -75,6 +75,7 @@ func (s *latencyStore) wait(ctx context.Context) error {
 	}
 }
 
+// Get sleeps a latency, then reads.
 func (s *latencyStore) Get(ctx context.Context, key string) (string, bool, error) {
 	if err := s.wait(ctx); err != nil {
 		return "", false, kv.WrapUnavailable("get", key, err)
@@ -82,6 +83,7 @@ func (s *latencyStore) Get(ctx context.Context, key string) (string, bool, error
 	return s.Store.Get(ctx, key)
 }
 
+// Put sleeps a latency, then writes.
 func (s *latencyStore) Put(ctx context.Context, key, value string, ttl time.Duration) error {
 	if err := s.wait(ctx); err != nil {
 		return kv.WrapUnavailable("put", key, err)
