@@ -33,6 +33,10 @@ type Event struct {
 	// Key is the limiter's caller identity (token:ip): the limiter key
 	// without its window.
 	Key string
+	// Client identifies the client that sent the request, within its run
+	// (several clients can share a Key: a NAT, a shared token). False
+	// denials are counted against the client's own allowed requests.
+	Client int
 	// Window is the id of the window the limiter counted the request in.
 	Window int64
 	// At is when the decision was made, from the run's start.
@@ -43,14 +47,20 @@ type Event struct {
 }
 
 // Recorder accumulates one trial's events. Memory grows with the keys seen in
-// the last two windows, not with requests: a key-window is folded into the
-// histogram once its window is over. Not safe for concurrent use.
+// the last windows, not with requests: a key-window is folded into the
+// histogram once its window has been over for a grace period (so that a
+// decision that comes late, after a slow read, still counts in its window).
+// Not safe for concurrent use.
 type Recorder struct {
 	limit  int64
 	window time.Duration
 	start  time.Time
+	grace  time.Duration // how long after its end a key-window stays open
 	keys   map[string]*keyState
 	swept  time.Duration // when keys were last swept for closed windows
+	// clients holds legitimate clients' own allowed counts per window,
+	// for false denials.
+	clients map[int]*clientWindow
 
 	totals Totals
 	pops   []Population
@@ -73,9 +83,20 @@ type keyState struct {
 // keyWindow is one (key, window) being counted.
 type keyWindow struct {
 	window  int64
+	end     time.Duration // when the window ends, from the run's start
 	allowed int64
 	times   []time.Duration
 }
+
+// clientWindow is one legitimate client's allowed requests in its latest
+// window.
+type clientWindow struct {
+	window  int64
+	allowed int64
+}
+
+// lateGrace is the least time a key-window stays open after it ends.
+const lateGrace = 30 * time.Second
 
 // Config describes what a Recorder counts against.
 type Config struct {
@@ -83,7 +104,7 @@ type Config struct {
 	Limit  int64
 	Window time.Duration
 	// Start is the wall-clock (or virtual) time Event.At counts from; it
-	// places window ids on the run's time line.
+	// places window ids on the run's time line. Zero means the Unix epoch.
 	Start time.Time
 	// Populations names the populations, in the order Event.Pop indexes.
 	Populations []Population
@@ -91,7 +112,11 @@ type Config struct {
 
 // NewRecorder returns an empty Recorder.
 func NewRecorder(c Config) *Recorder {
-	r := &Recorder{limit: c.Limit, window: c.Window, start: c.Start, keys: map[string]*keyState{}, hist: map[int64]int64{}}
+	if c.Start.IsZero() {
+		c.Start = time.Unix(0, 0) // window ids count from the Unix epoch
+	}
+	r := &Recorder{limit: c.Limit, window: c.Window, start: c.Start, grace: max(c.Window, lateGrace),
+		keys: map[string]*keyState{}, hist: map[int64]int64{}, clients: map[int]*clientWindow{}}
 	r.pops = append([]Population(nil), c.Populations...)
 	r.KV.init()
 	return r
@@ -120,12 +145,26 @@ func (r *Recorder) Record(e Event) {
 		r.keys[e.Key] = ks
 	}
 	ks.last = max(ks.last, e.At)
-	kw := r.openWindow(e.Key, ks, e.Window)
+	kw := r.openWindow(e.Key, ks, e.Window, e.At)
+	var own *clientWindow
+	if p.Legitimate {
+		own = r.clients[e.Client]
+		if own == nil {
+			own = &clientWindow{window: e.Window}
+			r.clients[e.Client] = own
+		}
+		if own.window != e.Window {
+			*own = clientWindow{window: e.Window}
+		}
+	}
 	switch e.Outcome {
 	case Allowed:
 		r.totals.Allowed++
 		p.Allowed++
 		kw.allowed++
+		if own != nil {
+			own.allowed++
+		}
 		if len(kw.times) < MaxTimelinePoints {
 			kw.times = append(kw.times, e.At)
 		}
@@ -133,30 +172,36 @@ func (r *Recorder) Record(e Event) {
 	case Denied:
 		r.totals.Denied++
 		p.Denied++
-		if p.Legitimate && kw.allowed < r.limit {
+		if own != nil && own.allowed < r.limit {
 			p.FalseDenials++
 		}
 	}
-	if e.At-r.swept > r.window {
+	if e.At-r.swept > r.grace {
 		r.sweep(e.At)
 	}
 }
 
-// openWindow returns the key's counter for window w, closing windows more
-// than one older than w.
-func (r *Recorder) openWindow(key string, ks *keyState, w int64) *keyWindow {
-	for _, kw := range ks.open {
-		if kw.window == w {
-			return kw
+// openWindow returns the key's counter for window w, and closes the key's
+// windows that ended more than the grace period before at.
+func (r *Recorder) openWindow(key string, ks *keyState, w int64, at time.Duration) *keyWindow {
+	var kw *keyWindow
+	open := ks.open[:0]
+	for _, o := range ks.open {
+		switch {
+		case o.window == w:
+			kw = o
+			open = append(open, o)
+		case at-o.end > r.grace:
+			r.close(key, o)
+		default:
+			open = append(open, o)
 		}
 	}
-	kw := &keyWindow{window: w}
-	ks.open = append(ks.open, kw)
-	sort.Slice(ks.open, func(i, j int) bool { return ks.open[i].window < ks.open[j].window })
-	newest := ks.open[len(ks.open)-1].window
-	for len(ks.open) > 0 && ks.open[0].window < newest-1 {
-		r.close(key, ks.open[0])
-		ks.open = ks.open[1:]
+	ks.open = open
+	if kw == nil {
+		end := time.UnixMilli((w + 1) * r.window.Milliseconds()).Sub(r.start)
+		kw = &keyWindow{window: w, end: end}
+		ks.open = append(ks.open, kw)
 	}
 	return kw
 }
@@ -173,18 +218,28 @@ func (r *Recorder) slide(ks *keyState, t time.Duration) {
 	r.maxIn = max(r.maxIn, int64(len(ks.recent)))
 }
 
-// sweep closes every key-window whose key has been quiet for two windows,
-// so memory follows live keys.
+// sweep closes every key-window that ended more than the grace period ago,
+// and forgets keys with nothing left open, so memory follows live keys.
 func (r *Recorder) sweep(now time.Duration) {
 	r.swept = now
 	for key, ks := range r.keys {
-		if now-ks.last < 2*r.window {
-			continue
-		}
+		open := ks.open[:0]
 		for _, kw := range ks.open {
-			r.close(key, kw)
+			if now-kw.end > r.grace {
+				r.close(key, kw)
+			} else {
+				open = append(open, kw)
+			}
 		}
-		delete(r.keys, key)
+		ks.open = open
+		if len(open) == 0 && now-ks.last >= r.window {
+			delete(r.keys, key)
+		}
+	}
+	for id, cw := range r.clients {
+		if end := time.UnixMilli((cw.window + 1) * r.window.Milliseconds()).Sub(r.start); now-end > r.grace {
+			delete(r.clients, id)
+		}
 	}
 }
 

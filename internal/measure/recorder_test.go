@@ -47,19 +47,59 @@ func TestRecorderOneKey(t *testing.T) {
 	}
 }
 
-// TestRecorderForgetsQuietKeys shows memory follows live keys: a million
-// one-request keys over many windows leave only the last windows' keys open.
+// TestRecorderForgetsQuietKeys shows memory follows live keys: 200,000
+// one-request keys over 200 windows leave only the keys of the last windows
+// and of twice the 30 s grace period (it is also the sweep period) open.
 func TestRecorderForgetsQuietKeys(t *testing.T) {
 	r := NewRecorder(Config{Limit: 1, Window: time.Second, Populations: []Population{{Name: "p"}}})
-	for i := 0; i < 100000; i++ {
+	for i := 0; i < 200000; i++ {
 		at := time.Duration(i) * time.Millisecond
 		r.Record(Event{Key: string(rune('a'+i%26)) + time.Duration(i).String(), Window: int64(at / time.Second), At: at, Outcome: Allowed})
 	}
-	if n := len(r.keys); n > 3100 {
-		t.Errorf("recorder holds %d keys after 100 windows of 1000 keys each; want at most 3 windows' worth", n)
+	if n := len(r.keys); n > 62000 {
+		t.Errorf("recorder holds %d keys after 200 windows of 1000 keys each; want at most 62 windows' worth (grace and sweep period, 30 s each, plus one)", n)
 	}
-	tr := r.Finish(100 * time.Second)
-	if tr.Hist[1] != 100000 {
-		t.Errorf("hist = %v, want 100000 key-windows of 1", tr.Hist)
+	tr := r.Finish(200 * time.Second)
+	if tr.Hist[1] != 200000 {
+		t.Errorf("hist = %v, want 200000 key-windows of 1", tr.Hist)
+	}
+}
+
+// TestRecorderLateDecision: a decision that arrives two windows after its
+// request was planned (a slow read) still counts in its own window, and
+// no key-window is left with nothing allowed.
+func TestRecorderLateDecision(t *testing.T) {
+	r := NewRecorder(Config{Limit: 1, Window: time.Second, Populations: []Population{{Name: "p"}}})
+	r.Record(Event{Key: "k", Window: 0, At: 500 * time.Millisecond, Outcome: Allowed})
+	r.Record(Event{Key: "k", Window: 3, At: 3200 * time.Millisecond, Outcome: Allowed})
+	r.Record(Event{Key: "k", Window: 1, At: 3300 * time.Millisecond, Outcome: Allowed}) // planned at 1.9 s
+	r.Record(Event{Key: "k", Window: 1, At: 3400 * time.Millisecond, Outcome: Allowed})
+	tr := r.Finish(4 * time.Second)
+	if want := map[int64]int64{1: 2, 2: 1}; len(tr.Hist) != 2 || tr.Hist[1] != 2 || tr.Hist[2] != 1 {
+		t.Errorf("hist = %v, want %v (windows 0 and 3 allowed 1, window 1 allowed 2)", tr.Hist, want)
+	}
+}
+
+// TestFalseDenialsPerClient: two legitimate users behind one key (a NAT
+// with a shared token) share a limit of 2. The second user's first request
+// is denied after the first user spent the key's limit: a false denial, as
+// that user had been allowed nothing. A bot's denials are never false.
+func TestFalseDenialsPerClient(t *testing.T) {
+	r := NewRecorder(Config{Limit: 2, Window: time.Minute,
+		Populations: []Population{{Name: "users", Legitimate: true}, {Name: "bot"}}})
+	ev := func(pop, client int, out Outcome, s int) {
+		r.Record(Event{Pop: pop, Client: client, Key: "shared", Window: 0, At: time.Duration(s) * time.Second, Outcome: out})
+	}
+	ev(0, 1, Allowed, 1)
+	ev(0, 1, Allowed, 2)
+	ev(0, 1, Denied, 3) // user 1 is over its own limit: a true denial
+	ev(0, 2, Denied, 4) // user 2 has had nothing: false
+	ev(1, 3, Denied, 5) // the bot: not legitimate
+	tr := r.Finish(time.Minute)
+	if got := tr.Populations[0].FalseDenials; got != 1 {
+		t.Errorf("users' false denials = %d, want 1", got)
+	}
+	if got := tr.Populations[1].FalseDenials; got != 0 {
+		t.Errorf("bot's false denials = %d, want 0", got)
 	}
 }

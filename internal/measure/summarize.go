@@ -134,7 +134,18 @@ func interval(v []float64) Interval {
 	for _, x := range s {
 		sum += x
 	}
-	return Interval{Mean: sum / float64(len(s)), Lo: Quantile(s, 0.025), Hi: Quantile(s, 0.975), P95: Quantile(s, 0.95)}
+	n := float64(len(s))
+	in := Interval{Mean: sum / n, Lo: Quantile(s, 0.025), Hi: Quantile(s, 0.975), P95: Quantile(s, 0.95)}
+	in.MeanLo, in.MeanHi = in.Mean, in.Mean
+	if len(s) > 1 {
+		var ss float64
+		for _, x := range s {
+			ss += (x - in.Mean) * (x - in.Mean)
+		}
+		half := 1.96 * math.Sqrt(ss/(n-1)/n)
+		in.MeanLo, in.MeanHi = in.Mean-half, in.Mean+half
+	}
+	return in
 }
 
 // Quantile is the nearest-rank p-quantile of sorted values.
@@ -171,9 +182,12 @@ func cost(c KVCounters, t Totals, trials int) Cost {
 	if t.Requests == 0 {
 		return out
 	}
+	// Billed are the operations the store accepted; a rejected write (429,
+	// quota) or a failed read does no work. The free plan's quotas are met
+	// by what the limiter asks for, so they use every attempt.
 	perM := 1e6 / float64(t.Requests)
-	out.ReadsPerMillionRequests = float64(c.Reads) * perM
-	out.WritesPerMillionRequests = float64(c.Writes) * perM
+	out.ReadsPerMillionRequests = float64(c.Reads-c.ReadErrors) * perM
+	out.WritesPerMillionRequests = float64(c.Writes-c.WriteErrors) * perM
 	out.USDPerMillionRequests = out.ReadsPerMillionRequests/1e6*usdPerMillionReads +
 		out.WritesPerMillionRequests/1e6*usdPerMillionWrites
 	if secs := t.SimulatedSeconds * float64(trials); secs > 0 {

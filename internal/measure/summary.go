@@ -112,12 +112,16 @@ type Stats struct {
 	P99  float64 `json:"p99"`
 }
 
-// Interval is a statistic's spread across trials: its mean and the central
-// 95% of trials (2.5th to 97.5th percentile).
+// Interval is a statistic's spread across trials: its mean with a 95%
+// confidence interval (normal approximation over trials), and the central
+// 95% of trials (2.5th to 97.5th percentile), where a single trial, or a
+// single live run, is expected to fall.
 type Interval struct {
-	Mean float64 `json:"mean"`
-	Lo   float64 `json:"lo"`
-	Hi   float64 `json:"hi"`
+	Mean   float64 `json:"mean"`
+	MeanLo float64 `json:"mean_lo"`
+	MeanHi float64 `json:"mean_hi"`
+	Lo     float64 `json:"lo"`
+	Hi     float64 `json:"hi"`
 	// P95 is the value 95% of trials stay at or under.
 	P95 float64 `json:"p95"`
 }
@@ -186,6 +190,7 @@ type VisibilityPoint struct {
 // $0.50 per million reads, $5.00 per million writes beyond the included
 // amounts), and how soon the free plan's daily quotas run out.
 type Cost struct {
+	// Reads and writes the store accepted (billed), per million requests.
 	ReadsPerMillionRequests  float64 `json:"reads_per_million_requests"`
 	WritesPerMillionRequests float64 `json:"writes_per_million_requests"`
 	USDPerMillionRequests    float64 `json:"usd_per_million_requests"`

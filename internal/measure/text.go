@@ -71,8 +71,10 @@ func (p *printer) body(s *Summary, what string) {
 	p.f("  %s: a limit of %d per %s let through up to %d in one key-window (%.2fx);\n",
 		what, s.Limiter.Limit, s.Limiter.Window, o.MaxAllowed, o.Ratio.Max)
 	if s.Trials > 1 {
-		p.f("  in 95%% of trials at most %.0f (%.2fx); per-trial max ratio 95%% interval %.2fx..%.2fx.\n",
-			o.PerTrial.MaxRatio.P95*lim, o.PerTrial.MaxRatio.P95, o.PerTrial.MaxRatio.Lo, o.PerTrial.MaxRatio.Hi)
+		m := o.PerTrial.MaxRatio
+		p.f("  in 95%% of trials at most %.0f (%.2fx); a trial's max ratio averages %.2fx (95%% CI %.2fx..%.2fx),\n",
+			m.P95*lim, m.P95, m.Mean, m.MeanLo, m.MeanHi)
+		p.f("  and 95%% of trials fall between %.2fx and %.2fx.\n", m.Lo, m.Hi)
 	}
 	p.f("  ratio over %d key-windows: p50 %.2fx  p95 %.2fx  p99 %.2fx  mean %.2fx; %.1f%% over the limit, excess %d\n",
 		o.KeyWindows, o.Ratio.P50, o.Ratio.P95, o.Ratio.P99, o.Ratio.Mean, 100*o.OverLimitShare, o.Excess)
