@@ -262,9 +262,11 @@ func (s *KV) Read(now time.Duration, loc int, key string) ReadResult {
 	t := int64(now)
 	s.tick(t)
 	if len(key) > kv.MaxKeyBytes {
+		// Rejected by the runtime without a round trip; a hot read's time
+		// stands for the call, so a closed loop cannot spin in no time.
 		err := kv.NewKeyTooLong("get", key)
 		s.countRead(err)
-		return ReadResult{Err: err}
+		return ReadResult{Err: err, Latency: s.hot.Sample(s.rng)}
 	}
 	if loc < 0 || loc >= s.nLocs {
 		err := badLocation("get", key, loc, s.nLocs)
@@ -326,7 +328,7 @@ func (s *KV) Write(now time.Duration, loc int, key, value string, ttl time.Durat
 	s.tick(t)
 	if err := kv.CheckPut(key, ttl); err != nil {
 		s.countWrite(err)
-		return PendingWrite{}, 0, err
+		return PendingWrite{}, s.hot.Sample(s.rng), err
 	}
 	if loc < 0 || loc >= s.nLocs {
 		err := badLocation("put", key, loc, s.nLocs)

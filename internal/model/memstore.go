@@ -47,7 +47,7 @@ func (m *Memory) Read(now time.Duration, loc int, key string) ReadResult {
 		if m.ctr != nil {
 			m.ctr.Read(err)
 		}
-		return ReadResult{Err: err}
+		return ReadResult{Err: err, Latency: lat}
 	}
 	var r ReadResult
 	r.Latency = lat
@@ -74,7 +74,7 @@ func (m *Memory) Write(now time.Duration, loc int, key, value string, ttl time.D
 		if m.ctr != nil {
 			m.ctr.Write(err)
 		}
-		return PendingWrite{}, 0, err
+		return PendingWrite{}, m.lat.Sample(m.rng), err
 	}
 	if m.ctr != nil {
 		m.ctr.Write(nil)

@@ -219,3 +219,24 @@ func TestOracleOtherAlgorithms(t *testing.T) {
 		}
 	}
 }
+
+// TestOracleRotatingBurst: memory store, 5 ms per operation, limit 5; one
+// client sends a burst of 10 at once with a new token for every request.
+//
+// Derivation. Each request plans its own key (token r0..r9), reads
+// "missing" and is allowed: 10 key-windows of one allowed request each,
+// ratio 0.2 everywhere. Accounting must file each request under the token
+// it was sent with, not the client's latest one (which would make one
+// key-window of 10, ratio 2).
+func TestOracleRotatingBurst(t *testing.T) {
+	p := burst(bot("bot"), 10, 0, 0)
+	p.Identity = scenario.Identity{Token: "rotating", RotateEvery: 1, IP: "per-client"}
+	sc := memoryScenario(5, time.Hour, ms(5), time.Minute, p)
+	trials, err := RunTrials(sc, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := trials[0].Hist; len(h) != 1 || h[1] != 10 {
+		t.Errorf("key-windows by allowed count = %v, want {1: 10}", h)
+	}
+}

@@ -102,6 +102,7 @@ func (c *compiled) newStore(rng *rand.Rand, ctr *measure.KVCounters) (Store, Own
 
 // request is one request in flight.
 type request struct {
+	caller   string // the caller identity the request was planned for
 	client   int32
 	loc      int32
 	owner    int32
@@ -144,7 +145,7 @@ type trialStats struct {
 // stuckLimit is how many events may run at one virtual instant before the
 // trial is declared stuck (a closed loop with no latency and no think time
 // never lets time advance).
-var stuckLimit = 1 << 26
+var stuckLimit = 1 << 20
 
 // runTrial runs trial i of a run with seed and returns its results.
 func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Trial, trialStats, error) {
@@ -278,7 +279,7 @@ func (t *trial) send(ci int32) {
 	r := &t.reqs[ri]
 	// A reused slot keeps its last request's fields; set every one this
 	// request reads before it writes it.
-	r.client, r.nread = ci, 0
+	r.client, r.nread, r.caller = ci, 0, c.caller
 	r.loc = int32(p.pickLocation(c, t.rng))
 	r.plan = t.c.lim.Plan(t.c.start.Add(time.Duration(t.now)), c.caller)
 	if r.plan.NKeys < 2 && r.got[1] != (limiter.Read{}) {
@@ -371,7 +372,7 @@ func (t *trial) record(r *request, d limiter.Decision) {
 	if d.Allowed {
 		out = measure.Allowed
 	}
-	t.rec.Record(measure.Event{Pop: int(c.pop), Key: c.caller, Window: d.Window, At: time.Duration(t.now),
+	t.rec.Record(measure.Event{Pop: int(c.pop), Client: int(r.client), Key: r.caller, Window: d.Window, At: time.Duration(t.now),
 		Outcome: out, FailOpen: d.FailOpen, FailClosed: d.FailClosed})
 }
 
