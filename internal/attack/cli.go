@@ -310,6 +310,9 @@ func Main(args []string, env Env) int {
 		Limiter: limiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy}, storeName),
 		Live:    &measure.Live{Target: storeName},
 	}
+	for _, n := range notes(sc, runDuration(c, sc)) {
+		fmt.Fprintln(stderr, "attack: note:", n)
+	}
 	if !c.json {
 		what := "built-in target, store " + storeName
 		if bstore != nil {
@@ -373,6 +376,20 @@ func Main(args []string, env Env) int {
 		return ExitBroken
 	}
 	return ExitOK
+}
+
+// notes says what of the scenario a live run of d leaves out.
+func notes(sc *scenario.Scenario, d time.Duration) []string {
+	var out []string
+	if len(sc.Sweep) > 0 {
+		out = append(out, "the scenario sweeps parameters; attack runs it as written (sweeps are for simulate)")
+	}
+	for _, p := range sc.Traffic {
+		if p.Start.D() >= d {
+			out = append(out, fmt.Sprintf("population %q starts at %v, after the live run ends (%v): it sends nothing", p.Name, p.Start, scenario.Duration(d)))
+		}
+	}
+	return out
 }
 
 // runDuration is how long the run is planned to last, for the console.

@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
@@ -55,6 +58,63 @@ type identities struct {
 	// there is no location). vegeta copies a target's headers into each
 	// request, so they are shared safely.
 	fixed []http.Header
+
+	// A closed loop's think time, slept before each request but the
+	// workers' first (a client sends at once, then thinks after each
+	// response): firstFree counts those first requests. deadline is when
+	// the attack ends and stop is closed when the run is interrupted: a
+	// think time past either is not slept and its request never sent.
+	think     scenario.Latency
+	thinkMu   sync.Mutex
+	thinkRng  *rand.Rand
+	firstFree atomic.Int64
+	deadline  time.Time
+	stop      <-chan struct{}
+}
+
+// errNotSent is what the targeter returns for a closed-loop request whose
+// think time would end after the attack (or during which the run was
+// interrupted): vegeta then ends the attack and emits a fake result, which
+// the runner drops.
+var errNotSent = errors.New("overshoot: not sent: the attack ended during its think time")
+
+// thinkFirst sleeps the think time before a request, unless it is one of
+// the workers' first; errNotSent when the attack ends first.
+func (id *identities) thinkFirst() error {
+	if id.think.IsZero() || id.firstFree.Add(-1) >= 0 {
+		return nil
+	}
+	id.thinkMu.Lock()
+	d := id.think.Quantile(id.thinkRng.Float64())
+	id.thinkMu.Unlock()
+	if d <= 0 {
+		return nil
+	}
+	wake := time.Now().Add(d)
+	late := !id.deadline.IsZero() && wake.After(id.deadline)
+	if late {
+		wake = id.deadline // wait out the attack, then say the request never left
+	}
+	timer := time.NewTimer(time.Until(wake))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		if late {
+			return errNotSent
+		}
+		return nil
+	case <-id.stop:
+		return errNotSent
+	}
+}
+
+// setThink gives the population a think time, drawn from a generator seeded
+// with seed.
+func (id *identities) setThink(think scenario.Latency, seed uint64) {
+	if think.IsZero() || think.Dist == scenario.DistConstant && think.Value == 0 {
+		return
+	}
+	id.think, id.thinkRng = think, rand.New(rand.NewPCG(seed, 0x5eed))
 }
 
 // newIdentities prepares the requests of population p (index i) of sc.
@@ -258,6 +318,9 @@ func (id *identities) locationFor(i uint64) int {
 func (id *identities) target(t *vegeta.Target) error {
 	if t == nil {
 		return vegeta.ErrNilTarget
+	}
+	if err := id.thinkFirst(); err != nil {
+		return err
 	}
 	if id.budget != nil && id.budget.Add(-1) < 0 {
 		return errBudget

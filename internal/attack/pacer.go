@@ -235,3 +235,42 @@ func (unbounded) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) 
 // Rate is 0: a closed loop has no rate of its own.
 func (unbounded) Rate(time.Duration) float64   { return 0 }
 func (unbounded) hitsBy(time.Duration) float64 { return 0 }
+
+// interruptible wraps a pacer so that its waits happen inside Pace, where
+// they can be cut short. vegeta sleeps a wait that Pace returns with
+// time.Sleep, which neither Attacker.Stop nor the attack's duration
+// interrupts: a slow open loop (8 requests a day) would hold a finished or
+// interrupted run for hours. Here the wait is a timer beside the stop
+// channel, and a hit due after the attack's duration ends the attack.
+type interruptible struct {
+	p    vegeta.Pacer
+	du   time.Duration   // the attack's duration; 0: none
+	stop <-chan struct{} // closed when the run is interrupted
+}
+
+// Pace waits until the next hit is due and returns (0, false), or returns
+// (0, true) when the run stops first or the hit would fall after the
+// attack's end.
+func (w interruptible) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
+	wait, stop := w.p.Pace(elapsed, hits)
+	if stop {
+		return 0, true
+	}
+	if wait <= 0 {
+		return 0, false
+	}
+	if w.du > 0 && elapsed+wait > w.du {
+		return 0, true
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return 0, false
+	case <-w.stop:
+		return 0, true
+	}
+}
+
+// Rate is the wrapped pacer's rate.
+func (w interruptible) Rate(elapsed time.Duration) float64 { return w.p.Rate(elapsed) }

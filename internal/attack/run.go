@@ -7,7 +7,7 @@
 // Populations become attacks as follows:
 //   - closed_loop: clients x concurrency workers and no rate limit
 //     (vegeta.Rate{Freq: 0}, workers = max workers = C): C requests in flight,
-//     with the think time slept before each request;
+//     each worker sleeping the think time between a response and its next request;
 //   - open_loop: a constant rate (vegeta's ConstantPacer), Poisson arrivals (a
 //     seeded pacer of this package) or a linear ramp (vegeta's LinearPacer, then
 //     constant), at clients x the per-client rate;
@@ -194,7 +194,9 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	)
 	consume := func(r *vegeta.Result) {
 		if r.Method == "" && r.URL == "" {
-			return // the fake result of a targeter that ran out (budget spent)
+			// The fake result of a targeter that stopped the attack: the
+			// budget was spent, or a think time outlasted the attack.
+			return
 		}
 		sentKey := fixTiming(r)
 		mu.Lock()
@@ -364,7 +366,8 @@ func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.Ro
 		default:
 			return nil, nil, fmt.Errorf("traffic %q: give one of closed_loop, open_loop or burst", name)
 		}
-		s.tr = newTransport(base, think, ids.token, seed^1)
+		ids.setThink(think, seed^1)
+		s.tr = newTransport(base, ids.token, !ids.think.IsZero())
 		specs = append(specs, s)
 	}
 	return specs, pops, nil
@@ -399,7 +402,9 @@ func (s *spec) run(ctx context.Context, runStart time.Time, consume func(*vegeta
 	client := &http.Client{Transport: s.tr, Timeout: timeout}
 	atk := vegeta.NewAttacker(vegeta.Client(client), vegeta.Workers(s.workers), vegeta.MaxWorkers(s.maxWork))
 	began := time.Now()
-	results := atk.Attack(s.ids.target, s.pacer, s.duration, s.name)
+	s.ids.firstFree.Store(int64(s.workers))
+	s.ids.deadline, s.ids.stop = began.Add(s.duration), ctx.Done()
+	results := atk.Attack(s.ids.target, interruptible{p: s.pacer, du: s.duration, stop: ctx.Done()}, s.duration, s.name)
 	stop := context.AfterFunc(ctx, func() { atk.Stop() })
 	defer stop()
 	for r := range results {

@@ -1,15 +1,12 @@
 package attack
 
 import (
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/limiter"
-	"github.com/overshoot-dev/overshoot/internal/scenario"
 	"github.com/overshoot-dev/overshoot/internal/target"
 )
 
@@ -40,40 +37,26 @@ func newBaseTransport() *http.Transport {
 	}
 }
 
-// transport wraps the base transport for one population: it sleeps the
-// closed loop's think time before sending (a bot's pause between a response
-// and its next request), notes when the request really left and which
-// identity it carried, and passes both to the consumer in response headers.
+// transport wraps the base transport for one population: for a closed
+// loop with think time it notes when each request really left (after the
+// think time its targeter slept), and for targets that do not echo
+// X-Overshoot-Key it notes the identity the request carried; both reach the
+// consumer in response headers.
 type transport struct {
-	base   http.RoundTripper
-	think  scenario.Latency // zero: no think time
-	token  limiter.TokenSource
-	mu     sync.Mutex
-	rng    *rand.Rand
-	hasKey bool
+	base     http.RoundTripper
+	token    limiter.TokenSource
+	markSent bool
 }
 
-func newTransport(base http.RoundTripper, think scenario.Latency, token limiter.TokenSource, seed uint64) *transport {
-	return &transport{base: base, think: think, token: token, rng: rand.New(rand.NewPCG(seed, 0x5eed))}
+func newTransport(base http.RoundTripper, token limiter.TokenSource, markSent bool) *transport {
+	return &transport{base: base, token: token, markSent: markSent}
 }
 
 // RoundTrip implements http.RoundTripper.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var sent time.Time
-	if !t.think.IsZero() {
-		t.mu.Lock()
-		d := t.think.Quantile(t.rng.Float64())
-		t.mu.Unlock()
-		if d > 0 {
-			timer := time.NewTimer(d)
-			select {
-			case <-timer.C:
-			case <-req.Context().Done():
-				timer.Stop()
-				return nil, req.Context().Err()
-			}
-			sent = time.Now()
-		}
+	if t.markSent {
+		sent = time.Now()
 	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
