@@ -411,3 +411,39 @@ live: {duration: 700ms}
 		t.Errorf("late population's last request %v after the run's first, want about 500ms", d)
 	}
 }
+
+// TestSlowLoopsEndOnTime: an open loop of one request an hour and a bot
+// that thinks a minute must not hold a 600 ms run (vegeta would sleep the
+// whole wait), nor an interrupted one; the bot sends its first request at
+// once and nothing after.
+func TestSlowLoopsEndOnTime(t *testing.T) {
+	sc := parse(t, `
+name: slow
+limiter: {name: t, limit: 5, window: 10s}
+traffic:
+  - name: trickle
+    open_loop: {rate: 1/h, poisson: true}
+  - name: bot
+    closed_loop: {concurrency: 1, think: 1m}
+live: {duration: 600ms, max_requests: 10}
+`)
+	began := time.Now()
+	s := runBuiltin(t, sc, kv.NewMemory(kv.MemoryOptions{}), Options{})
+	within(t, "a 600 ms run of slow loops", time.Since(began), 3*time.Second)
+	if s.Populations[1].Requests != 1 || !s.Complete {
+		t.Errorf("bot sent %d (complete %v), want exactly its first request", s.Populations[1].Requests, s.Complete)
+	}
+
+	url, cfg := serve(t, sc, kv.NewMemory(kv.MemoryOptions{}))
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	began = time.Now()
+	s, err := Run(ctx, Options{Scenario: sc, URL: url, Limit: cfg.Limit, Window: cfg.Window, Duration: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	within(t, "an interrupted hour of slow loops", time.Since(began), 3*time.Second)
+	if s.Complete {
+		t.Errorf("interrupted run marked complete")
+	}
+}
