@@ -13,12 +13,13 @@ import (
 
 // LatencyNote says how attack measures latency and what that hides; it goes
 // into summary.json's live.latency_note.
-const LatencyNote = "Latency is measured by the attacker on its own clock, from when a request is handed to the " +
-	"HTTP transport (after any closed-loop think time) until its response body has been read. Open-loop " +
-	"requests that found every worker busy are timed from when a worker picked them up, not from when the " +
-	"schedule called for them, so under overload these percentiles understate what clients would see " +
-	"(coordinated omission): compare offered_rate with achieved_rate; when achieved falls short, latency is " +
-	"optimistic. Closed loops (C in flight) wait for responses by design and offer only what they achieve."
+const LatencyNote = "Latency is measured by the attacker on its own clock, vegeta's way: from when a worker takes " +
+	"the request (for a closed loop with think time, from when it leaves after thinking) until its response " +
+	"body has been read. Open-loop requests that found every worker busy are timed from when a worker picked " +
+	"them up, not from when the schedule called for them, so under overload these percentiles understate what " +
+	"clients would see (coordinated omission): compare offered_rate with achieved_rate; when achieved falls " +
+	"short, latency is optimistic. Closed loops (C in flight) wait for responses by design and offer only " +
+	"what they achieve."
 
 // accountant turns vegeta results into overshoot events as they stream by:
 // nothing is kept per request.
