@@ -274,7 +274,7 @@ func TestAttributionWithoutHeaders(t *testing.T) {
 func TestMaxRequests(t *testing.T) {
 	sc := parse(t, `
 name: count
-limiter: {name: t, limit: 5, window: 10s}
+limiter: {name: t, limit: 5, window: 1h}
 traffic:
   - name: a
     clients: 4
