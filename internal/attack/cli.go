@@ -80,6 +80,7 @@ type config struct {
 	scenarioSet  bool
 	ipHeader     string
 	timeout      time.Duration
+	cf           cloudflareFlags // -namespace, -cf-base-url (cloudflare.go)
 }
 
 // usage is printed by -h and after a bad flag.
@@ -108,7 +109,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Var(&c.sets, "set", "override a scenario value, `path=value` (e.g. limiter.limit=10); repeatable")
 	fs.StringVar(&c.url, "url", "", "attack this `URL` instead of the built-in target (a Worker under wrangler dev, a staging deployment)")
 	fs.BoolVar(&c.serve, "serve", false, "only run the built-in target until Ctrl-C, and print its address")
-	fs.StringVar(&c.store, "store", "eventual", "built-in target's store: memory or eventual (the KV model on the wall clock)")
+	fs.StringVar(&c.store, "store", "eventual", "built-in target's store: memory, eventual (the KV model on the wall clock) or cloudflare (a real Workers KV namespace: -namespace)")
+	c.cf.register(fs)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "built-in target's listen `address` (loopback only; port 0 picks one)")
 	fs.DurationVar(&c.duration, "duration", 0, "how long to attack (default: the scenario's live.duration)")
 	fs.Int64Var(&c.maxRequests, "max-requests", 0, "stop after this many requests (default: the scenario's live.max_requests)")
@@ -137,8 +139,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	default:
 		return nil, fmt.Errorf("too many arguments %q: give at most one scenario file", fs.Args())
 	}
-	if c.store != "memory" && c.store != "eventual" {
-		return nil, fmt.Errorf("-store %q is unknown: use memory or eventual", c.store)
+	if c.store != "memory" && c.store != "eventual" && c.store != StoreCloudflare {
+		return nil, fmt.Errorf("-store %q is unknown: use memory, eventual or cloudflare", c.store)
+	}
+	if err := c.cf.validate(c.store, c.url); err != nil {
+		return nil, err
 	}
 	if err := c.threshold.Validate(); err != nil {
 		return nil, err
@@ -232,7 +237,7 @@ func Main(args []string, env Env) int {
 		kvAddTo func(*measure.KVCounters)
 	)
 	if c.url == "" {
-		bstore, err = NewStore(c.store, sc, seed)
+		bstore, err = c.newBuiltinStore(ctx, sc, seed)
 		if err != nil {
 			fmt.Fprintf(stderr, "attack: %v\n", err)
 			return ExitBadInput
