@@ -23,7 +23,7 @@ func TestPrintSummaryGolden(t *testing.T) {
 		KV: measure.KVWork{Reads: 1585, Writes: 46, WriteErrors: 40, WriteRateLimited: 40},
 		Live: &measure.Live{URL: "http://127.0.0.1:1/", Target: "eventual", OfferedRate: 157.3, AchievedRate: 157.3,
 			LatencyMs: measure.Stats{P50: 3.25, P95: 10.25, P99: 114.75, Max: 235.88},
-			Status: map[string]int64{"200": 46, "429": 1539, "error": 2}, Ambiguous: 3, ResultsFile: "reports/default/t/results.bin"},
+			Status:    map[string]int64{"200": 46, "429": 1539, "error": 2}, Ambiguous: 3, ResultsFile: "reports/default/t/results.bin"},
 	}
 	var buf bytes.Buffer
 	PrintSummary(&buf, &s, "reports/default/t")
