@@ -162,9 +162,9 @@ func NewKV(c KVConfig) (*KV, error) {
 	if wl := p.WriteLimit; wl.PerSecond > 0 {
 		s.writeEvery = int64(float64(time.Second) / wl.PerSecond)
 		switch wl.Scope {
-		case "global", "":
+		case "global":
 			s.globalScope = true
-		case "location":
+		case "location", "": // the scenario's default (unpublished: a parameter)
 		default:
 			return nil, fmt.Errorf("store.kv.write_limit.scope %q is unknown: use location or global", wl.Scope)
 		}
