@@ -75,9 +75,10 @@ type Recorder struct {
 
 // keyState is one key's open windows and its recent allowed times.
 type keyState struct {
-	open   []*keyWindow // at most a few, oldest first
-	recent []time.Duration
-	last   time.Duration
+	open     []*keyWindow   // at most a few, oldest first
+	recent   []allowedGroup // allowed requests in the last window, oldest first
+	inWindow int64          // their number
+	last     time.Duration
 }
 
 // keyWindow is one (key, window) being counted.
@@ -206,16 +207,36 @@ func (r *Recorder) openWindow(key string, ks *keyState, w int64, at time.Duratio
 	return kw
 }
 
+// slideGroups bounds the allowed times a key keeps for the window-long
+// interval count: times closer than window/slideGroups to the previous one
+// are kept as one group, so a flood costs no more than slideGroups entries.
+const slideGroups = 1024
+
+// allowedGroup is allowed requests that came within window/slideGroups of
+// the group's first, at time t.
+type allowedGroup struct {
+	t time.Duration
+	n int64
+}
+
 // slide counts the key's allowed requests in the window-long interval that
-// ends at t, keeping the most seen.
+// ends at t, keeping the most seen. Exact while allowed requests are more
+// than window/1024 apart; in a flood a group leaves the interval with its
+// first request, so the count may be low by at most one group.
 func (r *Recorder) slide(ks *keyState, t time.Duration) {
-	ks.recent = append(ks.recent, t)
+	if n := len(ks.recent); n > 0 && t-ks.recent[n-1].t < r.window/slideGroups {
+		ks.recent[n-1].n++
+	} else {
+		ks.recent = append(ks.recent, allowedGroup{t: t, n: 1})
+	}
+	ks.inWindow++
 	i := 0
-	for i < len(ks.recent) && ks.recent[i] <= t-r.window {
+	for i < len(ks.recent) && ks.recent[i].t <= t-r.window {
+		ks.inWindow -= ks.recent[i].n
 		i++
 	}
 	ks.recent = ks.recent[i:]
-	r.maxIn = max(r.maxIn, int64(len(ks.recent)))
+	r.maxIn = max(r.maxIn, ks.inWindow)
 }
 
 // sweep closes every key-window that ended more than the grace period ago,

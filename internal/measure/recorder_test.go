@@ -103,3 +103,20 @@ func TestFalseDenialsPerClient(t *testing.T) {
 		t.Errorf("bot's false denials = %d, want 0", got)
 	}
 }
+
+// TestRecorderFloodBounded: a fail-open flood of 200,000 allowed requests
+// on one key in one day-long window keeps at most slideGroups groups, and
+// the window-long interval count is the flood's size.
+func TestRecorderFloodBounded(t *testing.T) {
+	r := NewRecorder(Config{Limit: 5, Window: 24 * time.Hour, Populations: []Population{{Name: "bot"}}})
+	for i := 0; i < 200000; i++ {
+		r.Record(Event{Key: "k", Window: 0, At: time.Duration(i) * 400 * time.Millisecond, Outcome: Allowed, FailOpen: true})
+	}
+	if n := len(r.keys["k"].recent); n > slideGroups+1 {
+		t.Errorf("key keeps %d groups of allowed times, want at most %d", n, slideGroups+1)
+	}
+	// 200,000 requests 0.4 s apart span 80,000 s, inside one day.
+	if tr := r.Finish(24 * time.Hour); tr.MaxIn != 200000 {
+		t.Errorf("max in a window-long interval = %d, want 200000", tr.MaxIn)
+	}
+}
