@@ -144,22 +144,5 @@ func (s *Store) Wait() { s.pending.Wait() }
 func (s *Store) AddTo(k *measure.KVCounters) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.ctr
-	k.Reads += c.Reads
-	k.Writes += c.Writes
-	k.ReadErrors += c.ReadErrors
-	k.WriteErrors += c.WriteErrors
-	k.WriteRateLimited += c.WriteRateLimited
-	k.QuotaErrors += c.QuotaErrors
-	k.LostUpdates += c.LostUpdates
-	k.StaleReads += c.StaleReads
-	k.Staleness.Merge(c.Staleness)
-	if len(k.VisReads) < len(c.VisReads) {
-		k.VisReads = append(k.VisReads, make([]int64, len(c.VisReads)-len(k.VisReads))...)
-		k.VisFresh = append(k.VisFresh, make([]int64, len(c.VisFresh)-len(k.VisFresh))...)
-	}
-	for i := range c.VisReads {
-		k.VisReads[i] += c.VisReads[i]
-		k.VisFresh[i] += c.VisFresh[i]
-	}
+	k.Add(*s.ctr)
 }

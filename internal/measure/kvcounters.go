@@ -84,8 +84,8 @@ func (k *KVCounters) Visibility(since time.Duration, fresh bool) {
 	k.Staleness.Add(ms)
 }
 
-// add pools another trial's counters into k.
-func (k *KVCounters) add(o KVCounters) {
+// Add pools another trial's (or store's) counters into k.
+func (k *KVCounters) Add(o KVCounters) {
 	k.Reads += o.Reads
 	k.Writes += o.Writes
 	k.ReadErrors += o.ReadErrors

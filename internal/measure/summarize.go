@@ -53,7 +53,7 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 		s.Overshoot.OverLimit += t.OverLimit
 		s.Overshoot.Excess += t.Excess
 		s.Overshoot.MaxInInterval = max(s.Overshoot.MaxInInterval, t.MaxIn)
-		kvc.add(t.KV)
+		kvc.Add(t.KV)
 		ts := histStats(t.Hist, limit)
 		perMax = append(perMax, ts.Max)
 		perP99 = append(perP99, ts.P99)
