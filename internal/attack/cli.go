@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -489,46 +488,14 @@ func writeSummary(dir string, s *measure.Summary) error {
 	return nil
 }
 
-// PrintSummary prints a run's summary for people.
+// PrintSummary prints a run's summary for people, as simulate does, then
+// where the report, summary and results files are.
 func PrintSummary(w io.Writer, s *measure.Summary, dir string) {
-	t, o, l := s.Totals, s.Overshoot, s.Live
-	state := "complete"
-	if !s.Complete {
-		state = "INCOMPLETE (interrupted): what was measured before the stop"
-	}
-	fmt.Fprintf(w, "\nran      %.1fs, %s\n", t.SimulatedSeconds, state)
-	fmt.Fprintf(w, "requests %d counted: %d allowed, %d denied, %d errors (fail-open %d, fail-closed %d)\n",
-		t.Requests, t.Allowed, t.Denied, t.Errors, t.FailOpen, t.FailClosed)
-	if l != nil {
-		fmt.Fprintf(w, "rate     offered %.1f/s, achieved %.1f/s\n", l.OfferedRate, l.AchievedRate)
-		fmt.Fprintf(w, "latency  p50 %.2fms  p95 %.2fms  p99 %.2fms  max %.2fms (attacker's clock; see latency_note)\n",
-			l.LatencyMs.P50, l.LatencyMs.P95, l.LatencyMs.P99, l.LatencyMs.Max)
-		codes := make([]string, 0, len(l.Status))
-		for c := range l.Status {
-			codes = append(codes, c)
-		}
-		sort.Strings(codes)
-		parts := make([]string, len(codes))
-		for i, c := range codes {
-			parts[i] = fmt.Sprintf("%s x%d", c, l.Status[c])
-		}
-		fmt.Fprintf(w, "status   %s\n", strings.Join(parts, ", "))
-		if l.Ambiguous > 0 {
-			fmt.Fprintf(w, "         %d responses too close to a window boundary to attribute (not counted in key-windows)\n", l.Ambiguous)
-		}
-	}
-	fmt.Fprintf(w, "overshoot (limit %d per %s, per key and window):\n", s.Limiter.Limit, s.Limiter.Window)
-	fmt.Fprintf(w, "  key-windows %d, over the limit %d (%.0f%%), excess %d\n", o.KeyWindows, o.OverLimit, 100*o.OverLimitShare, o.Excess)
-	fmt.Fprintf(w, "  most allowed in one window %d (ratio %.2f; p99 %.2f, p50 %.2f)\n", o.MaxAllowed, o.Ratio.Max, o.Ratio.P99, o.Ratio.P50)
-	fmt.Fprintf(w, "  most allowed in any window-long interval %d (ratio %.2f)\n", o.MaxInInterval, o.MaxInIntervalRatio)
-	if kv := s.KV; kv.Reads+kv.Writes > 0 {
-		fmt.Fprintf(w, "store    %d reads, %d writes, %d write errors (%d rate-limited), %d lost updates, %d stale reads\n",
-			kv.Reads, kv.Writes, kv.WriteErrors, kv.WriteRateLimited, kv.LostUpdates, kv.StaleReads)
-	}
+	measure.WriteText(w, s)
 	if dir != "" {
-		fmt.Fprintf(w, "report   %s\n", filepath.Join(dir, report.HTMLFile))
+		fmt.Fprintf(w, "\nreport   %s\n", filepath.Join(dir, report.HTMLFile))
 		fmt.Fprintf(w, "summary  %s\n", filepath.Join(dir, report.SummaryFile))
-		if l != nil && l.ResultsFile != "" {
+		if l := s.Live; l != nil && l.ResultsFile != "" {
 			fmt.Fprintf(w, "results  %s  (vegeta report < %s)\n", l.ResultsFile, l.ResultsFile)
 		}
 	}

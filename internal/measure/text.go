@@ -3,6 +3,7 @@ package measure
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 )
 
@@ -21,7 +22,11 @@ func WriteText(w io.Writer, s *Summary) error {
 	}
 	l := s.Limiter
 	p.f("  limiter:  %s, %d per %s, store %s, %s\n", l.Algorithm, l.Limit, l.Window, l.Store, l.ErrorPolicy)
-	p.f("  seed %d, %d trial(s)", s.Seed, s.Trials)
+	if s.Mode == "attack" {
+		p.f("  seed %d (arrivals and think times; the store and the network are live)", s.Seed)
+	} else {
+		p.f("  seed %d, %d trial(s)", s.Seed, s.Trials)
+	}
 	if len(s.Scenario.Params) > 0 {
 		p.f(", with %s", strings.Join(s.Scenario.Params, " "))
 	}
@@ -100,8 +105,18 @@ func (p *printer) body(s *Summary, what string) {
 	}
 	p.f("\n")
 	if lv := s.Live; lv != nil {
-		p.f("  live: offered %.1f req/s, achieved %.1f req/s over %.1f s; latency p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
-			lv.OfferedRate, lv.AchievedRate, lv.DurationSecs, lv.LatencyMs.P50, lv.LatencyMs.P99, lv.LatencyMs.Max)
+		p.f("  live: offered %.1f req/s, achieved %.1f req/s over %.1f s\n", lv.OfferedRate, lv.AchievedRate, lv.DurationSecs)
+		p.f("  latency p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, max %.2f ms (the attacker's clock; see latency_note)\n",
+			lv.LatencyMs.P50, lv.LatencyMs.P95, lv.LatencyMs.P99, lv.LatencyMs.Max)
+		codes := make([]string, 0, len(lv.Status))
+		for c := range lv.Status {
+			codes = append(codes, c)
+		}
+		sort.Strings(codes)
+		for i, c := range codes {
+			codes[i] = fmt.Sprintf("%s x%d", c, lv.Status[c])
+		}
+		p.f("  status %s\n", strings.Join(codes, ", "))
 		if lv.Ambiguous > 0 {
 			p.f("  %d responses were too close to a window boundary to attribute and were left out\n", lv.Ambiguous)
 		}
