@@ -314,7 +314,8 @@ func tables(s *measure.Summary) []table {
 		add("Most allowed in one window's length (any alignment)", count(o.MaxInInterval)+" ("+ratio(o.MaxInIntervalRatio)+")")
 		if s.Trials > 1 {
 			m := o.PerTrial.MaxRatio
-			add("Per-trial max ratio: mean, 95% interval", fmt.Sprintf("%s, %s to %s", ratio(m.Mean), ratio(m.Lo), ratio(m.Hi)))
+			add("Per-trial max ratio: mean (95% CI)", fmt.Sprintf("%s (%s to %s)", ratio(m.Mean), ratio(m.MeanLo), ratio(m.MeanHi)))
+			add("Per-trial max ratio: central 95% of trials", fmt.Sprintf("%s to %s", ratio(m.Lo), ratio(m.Hi)))
 		}
 	}
 	out := []table{res}
