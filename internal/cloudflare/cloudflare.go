@@ -366,6 +366,11 @@ func (s *Store) classify(ctx context.Context, op, key string, err error) *kv.Err
 	switch {
 	case strings.Contains(msg, "limit exceeded for the day"):
 		return kv.NewDailyQuota(op, key)
+	case status == http.StatusTooManyRequests && op != "put":
+		// Only writes have a per-key limit: a 429 on a read is the REST
+		// API's own request rate limit, which a run through the API can hit
+		// long before Workers KV's limits matter.
+		return kv.NewUnavailable(op, key, fmt.Sprintf("429 %s%s: the Cloudflare API's request rate limit, not a Workers KV limit: make the run smaller (-max-requests, -duration) or slower", msg, codeText))
 	case status == http.StatusTooManyRequests:
 		e := kv.NewWriteRateLimited(key)
 		e.Op = op

@@ -428,3 +428,26 @@ func BenchmarkGet(b *testing.B) {
 		}
 	}
 }
+
+// TestReadThrottled: a 429 on a read cannot be Workers KV's per-key write
+// limit; it is the REST API's request limit, reported as unavailable with
+// what to do, not counted as a write-rate-limited write.
+func TestReadThrottled(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		fmt.Fprint(w, `{"success":false,"errors":[{"code":971,"message":"Please wait and consider throttling your request speed"}],"messages":[],"result":null}`)
+	}))
+	defer srv.Close()
+	s, err := New(Config{AccountID: testAccount, Token: testToken, NamespaceID: testNamespace, BaseURL: srv.URL + "/client/v4/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = s.Get(context.Background(), "k")
+	if kv.KindOf(err) != kv.Unavailable || !strings.Contains(err.Error(), "request rate limit") || !strings.Contains(err.Error(), "-max-requests") {
+		t.Fatalf("get answered 429: error %v (kind %v), want unavailable naming the API's request limit", err, kv.KindOf(err))
+	}
+	if err := s.Put(context.Background(), "k", "1", time.Minute); kv.KindOf(err) != kv.WriteRateLimited {
+		t.Fatalf("put answered 429: error %v, want write rate limited", err)
+	}
+}
