@@ -172,17 +172,18 @@ func (r *Ramp) hitsBy(elapsed time.Duration) float64 {
 }
 
 // Burst sends size requests at once at `at`, then again every `every` (once
-// when every is 0). Run it with size workers so that a burst really leaves
-// at once.
+// when every is 0); with a spread, a burst's requests leave evenly over it
+// instead. Run it with size workers so that a burst really leaves at once.
 type Burst struct {
-	size  uint64
-	at    time.Duration
-	every time.Duration
+	size   uint64
+	at     time.Duration
+	every  time.Duration
+	spread time.Duration
 }
 
 // NewBurst returns a burst pacer.
-func NewBurst(size int, at, every time.Duration) Burst {
-	return Burst{size: uint64(max(size, 0)), at: at, every: every}
+func NewBurst(size int, at, every, spread time.Duration) Burst {
+	return Burst{size: uint64(max(size, 0)), at: at, every: every, spread: max(spread, 0)}
 }
 
 // Pace returns the wait until the burst that hit number hits belongs to.
@@ -198,6 +199,9 @@ func (b Burst) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 		return 0, true
 	}
 	due := b.at + time.Duration(k)*b.every
+	if b.spread > 0 { // hit i of the burst leaves i/size of the spread in
+		due += time.Duration(hits%b.size) * (b.spread / time.Duration(b.size))
+	}
 	return max(0, due-elapsed), false
 }
 

@@ -107,7 +107,7 @@ func TestRamp(t *testing.T) {
 }
 
 func TestBurst(t *testing.T) {
-	got := schedule(NewBurst(3, 100*time.Millisecond, time.Second), 100, 2500*time.Millisecond)
+	got := schedule(NewBurst(3, 100*time.Millisecond, time.Second, 0), 100, 2500*time.Millisecond)
 	want := []time.Duration{100, 100, 100, 1100, 1100, 1100, 2100, 2100, 2100}
 	if len(got) != len(want) {
 		t.Fatalf("hits %v, want %v ms", got, want)
@@ -117,11 +117,19 @@ func TestBurst(t *testing.T) {
 			t.Errorf("hit %d at %v, want %vms", i, got[i], want[i])
 		}
 	}
-	once := schedule(NewBurst(4, 0, 0), 100, time.Hour)
+	once := schedule(NewBurst(4, 0, 0, 0), 100, time.Hour)
 	if len(once) != 4 {
 		t.Errorf("a single burst of 4 sent %d", len(once))
 	}
-	if h := NewBurst(3, 100*time.Millisecond, time.Second).hitsBy(2500 * time.Millisecond); h != 9 {
+	if h := NewBurst(3, 100*time.Millisecond, time.Second, 0).hitsBy(2500 * time.Millisecond); h != 9 {
 		t.Errorf("hitsBy = %v, want 9", h)
+	}
+	// Spread over 300 ms, a burst of 3 leaves at 0, 100 and 200 ms into it.
+	spread := schedule(NewBurst(3, 100*time.Millisecond, time.Second, 300*time.Millisecond), 6, time.Hour)
+	wantSpread := []time.Duration{100, 200, 300, 1100, 1200, 1300}
+	for i := range wantSpread {
+		if i >= len(spread) || spread[i] != wantSpread[i]*time.Millisecond {
+			t.Fatalf("spread burst hits %v, want %v ms", spread, wantSpread)
+		}
 	}
 }

@@ -361,7 +361,7 @@ func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.Ro
 			s.workers, s.maxWork = 10, 2000
 		case p.Burst != nil:
 			n := max(1, p.Burst.Size) * clients
-			s.pacer = NewBurst(n, p.Burst.At.D(), p.Burst.Every.D())
+			s.pacer = NewBurst(n, p.Burst.At.D(), p.Burst.Every.D(), p.Burst.Spread.D())
 			s.workers, s.maxWork = uint64(n), uint64(n)
 		default:
 			return nil, nil, fmt.Errorf("traffic %q: give one of closed_loop, open_loop or burst", name)

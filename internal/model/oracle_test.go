@@ -240,3 +240,34 @@ func TestOracleRotatingBurst(t *testing.T) {
 		t.Errorf("key-windows by allowed count = %v, want {1: 10}", h)
 	}
 }
+
+// TestOracleSpreadBurst: memory store, 5 ms per operation, limit 5; one
+// client bursts 10 requests spread over 100 ms, one every 10 ms.
+//
+// Derivation. Request i is sent at 10i ms and its read takes effect then;
+// it decides at 10i+5 and its write commits at 10i+10, the instant request
+// i+1 reads. Events at one instant run in the order they were scheduled:
+// the send of i+1 was scheduled when the burst began, the commit of i at
+// 10i+5, so the read runs first and misses that write. Request i therefore
+// sees the write of request i-2: counts read are c(0) = c(1) = 0 and
+// c(i) = c(i-2)+1, i.e. 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, all under 5: all 10
+// allowed. Spread over 200 ms (one every 20 ms) every read comes after the
+// previous request's commit: counts 0, 1, 2, ..., so requests 0..4 are
+// allowed and 5..9 read 5 and are denied.
+func TestOracleSpreadBurst(t *testing.T) {
+	for _, tt := range []struct {
+		spread  time.Duration
+		allowed int64
+	}{{100 * time.Millisecond, 10}, {200 * time.Millisecond, 5}} {
+		p := burst(bot("bot"), 10, 0, 0)
+		p.Burst.Spread = dur(tt.spread)
+		sc := memoryScenario(5, time.Hour, ms(5), time.Minute, p)
+		trials, err := RunTrials(sc, Options{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := trials[0].Totals.Allowed; got != tt.allowed {
+			t.Errorf("spread %v: allowed %d, want %d", tt.spread, got, tt.allowed)
+		}
+	}
+}

@@ -17,6 +17,7 @@ const (
 	evLoop   uint8 = iota + 1 // a closed-loop client sends (idx: client)
 	evOpen                    // an open-loop client sends (idx: client)
 	evBurst                   // a population bursts (idx: population)
+	evSend                    // a client sends one request of a spread burst (idx: client)
 	evRead                    // a read's result reaches the request (idx: request)
 	evCommit                  // a request's write commits (idx: request)
 	evOwner                   // a request reaches its key's owner (idx: request)
@@ -248,14 +249,25 @@ func (t *trial) step(e event) {
 		}
 	case evBurst:
 		p := &t.c.pops[e.idx]
-		for k := 0; k < p.clients; k++ {
-			for j := 0; j < p.burstSize; j++ {
-				t.send(int32(p.first + k))
+		n := int64(p.clients * p.burstSize)
+		for j := 0; j < p.burstSize; j++ {
+			for k := 0; k < p.clients; k++ {
+				if p.burstSpread <= 0 {
+					t.send(int32(p.first + k))
+					continue
+				}
+				// Request i of the n leaves i/n of the spread after the burst starts.
+				i := int64(j*p.clients + k)
+				if at := t.now + i*(p.burstSpread/n); at < p.end {
+					t.push(at, evSend, int32(p.first+k))
+				}
 			}
 		}
 		if p.burstEvy > 0 && t.now+p.burstEvy < p.end {
 			t.push(t.now+p.burstEvy, evBurst, e.idx)
 		}
+	case evSend:
+		t.send(e.idx)
 	case evRead:
 		t.readDone(e.idx)
 	case evCommit:

@@ -51,6 +51,7 @@ type population struct {
 	// burst
 	burstSize         int
 	burstAt, burstEvy int64
+	burstSpread       int64
 
 	token, ip   uint8
 	rotateEvery int64
@@ -124,6 +125,7 @@ func compilePopulations(sc *scenario.Scenario, end int64) ([]population, int, er
 			n++
 			c.send = sendBurst
 			c.burstSize, c.burstAt, c.burstEvy = p.Burst.Size, int64(p.Burst.At), int64(p.Burst.Every)
+			c.burstSpread = int64(p.Burst.Spread)
 			if c.burstSize <= 0 {
 				return nil, 0, fmt.Errorf("%s.burst.size %d must be at least 1", where, c.burstSize)
 			}

@@ -179,11 +179,14 @@ type Ramp struct {
 	Over Duration `yaml:"over" json:"over"`
 }
 
-// Burst sends Size requests at once, at At and then every Every.
+// Burst sends Size requests at once, at At and then every Every; with
+// Spread they leave evenly over that time instead of in one instant (as
+// real concurrent requests do, a few at a time).
 type Burst struct {
-	Size  int      `yaml:"size" json:"size"`
-	At    Duration `yaml:"at" json:"at"`       // first burst, from population start
-	Every Duration `yaml:"every" json:"every"` // 0: once
+	Size   int      `yaml:"size" json:"size"`
+	At     Duration `yaml:"at" json:"at"`                             // first burst, from population start
+	Every  Duration `yaml:"every" json:"every"`                       // 0: once
+	Spread Duration `yaml:"spread,omitempty" json:"spread,omitempty"` // 0: all in one instant
 }
 
 // Latency is a distribution of durations. Dist is constant | uniform |

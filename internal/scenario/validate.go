@@ -300,6 +300,9 @@ func (s *Scenario) validatePopulation(pp string, p Population, checkLoc func(pat
 		if p.Burst.Size < 1 {
 			return errAt(pp+".burst.size", "%d is out of range: must be 1 or more", p.Burst.Size)
 		}
+		if p.Burst.Every > 0 && p.Burst.Spread > p.Burst.Every {
+			return errAt(pp+".burst.spread", "%v is longer than every (%v): bursts would overlap; make spread at most every", p.Burst.Spread, p.Burst.Every)
+		}
 	}
 	if p.Start >= s.Duration {
 		return errAt(pp+".start", "%v is not before the end of the trial (duration %v): the population would send nothing", p.Start, s.Duration)
