@@ -20,7 +20,7 @@ func TestPrintSummaryGolden(t *testing.T) {
 		Totals:  measure.Totals{Requests: 1587, Allowed: 46, Denied: 1539, Errors: 2, FailOpen: 40, SimulatedSeconds: 10.1},
 		Overshoot: measure.Overshoot{KeyWindows: 2, OverLimit: 2, OverLimitShare: 1, Excess: 36, MaxAllowed: 40,
 			Ratio: measure.Stats{N: 2, Max: 8, P99: 8, P50: 1.2}, MaxInInterval: 46, MaxInIntervalRatio: 9.2},
-		KV: measure.KVWork{Reads: 1585, Writes: 46, WriteErrors: 40, WriteRateLimited: 40},
+		KV: measure.KVWork{Observed: true, Reads: 1585, Writes: 46, WriteErrors: 40, WriteRateLimited: 40},
 		Live: &measure.Live{URL: "http://127.0.0.1:1/", Target: "eventual", OfferedRate: 157.3, AchievedRate: 157.3,
 			LatencyMs: measure.Stats{P50: 3.25, P95: 10.25, P99: 114.75, Max: 235.88},
 			Status:    map[string]int64{"200": 46, "429": 1539, "error": 2}, Ambiguous: 3, ResultsFile: "reports/default/t/results.bin"},

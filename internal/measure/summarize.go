@@ -159,7 +159,7 @@ func Quantile(sorted []float64, p float64) float64 {
 
 // kvWork turns pooled counters into the summary's KV section.
 func kvWork(c KVCounters) KVWork {
-	w := KVWork{Reads: c.Reads, Writes: c.Writes, ReadErrors: c.ReadErrors, WriteErrors: c.WriteErrors,
+	w := KVWork{Observed: true, Reads: c.Reads, Writes: c.Writes, ReadErrors: c.ReadErrors, WriteErrors: c.WriteErrors,
 		WriteRateLimited: c.WriteRateLimited, QuotaErrors: c.QuotaErrors, LostUpdates: c.LostUpdates,
 		StaleReads: c.StaleReads, StalenessMs: c.Staleness.Stats()}
 	for i, n := range c.VisReads {

@@ -156,6 +156,11 @@ type Population struct {
 
 // KVWork is what the store did, and how stale what it served was.
 type KVWork struct {
+	// Observed is false when the store was out of sight (attack -url): the
+	// counts below are then zero because nothing was measured, not because
+	// nothing happened. LostUpdates and staleness are only observed by the
+	// simulator and the eventual store.
+	Observed         bool  `json:"observed"`
 	Reads            int64 `json:"reads"`
 	Writes           int64 `json:"writes"`
 	ReadErrors       int64 `json:"read_errors"`

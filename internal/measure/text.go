@@ -93,17 +93,20 @@ func (p *printer) body(s *Summary, what string) {
 		}
 		p.f("    %-16s requests %d, allowed %d, denied %d, errors %d%s\n", q.Name, q.Requests, q.Allowed, q.Denied, q.Errors, legit)
 	}
-	k := s.KV
-	p.f("  kv: reads %d, writes %d, read errors %d, write errors %d (429: %d, quota: %d), lost updates %d, stale reads %d",
-		k.Reads, k.Writes, k.ReadErrors, k.WriteErrors, k.WriteRateLimited, k.QuotaErrors, k.LostUpdates, k.StaleReads)
-	if k.StaleReads > 0 {
-		p.f(" (staleness p50 %.0f ms, p99 %.0f ms)", k.StalenessMs.P50, k.StalenessMs.P99)
+	if k := s.KV; k.Observed {
+		p.f("  kv: reads %d, writes %d, read errors %d, write errors %d (429: %d, quota: %d), lost updates %d, stale reads %d",
+			k.Reads, k.Writes, k.ReadErrors, k.WriteErrors, k.WriteRateLimited, k.QuotaErrors, k.LostUpdates, k.StaleReads)
+		if k.StaleReads > 0 {
+			p.f(" (staleness p50 %.0f ms, p99 %.0f ms)", k.StalenessMs.P50, k.StalenessMs.P99)
+		}
+		p.f("\n  cost: $%.2f per million requests", s.Cost.USDPerMillionRequests)
+		if h := s.Cost.FreeWritesExhaustedAfterSecs; h > 0 {
+			p.f("; the free plan's 1,000 writes/day run out %.1f h after 00:00 UTC", h/3600)
+		}
+		p.f("\n")
+	} else {
+		p.f("  kv: not observed (the store is out of sight of this run), so no KV work or cost\n")
 	}
-	p.f("\n  cost: $%.2f per million requests", s.Cost.USDPerMillionRequests)
-	if h := s.Cost.FreeWritesExhaustedAfterSecs; h > 0 {
-		p.f("; the free plan's 1,000 writes/day run out %.1f h after 00:00 UTC", h/3600)
-	}
-	p.f("\n")
 	if lv := s.Live; lv != nil {
 		p.f("  live: offered %.1f req/s, achieved %.1f req/s over %.1f s\n", lv.OfferedRate, lv.AchievedRate, lv.DurationSecs)
 		p.f("  latency p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, max %.2f ms (the attacker's clock; see latency_note)\n",

@@ -59,6 +59,10 @@ func (t Threshold) Check(s *Summary) []string {
 	}
 	var broken []string
 	check := func(where string, s *Summary) {
+		if s.Overshoot.KeyWindows == 0 {
+			broken = append(broken, where+"no key-window was measured (no request got a decision), so the overshoot cannot be checked")
+			return
+		}
 		if got := t.stat(s); got > t.Max {
 			broken = append(broken, fmt.Sprintf("%sovershoot ratio %s = %.3g exceeds -max-ratio %.3g", where, t.At, got, t.Max))
 		}

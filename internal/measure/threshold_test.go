@@ -3,7 +3,7 @@ package measure
 import "testing"
 
 func TestThreshold(t *testing.T) {
-	s := &Summary{Overshoot: Overshoot{Ratio: Stats{Max: 3, P99: 2, P95: 1.5, P50: 1, Mean: 1.2},
+	s := &Summary{Overshoot: Overshoot{KeyWindows: 10, Ratio: Stats{Max: 3, P99: 2, P95: 1.5, P50: 1, Mean: 1.2},
 		PerTrial: PerTrial{MaxRatio: Interval{P95: 2.5}}}}
 	tests := []struct {
 		max    float64
@@ -31,11 +31,15 @@ func TestThreshold(t *testing.T) {
 		}
 	}
 	sweep := &Summary{Points: []Point{
-		{Params: []Param{{"c", "1"}}, Summary: &Summary{Overshoot: Overshoot{Ratio: Stats{Max: 1}}}},
-		{Params: []Param{{"c", "8"}}, Summary: &Summary{Overshoot: Overshoot{Ratio: Stats{Max: 4}}}},
+		{Params: []Param{{"c", "1"}}, Summary: &Summary{Overshoot: Overshoot{KeyWindows: 1, Ratio: Stats{Max: 1}}}},
+		{Params: []Param{{"c", "8"}}, Summary: &Summary{Overshoot: Overshoot{KeyWindows: 1, Ratio: Stats{Max: 4}}}},
 	}}
 	if got := (Threshold{Max: 2, At: "max"}).Check(sweep); len(got) != 1 || got[0] != "at c=8: overshoot ratio max = 4 exceeds -max-ratio 2" {
 		t.Errorf("sweep check = %q", got)
+	}
+	// A run where nothing got a decision cannot pass a gate.
+	if got := (Threshold{Max: 2, At: "max"}).Check(&Summary{}); len(got) != 1 {
+		t.Errorf("empty run: check = %q, want one failure", got)
 	}
 	for _, bad := range []Threshold{{Max: -1, At: "max"}, {Max: 1, At: "p90"}} {
 		if bad.Validate() == nil {
