@@ -74,6 +74,12 @@ func (s TokenSource) Validate() error {
 	if s.Name == "" {
 		return fmt.Errorf("token source %s has no name: give the %s name, e.g. X-Anon-Token", s.From, s.From)
 	}
+	for i := 0; i < len(s.Name); i++ {
+		if !isTokenChar(s.Name[i]) {
+			return fmt.Errorf("token source %s name %q has %q at byte %d: a %s name is letters, digits and !#$%%&'*+-.^_`|~ only (RFC 9110 token)",
+				s.From, s.Name, s.Name[i], i, s.From)
+		}
+	}
 	return nil
 }
 
@@ -88,4 +94,14 @@ func (s TokenSource) Token(r *http.Request) string {
 	}
 	v, _ := header(r.Header, s.Name)
 	return v
+}
+
+// isTokenChar reports whether c may appear in an HTTP header or cookie name
+// (RFC 9110 tchar).
+func isTokenChar(c byte) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		return true
+	}
+	return c < 0x80 && strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }

@@ -116,3 +116,22 @@ func FuzzCaller(f *testing.F) {
 		}
 	})
 }
+
+func TestTokenSourceNames(t *testing.T) {
+	for _, tt := range []struct {
+		src TokenSource
+		ok  bool
+	}{
+		{TokenSource{From: "header", Name: "X-Anon-Token"}, true},
+		{TokenSource{From: "cookie", Name: "anon_token"}, true},
+		{TokenSource{From: "header", Name: "bad name"}, false},
+		{TokenSource{From: "cookie", Name: "a;b"}, false},
+		{TokenSource{From: "header", Name: "X-Tök"}, false},
+		{TokenSource{From: "header", Name: ""}, false},
+		{TokenSource{From: "query", Name: "t"}, false},
+	} {
+		if err := tt.src.Validate(); (err == nil) != tt.ok {
+			t.Errorf("Validate(%+v) = %v, want ok %v", tt.src, err, tt.ok)
+		}
+	}
+}

@@ -60,6 +60,12 @@ const (
 	MaxTrials = 100000
 	// MaxSweepPoints is the most points a sweep grid may have.
 	MaxSweepPoints = 10000
+	// MaxClients is the most clients one population may have, and
+	// MaxInFlight the most requests one population may have in flight
+	// (clients x concurrency, or clients x burst size): bounds that keep a
+	// run within memory rather than crash it.
+	MaxClients  = 1000000
+	MaxInFlight = 1000000
 )
 
 // DefaultStart is the virtual time at which a trial starts when the

@@ -201,8 +201,8 @@ func (s *Scenario) validateStore(checkLoc func(path, name string) error) error {
 }
 
 func (s *Scenario) validatePopulation(pp string, p Population, checkLoc func(path, name string) error) error {
-	if p.Clients < 1 {
-		return errAt(pp+".clients", "%d is out of range: must be 1 or more", p.Clients)
+	if p.Clients < 1 || p.Clients > MaxClients {
+		return errAt(pp+".clients", "%d is out of range: must be 1 to %d", p.Clients, MaxClients)
 	}
 	id := p.Identity
 	switch id.Token {
@@ -277,8 +277,11 @@ func (s *Scenario) validatePopulation(pp string, p Population, checkLoc func(pat
 	switch {
 	case p.ClosedLoop != nil:
 		c := p.ClosedLoop
-		if c.Concurrency < 1 {
-			return errAt(pp+".closed_loop.concurrency", "%d is out of range: must be 1 or more", c.Concurrency)
+		if c.Concurrency < 1 || c.Concurrency > MaxInFlight {
+			return errAt(pp+".closed_loop.concurrency", "%d is out of range: must be 1 to %d", c.Concurrency, MaxInFlight)
+		}
+		if n := int64(c.Concurrency) * int64(p.Clients); n > MaxInFlight {
+			return errAt(pp+".closed_loop.concurrency", "%d per client x %d clients = %d requests in flight, over the %d a run can hold: lower one of them", c.Concurrency, p.Clients, n, MaxInFlight)
 		}
 		if err := latency(pp+".closed_loop.think", c.Think); err != nil {
 			return err
@@ -297,8 +300,11 @@ func (s *Scenario) validatePopulation(pp string, p Population, checkLoc func(pat
 			}
 		}
 	case p.Burst != nil:
-		if p.Burst.Size < 1 {
-			return errAt(pp+".burst.size", "%d is out of range: must be 1 or more", p.Burst.Size)
+		if p.Burst.Size < 1 || p.Burst.Size > MaxInFlight {
+			return errAt(pp+".burst.size", "%d is out of range: must be 1 to %d", p.Burst.Size, MaxInFlight)
+		}
+		if n := int64(p.Burst.Size) * int64(p.Clients); n > MaxInFlight {
+			return errAt(pp+".burst.size", "%d per client x %d clients = %d requests at once, over the %d a run can hold: lower one of them", p.Burst.Size, p.Clients, n, MaxInFlight)
 		}
 		if p.Burst.Every > 0 && p.Burst.Spread > p.Burst.Every {
 			return errAt(pp+".burst.spread", "%v is longer than every (%v): bursts would overlap; make spread at most every", p.Burst.Spread, p.Burst.Every)
