@@ -98,6 +98,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.trials < 0 {
 		return nil, fmt.Errorf("-trials %d is negative: give 1 or more", c.trials)
 	}
+	if c.workers < 0 {
+		return nil, fmt.Errorf("-workers %d is negative: give 1 or more, or 0 for one per core", c.workers)
+	}
 	if err := c.threshold.Validate(); err != nil {
 		return nil, err
 	}
@@ -144,8 +147,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	s, err := run(ctx, c, sc, points, prog)
 	prog.done()
 	if err != nil && !errors.Is(err, context.Canceled) {
+		// The scenario was valid (it loaded); a run that fails is not bad input.
 		fmt.Fprintln(stderr, "simulate:", err)
-		return ExitBadInput
+		return ExitFailure
 	}
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "simulate: interrupted: writing what finished, marked incomplete")
@@ -172,9 +176,43 @@ func load(c *config, measured *measure.Summary) (*scenario.Scenario, error) {
 		return nil, err
 	}
 	if measured != nil {
-		return sc.LiveProfile()
+		return measuredProfile(sc, measured)
 	}
 	return sc, nil
+}
+
+// measuredProfile is the scenario as the live run that wrote measured ran
+// it: its live profile, then what the run itself reports, which wins: the
+// limit and window the target announced, how long it really ran (a run
+// stopped early covers less), and the store the built-in target used.
+func measuredProfile(sc *scenario.Scenario, measured *measure.Summary) (*scenario.Scenario, error) {
+	sc, err := sc.LiveProfile()
+	if err != nil {
+		return nil, err
+	}
+	var sets []string
+	if l := measured.Limiter; l.Limit > 0 && l.WindowSecs > 0 {
+		sets = append(sets, fmt.Sprintf("limiter.limit=%d", l.Limit),
+			"limiter.window="+scenario.Duration(time.Duration(l.WindowSecs*float64(time.Second)).Round(time.Millisecond)).String())
+	}
+	if lv := measured.Live; lv != nil && lv.DurationSecs > 0 {
+		d := time.Duration(lv.DurationSecs * float64(time.Second)).Round(time.Millisecond)
+		sets = append(sets, "duration="+scenario.Duration(max(d, time.Millisecond)).String())
+	}
+	switch measured.Limiter.Store {
+	case "eventual": // the simulator's KV model on the wall clock
+		sets = append(sets, "store.kind="+scenario.KindKV)
+	case "memory":
+		sets = append(sets, "store.kind="+scenario.KindMemory)
+	}
+	if len(sets) == 0 {
+		return sc, nil
+	}
+	out, err := sc.With(sets...)
+	if err != nil {
+		return nil, fmt.Errorf("-compare: the measured run's settings do not fit the scenario: %w", err)
+	}
+	return out, nil
 }
 
 // readSummary reads a summary.json to compare with.
@@ -244,17 +282,9 @@ func ref(sc *scenario.Scenario) measure.ScenarioRef {
 }
 
 // finish prints the summary, writes the report and applies the threshold.
+// The summary is printed before the report is written, so that a report
+// that cannot be written (a full disk, a bad -out) loses nothing measured.
 func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measure.Summary, stdout, stderr io.Writer) int {
-	dir := ""
-	if !c.noReport {
-		var err error
-		opts := report.Options{Compare: measured, Traffic: s.Scenario.Traffic}
-		dir, err = report.WriteNew(c.out, &s, time.Now(), opts)
-		if err != nil {
-			fmt.Fprintln(stderr, "simulate:", err)
-			return ExitFailure
-		}
-	}
 	if c.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -262,17 +292,25 @@ func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measu
 			fmt.Fprintln(stderr, "simulate:", err)
 			return ExitFailure
 		}
-	} else {
-		if err := measure.WriteText(stdout, &s); err != nil {
-			fmt.Fprintln(stderr, "simulate:", err)
+	} else if err := measure.WriteText(stdout, &s); err != nil {
+		fmt.Fprintln(stderr, "simulate:", err)
+		return ExitFailure
+	}
+	if !c.noReport {
+		opts := report.Options{Compare: measured, Traffic: s.Scenario.Traffic}
+		dir, err := report.WriteNew(c.out, &s, time.Now(), opts)
+		if err != nil {
+			fmt.Fprintln(stderr, "simulate: the summary is above, but the report was not written:", err)
 			return ExitFailure
 		}
-		if dir != "" {
+		if c.json {
+			fmt.Fprintf(stderr, "report: %s\n", dir)
+		} else {
 			fmt.Fprintf(stdout, "\nreport: %s/report.html (summary.json, report.md and figures beside it)\n", dir)
 		}
 	}
-	if dir != "" && c.json {
-		fmt.Fprintf(stderr, "report: %s\n", dir)
+	if measured != nil && !measured.Complete {
+		fmt.Fprintln(stderr, "simulate: note: the measured run was interrupted; it covers less than its scenario planned")
 	}
 	if broken := c.threshold.Check(&s); len(broken) > 0 {
 		for _, b := range broken {

@@ -155,3 +155,45 @@ func TestSweepAndReport(t *testing.T) {
 		t.Errorf("want two report folders, got %v", matches)
 	}
 }
+
+// TestCompareFollowsTheMeasuredRun: -compare predicts what the live run
+// really did: the limit and window its target announced, how long it ran,
+// and the store the built-in target used.
+func TestCompareFollowsTheMeasuredRun(t *testing.T) {
+	dir := t.TempDir()
+	measured := measure.Summary{Schema: measure.SchemaVersion, Mode: "attack", Complete: true, Trials: 1,
+		Scenario: measure.ScenarioRef{Name: "default"},
+		Limiter:  measure.LimiterRef{Algorithm: "fixed-window", Limit: 3, Window: "7s", WindowSecs: 7, Store: "memory", ErrorPolicy: "fail-open"},
+		Live:     &measure.Live{DurationSecs: 4.2}}
+	b, _ := json.Marshal(measured)
+	path := filepath.Join(dir, "summary.json")
+	os.WriteFile(path, b, 0o644)
+	code, stdout, stderr := runMain(t, "-json", "-out", filepath.Join(dir, "out"), "-trials", "2", "-compare", path)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var s measure.Summary
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	if l := s.Limiter; l.Limit != 3 || l.WindowSecs != 7 || l.Store != "memory" {
+		t.Errorf("predicted limiter = %+v, want limit 3 per 7 s on memory", l)
+	}
+	if s.Totals.SimulatedSeconds != 4.2 {
+		t.Errorf("predicted %v s, want the measured 4.2 s", s.Totals.SimulatedSeconds)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "out", "default", "*", "compare-summary.json")); len(m) != 1 {
+		t.Errorf("want one comparison report, got %v", m)
+	}
+}
+
+// TestReportFailureKeepsTheSummary: when the report cannot be written, the
+// summary has been printed already and the exit status says it failed.
+func TestReportFailureKeepsTheSummary(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocker, nil, 0o644)
+	code, stdout, stderr := runMain(t, "-trials", "2", "-out", filepath.Join(blocker, "reports"))
+	if code != ExitFailure || !strings.Contains(stdout, "let through up to") || !strings.Contains(stderr, "report was not written") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1 with the summary printed", code, stdout, stderr)
+	}
+}
