@@ -9,10 +9,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/overshoot-dev/overshoot/internal/fakeclock"
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/kvemu"
 )
@@ -23,33 +23,16 @@ const (
 	testToken     = "s3cr3t-T0KEN-must-never-leak-0123456789"
 )
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 type fixture struct {
 	emu   *kvemu.Emulator
-	clock *clock
+	clock *fakeclock.Clock
 	srv   *httptest.Server
 }
 
 // newFixture starts the emulator on loopback with a fake clock.
 func newFixture(t *testing.T, mod func(*kvemu.Config)) *fixture {
 	t.Helper()
-	clk := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	clk := fakeclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	cfg := kvemu.Config{AccountID: testAccount, Token: testToken, Namespaces: []string{testNamespace}, Now: clk.Now}
 	if mod != nil {
 		mod(&cfg)

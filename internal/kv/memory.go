@@ -46,11 +46,15 @@ func NewMemory(opts MemoryOptions) *Memory {
 }
 
 // wait sleeps the configured latency, or returns early when ctx ends.
-func (m *Memory) wait(ctx context.Context) error {
-	if m.opts.Latency <= 0 {
+func (m *Memory) wait(ctx context.Context) error { return Sleep(ctx, m.opts.Latency) }
+
+// Sleep waits d, as a store's operation takes time, or returns ctx's error
+// as soon as ctx ends. A d of 0 or less does not wait.
+func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
 		return ctx.Err()
 	}
-	t := time.NewTimer(m.opts.Latency)
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:

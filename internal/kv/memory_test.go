@@ -8,28 +8,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/fakeclock"
 )
 
-// clock is a settable clock for tests.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-func newTestMemory(opts MemoryOptions) (*Memory, *clock) {
-	c := &clock{t: time.Unix(1_700_000_000, 0)}
+func newTestMemory(opts MemoryOptions) (*Memory, *fakeclock.Clock) {
+	c := fakeclock.New(time.Unix(1_700_000_000, 0))
 	opts.Now = c.Now
 	return NewMemory(opts), c
 }

@@ -10,9 +10,10 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/fakeclock"
 )
 
 const (
@@ -22,26 +23,9 @@ const (
 )
 
 // clock is a settable fake clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+func newClock() *fakeclock.Clock { return fakeclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) }
 
-func newClock() *clock { return &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-func newEmu(t testing.TB, mod func(*Config)) (*Emulator, *clock) {
+func newEmu(t testing.TB, mod func(*Config)) (*Emulator, *fakeclock.Clock) {
 	t.Helper()
 	clk := newClock()
 	cfg := Config{AccountID: testAccount, Token: testToken, Namespaces: []string{testNamespace}, Now: clk.Now}
