@@ -331,3 +331,28 @@ func TestMainDefaultScenario(t *testing.T) {
 		t.Errorf("scenario %+v, limiter %+v: want the embedded default", s.Scenario, s.Limiter)
 	}
 }
+
+// TestMainNoProgressOffTerminal: when stderr is not a terminal (a buffer,
+// a pipe, a log file) no progress line, carriage return or escape sequence
+// is written to it.
+func TestMainNoProgressOffTerminal(t *testing.T) {
+	sc := cliScenario(t, strings.Replace(sequentialYAML, "1600ms", "1200ms", 1))
+	code, _, stderr := runMain(t, Env{}, "-store", "memory", "-out", t.TempDir(), sc)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.ContainsAny(stderr, "\r\x1b") {
+		t.Errorf("stderr is not a terminal but got progress output: %q", stderr)
+	}
+	if isTerminal(&bytes.Buffer{}) {
+		t.Errorf("a buffer taken for a terminal")
+	}
+	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if isTerminal(f) {
+		t.Errorf("a regular file taken for a terminal")
+	}
+}
