@@ -112,7 +112,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	c.cf.register(fs)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "built-in target's listen `address` (loopback only; port 0 picks one)")
 	fs.DurationVar(&c.duration, "duration", 0, "how long to attack (default: the scenario's live.duration)")
-	fs.Int64Var(&c.maxRequests, "max-requests", 0, "stop after this many requests (default: the scenario's live.max_requests)")
+	fs.Int64Var(&c.maxRequests, "max-requests", 0, "stop after this many requests (default: the scenario's live.max_requests; with -store cloudflare and neither given, "+
+		strconv.Itoa(DefaultCloudflareMaxRequests)+", since every request is billed API calls)")
 	fs.Func("seed", "seed for Poisson arrivals and think times (default: the scenario's seed)", func(v string) error {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
@@ -182,6 +183,12 @@ func Main(args []string, env Env) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
 		return ExitBadInput
+	}
+	if c.store == StoreCloudflare && c.url == "" && !c.serve && c.maxRequests == 0 && sc.Live.MaxRequests == 0 {
+		// Every request is billed API calls: bound the run unless the user did.
+		c.maxRequests = DefaultCloudflareMaxRequests
+		fmt.Fprintf(stderr, "attack: note: -store cloudflare: at most %d requests, since each is billed API calls; set -max-requests (or live.max_requests) for more\n",
+			DefaultCloudflareMaxRequests)
 	}
 	seed := sc.Seed
 	if c.seedSet {

@@ -15,6 +15,12 @@ import (
 // over the Cloudflare REST API (internal/cloudflare).
 const StoreCloudflare = "cloudflare"
 
+// DefaultCloudflareMaxRequests bounds a -store cloudflare run when neither
+// -max-requests nor the scenario's live.max_requests does: every request
+// costs real, billed API calls (a read, often a write), and an unbounded
+// closed loop makes thousands of them in seconds.
+const DefaultCloudflareMaxRequests = 500
+
 // cloudflareFlags are the flags of -store cloudflare. The API token and the
 // account come only from the environment (CLOUDFLARE_API_TOKEN,
 // CLOUDFLARE_ACCOUNT_ID), never from a flag, so that they stay out of shell

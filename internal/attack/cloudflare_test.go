@@ -130,6 +130,26 @@ func TestCloudflareStoreAttack(t *testing.T) {
 			t.Errorf("most allowed in a window %d: fail-open on 429 should let more than the limit of 5 through", s.Overshoot.MaxAllowed)
 		}
 	})
+
+	t.Run("no request bound given: at most 500", func(t *testing.T) {
+		// The hammer without live.max_requests, for longer than 500
+		// requests take: the default bound stops it (every request is
+		// billed API calls on a real namespace).
+		yaml := strings.Replace(strings.Replace(cfHammerYAML, ", max_requests: 2000", "", 1), "400ms", "5s", 1)
+		out := t.TempDir()
+		code, _, stderr := runMain(t, Env{}, "-out", out, "-json", "-store", "cloudflare", "-namespace", emuNamespace,
+			"-cf-base-url", base, cliScenario(t, yaml))
+		if code != ExitOK {
+			t.Fatalf("exit %d; stderr: %s", code, stderr)
+		}
+		s, _ := readSummary(t, out)
+		if s.Totals.Requests != DefaultCloudflareMaxRequests {
+			t.Errorf("%d requests, want the default bound of %d", s.Totals.Requests, DefaultCloudflareMaxRequests)
+		}
+		if !strings.Contains(stderr, "at most 500 requests") {
+			t.Errorf("stderr %q does not say the run is bounded", stderr)
+		}
+	})
 }
 
 // TestCloudflareStoreBadInput: a missing variable, a refused token, an
