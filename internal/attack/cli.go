@@ -415,7 +415,8 @@ func runDuration(c *config, sc *scenario.Scenario) time.Duration {
 }
 
 // preflight sends one request to u before any load, so that an unreachable
-// target is a clear error and nothing is written. It returns the limit and
+// target, or one that answers neither 2xx nor 429 (a wrong path), is a clear
+// error and nothing is written. It returns the limit and
 // window of the target's RateLimit-Policy when it states one.
 func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout time.Duration) (int64, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, min(timeout, 10*time.Second))
@@ -436,6 +437,13 @@ func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
+	if ok := resp.StatusCode >= 200 && resp.StatusCode < 300 || resp.StatusCode == http.StatusTooManyRequests; !ok {
+		// A limiter answers 2xx (allowed) or 429 (denied); anything else
+		// (a wrong path's 404, a 500, a login redirect) would be measured
+		// as errors only.
+		return 0, 0, fmt.Errorf("-url %s answered the preflight request with %s, not 2xx or 429: check the URL and its path (attack counts only 2xx as allowed and 429 as denied)",
+			u, resp.Status)
+	}
 	q, w := ParsePolicy(resp.Header.Get("RateLimit-Policy"))
 	return q, w, nil
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,11 +77,19 @@ func TestMainBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer busy.Close()
+	notFound := httptest.NewServer(http.NotFoundHandler())
+	defer notFound.Close()
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	defer broken.Close()
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
+		{"url answers 404", []string{"-url", notFound.URL + "/nonexistent", good}, notFound.URL + "/nonexistent answered the preflight request with 404 Not Found"},
+		{"url answers 503", []string{"-url", broken.URL + "/", good}, broken.URL + "/ answered the preflight request with 503 Service Unavailable"},
 		{"unknown flag", []string{"-bogus"}, "bogus"},
 		{"unknown store", []string{"-store", "redis", good}, "redis"},
 		{"unknown statistic", []string{"-at", "p42", good}, "p42"},
