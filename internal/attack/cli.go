@@ -151,6 +151,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.duration < 0 || c.maxRequests < 0 || c.timeout <= 0 {
 		return nil, fmt.Errorf("-duration, -max-requests must be >= 0 and -timeout > 0")
 	}
+	if _, err := ipHeader(c.ipHeader); err != nil {
+		return nil, err
+	}
 	if c.url != "" && c.serve {
 		return nil, fmt.Errorf("-url and -serve do not go together: -serve runs the built-in target, -url attacks another")
 	}
@@ -206,6 +209,19 @@ func Main(args []string, env Env) int {
 	}
 	lcfg = lim.Config()
 	token := limiter.TokenSource{From: sc.Limiter.Token.From, Name: sc.Limiter.Token.Name}
+	// Everything the run derives from the flags and the scenario is checked
+	// now, before a store, a server or a file exists.
+	if !c.serve {
+		check := Options{Scenario: sc, URL: c.url, Limit: lcfg.Limit, Window: lcfg.Window, Duration: c.duration,
+			MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Timeout: c.timeout}
+		if check.URL == "" {
+			check.URL = "http://" + c.addr + "/"
+		}
+		if err := Validate(check); err != nil {
+			fmt.Fprintf(stderr, "attack: %s: %v\n", c.scenarioFile, err)
+			return ExitBadInput
+		}
+	}
 
 	// First signal: stop the attack (or the server) and write what was
 	// measured; second: exit at once.

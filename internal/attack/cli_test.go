@@ -103,6 +103,7 @@ func TestMainBadInput(t *testing.T) {
 		{"unreachable url", []string{"-url", "http://" + closedPort(t) + "/", good}, "cannot reach"},
 		{"not a url", []string{"-url", "ftp://x/", good}, "not an http"},
 		{"url and serve", []string{"-url", "http://127.0.0.1:1/", "-serve", good}, "-serve"},
+		{"bad ip header", []string{"-store", "memory", "-ip-header", "X-Real-IP", good}, "-ip-header \"X-Real-IP\""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

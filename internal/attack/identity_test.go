@@ -3,7 +3,9 @@ package attack
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
@@ -108,3 +110,44 @@ traffic: [{name: p, open_loop: {rate: 1/s}}]
 }
 
 func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
+
+// TestValidate: what Run would reject is found before anything is sent or
+// written, including settings a scenario file cannot express but Options
+// can (a programmatic scenario).
+func TestValidate(t *testing.T) {
+	good := func() Options {
+		return Options{Scenario: parse(t, sequentialYAML), URL: "http://127.0.0.1:1/", Limit: 5, Window: 500 * time.Millisecond}
+	}
+	tests := []struct {
+		name string
+		edit func(*Options)
+		want string
+	}{
+		{"good", func(*Options) {}, ""},
+		{"cf header", func(o *Options) { o.IPHeader = "cf-connecting-ip" }, ""},
+		{"bad ip header", func(o *Options) { o.IPHeader = "X-Real-IP" }, "-ip-header"},
+		{"no limit", func(o *Options) { o.Limit = 0 }, "limit"},
+		{"no traffic", func(o *Options) { o.Scenario.Traffic = nil }, "no traffic"},
+		{"bad token mode", func(o *Options) { o.Scenario.Traffic[0].Identity.Token = "weird" }, "identity.token"},
+		{"bad ip mode", func(o *Options) { o.Scenario.Traffic[0].Identity.IP = "weird" }, "identity.ip"},
+		{"bad token source", func(o *Options) { o.Scenario.Limiter.Token.From = "query" }, "limiter.token"},
+		{"weighted without weights", func(o *Options) { o.Scenario.Traffic[0].Arrive.Mode = "weighted" }, "no weights"},
+		{"no loop", func(o *Options) { o.Scenario.Traffic[0].ClosedLoop = nil }, "closed_loop"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := good()
+			tc.edit(&o)
+			err := Validate(o)
+			if tc.want == "" {
+				if err != nil {
+					t.Errorf("Validate: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Validate = %v, want an error mentioning %q", err, tc.want)
+			}
+		})
+	}
+}

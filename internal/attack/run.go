@@ -94,6 +94,70 @@ type Options struct {
 	Series *[]report.LivePoint
 }
 
+// normalize checks o and fills in its defaults; it returns the run's
+// duration and request bound (0: none).
+func (o Options) normalize() (Options, time.Duration, int64, error) {
+	sc := o.Scenario
+	if sc == nil {
+		return o, 0, 0, fmt.Errorf("attack: no scenario given")
+	}
+	if o.Limit <= 0 || o.Window <= 0 || o.Window%time.Millisecond != 0 {
+		return o, 0, 0, fmt.Errorf("attack: limit %d and window %v must be positive (window in whole ms)", o.Limit, o.Window)
+	}
+	if len(sc.Traffic) == 0 {
+		return o, 0, 0, fmt.Errorf("scenario %q has no traffic: add a population under traffic:", sc.Name)
+	}
+	dur := o.Duration
+	if dur <= 0 {
+		dur = sc.Live.Duration.D()
+	}
+	if dur <= 0 {
+		dur = DefaultDuration
+	}
+	maxReq := o.MaxRequests
+	if maxReq <= 0 {
+		maxReq = sc.Live.MaxRequests
+	}
+	h, err := ipHeader(o.IPHeader)
+	if err != nil {
+		return o, 0, 0, err
+	}
+	o.IPHeader = h
+	if o.Skew <= 0 {
+		o.Skew = DefaultSkew
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	return o, dur, maxReq, nil
+}
+
+// ipHeader returns the canonical form of the client address header h
+// ("" means X-Forwarded-For), or an error when it is not one attack sends.
+func ipHeader(h string) (string, error) {
+	if h == "" {
+		h = "X-Forwarded-For"
+	}
+	c := http.CanonicalHeaderKey(h)
+	if c != "X-Forwarded-For" && c != "Cf-Connecting-Ip" {
+		return "", fmt.Errorf("-ip-header %q is not supported: use X-Forwarded-For or CF-Connecting-IP", h)
+	}
+	return c, nil
+}
+
+// Validate checks everything Run would reject before it sends anything (the
+// options, the client address header, every population's identities,
+// arrival and loop), so that a command can refuse bad input before it
+// creates a file or starts a server. Run checks the same again.
+func Validate(o Options) error {
+	o, dur, _, err := o.normalize()
+	if err != nil {
+		return err
+	}
+	_, _, err = buildSpecs(o, dur, nil, nil)
+	return err
+}
+
 // spec is one population's attack.
 type spec struct {
 	name              string
@@ -114,40 +178,11 @@ type spec struct {
 // has Complete = false. Errors are for runs that could not start or could
 // not write their results.
 func Run(ctx context.Context, o Options) (measure.Summary, error) {
+	o, dur, maxReq, err := o.normalize()
+	if err != nil {
+		return measure.Summary{}, err
+	}
 	sc := o.Scenario
-	if sc == nil {
-		return measure.Summary{}, fmt.Errorf("attack: no scenario given")
-	}
-	if o.Limit <= 0 || o.Window <= 0 || o.Window%time.Millisecond != 0 {
-		return measure.Summary{}, fmt.Errorf("attack: limit %d and window %v must be positive (window in whole ms)", o.Limit, o.Window)
-	}
-	if len(sc.Traffic) == 0 {
-		return measure.Summary{}, fmt.Errorf("scenario %q has no traffic: add a population under traffic:", sc.Name)
-	}
-	dur := o.Duration
-	if dur <= 0 {
-		dur = sc.Live.Duration.D()
-	}
-	if dur <= 0 {
-		dur = DefaultDuration
-	}
-	maxReq := o.MaxRequests
-	if maxReq <= 0 {
-		maxReq = sc.Live.MaxRequests
-	}
-	if o.IPHeader == "" {
-		o.IPHeader = "X-Forwarded-For"
-	}
-	o.IPHeader = http.CanonicalHeaderKey(o.IPHeader)
-	if o.IPHeader != "X-Forwarded-For" && o.IPHeader != "Cf-Connecting-Ip" {
-		return measure.Summary{}, fmt.Errorf("attack: client address header %q is not supported: use X-Forwarded-For or CF-Connecting-IP", o.IPHeader)
-	}
-	if o.Skew <= 0 {
-		o.Skew = DefaultSkew
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = 10 * time.Second
-	}
 	start := time.Now()
 	var budget *atomic.Int64
 	if maxReq > 0 {
