@@ -42,7 +42,8 @@ const ResultsFileName = "results.bin"
 // how to exit at once on a second signal.
 type Env struct {
 	Stdout, Stderr io.Writer
-	// Signals delivers interrupts: the first stops the attack cleanly, the
+	// Signals delivers interrupts: the first stops the attack cleanly
+	// (results and summary written, marked incomplete; Main returns 1), the
 	// second calls Exit(130) at once.
 	Signals <-chan os.Signal
 	// Exit ends the process; nil means os.Exit.
@@ -91,7 +92,8 @@ past its limit it lets callers go. With no -url it starts the built-in target
 nothing leaves loopback unless you name a URL. Writes summary.json and a vegeta
 results file (read it with: vegeta report < results.bin) under -out.
 
-Exit codes: 0 ok, 1 failure, 2 bad input, 3 -max-ratio broken.
+Exit codes: 0 ok, 1 failure or interrupted (what was measured is still
+written), 2 bad input, 3 -max-ratio broken; a second Ctrl-C exits 130 at once.
 
 flags:
 `
@@ -401,6 +403,12 @@ func Main(args []string, env Env) int {
 			fmt.Fprintln(stderr, "attack: threshold broken:", b)
 		}
 		return ExitBroken
+	}
+	if !s.Complete {
+		// Interrupted: what was measured is written, but it is not the run
+		// the scenario planned, so it is not a success (as simulate).
+		fmt.Fprintln(stderr, "attack: the run was interrupted: results and summary cover only what was measured (marked incomplete)")
+		return ExitFailure
 	}
 	return ExitOK
 }

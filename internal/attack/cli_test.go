@@ -235,8 +235,9 @@ func TestMainURL(t *testing.T) {
 	}
 }
 
-// TestMainInterrupt: the first interrupt stops the attack, drains, and
-// writes results and a summary marked incomplete; the second exits at once.
+// TestMainInterrupt: the first interrupt stops the attack, drains, writes
+// results and a summary marked incomplete, and exits 1; the second exits 130
+// at once.
 func TestMainInterrupt(t *testing.T) {
 	sc := cliScenario(t, strings.Replace(sequentialYAML, "1600ms", "60s", 1))
 	out := t.TempDir()
@@ -251,8 +252,8 @@ func TestMainInterrupt(t *testing.T) {
 	began := time.Now()
 	code, stdout, stderr := runMain(t, env, "-store", "eventual", "-set", "live.time_scale=100", "-out", out, sc)
 	within(t, "an interrupted 60 s run", time.Since(began), 10*time.Second)
-	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want %d (an interrupted run is not a success): %s", code, ExitFailure, stderr)
 	}
 	s, dir := readSummary(t, out)
 	if s.Complete || s.Totals.Requests == 0 {
