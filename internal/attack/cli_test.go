@@ -186,6 +186,9 @@ func TestMainJSON(t *testing.T) {
 	if written.Totals != s.Totals || !s.Complete || s.Mode != "attack" || s.Limiter.Store != "memory" {
 		t.Errorf("stdout summary %+v vs written %+v", s.Totals, written.Totals)
 	}
+	if !s.KV.Observed || s.KV.Reads == 0 {
+		t.Errorf("kv %+v: the built-in target's store is in sight, want observed with reads", s.KV)
+	}
 	if s.Scenario.Hash == "" || s.Scenario.File != sc || s.Limiter.Window != "500ms" {
 		t.Errorf("scenario ref %+v, limiter %+v", s.Scenario, s.Limiter)
 	}
@@ -232,6 +235,11 @@ func TestMainURL(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "RateLimit-Policy says 5 per 500ms") || !strings.Contains(stdout, "summary") {
 		t.Errorf("stderr %q, stdout %q", stderr, stdout)
+	}
+	// The target's store is out of sight: its KV work is not observed,
+	// and the console says so rather than printing zeros.
+	if s.KV.Observed || !strings.Contains(stdout, "kv: not observed") {
+		t.Errorf("kv.observed %v, stdout %q: want the store reported as not observed", s.KV.Observed, stdout)
 	}
 }
 

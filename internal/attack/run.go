@@ -81,7 +81,8 @@ type Options struct {
 	Results     io.Writer
 	ResultsFile string
 	// KV, when set, adds the store's counters to the trial before it is
-	// summarised (the built-in target's CountingStore.AddTo).
+	// summarised (the built-in target's CountingStore.AddTo). When nil the
+	// store is out of sight (any URL): the summary's kv.observed is false.
 	KV func(*measure.KVCounters)
 	// Summary holds the identifying fields (scenario, seed, limiter,
 	// target); Run fills in the rest.
@@ -272,6 +273,9 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	s.Seed = o.Seed
 	s.Complete = ctx.Err() == nil
 	s = measure.Summarize(s, o.Limit, []measure.Trial{trial})
+	// Without the store's counters (any URL) the KV work was not seen: its
+	// zeros are not measurements.
+	s.KV.Observed = o.KV != nil
 
 	var offered float64
 	for _, sp := range specs {
