@@ -327,7 +327,7 @@ func Main(args []string, env Env) int {
 	}
 	resultsPath := filepath.Join(dir, ResultsFileName)
 	partial := resultsPath + ".partial"
-	rf, err := os.Create(partial)
+	rf, err := createResults(partial)
 	if err != nil {
 		fmt.Fprintf(stderr, "attack: creating the results file: %v\n", err)
 		return ExitFailure
@@ -376,7 +376,19 @@ func Main(args []string, env Env) int {
 		runErr = fmt.Errorf("closing the results file %s: %w", partial, closeErr)
 	}
 	if runErr != nil {
-		fmt.Fprintf(stderr, "attack: %v (partial results left in %s)\n", runErr, partial)
+		// The results file is incomplete, but the summary holds everything
+		// that was measured: keep it, marked incomplete, and say what failed.
+		s.Complete = false
+		if s.Live != nil {
+			s.Live.ResultsFile = partial
+		}
+		kept := keepReport(dir, &s, series, stderr)
+		printRun(env.Stdout, c.json, &s, dir)
+		fmt.Fprintf(stderr, "attack: %v: the results file is incomplete (what was written is in %s)", runErr, partial)
+		if kept {
+			fmt.Fprintf(stderr, "; summary.json, marked incomplete, is in %s", dir)
+		}
+		fmt.Fprintln(stderr)
 		return ExitFailure
 	}
 	if err := os.Rename(partial, resultsPath); err != nil {
@@ -392,12 +404,7 @@ func Main(args []string, env Env) int {
 		fmt.Fprintf(stderr, "attack: %v (summary.json and the results are in %s)\n", err, dir)
 		return ExitFailure
 	}
-	if c.json {
-		b, _ := json.MarshalIndent(s, "", "  ")
-		env.Stdout.Write(append(b, '\n'))
-	} else {
-		PrintSummary(env.Stdout, &s, dir)
-	}
+	printRun(env.Stdout, c.json, &s, dir)
 	if broken := c.threshold.Check(&s); len(broken) > 0 {
 		for _, b := range broken {
 			fmt.Fprintln(stderr, "attack: threshold broken:", b)
@@ -412,6 +419,37 @@ func Main(args []string, env Env) int {
 	}
 	return ExitOK
 }
+
+// printRun prints the run's summary on stdout: summary.json itself with
+// -json, else the summary for people and where the files are.
+func printRun(w io.Writer, asJSON bool, s *measure.Summary, dir string) {
+	if asJSON {
+		b, _ := json.MarshalIndent(s, "", "  ")
+		w.Write(append(b, '\n'))
+		return
+	}
+	PrintSummary(w, s, dir)
+}
+
+// keepReport writes the report of s into dir, or at least summary.json when
+// the report cannot be written, and says on stderr what failed. It reports
+// whether summary.json was written.
+func keepReport(dir string, s *measure.Summary, series []report.LivePoint, stderr io.Writer) bool {
+	err := report.Write(dir, s, report.Options{Traffic: s.Scenario.Traffic, Extra: &report.Extra{LiveSeries: series}, Generated: time.Now()})
+	if err == nil {
+		return true
+	}
+	fmt.Fprintf(stderr, "attack: %v\n", err)
+	if err := writeSummary(dir, s); err != nil {
+		fmt.Fprintf(stderr, "attack: %v\n", err)
+		return false
+	}
+	return true
+}
+
+// createResults creates the results file; tests replace it to make writing
+// fail.
+var createResults = os.Create
 
 // notes says what of the scenario a live run of d leaves out.
 func notes(sc *scenario.Scenario, d time.Duration) []string {

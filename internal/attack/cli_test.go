@@ -376,3 +376,30 @@ func TestMainNoProgressOffTerminal(t *testing.T) {
 		t.Errorf("a regular file taken for a terminal")
 	}
 }
+
+// TestMainResultsWriteFails: when the results file cannot be written (here
+// a full disk, /dev/full), the summary of what was measured is still
+// written, marked incomplete, and stderr says what failed; exit 1.
+func TestMainResultsWriteFails(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full to stand for a full disk")
+	}
+	defer func(f func(string) (*os.File, error)) { createResults = f }(createResults)
+	createResults = func(string) (*os.File, error) { return os.OpenFile("/dev/full", os.O_WRONLY, 0) }
+	sc := cliScenario(t, strings.Replace(sequentialYAML, "1600ms", "500ms", 1))
+	out := t.TempDir()
+	code, stdout, stderr := runMain(t, Env{}, "-store", "memory", "-out", out, sc)
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want %d: %s", code, ExitFailure, stderr)
+	}
+	s, dir := readSummary(t, out)
+	if s.Complete || s.Totals.Requests == 0 {
+		t.Errorf("complete %v, requests %d: want the measured run kept, marked incomplete", s.Complete, s.Totals.Requests)
+	}
+	if !strings.Contains(stderr, "no space left on device") || !strings.Contains(stderr, "summary.json, marked incomplete, is in "+dir) {
+		t.Errorf("stderr %q: want what failed and where the summary is", stderr)
+	}
+	if !strings.Contains(stdout, "INCOMPLETE") {
+		t.Errorf("stdout %q: want the summary printed, marked incomplete", stdout)
+	}
+}
