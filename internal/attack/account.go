@@ -94,8 +94,9 @@ func (a *accountant) windowOf(t time.Time) int64 {
 	return q
 }
 
-// add accounts for one result; sentKey is the identity the request carried.
-func (a *accountant) add(r *vegeta.Result, sentKey string) {
+// add accounts for one result; sentKey is the identity the request carried
+// and client the index of the client that sent it (-1: unknown).
+func (a *accountant) add(r *vegeta.Result, sentKey string, client int) {
 	a.results++
 	if int(r.Code) < len(a.status) {
 		a.status[r.Code]++
@@ -109,7 +110,7 @@ func (a *accountant) add(r *vegeta.Result, sentKey string) {
 	}
 	a.perPop[pop]++
 	a.sample(r, a.closed[pop])
-	e := measure.Event{Pop: pop, At: r.Timestamp.Add(r.Latency / 2).Sub(a.start)}
+	e := measure.Event{Pop: pop, Client: client, At: r.Timestamp.Add(r.Latency / 2).Sub(a.start)}
 	h := r.Headers
 	switch {
 	case r.Code == 429:

@@ -87,6 +87,7 @@ func BenchmarkAccount(b *testing.B) {
 		r.Headers = h.Clone()
 		r.Headers[hdrSent] = []string{"1"}
 		r.Timestamp = start.Add(time.Duration(i) * time.Microsecond)
-		a.add(r, fixTiming(r))
+		key, client := fixTiming(r)
+		a.add(r, key, client)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -445,5 +446,81 @@ live: {duration: 600ms, max_requests: 10}
 	within(t, "an interrupted hour of slow loops", time.Since(began), 3*time.Second)
 	if s.Complete {
 		t.Errorf("interrupted run marked complete")
+	}
+}
+
+// TestFalseDenialsPerClient: 4 legitimate clients share one token and no
+// address, so one limiter key; limit 5 per window. Each client's denials
+// are false while that client itself had fewer than 5 allowed in the window
+// (as simulate counts them). The target tallies the truth from the client
+// index each request carries; the summary must agree.
+func TestFalseDenialsPerClient(t *testing.T) {
+	sc := parse(t, `
+name: shared
+limiter: {name: t, limit: 5, window: 10s}
+traffic:
+  - name: users
+    clients: 4
+    legitimate: true
+    identity: {token: shared, ip: none}
+    closed_loop: {concurrency: 1}
+live: {duration: 300ms}
+`)
+	l, err := limiter.New(limiter.Config{Name: "t", Limit: 5, Window: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := target.New(target.Config{Limiter: l, Store: kv.NewMemory(kv.MemoryOptions{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type cw struct{ client, window string }
+	var (
+		mu      sync.Mutex
+		allowed = map[cw]int{}
+		clients = map[string]bool{}
+		falseD  int64
+	)
+	tally := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock() // one decision at a time: the truth in decision order
+		defer mu.Unlock()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		k := cw{r.Header.Get(HeaderClient), rec.Header().Get(target.HeaderWindow)}
+		clients[k.client] = true
+		switch rec.Code {
+		case http.StatusOK:
+			allowed[k]++
+		case http.StatusTooManyRequests:
+			if allowed[k] < 5 {
+				falseD++
+			}
+		}
+		for hk, v := range rec.Header() {
+			w.Header()[hk] = v
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+	})
+	srv, err := target.Start("127.0.0.1:0", tally)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	s, err := Run(context.Background(), Options{Scenario: sc, URL: srv.URL(), Limit: 5, Window: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(clients) != 4 {
+		t.Errorf("the target saw clients %v, want 4 distinct client indexes", clients)
+	}
+	p := s.Populations[0]
+	if p.Denied == 0 || falseD == 0 {
+		t.Fatalf("denied %d, false denials at the target %d: want denials of clients under their own limit", p.Denied, falseD)
+	}
+	if p.FalseDenials != falseD {
+		t.Errorf("summary counts %d false denials (of %d denied), the target %d", p.FalseDenials, p.Denied, falseD)
 	}
 }

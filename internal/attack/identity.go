@@ -36,7 +36,7 @@ type identities struct {
 	url      string
 	pop      string // population name (the attack's name)
 	popIndex int
-	firstIP  int    // clients of earlier populations, for per-client addresses
+	firstIP  int    // clients of earlier populations: client c of this one is firstIP+c in the run
 	runID    string // "" or "<id>-", prefixed to every token
 	clients  int
 	token    limiter.TokenSource
@@ -171,16 +171,17 @@ func newIdentities(url string, sc *scenario.Scenario, i int, runID, ipHeader str
 				if len(id.locations) > 0 {
 					loc = id.locations[l]
 				}
-				id.fixed[c*nl+l] = id.header(id.tokenFor(c), id.ipFor(c), loc)
+				id.fixed[c*nl+l] = id.header(c, id.tokenFor(c), id.ipFor(c), loc)
 			}
 		}
 	}
 	return id, nil
 }
 
-// header builds a request's identity headers.
-func (id *identities) header(tok, ip, loc string) http.Header {
-	h := make(http.Header, 3)
+// header builds the identity headers of a request from client c.
+func (id *identities) header(c int, tok, ip, loc string) http.Header {
+	h := make(http.Header, 4)
+	h[HeaderClient] = []string{strconv.Itoa(id.firstIP + c)}
 	if id.token.From == "cookie" {
 		h["Cookie"] = []string{id.token.Name + "=" + tok}
 	} else {
@@ -336,7 +337,7 @@ func (id *identities) target(t *vegeta.Target) error {
 		if l >= 0 {
 			loc = id.locations[l]
 		}
-		h = id.header(id.tokenFor(c), id.ipFor(c), loc)
+		h = id.header(c, id.tokenFor(c), id.ipFor(c), loc)
 	}
 	t.Method = http.MethodGet
 	t.URL = id.url

@@ -234,10 +234,10 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 			// budget was spent, or a think time outlasted the attack.
 			return
 		}
-		sentKey := fixTiming(r)
+		sentKey, client := fixTiming(r)
 		mu.Lock()
 		defer mu.Unlock()
-		acct.add(r, sentKey)
+		acct.add(r, sentKey, client)
 		if enc != nil && encErr == nil {
 			if err := enc.Encode(r); err != nil {
 				encErr = fmt.Errorf("writing results to %s: %w", o.ResultsFile, err)
@@ -332,14 +332,20 @@ func liveSeries(a *accountant, specs []*spec, elapsed time.Duration) []report.Li
 }
 
 // fixTiming moves a result's timestamp to when its request really left (after
-// think time) and returns the identity it carried, removing the runner's
-// internal headers so that the results file holds only what the target said.
-func fixTiming(r *vegeta.Result) string {
+// think time) and returns the identity and the client index it carried (-1:
+// unknown), removing the runner's internal headers so that the results file
+// holds only what the target said.
+func fixTiming(r *vegeta.Result) (string, int) {
 	h := r.Headers
 	if h == nil {
-		return ""
+		return "", -1
 	}
 	key := first(h, hdrSentKey)
+	client, err := strconv.Atoi(first(h, hdrSentClient))
+	if err != nil {
+		client = -1
+	}
+	delete(h, hdrSentClient)
 	if ns, err := strconv.ParseInt(first(h, hdrSent), 10, 64); err == nil {
 		end := r.End()
 		sent := time.Unix(0, ns)
@@ -351,7 +357,7 @@ func fixTiming(r *vegeta.Result) string {
 	}
 	delete(h, hdrSent)
 	delete(h, hdrSentKey)
-	return key
+	return key, client
 }
 
 // buildSpecs turns the scenario's populations into attacks.

@@ -23,7 +23,16 @@ const (
 	// the limiter computes it), added only when the target does not echo
 	// X-Overshoot-Key.
 	hdrSentKey = "X-Overshoot-Internal-Key"
+	// hdrSentClient is the HeaderClient the request carried.
+	hdrSentClient = "X-Overshoot-Internal-Client"
 )
+
+// HeaderClient is sent with every request: the index of the client that
+// sends it, counted across the run's populations as the simulator counts
+// them. Targets may ignore it; the runner reads it back (through its
+// transport) to count false denials against each client's own allowed
+// requests, since several clients can share one limiter key.
+const HeaderClient = "X-Overshoot-Client"
 
 // newBaseTransport is the HTTP transport every population shares, set up as
 // vegeta's attacker sets up its own (keep-alive, many idle connections).
@@ -68,6 +77,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !sent.IsZero() {
 		// The request left after its think time: its latency starts here.
 		resp.Header[hdrSent] = []string{strconv.FormatInt(sent.UnixNano(), 10)}
+	}
+	if c, ok := req.Header[HeaderClient]; ok {
+		resp.Header[hdrSentClient] = c
 	}
 	if _, ok := resp.Header[target.HeaderKey]; !ok {
 		// The target does not say how it keyed the request: note the
