@@ -123,7 +123,7 @@ func TestResultsFileDecodes(t *testing.T) {
 		if r.Headers.Get(target.HeaderWindow) == "" || r.Attack != "bot" || r.URL == "" {
 			t.Fatalf("result %d = %+v: want the target's window header, attack bot and a URL", n, r)
 		}
-		if r.Headers.Get(hdrSent) != "" || r.Headers.Get(hdrSentKey) != "" {
+		if r.Headers.Get(hdrSentClient) != "" || r.Headers.Get(hdrSentKey) != "" {
 			t.Fatalf("result %d carries the runner's internal headers: %v", n, r.Headers)
 		}
 	}
@@ -522,5 +522,37 @@ live: {duration: 300ms}
 	}
 	if p.FalseDenials != falseD {
 		t.Errorf("summary counts %d false denials (of %d denied), the target %d", p.FalseDenials, p.Denied, falseD)
+	}
+}
+
+// TestClosedLoopPerClient: 8 clients, each with its own token and address
+// (one key each) and one request in flight, over a store with 1-40 ms of
+// latency per operation. A client that never has two requests in flight is
+// sequential on its own key: every key-window allows exactly the limit,
+// none more (simulate gives the same).
+func TestClosedLoopPerClient(t *testing.T) {
+	sc := parse(t, `
+name: per-client
+limiter: {name: t, limit: 5, window: 60s}
+store: {kind: memory, latency: {dist: uniform, min: 1ms, max: 40ms}}
+traffic:
+  - name: bots
+    clients: 8
+    identity: {token: per-client, ip: per-client}
+    closed_loop: {concurrency: 1}
+live: {duration: 1200ms}
+`)
+	bs, err := NewStore("memory", sc, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := runBuiltin(t, sc, bs.Store, Options{})
+	o := s.Overshoot
+	if o.KeyWindows < 8 || s.Totals.Errors != 0 {
+		t.Fatalf("%d key-windows, %d errors: want at least one per client and no errors", o.KeyWindows, s.Totals.Errors)
+	}
+	if o.MaxAllowed != 5 || o.OverLimit != 0 {
+		t.Errorf("most allowed in a key-window %d, %d of %d key-windows over the limit: want exactly 5 and none over (histogram %+v)",
+			o.MaxAllowed, o.OverLimit, o.KeyWindows, o.Histogram)
 	}
 }

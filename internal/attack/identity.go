@@ -59,53 +59,22 @@ type identities struct {
 	// request, so they are shared safely.
 	fixed []http.Header
 
-	// A closed loop's think time, slept before each request but the
-	// workers' first (a client sends at once, then thinks after each
-	// response): firstFree counts those first requests. deadline is when
-	// the attack ends and stop is closed when the run is interrupted: a
-	// think time past either is not slept and its request never sent.
-	think     scenario.Latency
-	thinkMu   sync.Mutex
-	thinkRng  *rand.Rand
-	firstFree atomic.Int64
-	deadline  time.Time
-	stop      <-chan struct{}
+	// A closed loop's think time, slept by each client between a response
+	// and its next request (thinkPacer). deadline is when the attack ends
+	// and stop is closed when the run is interrupted: a think time past
+	// either ends the client's attack instead.
+	think    scenario.Latency
+	thinkMu  sync.Mutex
+	thinkRng *rand.Rand
+	deadline time.Time
+	stop     <-chan struct{}
 }
 
-// errNotSent is what the targeter returns for a closed-loop request whose
-// think time would end after the attack (or during which the run was
-// interrupted): vegeta then ends the attack and emits a fake result, which
-// the runner drops.
-var errNotSent = errors.New("overshoot: not sent: the attack ended during its think time")
-
-// thinkFirst sleeps the think time before a request, unless it is one of
-// the workers' first; errNotSent when the attack ends first.
-func (id *identities) thinkFirst() error {
-	if id.think.IsZero() || id.firstFree.Add(-1) >= 0 {
-		return nil
-	}
+// drawThink draws one think time.
+func (id *identities) drawThink() time.Duration {
 	id.thinkMu.Lock()
-	d := id.think.Quantile(id.thinkRng.Float64())
-	id.thinkMu.Unlock()
-	if d <= 0 {
-		return nil
-	}
-	wake := time.Now().Add(d)
-	late := !id.deadline.IsZero() && wake.After(id.deadline)
-	if late {
-		wake = id.deadline // wait out the attack, then say the request never left
-	}
-	timer := time.NewTimer(time.Until(wake))
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		if late {
-			return errNotSent
-		}
-		return nil
-	case <-id.stop:
-		return errNotSent
-	}
+	defer id.thinkMu.Unlock()
+	return id.think.Quantile(id.thinkRng.Float64())
 }
 
 // setThink gives the population a think time, drawn from a generator seeded
@@ -294,16 +263,17 @@ func quad(a, b, n int) string {
 	return strconv.Itoa(a) + "." + strconv.Itoa(b+(n>>16)) + "." + strconv.Itoa((n>>8)&255) + "." + strconv.Itoa(n&255)
 }
 
-// locationFor returns the index in id.locations of request i from a
-// client, or -1 when requests carry no location.
-func (id *identities) locationFor(i uint64) int {
+// locationFor returns the index in id.locations of the population's request
+// i, the k-th request of its client, or -1 when requests carry no location.
+// Alternate goes round the locations per client, as the simulator does.
+func (id *identities) locationFor(i, k uint64) int {
 	switch {
 	case len(id.locations) == 0:
 		return -1
 	case len(id.locations) == 1:
 		return 0
 	case id.alternate:
-		return int((i / uint64(id.clients)) % uint64(len(id.locations)))
+		return int(k % uint64(len(id.locations)))
 	}
 	_, u := math.Modf(float64(i) * phi)
 	for j, c := range id.cum {
@@ -314,21 +284,32 @@ func (id *identities) locationFor(i uint64) int {
 	return len(id.locations) - 1
 }
 
-// target fills t with the population's next request. It is the
-// population's vegeta.Targeter.
+// take spends one request of the run's budget: errBudget once it is gone.
+func (id *identities) take() error {
+	if id.budget != nil && id.budget.Add(-1) < 0 {
+		return errBudget
+	}
+	return nil
+}
+
+// target fills t with the population's next request, from its clients in
+// turn. It is the vegeta.Targeter of an open loop or a burst, whose
+// requests belong to no client's own loop.
 func (id *identities) target(t *vegeta.Target) error {
 	if t == nil {
 		return vegeta.ErrNilTarget
 	}
-	if err := id.thinkFirst(); err != nil {
+	if err := id.take(); err != nil {
 		return err
 	}
-	if id.budget != nil && id.budget.Add(-1) < 0 {
-		return errBudget
-	}
 	i := id.n.Add(1) - 1
-	c := int(i % uint64(id.clients))
-	l := id.locationFor(i)
+	c := i % uint64(id.clients)
+	id.fill(t, int(c), id.locationFor(i, i/uint64(id.clients)))
+	return nil
+}
+
+// fill makes t a request from client c arriving at location l (-1: none).
+func (id *identities) fill(t *vegeta.Target, c, l int) {
 	var h http.Header
 	if id.fixed != nil {
 		h = id.fixed[c*max(1, len(id.locations))+max(0, l)]
@@ -343,5 +324,27 @@ func (id *identities) target(t *vegeta.Target) error {
 	t.URL = id.url
 	t.Body = nil
 	t.Header = h
+}
+
+// client is one closed-loop client: its own vegeta attack sends only its
+// requests, C at a time, so that it never has more than C in flight and
+// its think time follows its own responses.
+type client struct {
+	id *identities
+	c  int
+	k  atomic.Uint64 // requests this client has sent
+}
+
+// target fills t with the client's next request; it is the client's
+// vegeta.Targeter.
+func (cl *client) target(t *vegeta.Target) error {
+	if t == nil {
+		return vegeta.ErrNilTarget
+	}
+	if err := cl.id.take(); err != nil {
+		return err
+	}
+	i := cl.id.n.Add(1) - 1
+	cl.id.fill(t, cl.c, cl.id.locationFor(i, cl.k.Add(1)-1))
 	return nil
 }

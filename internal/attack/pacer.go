@@ -278,3 +278,50 @@ func (w interruptible) Pace(elapsed time.Duration, hits uint64) (time.Duration, 
 
 // Rate is the wrapped pacer's rate.
 func (w interruptible) Rate(elapsed time.Duration) float64 { return w.p.Rate(elapsed) }
+
+// thinkPacer paces one closed-loop client with think time: its first C
+// requests leave at once, and every later one waits for one of the client's
+// responses to come back (a signal on freed, sent as each result is
+// consumed) and then for a think time. The wait happens here, before vegeta
+// times the request, so think time is never part of a latency, whether the
+// request then succeeds or fails. A think time that would end after the
+// attack ends the client's attack; so does an interrupt or a spent budget.
+type thinkPacer struct {
+	id    *identities
+	slots uint64        // C: requests in flight
+	freed chan struct{} // one signal per result of this client
+}
+
+// Pace waits for a free slot and a think time and returns (0, false), or
+// returns (0, true) when the client's attack should end.
+func (p *thinkPacer) Pace(_ time.Duration, hits uint64) (time.Duration, bool) {
+	if hits < p.slots {
+		return 0, false // a client sends at once, then thinks after each response
+	}
+	select {
+	case <-p.freed:
+	case <-p.id.stop:
+		return 0, true
+	}
+	if b := p.id.budget; b != nil && b.Load() <= 0 {
+		return 0, true
+	}
+	d := p.id.drawThink()
+	if d <= 0 {
+		return 0, false
+	}
+	if !p.id.deadline.IsZero() && time.Now().Add(d).After(p.id.deadline) {
+		return 0, true // it would think past the attack's end: nothing more to send
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return 0, false
+	case <-p.id.stop:
+		return 0, true
+	}
+}
+
+// Rate is 0: a closed loop has no rate of its own.
+func (*thinkPacer) Rate(time.Duration) float64 { return 0 }

@@ -5,9 +5,10 @@
 // (internal/measure), and returns the same summary.json, with mode "attack".
 //
 // Populations become attacks as follows:
-//   - closed_loop: clients x concurrency workers and no rate limit
-//     (vegeta.Rate{Freq: 0}, workers = max workers = C): C requests in flight,
-//     each worker sleeping the think time between a response and its next request;
+//   - closed_loop: one attack per client, each with C workers and no rate
+//     limit (vegeta.Rate{Freq: 0}, workers = max workers = C): each client has
+//     C requests in flight, never more, and with think time waits for one of
+//     its own responses and then the think time before its next request;
 //   - open_loop: a constant rate (vegeta's ConstantPacer), Poisson arrivals (a
 //     seeded pacer of this package) or a linear ramp (vegeta's LinearPacer, then
 //     constant), at clients x the per-client rate;
@@ -231,10 +232,10 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	consume := func(r *vegeta.Result) {
 		if r.Method == "" && r.URL == "" {
 			// The fake result of a targeter that stopped the attack: the
-			// budget was spent, or a think time outlasted the attack.
+			// budget was spent.
 			return
 		}
-		sentKey, client := fixTiming(r)
+		sentKey, client := internalHeaders(r)
 		mu.Lock()
 		defer mu.Unlock()
 		acct.add(r, sentKey, client)
@@ -331,11 +332,10 @@ func liveSeries(a *accountant, specs []*spec, elapsed time.Duration) []report.Li
 	return out
 }
 
-// fixTiming moves a result's timestamp to when its request really left (after
-// think time) and returns the identity and the client index it carried (-1:
-// unknown), removing the runner's internal headers so that the results file
-// holds only what the target said.
-func fixTiming(r *vegeta.Result) (string, int) {
+// internalHeaders returns the identity and the client index (-1: unknown) a
+// result's request carried, and removes the runner's internal headers that
+// brought them, so that the results file holds only what the target said.
+func internalHeaders(r *vegeta.Result) (string, int) {
 	h := r.Headers
 	if h == nil {
 		return "", -1
@@ -346,16 +346,6 @@ func fixTiming(r *vegeta.Result) (string, int) {
 		client = -1
 	}
 	delete(h, hdrSentClient)
-	if ns, err := strconv.ParseInt(first(h, hdrSent), 10, 64); err == nil {
-		end := r.End()
-		sent := time.Unix(0, ns)
-		if sent.After(r.Timestamp) && !sent.After(end) {
-			// Keep the monotonic reading of the original timestamp.
-			r.Timestamp = r.Timestamp.Add(sent.Sub(r.Timestamp))
-			r.Latency = end.Sub(sent)
-		}
-	}
-	delete(h, hdrSent)
 	delete(h, hdrSentKey)
 	return key, client
 }
@@ -389,7 +379,8 @@ func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.Ro
 		var think scenario.Latency
 		switch {
 		case p.ClosedLoop != nil:
-			c := max(1, p.ClosedLoop.Concurrency) * clients
+			// One attack per client, each with C workers (run).
+			c := max(1, p.ClosedLoop.Concurrency)
 			s.pacer = unbounded{}
 			s.workers, s.maxWork, s.closed = uint64(c), uint64(c), true
 			think = p.ClosedLoop.Think
@@ -412,7 +403,7 @@ func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.Ro
 			return nil, nil, fmt.Errorf("traffic %q: give one of closed_loop, open_loop or burst", name)
 		}
 		ids.setThink(think, seed^1)
-		s.tr = newTransport(base, ids.token, !ids.think.IsZero())
+		s.tr = newTransport(base, ids.token)
 		specs = append(specs, s)
 	}
 	return specs, pops, nil
@@ -445,15 +436,18 @@ func (s *spec) run(ctx context.Context, runStart time.Time, consume func(*vegeta
 		return
 	}
 	client := &http.Client{Transport: s.tr, Timeout: timeout}
-	atk := vegeta.NewAttacker(vegeta.Client(client), vegeta.Workers(s.workers), vegeta.MaxWorkers(s.maxWork))
 	began := time.Now()
-	s.ids.firstFree.Store(int64(s.workers))
 	s.ids.deadline, s.ids.stop = began.Add(s.duration), ctx.Done()
-	results := atk.Attack(s.ids.target, interruptible{p: s.pacer, du: s.duration, stop: ctx.Done()}, s.duration, s.name)
-	stop := context.AfterFunc(ctx, func() { atk.Stop() })
-	defer stop()
-	for r := range results {
-		consume(r)
+	if s.closed {
+		s.runClients(ctx, client, consume)
+	} else {
+		atk := vegeta.NewAttacker(vegeta.Client(client), vegeta.Workers(s.workers), vegeta.MaxWorkers(s.maxWork))
+		results := atk.Attack(s.ids.target, interruptible{p: s.pacer, du: s.duration, stop: ctx.Done()}, s.duration, s.name)
+		stop := context.AfterFunc(ctx, func() { atk.Stop() })
+		for r := range results {
+			consume(r)
+		}
+		stop()
 	}
 	s.active = min(time.Since(began), s.duration)
 	if !s.closed {
@@ -462,6 +456,43 @@ func (s *spec) run(ctx context.Context, runStart time.Time, consume func(*vegeta
 			s.scheduledByActive = n
 		}
 	}
+}
+
+// runClients runs a closed loop as one vegeta attack per client, each with
+// exactly C workers: a client never has more than C requests in flight, and
+// its think time (thinkPacer) follows its own responses. Without think time
+// the workers alone pace the loop (vegeta.Rate{Freq: 0}).
+func (s *spec) runClients(ctx context.Context, hc *http.Client, consume func(*vegeta.Result)) {
+	var wg sync.WaitGroup
+	for c := range s.ids.clients {
+		cl := &client{id: s.ids, c: c}
+		var (
+			p     vegeta.Pacer = unbounded{}
+			freed chan struct{}
+		)
+		if !s.ids.think.IsZero() {
+			freed = make(chan struct{}, s.workers)
+			p = &thinkPacer{id: s.ids, slots: s.workers, freed: freed}
+		}
+		atk := vegeta.NewAttacker(vegeta.Client(hc), vegeta.Workers(s.workers), vegeta.MaxWorkers(s.workers))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results := atk.Attack(cl.target, interruptible{p: p, du: s.duration, stop: ctx.Done()}, s.duration, s.name)
+			stop := context.AfterFunc(ctx, func() { atk.Stop() })
+			defer stop()
+			for r := range results {
+				consume(r)
+				if freed != nil {
+					select { // one of the client's slots is free again
+					case freed <- struct{}{}:
+					default:
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // limiterRef describes the limiter for the summary.

@@ -3,7 +3,6 @@ package attack
 import (
 	"net"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/limiter"
@@ -14,11 +13,6 @@ import (
 // and removes again before a result is written: they never reach the
 // results file.
 const (
-	// hdrSent is when the request was handed to the network (Unix ns)
-	// after a think time: the start of its latency. Without think time
-	// vegeta's own timestamp (taken just before the request is built) is
-	// used.
-	hdrSent = "X-Overshoot-Internal-Sent"
 	// hdrSentKey is the caller identity the request carried (token:ip as
 	// the limiter computes it), added only when the target does not echo
 	// X-Overshoot-Key.
@@ -46,37 +40,27 @@ func newBaseTransport() *http.Transport {
 	}
 }
 
-// transport wraps the base transport for one population: for a closed
-// loop with think time it notes when each request really left (after the
-// think time its targeter slept), and for targets that do not echo
-// X-Overshoot-Key it notes the identity the request carried; both reach the
-// consumer in response headers.
+// transport wraps the base transport for one population: it hands the
+// client index each request carried, and for targets that do not echo
+// X-Overshoot-Key the identity it carried, to the result consumer in
+// response headers.
 type transport struct {
-	base     http.RoundTripper
-	token    limiter.TokenSource
-	markSent bool
+	base  http.RoundTripper
+	token limiter.TokenSource
 }
 
-func newTransport(base http.RoundTripper, token limiter.TokenSource, markSent bool) *transport {
-	return &transport{base: base, token: token, markSent: markSent}
+func newTransport(base http.RoundTripper, token limiter.TokenSource) *transport {
+	return &transport{base: base, token: token}
 }
 
 // RoundTrip implements http.RoundTripper.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	var sent time.Time
-	if t.markSent {
-		sent = time.Now()
-	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
 	if resp.Header == nil {
 		resp.Header = http.Header{}
-	}
-	if !sent.IsZero() {
-		// The request left after its think time: its latency starts here.
-		resp.Header[hdrSent] = []string{strconv.FormatInt(sent.UnixNano(), 10)}
 	}
 	if c, ok := req.Header[HeaderClient]; ok {
 		resp.Header[hdrSentClient] = c
