@@ -556,3 +556,46 @@ live: {duration: 1200ms}
 			o.MaxAllowed, o.OverLimit, o.KeyWindows, o.Histogram)
 	}
 }
+
+// TestThinkNotInErrorLatency: a closed loop with 100 ms think time against
+// a target that drops every connection: each result is a transport error,
+// and its latency is the failed round trip only, not the think time before
+// it (as for a response, TestScheduleAndThink).
+func TestThinkNotInErrorLatency(t *testing.T) {
+	sc := parse(t, `
+name: drops
+limiter: {name: t, limit: 5, window: 10s}
+traffic:
+  - name: thinker
+    closed_loop: {concurrency: 1, think: 100ms}
+live: {duration: 650ms}
+`)
+	drop := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		panic(http.ErrAbortHandler) // close the connection without a response
+	}))
+	defer drop.Close()
+	var buf bytes.Buffer
+	s, err := Run(context.Background(), Options{Scenario: sc, URL: drop.URL, Limit: 5, Window: 10 * time.Second, Results: &buf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Totals.Errors < 4 || s.Totals.Errors != s.Totals.Requests {
+		t.Fatalf("totals %+v: want only transport errors, about 6 of them", s.Totals)
+	}
+	dec := vegeta.NewDecoder(&buf)
+	for n := 0; ; n++ {
+		var r vegeta.Result
+		if err := dec.Decode(&r); err != nil {
+			break
+		}
+		if r.Code != 0 || r.Error == "" {
+			t.Fatalf("result %d = code %d, error %q: want a transport error", n, r.Code, r.Error)
+		}
+		if r.Latency >= 50*time.Millisecond {
+			t.Errorf("error %d took %v: its 100 ms think time counted as latency", n, r.Latency)
+		}
+	}
+	if s.Live.LatencyMs.Max >= 50 {
+		t.Errorf("latency max %.1f ms includes think time", s.Live.LatencyMs.Max)
+	}
+}
