@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -597,5 +599,53 @@ live: {duration: 650ms}
 	}
 	if s.Live.LatencyMs.Max >= 50 {
 		t.Errorf("latency max %.1f ms includes think time", s.Live.LatencyMs.Max)
+	}
+}
+
+// TestOfferedAfterEarlyStop: an open loop of 200/s over a slow store (each
+// request takes about 300 ms), stopped after 300 ms. The offered count is
+// what the schedule called for until sending stopped, about the requests
+// sent; not the schedule over the time the requests in flight took to
+// drain. Constant and Poisson (whose count is its real arrivals, not the
+// rate times the time).
+func TestOfferedAfterEarlyStop(t *testing.T) {
+	for _, poisson := range []bool{false, true} {
+		t.Run(fmt.Sprintf("poisson=%v", poisson), func(t *testing.T) {
+			sc := parse(t, fmt.Sprintf(`
+name: early-stop
+limiter: {name: t, limit: 100000, window: 10s}
+traffic:
+  - name: steady
+    open_loop: {rate: 200/s, poisson: %v}
+live: {duration: 10s}
+`, poisson))
+			url, cfg := serve(t, sc, kv.NewMemory(kv.MemoryOptions{Latency: 150 * time.Millisecond}))
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(300*time.Millisecond, cancel)
+			var series []report.LivePoint
+			s, err := Run(ctx, Options{Scenario: sc, URL: url, Limit: cfg.Limit, Window: cfg.Window, Seed: 3, Series: &series})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Live.DurationSecs < 0.5 {
+				t.Fatalf("the run lasted %.2f s: the store's latency should hold it past the stop", s.Live.DurationSecs)
+			}
+			offered := s.Live.OfferedRate * s.Live.DurationSecs
+			sent := float64(s.Totals.Requests)
+			if sent < 30 || math.Abs(offered-sent) > 3 {
+				t.Errorf("offered %.1f requests, sent %.0f: want the offer counted until sending stopped", offered, sent)
+			}
+			var fromSeries float64
+			for i, p := range series {
+				w := 1.0
+				if i == len(series)-1 {
+					w = s.Live.DurationSecs - float64(i)
+				}
+				fromSeries += p.OfferedRate * w
+			}
+			if math.Abs(fromSeries-offered) > 0.5 {
+				t.Errorf("the series offers %.1f requests, the summary %.1f", fromSeries, offered)
+			}
+		})
 	}
 }

@@ -59,25 +59,53 @@ func (c Constant) hitsBy(elapsed time.Duration) float64 {
 // concurrent use.
 type Poisson struct {
 	rate float64 // per second
+	seed uint64
 	mu   sync.Mutex
+	sch  arrivals // the schedule Pace walks
+	// count replays the same schedule for hitsBy, so that counting never
+	// moves the one Pace walks; countAt is the time it was last asked for.
+	count   arrivals
+	countAt time.Duration
+}
+
+// arrivals walks one seeded Poisson schedule: arrival n is at next.
+type arrivals struct {
 	rng  *rand.Rand
-	n    uint64        // index of the arrival at next
-	next time.Duration // time of arrival n, from the attack's start
+	n    uint64
+	next time.Duration
 }
 
 // NewPoisson returns a Poisson pacer of perSec arrivals a second on average.
 func NewPoisson(perSec float64, seed uint64) *Poisson {
-	p := &Poisson{rate: perSec, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
-	p.next = p.gap()
+	p := &Poisson{rate: perSec, seed: seed}
+	p.sch = p.start()
 	return p
 }
 
+// start returns the schedule at its first arrival.
+func (p *Poisson) start() arrivals {
+	a := arrivals{rng: rand.New(rand.NewPCG(p.seed, 0x9e3779b97f4a7c15))}
+	a.next = p.gap(a.rng)
+	return a
+}
+
 // gap draws one exponential inter-arrival time.
-func (p *Poisson) gap() time.Duration {
+func (p *Poisson) gap(rng *rand.Rand) time.Duration {
 	if p.rate <= 0 {
 		return time.Duration(math.MaxInt64)
 	}
-	return time.Duration(p.rng.ExpFloat64() / p.rate * 1e9)
+	return time.Duration(rng.ExpFloat64() / p.rate * 1e9)
+}
+
+// advance moves a to its next arrival; false when its time would overflow.
+func (p *Poisson) advance(a *arrivals) bool {
+	g := p.gap(a.rng)
+	if a.next > math.MaxInt64-g {
+		return false
+	}
+	a.next += g
+	a.n++
+	return true
 }
 
 // Pace returns how long to wait until arrival number hits: the attacker asks
@@ -88,21 +116,37 @@ func (p *Poisson) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for p.n < hits {
-		g := p.gap()
-		if p.next > math.MaxInt64-g {
+	for p.sch.n < hits {
+		if !p.advance(&p.sch) {
 			return 0, true
 		}
-		p.next += g
-		p.n++
 	}
-	return max(0, p.next-elapsed), false
+	return max(0, p.sch.next-elapsed), false
 }
 
 // Rate returns the mean arrival rate per second, the same at every time.
 func (p *Poisson) Rate(time.Duration) float64 { return p.rate }
 
-func (p *Poisson) hitsBy(elapsed time.Duration) float64 { return p.rate * elapsed.Seconds() }
+// hitsBy returns the arrivals the schedule has in [0, elapsed]: the real
+// count, replayed from the seed, not the rate times the time. Asked for
+// increasing times it walks the schedule once.
+func (p *Poisson) hitsBy(elapsed time.Duration) float64 {
+	if p.rate <= 0 {
+		return 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.count.rng == nil || elapsed < p.countAt {
+		p.count = p.start() // an earlier time than the last asked: start over
+	}
+	p.countAt = elapsed
+	for p.count.next <= elapsed {
+		if !p.advance(&p.count) {
+			break
+		}
+	}
+	return float64(p.count.n)
+}
 
 // Ramp paces a rate that grows linearly from a start rate to an end rate over
 // a given time and then holds: vegeta's LinearPacer for the ramp, a constant
@@ -214,14 +258,22 @@ func (b Burst) Rate(time.Duration) float64 {
 	return float64(b.size) / b.every.Seconds()
 }
 
+// hitsBy counts the hits due by elapsed, a spread burst's only as far as
+// they have left.
 func (b Burst) hitsBy(elapsed time.Duration) float64 {
 	if elapsed < b.at || b.size == 0 {
 		return 0
 	}
-	if b.every <= 0 {
-		return float64(b.size)
+	n := uint64(1) // bursts begun
+	if b.every > 0 {
+		n += uint64((elapsed - b.at) / b.every)
 	}
-	return float64(b.size) * float64(1+(elapsed-b.at)/b.every)
+	last := b.size // hits of the last burst begun
+	if step := b.spread / time.Duration(b.size); step > 0 {
+		since := elapsed - b.at - time.Duration(n-1)*b.every
+		last = min(b.size, uint64(since/step)+1)
+	}
+	return float64((n-1)*b.size + last)
 }
 
 // unbounded paces a closed loop: no wait at all, so the attack sends as fast
@@ -250,6 +302,9 @@ type interruptible struct {
 	p    vegeta.Pacer
 	du   time.Duration   // the attack's duration; 0: none
 	stop <-chan struct{} // closed when the run is interrupted
+	// stopped, when set, is told the elapsed time at which Pace ended the
+	// attack: when sending stopped, for the offered rate.
+	stopped func(elapsed time.Duration)
 }
 
 // Pace waits until the next hit is due and returns (0, false), or returns
@@ -257,23 +312,31 @@ type interruptible struct {
 // attack's end.
 func (w interruptible) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 	wait, stop := w.p.Pace(elapsed, hits)
-	if stop {
-		return 0, true
-	}
-	if wait <= 0 {
+	switch {
+	case stop:
+		return w.end(elapsed)
+	case wait <= 0:
 		return 0, false
+	case w.du > 0 && elapsed+wait > w.du:
+		return w.end(w.du) // the attack sends nothing more before its end
 	}
-	if w.du > 0 && elapsed+wait > w.du {
-		return 0, true
-	}
+	began := time.Now()
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-t.C:
 		return 0, false
 	case <-w.stop:
-		return 0, true
+		return w.end(elapsed + time.Since(began))
 	}
+}
+
+// end ends the attack, noting that it stopped sending at elapsed.
+func (w interruptible) end(elapsed time.Duration) (time.Duration, bool) {
+	if w.stopped != nil {
+		w.stopped(elapsed)
+	}
+	return 0, true
 }
 
 // Rate is the wrapped pacer's rate.

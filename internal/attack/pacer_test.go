@@ -80,8 +80,21 @@ func TestPoisson(t *testing.T) {
 		t.Errorf("gap coefficient of variation %.3f, want about 1 (exponential)", cv)
 	}
 	p := NewPoisson(100, 7)
-	if p.Rate(time.Minute) != 100 || p.hitsBy(2*time.Second) != 200 {
-		t.Errorf("rate %v, hitsBy %v", p.Rate(0), p.hitsBy(2*time.Second))
+	if p.Rate(time.Minute) != 100 {
+		t.Errorf("rate %v", p.Rate(0))
+	}
+	// hitsBy counts the arrivals the seeded schedule really has by then,
+	// not the rate times the time; asked in any order.
+	for _, at := range []time.Duration{2 * time.Second, 7300 * time.Millisecond, 0, a[0], a[99], time.Second} {
+		want := 0
+		for _, x := range a {
+			if x <= at {
+				want++
+			}
+		}
+		if got := p.hitsBy(at); got != float64(want) {
+			t.Errorf("hitsBy(%v) = %v, want the %d arrivals scheduled by then", at, got, want)
+		}
 	}
 }
 
@@ -130,6 +143,16 @@ func TestBurst(t *testing.T) {
 	for i := range wantSpread {
 		if i >= len(spread) || spread[i] != wantSpread[i]*time.Millisecond {
 			t.Fatalf("spread burst hits %v, want %v ms", spread, wantSpread)
+		}
+	}
+	// hitsBy counts only the hits of a spread burst that have left.
+	sb := NewBurst(3, 100*time.Millisecond, time.Second, 300*time.Millisecond)
+	for _, tc := range []struct {
+		at   time.Duration
+		want float64
+	}{{50, 0}, {100, 1}, {250, 2}, {300, 3}, {1000, 3}, {1150, 4}, {1350, 6}} {
+		if h := sb.hitsBy(tc.at * time.Millisecond); h != tc.want {
+			t.Errorf("spread hitsBy(%vms) = %v, want %v", int64(tc.at), h, tc.want)
 		}
 	}
 }

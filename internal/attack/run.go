@@ -162,16 +162,35 @@ func Validate(o Options) error {
 
 // spec is one population's attack.
 type spec struct {
-	name              string
-	index             int
-	pacer             pacer
-	workers, maxWork  uint64
-	start, duration   time.Duration
-	closed            bool
-	ids               *identities
-	tr                *transport
-	active            time.Duration // how long the attack ran, set when it ends
+	name             string
+	index            int
+	pacer            pacer
+	workers, maxWork uint64
+	start, duration  time.Duration
+	closed           bool
+	ids              *identities
+	tr               *transport
+	// stoppedAt is when the attack stopped sending, from its start (ns;
+	// 0: it has not): its pacer ended, the run was interrupted or the
+	// request budget was spent. Requests in flight then still drain.
+	stoppedAt atomic.Int64
+	// active is how long the attack sent (until stoppedAt, else its
+	// duration) and scheduledByActive the requests its schedule called
+	// for in that time; both set when it ends.
+	active            time.Duration
 	scheduledByActive float64
+}
+
+// markStop notes that the attack stopped sending at elapsed from its start,
+// keeping the earliest such time.
+func (s *spec) markStop(elapsed time.Duration) {
+	elapsed = max(elapsed, 1) // 0 means "not stopped"
+	for {
+		old := s.stoppedAt.Load()
+		if old != 0 && old <= int64(elapsed) || s.stoppedAt.CompareAndSwap(old, int64(elapsed)) {
+			return
+		}
+	}
 }
 
 // Run attacks o.URL with the scenario's traffic until the duration or the
@@ -304,29 +323,39 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 
 // liveSeries turns the accountant's intervals into the report's series.
 // Offered requests per interval are what the open loops' pacers scheduled
-// in it (over the time each attack ran) plus what the closed loops sent.
+// in it (until each attack stopped sending) plus what the closed loops sent.
 func liveSeries(a *accountant, specs []*spec, elapsed time.Duration) []report.LivePoint {
 	out := make([]report.LivePoint, len(a.series))
+	offered := make([]float64, len(a.series))
+	for i, iv := range a.series {
+		offered[i] = float64(iv.closedSent)
+	}
+	for _, sp := range specs {
+		if sp.closed || sp.active <= 0 {
+			continue
+		}
+		// Cumulative counts at each interval's end, in increasing time
+		// (a Poisson schedule is replayed once).
+		var prev float64
+		for i := range a.series {
+			end := min(max(time.Duration(i+1)*a.step-sp.start, 0), sp.active)
+			n := sp.pacer.hitsBy(end)
+			offered[i] += n - prev
+			prev = n
+		}
+	}
 	for i, iv := range a.series {
 		t0, t1 := time.Duration(i)*a.step, time.Duration(i+1)*a.step
 		if i == len(a.series)-1 && elapsed > t0 && elapsed < t1 {
 			t1 = elapsed // the last interval is cut short by the run's end
 		}
 		secs := (t1 - t0).Seconds()
-		offered := float64(iv.closedSent)
-		for _, sp := range specs {
-			if sp.closed || sp.active <= 0 {
-				continue
-			}
-			clip := func(t time.Duration) time.Duration { return min(max(t-sp.start, 0), sp.active) }
-			offered += sp.pacer.hitsBy(clip(t1)) - sp.pacer.hitsBy(clip(t0))
-		}
 		st := iv.lat.Stats()
 		status := make(map[string]int64, len(iv.status))
 		for c, n := range iv.status {
 			status[statusKey(int(c))] = n
 		}
-		out[i] = report.LivePoint{AtSecs: t0.Seconds(), OfferedRate: offered / secs, AchievedRate: float64(iv.results) / secs,
+		out[i] = report.LivePoint{AtSecs: t0.Seconds(), OfferedRate: offered[i] / secs, AchievedRate: float64(iv.results) / secs,
 			LatencyP50Ms: st.P50, LatencyP95Ms: st.P95, LatencyP99Ms: st.P99, Status: status}
 	}
 	return out
@@ -442,14 +471,27 @@ func (s *spec) run(ctx context.Context, runStart time.Time, consume func(*vegeta
 		s.runClients(ctx, client, consume)
 	} else {
 		atk := vegeta.NewAttacker(vegeta.Client(client), vegeta.Workers(s.workers), vegeta.MaxWorkers(s.maxWork))
-		results := atk.Attack(s.ids.target, interruptible{p: s.pacer, du: s.duration, stop: ctx.Done()}, s.duration, s.name)
-		stop := context.AfterFunc(ctx, func() { atk.Stop() })
+		results := atk.Attack(s.ids.target, interruptible{p: s.pacer, du: s.duration, stop: ctx.Done(), stopped: s.markStop},
+			s.duration, s.name)
+		stop := context.AfterFunc(ctx, func() {
+			s.markStop(time.Since(began))
+			atk.Stop()
+		})
 		for r := range results {
+			if r.Method == "" && r.URL == "" {
+				s.markStop(r.Timestamp.Sub(began)) // the budget was spent
+			}
 			consume(r)
 		}
 		stop()
 	}
+	// Sending stopped when the pacer, an interrupt or the budget said so,
+	// else at the attack's end; not when the last requests in flight came
+	// back, which is later.
 	s.active = min(time.Since(began), s.duration)
+	if at := time.Duration(s.stoppedAt.Load()); at > 0 {
+		s.active = min(s.active, at)
+	}
 	if !s.closed {
 		s.scheduledByActive = s.pacer.hitsBy(s.active)
 		if n := float64(s.ids.n.Load()); s.scheduledByActive < n {
