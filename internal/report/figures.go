@@ -380,7 +380,7 @@ func shortKey(k string) string {
 // Visibility is P(a read sees the latest write) against time since that
 // write (PBS t-visibility) on a log time axis; nil without reads.
 func Visibility(s *measure.Summary) *Figure {
-	if s.Totals.Requests <= 0 {
+	if s.Totals.Requests <= 0 || !s.KV.Observed {
 		return nil
 	}
 	var pts plotter.XYs
@@ -442,7 +442,7 @@ func sumReads(vs []measure.VisibilityPoint) int64 {
 // KVWork is the store's work per million requests (reads, writes, errors)
 // and the cost at published prices; nil when there was no KV work.
 func KVWork(s *measure.Summary) *Figure {
-	if s.Totals.Requests <= 0 {
+	if s.Totals.Requests <= 0 || !s.KV.Observed {
 		return nil
 	}
 	per := 1e6 / float64(s.Totals.Requests)
@@ -498,7 +498,7 @@ func KVWork(s *measure.Summary) *Figure {
 // FreePlan is when in the UTC day the free plan's write and read quotas
 // run out at this run's rates; nil when they last the day.
 func FreePlan(s *measure.Summary) *Figure {
-	if s.Totals.Requests <= 0 {
+	if s.Totals.Requests <= 0 || !s.KV.Observed {
 		return nil
 	}
 	c := s.Cost

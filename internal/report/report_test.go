@@ -279,7 +279,7 @@ func FuzzWrite(f *testing.F) {
 				Ratio:     measure.Stats{N: kws, Max: r, P50: a, P99: b, P95: p},
 				PerTrial:  measure.PerTrial{MaxRatio: measure.Interval{Mean: r, Lo: a, Hi: b, P95: p}, MaxRatios: []float64{r, a, b, p, since}},
 				Histogram: []measure.Bin{{Allowed: allowed, KeyWindows: kws}, {Allowed: limit, KeyWindows: requests}, {Allowed: kws, KeyWindows: 1}}},
-			KV: measure.KVWork{Reads: requests, ReadErrors: kws, Visibility: []measure.VisibilityPoint{
+			KV: measure.KVWork{Observed: true, Reads: requests, ReadErrors: kws, Visibility: []measure.VisibilityPoint{
 				{SinceMs: since, Reads: kws, Fresh: allowed, P: p}, {SinceMs: a, Reads: requests, P: b}, {SinceMs: b, Reads: 1, P: r}}},
 			Cost: measure.Cost{ReadsPerMillionRequests: a, WritesPerMillionRequests: b, USDPerMillionRequests: r,
 				FreeWritesExhaustedAfterSecs: since, FreeReadsExhaustedAfterSecs: t0},

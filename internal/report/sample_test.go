@@ -78,7 +78,7 @@ func sampleSimulate() *measure.Summary {
 			{Name: "bot", Requests: 1_280_000, Allowed: 6_620, Denied: 1_273_380},
 			{Name: "users", Legitimate: true, Requests: 8_000, Allowed: 7_950, Denied: 50, FalseDenials: 12},
 		},
-		KV: measure.KVWork{Reads: 1_288_000, Writes: 62_410, WriteErrors: 800, WriteRateLimited: 800, LostUpdates: 5_410,
+		KV: measure.KVWork{Observed: true, Reads: 1_288_000, Writes: 62_410, WriteErrors: 800, WriteRateLimited: 800, LostUpdates: 5_410,
 			StaleReads: 310_000, StalenessMs: measure.Stats{N: 310_000, Max: 59_800, Mean: 21_000, P50: 18_000, P95: 55_000, P99: 59_000},
 			Visibility: []measure.VisibilityPoint{
 				{SinceMs: 0, Reads: 40_000, Fresh: 2_000, P: 0.05}, {SinceMs: 10, Reads: 60_000, Fresh: 6_000, P: 0.1},
@@ -123,7 +123,7 @@ func sampleAttack() *measure.Summary {
 			PerTrial:  measure.PerTrial{MaxRatio: measure.Interval{Mean: 7.0, Lo: 7.0, Hi: 7.0, P95: 7.0}, MaxRatios: []float64{7.0}},
 			Histogram: []measure.Bin{{Allowed: 35, KeyWindows: 1}}},
 		Populations: []measure.Population{{Name: "bot", Requests: 4_000, Allowed: 35, Denied: 3_965}},
-		KV:          measure.KVWork{Reads: 4_000, Writes: 35, LostUpdates: 29},
+		KV:          measure.KVWork{Observed: true, Reads: 4_000, Writes: 35, LostUpdates: 29},
 		Cost:        measure.Cost{ReadsPerMillionRequests: 1e6, WritesPerMillionRequests: 9_250, USDPerMillionRequests: 0.546, FreeWritesExhaustedAfterSecs: 270.3, FreeReadsExhaustedAfterSecs: 250},
 		WorstKeys:   []measure.KeyTimeline{timeline(0, "rl:api:tok-bot:127.0.0.1:177", 35, 0.2, 0.004)},
 		Live: &measure.Live{URL: "http://127.0.0.1:8787/", Target: "eventual", OfferedRate: 400, AchievedRate: 398.7, DurationSecs: 10,

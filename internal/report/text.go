@@ -330,17 +330,22 @@ func tables(s *measure.Summary) []table {
 	kv := s.KV
 	kt := table{Title: "KV work and cost", Header: []string{"What", "Value"}}
 	kadd := func(k, v string) { kt.Rows = append(kt.Rows, []string{k, v}) }
-	kadd("Reads / writes", count(kv.Reads)+" / "+count(kv.Writes))
-	kadd("Read errors / write errors", count(kv.ReadErrors)+" / "+count(kv.WriteErrors))
-	kadd("Writes rate-limited (429) / over quota", count(kv.WriteRateLimited)+" / "+count(kv.QuotaErrors))
-	kadd("Lost updates (a write replaced a count it never read)", count(kv.LostUpdates))
-	kadd("Stale reads", count(kv.StaleReads)+staleDetail(kv.StalenessMs))
-	c := s.Cost
-	kadd("Per million requests: reads, writes", num(c.ReadsPerMillionRequests)+", "+num(c.WritesPerMillionRequests))
-	kadd("Cost per million requests (paid plan)", usd(c.USDPerMillionRequests))
-	kadd("Free plan's 1,000 writes a day run out", exhausted(c.FreeWritesExhaustedAfterSecs))
-	kadd("Free plan's 100,000 reads a day run out", exhausted(c.FreeReadsExhaustedAfterSecs))
-	out = append(out, kt)
+	if !kv.Observed {
+		kt.Note = "The store was out of sight of this run (a URL was attacked), so its work, staleness and cost were not measured."
+		out = append(out, kt)
+	} else {
+		kadd("Reads / writes", count(kv.Reads)+" / "+count(kv.Writes))
+		kadd("Read errors / write errors", count(kv.ReadErrors)+" / "+count(kv.WriteErrors))
+		kadd("Writes rate-limited (429) / over quota", count(kv.WriteRateLimited)+" / "+count(kv.QuotaErrors))
+		kadd("Lost updates (a write replaced a count it never read)", count(kv.LostUpdates))
+		kadd("Stale reads", count(kv.StaleReads)+staleDetail(kv.StalenessMs))
+		c := s.Cost
+		kadd("Per million requests: reads, writes", num(c.ReadsPerMillionRequests)+", "+num(c.WritesPerMillionRequests))
+		kadd("Cost per million requests (paid plan)", usd(c.USDPerMillionRequests))
+		kadd("Free plan's 1,000 writes a day run out", exhausted(c.FreeWritesExhaustedAfterSecs))
+		kadd("Free plan's 100,000 reads a day run out", exhausted(c.FreeReadsExhaustedAfterSecs))
+		out = append(out, kt)
+	}
 	if lv := s.Live; lv != nil {
 		lt := table{Title: "Live run", Header: []string{"What", "Value"}}
 		ladd := func(k, v string) { lt.Rows = append(lt.Rows, []string{k, v}) }
