@@ -62,17 +62,7 @@ func (s *latencyStore) wait(ctx context.Context) error {
 	s.mu.Lock()
 	d := s.lat.Quantile(s.rng.Float64())
 	s.mu.Unlock()
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return kv.Sleep(ctx, d)
 }
 
 // Get sleeps a latency, then reads.
