@@ -6,7 +6,7 @@
 # writing every result to a results file. Prints each round's rates and the
 # ratio attack/vegeta (goal: >= 0.9).
 #
-# The vegeta CLI is built from the module cache (go.mod requires vegeta); it
+# The vegeta CLI is built from go.mod's tool directive (go tool vegeta); it
 # is not added to the repository.
 #
 # Usage: scripts/bench-attack.sh

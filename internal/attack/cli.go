@@ -90,7 +90,7 @@ Runs a scenario's traffic for real against a rate limiter and measures how far
 past its limit it lets callers go. With no -url it starts the built-in target
 (the same limiter over the chosen store) on 127.0.0.1 and attacks that;
 nothing leaves loopback unless you name a URL. Writes summary.json and a vegeta
-results file (read it with: vegeta report < results.bin) under -out.
+results file (read it with: go tool vegeta report < results.bin) under -out.
 
 Exit codes: 0 ok, 1 failure or interrupted (what was measured is still
 written), 2 bad input, 3 -max-ratio broken; a second Ctrl-C exits 130 at once.
@@ -573,7 +573,7 @@ func PrintSummary(w io.Writer, s *measure.Summary, dir string) {
 		fmt.Fprintf(w, "\nreport   %s\n", filepath.Join(dir, report.HTMLFile))
 		fmt.Fprintf(w, "summary  %s\n", filepath.Join(dir, report.SummaryFile))
 		if l := s.Live; l != nil && l.ResultsFile != "" {
-			fmt.Fprintf(w, "results  %s  (vegeta report < %s)\n", l.ResultsFile, l.ResultsFile)
+			fmt.Fprintf(w, "results  %s  (go tool vegeta report < %s)\n", l.ResultsFile, l.ResultsFile)
 		}
 	}
 }
