@@ -48,7 +48,10 @@ type config struct {
 // multiFlag collects a repeatable string flag.
 type multiFlag []string
 
-func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
+// String prints the values given so far, for flag's help.
+func (m *multiFlag) String() string { return strings.Join(*m, " ") }
+
+// Set adds one more value: each -set adds, none replaces.
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 const usage = `usage: simulate [flags] [SCENARIO.yaml]
