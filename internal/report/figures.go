@@ -450,49 +450,17 @@ func KVWork(s *measure.Summary) *Figure {
 	names := []string{"reads", "writes", "read errors", "write errors", "lost updates"}
 	vals := []float64{s.Cost.ReadsPerMillionRequests, s.Cost.WritesPerMillionRequests,
 		float64(kv.ReadErrors) * per, float64(kv.WriteErrors) * per, float64(kv.LostUpdates) * per}
-	any := false
-	for i, v := range vals {
-		if !finite(v) || v < 0 {
-			vals[i] = 0
-		}
-		if vals[i] > 0 {
-			any = true
-		}
-	}
-	if !any {
-		return nil
-	}
 	title := "How much KV work does a million requests cost?"
-	p := newPlot(title, "", "KV operations per million requests (count)")
-	// The price on a second title line, so that it travels with the image.
-	p.Title.Text = title + "\n" + usd(s.Cost.USDPerMillionRequests) + " per million requests at paid-plan prices"
-	bc, err := plotter.NewBarChart(plotter.Values(vals), 1.4*vg.Centimeter)
-	if err != nil {
+	f := valueBars(title, "KV operations per million requests (count)", names, vals, "")
+	if f == nil {
 		return nil
 	}
-	bc.Color = colorAt(0)
-	bc.LineStyle.Width = 0
-	p.Add(bc)
-	p.NominalX(names...)
-	labels := make([]string, len(vals))
-	xys := make(plotter.XYs, len(vals))
-	top := slices.Max(vals)
-	for i, v := range vals {
-		labels[i] = num(v)
-		xys[i] = plotter.XY{X: float64(i), Y: v + top*0.02}
-	}
-	if lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels}); err == nil {
-		for i := range lb.TextStyle {
-			lb.TextStyle[i].Font.Typeface = Sans.Typeface
-			lb.TextStyle[i].Font.Variant = Sans.Variant
-			lb.TextStyle[i].XAlign = -0.5
-		}
-		p.Add(lb)
-	}
-	p.Y.Min, p.Y.Max = 0, top*1.12
+	// The price on a second title line, so that it travels with the image.
+	f.Plot.Title.Text = title + "\n" + usd(s.Cost.USDPerMillionRequests) + " per million requests at paid-plan prices"
 	caption := fmt.Sprintf("KV operations per million requests, at this run's mix: %s reads and %s writes, costing %s per million requests on the paid plan ($0.50 per million reads, $5.00 per million writes). Errors: %s read and %s write errors (%s rate-limited with 429, %s over quota); %s lost updates.",
 		num(vals[0]), num(vals[1]), usd(s.Cost.USDPerMillionRequests), count(kv.ReadErrors), count(kv.WriteErrors), count(kv.WriteRateLimited), count(kv.QuotaErrors), count(kv.LostUpdates))
-	return &Figure{Name: "kv-cost", Title: title, Caption: caption, Plot: p}
+	f.Name, f.Caption = "kv-cost", caption
+	return f
 }
 
 // FreePlan is when in the UTC day the free plan's write and read quotas
