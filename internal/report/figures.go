@@ -447,7 +447,7 @@ func KVWork(s *measure.Summary) *Figure {
 	}
 	per := 1e6 / float64(s.Totals.Requests)
 	kv := s.KV
-	names := []string{"reads", "writes", "read errors", "write errors", "lost updates"}
+	names := []string{"reads (billed)", "writes (billed)", "read errors", "write errors", "lost updates"}
 	vals := []float64{s.Cost.ReadsPerMillionRequests, s.Cost.WritesPerMillionRequests,
 		float64(kv.ReadErrors) * per, float64(kv.WriteErrors) * per, float64(kv.LostUpdates) * per}
 	title := "How much KV work does a million requests cost?"

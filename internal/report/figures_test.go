@@ -191,7 +191,7 @@ func TestKVWorkFigure(t *testing.T) {
 		t.Fatalf("bars %+v", bc)
 	}
 	ticks := f.Plot.X.Tick.Marker.Ticks(0, 4)
-	if len(ticks) != 5 || ticks[0].Label != "reads" || ticks[3].Label != "write errors" {
+	if len(ticks) != 5 || ticks[0].Label != "reads (billed)" || ticks[3].Label != "write errors" {
 		t.Errorf("bar names %v", ticks)
 	}
 }
