@@ -83,17 +83,26 @@ func (s TokenSource) Validate() error {
 	return nil
 }
 
-// Token returns the request's token, or "" when it carries none.
+// NoToken is the token of a request that carries none, as the example
+// Worker writes `?? "anonymous"`: every such caller at one address shares
+// one counter.
+const NoToken = "anonymous"
+
+// Token returns the request's token, or NoToken when it carries none. A
+// header that is present but empty is an empty token, not a missing one
+// (JavaScript `??`).
 func (s TokenSource) Token(r *http.Request) string {
 	if s.From == "cookie" {
 		c, err := r.Cookie(s.Name)
 		if err != nil {
-			return ""
+			return NoToken
 		}
 		return c.Value
 	}
-	v, _ := header(r.Header, s.Name)
-	return v
+	if v, ok := header(r.Header, s.Name); ok {
+		return v
+	}
+	return NoToken
 }
 
 // isTokenChar reports whether c may appear in an HTTP header or cookie name

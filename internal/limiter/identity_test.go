@@ -53,6 +53,7 @@ func TestCallerFromWire(t *testing.T) {
 func TestTokenSource(t *testing.T) {
 	r := httptest.NewRequest("GET", "/", nil)
 	r.Header.Set("X-Anon-Token", "from-header")
+	r.Header.Set("X-Empty", "")
 	r.AddCookie(&http.Cookie{Name: "anon", Value: "from-cookie"})
 	cases := []struct {
 		src  TokenSource
@@ -60,9 +61,10 @@ func TestTokenSource(t *testing.T) {
 	}{
 		{DefaultTokenSource, "from-header"},
 		{TokenSource{From: "header", Name: "x-anon-token"}, "from-header"},
-		{TokenSource{From: "header", Name: "X-Missing"}, ""},
+		{TokenSource{From: "header", Name: "X-Missing"}, NoToken},
+		{TokenSource{From: "header", Name: "X-Empty"}, ""},
 		{TokenSource{From: "cookie", Name: "anon"}, "from-cookie"},
-		{TokenSource{From: "cookie", Name: "missing"}, ""},
+		{TokenSource{From: "cookie", Name: "missing"}, NoToken},
 	}
 	for _, c := range cases {
 		if err := c.src.Validate(); err != nil {
