@@ -11,8 +11,10 @@
 // Answers: 200 allowed, 429 denied, both with IETF draft RateLimit headers
 //   RateLimit-Policy: "<name>";q=<limit>;w=<window seconds>
 //   RateLimit: "<name>";r=<remaining>;t=<seconds until the window ends>
-// plus X-Overshoot-Window: <window id> and, when KV failed and the request was
-// let through, X-Overshoot-Fail-Open: 1.
+// plus X-Overshoot-Window: <window id>, X-Overshoot-Key: <caller> (so an
+// attacker counts each response under the key this Worker used, whatever
+// the runtime made of the client's address) and, when KV failed and the
+// request was let through, X-Overshoot-Fail-Open: 1.
 
 const MIN_TTL_SECONDS = 60; // the smallest expirationTtl Workers KV accepts
 
@@ -79,12 +81,13 @@ export async function decide(kv, cfg, caller, nowMs) {
   }
 }
 
-function respond(cfg, d) {
+function respond(cfg, caller, d) {
   const headers = new Headers({
     "Content-Type": "text/plain; charset=utf-8",
     "RateLimit-Policy": `"${cfg.name}";q=${cfg.limit};w=${cfg.windowSeconds}`,
     "RateLimit": `"${cfg.name}";r=${d.remaining};t=${d.resetIn}`,
     "X-Overshoot-Window": String(d.windowId),
+    "X-Overshoot-Key": caller,
   });
   if (d.failOpen) headers.set("X-Overshoot-Fail-Open", "1");
   if (!d.allowed) {
@@ -106,7 +109,8 @@ export default {
       // Without the binding every request would fail open silently: say so.
       return new Response("overshoot example Worker misconfigured: no KV binding RATE_LIMIT (see wrangler.jsonc)\n", { status: 500 });
     }
-    const d = await decide(env.RATE_LIMIT, cfg, callerOf(request), Date.now());
-    return respond(cfg, d);
+    const caller = callerOf(request);
+    const d = await decide(env.RATE_LIMIT, cfg, caller, Date.now());
+    return respond(cfg, caller, d);
   },
 };

@@ -90,6 +90,7 @@ test("fetch answers with draft RateLimit headers", async () => {
   assert.equal(last.headers.get("RateLimit-Policy"), '"roast";q=2;w=86400');
   assert.match(last.headers.get("RateLimit"), /^"roast";r=0;t=\d+$/);
   assert.match(last.headers.get("X-Overshoot-Window"), /^\d+$/);
+  assert.equal(last.headers.get("X-Overshoot-Key"), "t:unknown");
   assert.equal(last.headers.get("Retry-After"), last.headers.get("RateLimit").split("t=")[1]);
   assert.equal(last.headers.get("X-Overshoot-Fail-Open"), null);
 });
