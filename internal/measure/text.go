@@ -35,14 +35,20 @@ func WriteText(w io.Writer, s *Summary) error {
 		p.f("  INCOMPLETE: the run was interrupted; these are the results measured so far.\n")
 	}
 	if len(s.Points) > 0 {
-		p.f("\n  %-40s %10s %8s %8s %8s %10s %10s\n", "sweep point", "requests", "p50", "p99", "max", "trial p95", "interval")
-		for _, pt := range s.Points {
+		labels := make([]string, len(s.Points))
+		width := len("sweep point")
+		for i, pt := range s.Points {
 			var names []string
 			for _, q := range pt.Params {
 				names = append(names, q.Path+"="+q.Value)
 			}
+			labels[i] = strings.Join(names, " ")
+			width = max(width, len(labels[i]))
+		}
+		p.f("\n  %-*s %10s %8s %8s %8s %10s %10s\n", width, "sweep point", "requests", "p50", "p99", "max", "trial p95", "interval")
+		for i, pt := range s.Points {
 			r := pt.Summary.Overshoot
-			p.f("  %-40s %10d %7.2fx %7.2fx %7.2fx %9.2fx %9.2fx\n", strings.Join(names, " "), pt.Summary.Totals.Requests,
+			p.f("  %-*s %10d %7.2fx %7.2fx %7.2fx %9.2fx %9.2fx\n", width, labels[i], pt.Summary.Totals.Requests,
 				r.Ratio.P50, r.Ratio.P99, r.Ratio.Max, r.PerTrial.MaxRatio.P95, r.MaxInIntervalRatio)
 		}
 		p.f("  (ratio = allowed/limit per key-window; interval = most allowed in any window-long interval / limit)\n")
