@@ -92,10 +92,12 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // location's cache while its entry lives, else from the central store. The
 // read takes effect at once; its latency is then slept.
 func (s *Store) Get(ctx context.Context, key string) (string, bool, error) {
+	req := requestFrom(ctx)
 	s.mu.Lock()
-	r := s.m.Read(time.Since(s.start), s.loc(ctx), key)
+	r := s.m.Read(time.Since(s.start), s.loc(ctx), req.domainOf(), key)
 	s.mu.Unlock()
-	requestFrom(ctx).noteRead(key, r.Version)
+	req.noteRead(key, r.Version)
+	req.noteDomain(r.Domain)
 	if !sleep(ctx, r.Latency) {
 		return "", false, kv.WrapUnavailable("get", key, ctx.Err())
 	}
@@ -111,7 +113,7 @@ func (s *Store) Put(ctx context.Context, key, value string, ttl time.Duration) e
 		version = model.UnknownVersion
 	}
 	s.mu.Lock()
-	w, lat, err := s.m.Write(time.Since(s.start), s.loc(ctx), key, value, ttl, version)
+	w, lat, err := s.m.Write(time.Since(s.start), s.loc(ctx), requestFrom(ctx).domainOf(), key, value, ttl, version)
 	s.mu.Unlock()
 	if err != nil {
 		sleep(ctx, lat)

@@ -1,6 +1,10 @@
 package eventual
 
-import "context"
+import (
+	"context"
+
+	"github.com/overshoot-dev/overshoot/internal/model"
+)
 
 // requestKey is the context key of a request's state.
 type requestKey struct{}
@@ -10,6 +14,7 @@ type requestKey struct{}
 // that follows can be checked for a lost update.
 type request struct {
 	location string
+	domain   int // the cache domain its first read used (model.AnyDomain before)
 	reads    [2]readVersion
 	n        int
 }
@@ -25,7 +30,7 @@ type readVersion struct {
 // it, and also remembers in it what the request's reads returned. Stores
 // without locations ignore it. Use one such context per request.
 func WithLocation(ctx context.Context, location string) context.Context {
-	return context.WithValue(ctx, requestKey{}, &request{location: location})
+	return context.WithValue(ctx, requestKey{}, &request{location: location, domain: model.AnyDomain})
 }
 
 // LocationFrom returns the location WithLocation put in ctx, or "" when none
@@ -70,4 +75,19 @@ func (r *request) readOf(key string) (uint64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// domainOf returns the cache domain the request used so far.
+func (r *request) domainOf() int {
+	if r == nil {
+		return model.AnyDomain
+	}
+	return r.domain
+}
+
+// noteDomain remembers the cache domain a read used.
+func (r *request) noteDomain(dom int) {
+	if r != nil {
+		r.domain = dom
+	}
 }

@@ -38,10 +38,12 @@
 //     concurrent use), build the store once with a fixed start time (KVConfig.Start,
 //     the wall-clock instant of virtual time 0) and its own *rand.Rand, and
 //     pass now = time.Since(start) to every call;
-//   - read: under the mutex call r := s.Read(now, loc, key); release the
-//     mutex; sleep r.Latency; then return r.Value, r.Found, r.Err. (The read
-//     takes effect when called; the sleep is only its duration.)
-//   - write: under the mutex call w, lat, err := s.Write(now, loc, key,
+//   - read: under the mutex call r := s.Read(now, loc, dom, key); release
+//     the mutex; sleep r.Latency; then return r.Value, r.Found, r.Err. (The
+//     read takes effect when called; the sleep is only its duration.) dom is
+//     the cache domain the same request used before, AnyDomain for its
+//     first call; keep r.Domain for the request's later calls.
+//   - write: under the mutex call w, lat, err := s.Write(now, loc, dom, key,
 //     value, ttl, version); release; sleep lat; if err != nil return it;
 //     else take the mutex again, call s.Commit(time.Since(start), w),
 //     release, and only then return nil. (A write takes effect at Commit.

@@ -46,13 +46,13 @@ func ExampleKV() {
 		fmt.Println(err)
 		return
 	}
-	r := s.Read(0, 1, "k") // sin caches "missing"
-	w, lat, err := s.Write(time.Second, 0, "k", "1", time.Minute, model.UnknownVersion)
+	r := s.Read(0, 1, model.AnyDomain, "k") // sin caches "missing"
+	w, lat, err := s.Write(time.Second, 0, model.AnyDomain, "k", "1", time.Minute, model.UnknownVersion)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	s.Commit(time.Second+lat, w) // the put's latency later
-	fmt.Println(r.Found, s.Read(30*time.Second, 1, "k").Found, s.Read(61*time.Second, 1, "k").Value)
+	fmt.Println(r.Found, s.Read(30*time.Second, 1, model.AnyDomain, "k").Found, s.Read(61*time.Second, 1, model.AnyDomain, "k").Value)
 	// Output: false false 1
 }

@@ -39,7 +39,7 @@ func FuzzKV(f *testing.F) {
 			loc := int(op>>1&3) % 3
 			switch op >> 2 & 3 {
 			case 0, 1:
-				r := s.Read(now, loc, key)
+				r := s.Read(now, loc, AnyDomain, key)
 				if r.Err != nil {
 					t.Fatalf("op %d: read error %v", i, r.Err)
 				}
@@ -51,7 +51,7 @@ func FuzzKV(f *testing.F) {
 				}
 			case 2:
 				val++
-				w, _, err := s.Write(now, loc, key, string(rune('0'+val%10)), time.Minute, UnknownVersion)
+				w, _, err := s.Write(now, loc, AnyDomain, key, string(rune('0'+val%10)), time.Minute, UnknownVersion)
 				if err != nil {
 					if kv.KindOf(err) != kv.WriteRateLimited {
 						t.Fatalf("op %d: write error %v", i, err)
@@ -68,7 +68,7 @@ func FuzzKV(f *testing.F) {
 				s.Commit(now, w)
 				k := s.keys[w.Key]
 				committed[ver{w.Key, k.version}] = w.Value
-				if r := s.Read(now, w.Loc, w.Key); r.Version != k.version {
+				if r := s.Read(now, w.Loc, AnyDomain, w.Key); r.Version != k.version {
 					t.Fatalf("op %d: writer's location reads version %d right after committing %d", i, r.Version, k.version)
 				}
 			}

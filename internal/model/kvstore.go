@@ -104,6 +104,7 @@ type KV struct {
 	ryw               float64 // read-your-writes failure probability
 	purge             bool
 	domains           int
+	domainPerRequest  bool  // a request keeps the cache domain of its first read
 	writeEvery        int64 // write limit: min ns between accepted writes to a key; 0 none
 	globalScope       bool
 	writeQuota        int64
@@ -134,7 +135,8 @@ func NewKV(c KVConfig) (*KV, error) {
 		return nil, fmt.Errorf("kv store: the scenario has no locations: add at least one under locations")
 	}
 	s := &KV{cacheTTL: int64(p.CacheTTL), ryw: p.ReadYourWritesP, purge: p.Purge.Enabled,
-		domains: max(p.CacheDomains, 1), writeQuota: p.DailyWriteQuota, readQuota: p.DailyReadQuota,
+		domains: max(p.CacheDomains, 1), domainPerRequest: p.CacheDomainPer == "request",
+		writeQuota: p.DailyWriteQuota, readQuota: p.DailyReadQuota,
 		errRead: p.ErrorRate.Read, errWrite: p.ErrorRate.Write, rng: c.Rand, ctr: c.Counters,
 		keys: map[string]*kvKey{}, nLocs: len(c.Locations)}
 	if s.cacheTTL <= 0 {
@@ -258,7 +260,7 @@ func (s *KV) countWrite(err error) {
 }
 
 // Read implements Store.
-func (s *KV) Read(now time.Duration, loc int, key string) ReadResult {
+func (s *KV) Read(now time.Duration, loc, dom int, key string) ReadResult {
 	t := int64(now)
 	s.tick(t)
 	if len(key) > kv.MaxKeyBytes {
@@ -289,10 +291,7 @@ func (s *KV) Read(now time.Duration, loc int, key string) ReadResult {
 		return ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
 	}
 	s.reads++
-	dom := 0
-	if s.domains > 1 {
-		dom = s.rng.IntN(s.domains)
-	}
+	dom = s.pickDomain(dom)
 	k := s.keys[key]
 	if k == nil {
 		k = &kvKey{}
@@ -319,11 +318,11 @@ func (s *KV) Read(now time.Duration, loc int, key string) ReadResult {
 			s.ctr.Visibility(time.Duration(t-k.committed), e.version == v)
 		}
 	}
-	return ReadResult{Value: e.value, Found: e.found, Version: e.version, Latency: lat}
+	return ReadResult{Value: e.value, Found: e.found, Version: e.version, Domain: dom, Latency: lat}
 }
 
 // Write implements Store.
-func (s *KV) Write(now time.Duration, loc int, key, value string, ttl time.Duration, readVersion uint64) (PendingWrite, time.Duration, error) {
+func (s *KV) Write(now time.Duration, loc, dom int, key, value string, ttl time.Duration, readVersion uint64) (PendingWrite, time.Duration, error) {
 	t := int64(now)
 	s.tick(t)
 	if err := kv.CheckPut(key, ttl); err != nil {
@@ -375,11 +374,20 @@ func (s *KV) Write(now time.Duration, loc int, key, value string, ttl time.Durat
 			k.locSubmit[loc] = t + 1
 		}
 	}
-	dom := 0
-	if s.domains > 1 {
-		dom = s.rng.IntN(s.domains)
+	return PendingWrite{Key: key, Value: value, TTL: ttl, Loc: loc, Domain: s.pickDomain(dom), ReadVersion: readVersion}, lat, nil
+}
+
+// pickDomain returns the cache domain an operation uses: the request's
+// (dom) when caches are picked per request and it has one, else one at
+// random.
+func (s *KV) pickDomain(dom int) int {
+	if s.domains <= 1 {
+		return 0
 	}
-	return PendingWrite{Key: key, Value: value, TTL: ttl, Loc: loc, Domain: dom, ReadVersion: readVersion}, lat, nil
+	if s.domainPerRequest && dom >= 0 && dom < s.domains {
+		return dom
+	}
+	return s.rng.IntN(s.domains)
 }
 
 // Commit implements Store: the write becomes the central value (last writer

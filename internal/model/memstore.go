@@ -38,7 +38,7 @@ func NewMemory(lat scenario.Latency, rng *rand.Rand, counters *measure.KVCounter
 }
 
 // Read implements Store.
-func (m *Memory) Read(now time.Duration, loc int, key string) ReadResult {
+func (m *Memory) Read(now time.Duration, loc, dom int, key string) ReadResult {
 	t := int64(now)
 	m.tick(t)
 	lat := m.lat.Sample(m.rng)
@@ -67,7 +67,7 @@ func (m *Memory) Read(now time.Duration, loc int, key string) ReadResult {
 }
 
 // Write implements Store.
-func (m *Memory) Write(now time.Duration, loc int, key, value string, ttl time.Duration, readVersion uint64) (PendingWrite, time.Duration, error) {
+func (m *Memory) Write(now time.Duration, loc, dom int, key, value string, ttl time.Duration, readVersion uint64) (PendingWrite, time.Duration, error) {
 	t := int64(now)
 	m.tick(t)
 	if err := kv.CheckPut(key, ttl); err != nil {

@@ -106,6 +106,7 @@ type request struct {
 	caller   string // the caller identity the request was planned for
 	client   int32
 	loc      int32
+	dom      int32 // the cache domain the request used, AnyDomain before its first read
 	owner    int32
 	nread    int32
 	plan     limiter.Plan
@@ -291,7 +292,7 @@ func (t *trial) send(ci int32) {
 	r := &t.reqs[ri]
 	// A reused slot keeps its last request's fields; set every one this
 	// request reads before it writes it.
-	r.client, r.nread, r.caller = ci, 0, c.caller
+	r.client, r.nread, r.caller, r.dom = ci, 0, c.caller, AnyDomain
 	r.loc = int32(p.pickLocation(c, t.rng))
 	r.plan = t.c.lim.Plan(t.c.start.Add(time.Duration(t.now)), c.caller)
 	if r.plan.NKeys < 2 && r.got[1] != (limiter.Read{}) {
@@ -309,7 +310,8 @@ func (t *trial) send(ci int32) {
 // read issues the request's next read.
 func (t *trial) read(ri int32) {
 	r := &t.reqs[ri]
-	r.res = t.store.Read(time.Duration(t.now), int(r.loc), r.plan.Keys[r.nread])
+	r.res = t.store.Read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread])
+	r.dom = int32(r.res.Domain)
 	t.push(t.now+int64(r.res.Latency), evRead, ri)
 }
 
@@ -344,7 +346,7 @@ func (t *trial) readDone(ri int32) {
 			break
 		}
 	}
-	w, lat, err := t.store.Write(time.Duration(t.now), int(r.loc), d.Write.Key, d.Write.Value, d.Write.TTL, version)
+	w, lat, err := t.store.Write(time.Duration(t.now), int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, version)
 	if err != nil {
 		t.record(r, t.c.lim.Failed(r.plan, err))
 		t.push(t.now+int64(lat), evDone, ri)

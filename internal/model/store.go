@@ -10,6 +10,9 @@ import (
 // versions): such a write is never counted as a lost update.
 const UnknownVersion = ^uint64(0)
 
+// AnyDomain is the cache domain of a request that has not used one yet.
+const AnyDomain = -1
+
 // ReadResult is what a read returns and when: the value (Found is false for
 // a missing key), the version of the write it came from (0 for missing),
 // the error if the read failed, and Latency, how long after the call the
@@ -18,6 +21,9 @@ type ReadResult struct {
 	Value   string
 	Found   bool
 	Version uint64
+	// Domain is the cache domain the read used; pass it to the request's
+	// later calls.
+	Domain  int
 	Err     error
 	Latency time.Duration
 }
@@ -43,14 +49,16 @@ type PendingWrite struct {
 // durations since the store's start. Not safe for concurrent use: a
 // wall-clock driver serialises calls with a mutex (see the package doc).
 type Store interface {
-	// Read reads key for a request arriving at location loc.
-	Read(now time.Duration, loc int, key string) ReadResult
+	// Read reads key for a request arriving at location loc. dom is the
+	// cache domain the request used before (AnyDomain for its first call);
+	// the store keeps to it when its caches are picked per request.
+	Read(now time.Duration, loc, dom int, key string) ReadResult
 	// Write submits a put of value under key with expirationTtl ttl, from
 	// location loc, by a writer that read readVersion. On success it returns
 	// the pending write and the latency after which the driver must call
 	// Commit; on failure the error and the latency after which the caller
 	// learns it (0 for errors raised before anything is sent).
-	Write(now time.Duration, loc int, key, value string, ttl time.Duration, readVersion uint64) (PendingWrite, time.Duration, error)
+	Write(now time.Duration, loc, dom int, key, value string, ttl time.Duration, readVersion uint64) (PendingWrite, time.Duration, error)
 	// Commit makes a pending write take effect at now.
 	Commit(now time.Duration, w PendingWrite)
 }

@@ -20,7 +20,7 @@ type wallKV struct {
 
 func (w *wallKV) get(loc int, key string) ReadResult {
 	w.mu.Lock()
-	r := w.s.Read(time.Since(w.start), loc, key)
+	r := w.s.Read(time.Since(w.start), loc, AnyDomain, key)
 	w.mu.Unlock()
 	time.Sleep(r.Latency)
 	return r
@@ -28,7 +28,7 @@ func (w *wallKV) get(loc int, key string) ReadResult {
 
 func (w *wallKV) put(loc int, key, value string, version uint64) error {
 	w.mu.Lock()
-	p, lat, err := w.s.Write(time.Since(w.start), loc, key, value, time.Minute, version)
+	p, lat, err := w.s.Write(time.Since(w.start), loc, AnyDomain, key, value, time.Minute, version)
 	w.mu.Unlock()
 	time.Sleep(lat)
 	if err != nil {

@@ -143,7 +143,10 @@ func DefaultKV() KV {
 		// One cache per location; the unpublished 2023 guide's virtual
 		// data centres are a parameter.
 		CacheDomains: 1,
-		WriteLimit:   WriteLimit{PerSecond: DefaultWritesPerSecond, Scope: DefaultWriteLimitScope},
+		// The guide says a cache is "picked at random per request"; whether
+		// that is each KV call or each Worker request is not said.
+		CacheDomainPer: "operation",
+		WriteLimit:     WriteLimit{PerSecond: DefaultWritesPerSecond, Scope: DefaultWriteLimitScope},
 	}
 }
 
@@ -239,6 +242,9 @@ func (s *Scenario) SetDefaults() {
 	fillLatency(&kv.Purge.Lag, dkv.Purge.Lag)
 	if kv.CacheDomains == 0 && !s.given("store.kv.cache_domains") {
 		kv.CacheDomains = dkv.CacheDomains
+	}
+	if kv.CacheDomainPer == "" {
+		kv.CacheDomainPer = dkv.CacheDomainPer
 	}
 	// The write limit is on unless the file says "per_second: 0".
 	if kv.WriteLimit.PerSecond == 0 && !s.given("store.kv.write_limit.per_second") {
@@ -360,6 +366,7 @@ func DefaultTable() []DefaultEntry {
 		{"store.kv.purge.enabled", "true", facts + ", Consistency: hybrid push/pull since 2023 (blog 2023-06-21)"},
 		{"store.kv.purge.lag", kv.Purge.Lag.String(), "assumption: unpublished; often shorter than the cache TTL (blog 2023-06-21)"},
 		{"store.kv.cache_domains", "1", "assumption: the unpublished 2023 guide's virtual data centres are a parameter"},
+		{"store.kv.cache_domain_per", "operation", "assumption: the guide's \"picked at random per request\" may mean each KV call or each Worker request"},
 		{"store.kv.write_limit.per_second", "1", facts + ", Limits and errors: 1 write per second per key"},
 		{"store.kv.write_limit.scope", DefaultWriteLimitScope, "assumption: per location or global is unpublished"},
 		{"store.kv.daily_write_quota", "0 (paid plan)", facts + ", Limits and errors: the free plan's is 1000"},

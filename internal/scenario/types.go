@@ -73,7 +73,8 @@ type KV struct {
 	Write           Latency    `yaml:"write" json:"write"`                                       // put until committed centrally
 	ReadYourWritesP float64    `yaml:"read_your_writes_failure" json:"read_your_writes_failure"` // p: the writer's location misses its own write
 	Purge           Purge      `yaml:"purge" json:"purge"`                                       // push invalidation to other locations
-	CacheDomains    int        `yaml:"cache_domains" json:"cache_domains"`                       // virtual caches per location, picked at random per request
+	CacheDomains    int        `yaml:"cache_domains" json:"cache_domains"`                       // virtual caches per location, picked at random
+	CacheDomainPer  string     `yaml:"cache_domain_per" json:"cache_domain_per"`                 // operation | request: how often the cache is picked
 	WriteLimit      WriteLimit `yaml:"write_limit" json:"write_limit"`                           // 1 write/s per key
 	DailyWriteQuota int64      `yaml:"daily_write_quota" json:"daily_write_quota"`               // free plan: 1000; 0 = paid plan, none
 	DailyReadQuota  int64      `yaml:"daily_read_quota" json:"daily_read_quota"`                 // free plan: 100000; 0 = none

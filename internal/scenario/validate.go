@@ -158,6 +158,9 @@ func (s *Scenario) validateStore(checkLoc func(path, name string) error) error {
 	if kv.CacheDomains < 1 {
 		return errAt("store.kv.cache_domains", "%d is out of range: must be 1 or more", kv.CacheDomains)
 	}
+	if kv.CacheDomainPer != "operation" && kv.CacheDomainPer != "request" {
+		return errAt("store.kv.cache_domain_per", "%q is unknown: use operation (each KV call picks a cache) or request (a Worker request keeps one)", kv.CacheDomainPer)
+	}
 	if !(kv.WriteLimit.PerSecond >= 0) || math.IsInf(kv.WriteLimit.PerSecond, 0) {
 		return errAt("store.kv.write_limit.per_second", "%v is out of range: give 0 (no limit) or more; KV's is 1", kv.WriteLimit.PerSecond)
 	}
