@@ -395,6 +395,8 @@ func Main(args []string, env Env) int {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
 		return ExitFailure
 	}
+	// Print first, so that a report that cannot be written loses nothing.
+	printRun(env.Stdout, c.json, &s, dir)
 	if err := report.Write(dir, &s, report.Options{Traffic: s.Scenario.Traffic,
 		Extra: &report.Extra{LiveSeries: series}, Generated: time.Now()}); err != nil {
 		// Keep what was measured: summary.json alone, then say what failed.
@@ -404,18 +406,18 @@ func Main(args []string, env Env) int {
 		fmt.Fprintf(stderr, "attack: %v (summary.json and the results are in %s)\n", err, dir)
 		return ExitFailure
 	}
-	printRun(env.Stdout, c.json, &s, dir)
+	if !s.Complete {
+		// Interrupted: what was measured is written, but it is not the run
+		// the scenario planned, so it is not a success (as simulate). This
+		// comes before the threshold: an incomplete run cannot pass a gate.
+		fmt.Fprintln(stderr, "attack: the run was interrupted: results and summary cover only what was measured (marked incomplete)")
+		return ExitFailure
+	}
 	if broken := c.threshold.Check(&s); len(broken) > 0 {
 		for _, b := range broken {
 			fmt.Fprintln(stderr, "attack: threshold broken:", b)
 		}
 		return ExitBroken
-	}
-	if !s.Complete {
-		// Interrupted: what was measured is written, but it is not the run
-		// the scenario planned, so it is not a success (as simulate).
-		fmt.Fprintln(stderr, "attack: the run was interrupted: results and summary cover only what was measured (marked incomplete)")
-		return ExitFailure
 	}
 	return ExitOK
 }
@@ -493,9 +495,13 @@ func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout
 	} else {
 		req.Header.Set(token.Name, tok)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := noRedirects(http.DefaultTransport, 10*time.Second).Do(req)
 	if err != nil {
 		return 0, 0, fmt.Errorf("cannot reach -url %s: %v (is the server running? for the example Worker: examples/worker/dev.sh start)", u, err)
+	}
+	if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		resp.Body.Close()
+		return 0, 0, fmt.Errorf("-url %s answered the preflight request with %s to %q: attack does not follow redirects (a login page would count as allowed); give the final URL", u, resp.Status, loc)
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
@@ -601,4 +607,12 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// noRedirects is an HTTP client that returns a redirect as the response
+// instead of following it: a limiter answers 2xx or 429 itself, and a
+// followed redirect (to a login page, say) would be counted as allowed.
+func noRedirects(tr http.RoundTripper, timeout time.Duration) *http.Client {
+	return &http.Client{Transport: tr, Timeout: timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }

@@ -83,6 +83,16 @@ func TestMainBadInput(t *testing.T) {
 		http.Error(w, "down", http.StatusServiceUnavailable)
 	}))
 	defer broken.Close()
+	// A redirect to a page that answers 200 must not pass for a limiter
+	// that allows everything.
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/login" {
+			w.Write([]byte("log in"))
+			return
+		}
+		http.Redirect(w, r, "/login", http.StatusFound)
+	}))
+	defer redirect.Close()
 	tests := []struct {
 		name string
 		args []string
@@ -90,6 +100,7 @@ func TestMainBadInput(t *testing.T) {
 	}{
 		{"url answers 404", []string{"-url", notFound.URL + "/nonexistent", good}, notFound.URL + "/nonexistent answered the preflight request with 404 Not Found"},
 		{"url answers 503", []string{"-url", broken.URL + "/", good}, broken.URL + "/ answered the preflight request with 503 Service Unavailable"},
+		{"url redirects", []string{"-url", redirect.URL + "/", good}, `answered the preflight request with 302 Found to "/login"`},
 		{"unknown flag", []string{"-bogus"}, "bogus"},
 		{"unknown store", []string{"-store", "redis", good}, "redis"},
 		{"unknown statistic", []string{"-at", "p42", good}, "p42"},

@@ -15,7 +15,8 @@
 //   - burst: clients x size requests at once at `at` and every `every`.
 //
 // Each request carries its client's identity: the token header (or cookie),
-// X-Forwarded-For or CF-Connecting-IP, and X-Overshoot-Location.
+// X-Forwarded-For or CF-Connecting-IP, X-Overshoot-Location, and
+// X-Overshoot-Client (a run-local client number, for false denials).
 package attack
 
 import (
@@ -338,7 +339,10 @@ func liveSeries(a *accountant, specs []*spec, elapsed time.Duration) []report.Li
 		// (a Poisson schedule is replayed once).
 		var prev float64
 		for i := range a.series {
-			end := min(max(time.Duration(i+1)*a.step-sp.start, 0), sp.active)
+			if time.Duration(i+1)*a.step <= sp.start {
+				continue // the population has not started by this interval's end
+			}
+			end := min(time.Duration(i+1)*a.step-sp.start, sp.active)
 			n := sp.pacer.hitsBy(end)
 			offered[i] += n - prev
 			prev = n
@@ -464,7 +468,7 @@ func (s *spec) run(ctx context.Context, runStart time.Time, consume func(*vegeta
 	if ctx.Err() != nil {
 		return
 	}
-	client := &http.Client{Transport: s.tr, Timeout: timeout}
+	client := noRedirects(s.tr, timeout)
 	began := time.Now()
 	s.ids.deadline, s.ids.stop = began.Add(s.duration), ctx.Done()
 	if s.closed {
