@@ -19,6 +19,7 @@ var visibilityEdgesMs = []float64{0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2
 type KVCounters struct {
 	Reads, Writes, ReadErrors, WriteErrors     int64
 	WriteRateLimited, QuotaErrors, LostUpdates int64
+	WriteQuotaErrors                           int64 // the writes among QuotaErrors
 	StaleReads                                 int64
 	Staleness                                  LogHist
 	VisReads, VisFresh                         []int64
@@ -60,6 +61,7 @@ func (k *KVCounters) Write(err error) {
 		k.WriteRateLimited++
 	case kv.DailyQuota:
 		k.QuotaErrors++
+		k.WriteQuotaErrors++
 	}
 }
 
@@ -92,6 +94,7 @@ func (k *KVCounters) Add(o KVCounters) {
 	k.WriteErrors += o.WriteErrors
 	k.WriteRateLimited += o.WriteRateLimited
 	k.QuotaErrors += o.QuotaErrors
+	k.WriteQuotaErrors += o.WriteQuotaErrors
 	k.LostUpdates += o.LostUpdates
 	k.StaleReads += o.StaleReads
 	k.Staleness.Merge(o.Staleness)

@@ -58,9 +58,9 @@ type Recorder struct {
 	grace  time.Duration // how long after its end a key-window stays open
 	keys   map[string]*keyState
 	swept  time.Duration // when keys were last swept for closed windows
-	// clients holds legitimate clients' own allowed counts per window,
-	// for false denials.
-	clients map[int]*clientWindow
+	// clients holds legitimate clients' own allowed counts per window, for
+	// false denials; like key-windows, they close after the grace period.
+	clients map[clientWindow]int64
 
 	totals Totals
 	pops   []Population
@@ -89,11 +89,10 @@ type keyWindow struct {
 	times   []time.Duration
 }
 
-// clientWindow is one legitimate client's allowed requests in its latest
-// window.
+// clientWindow is one legitimate client in one window.
 type clientWindow struct {
-	window  int64
-	allowed int64
+	client int
+	window int64
 }
 
 // lateGrace is the least time a key-window stays open after it ends.
@@ -117,7 +116,7 @@ func NewRecorder(c Config) *Recorder {
 		c.Start = time.Unix(0, 0) // window ids count from the Unix epoch
 	}
 	r := &Recorder{limit: c.Limit, window: c.Window, start: c.Start, grace: max(c.Window, lateGrace),
-		keys: map[string]*keyState{}, hist: map[int64]int64{}, clients: map[int]*clientWindow{}}
+		keys: map[string]*keyState{}, hist: map[int64]int64{}, clients: map[clientWindow]int64{}}
 	r.pops = append([]Population(nil), c.Populations...)
 	r.KV.init()
 	return r
@@ -147,24 +146,14 @@ func (r *Recorder) Record(e Event) {
 	}
 	ks.last = max(ks.last, e.At)
 	kw := r.openWindow(e.Key, ks, e.Window, e.At)
-	var own *clientWindow
-	if p.Legitimate {
-		own = r.clients[e.Client]
-		if own == nil {
-			own = &clientWindow{window: e.Window}
-			r.clients[e.Client] = own
-		}
-		if own.window != e.Window {
-			*own = clientWindow{window: e.Window}
-		}
-	}
+	own := clientWindow{e.Client, e.Window}
 	switch e.Outcome {
 	case Allowed:
 		r.totals.Allowed++
 		p.Allowed++
 		kw.allowed++
-		if own != nil {
-			own.allowed++
+		if p.Legitimate {
+			r.clients[own]++
 		}
 		if len(kw.times) < MaxTimelinePoints {
 			kw.times = append(kw.times, e.At)
@@ -173,7 +162,7 @@ func (r *Recorder) Record(e Event) {
 	case Denied:
 		r.totals.Denied++
 		p.Denied++
-		if own != nil && own.allowed < r.limit {
+		if p.Legitimate && r.clients[own] < r.limit {
 			p.FalseDenials++
 		}
 	}
@@ -200,11 +189,15 @@ func (r *Recorder) openWindow(key string, ks *keyState, w int64, at time.Duratio
 	}
 	ks.open = open
 	if kw == nil {
-		end := time.UnixMilli((w + 1) * r.window.Milliseconds()).Sub(r.start)
-		kw = &keyWindow{window: w, end: end}
+		kw = &keyWindow{window: w, end: r.windowEnd(w)}
 		ks.open = append(ks.open, kw)
 	}
 	return kw
+}
+
+// windowEnd is when window w ends, from the run's start.
+func (r *Recorder) windowEnd(w int64) time.Duration {
+	return time.UnixMilli((w + 1) * r.window.Milliseconds()).Sub(r.start)
 }
 
 // slideGroups bounds the allowed times a key keeps for the window-long
@@ -257,9 +250,9 @@ func (r *Recorder) sweep(now time.Duration) {
 			delete(r.keys, key)
 		}
 	}
-	for id, cw := range r.clients {
-		if end := time.UnixMilli((cw.window + 1) * r.window.Milliseconds()).Sub(r.start); now-end > r.grace {
-			delete(r.clients, id)
+	for cw := range r.clients {
+		if now-r.windowEnd(cw.window) > r.grace {
+			delete(r.clients, cw)
 		}
 	}
 }

@@ -120,3 +120,21 @@ func TestRecorderFloodBounded(t *testing.T) {
 		t.Errorf("max in a window-long interval = %d, want 200000", tr.MaxIn)
 	}
 }
+
+// TestFalseDenialsLateDecision: a late decision for the previous window
+// does not reset a client's count in the current one.
+func TestFalseDenialsLateDecision(t *testing.T) {
+	r := NewRecorder(Config{Limit: 5, Window: time.Minute, Populations: []Population{{Name: "users", Legitimate: true}}})
+	ev := func(w int64, s float64, out Outcome) {
+		r.Record(Event{Client: 1, Key: "k", Window: w, At: time.Duration(s * float64(time.Second)), Outcome: out})
+	}
+	for i := 0; i < 5; i++ {
+		ev(1, 61+float64(i), Allowed)
+	}
+	ev(0, 66, Allowed) // planned in window 0, decided late
+	ev(1, 67, Denied)  // the client had 5 in window 1: a true denial
+	ev(1, 68, Denied)
+	if got := r.Finish(2 * time.Minute).Populations[0].FalseDenials; got != 0 {
+		t.Errorf("false denials = %d, want 0", got)
+	}
+}

@@ -183,16 +183,19 @@ func cost(c KVCounters, t Totals, trials int) Cost {
 		return out
 	}
 	// Billed are the operations the store accepted; a rejected write (429,
-	// quota) or a failed read does no work. The free plan's quotas are met
-	// by what the limiter asks for, so they use every attempt.
+	// quota) or a failed read does no work. The free plan's quotas count
+	// what was accepted plus what the quota itself refused (the demand on
+	// it): a 429 or an outage uses no quota, as the model has it.
 	perM := 1e6 / float64(t.Requests)
 	out.ReadsPerMillionRequests = float64(c.Reads-c.ReadErrors) * perM
 	out.WritesPerMillionRequests = float64(c.Writes-c.WriteErrors) * perM
 	out.USDPerMillionRequests = out.ReadsPerMillionRequests/1e6*usdPerMillionReads +
 		out.WritesPerMillionRequests/1e6*usdPerMillionWrites
 	if secs := t.SimulatedSeconds * float64(trials); secs > 0 {
-		out.FreeWritesExhaustedAfterSecs = exhaustedAfter(float64(c.Writes), freeWritesPerDay, secs)
-		out.FreeReadsExhaustedAfterSecs = exhaustedAfter(float64(c.Reads), freeReadsPerDay, secs)
+		writes := c.Writes - c.WriteErrors + c.WriteQuotaErrors
+		reads := c.Reads - c.ReadErrors + c.QuotaErrors - c.WriteQuotaErrors
+		out.FreeWritesExhaustedAfterSecs = exhaustedAfter(float64(writes), freeWritesPerDay, secs)
+		out.FreeReadsExhaustedAfterSecs = exhaustedAfter(float64(reads), freeReadsPerDay, secs)
 	}
 	return out
 }

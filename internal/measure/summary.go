@@ -149,8 +149,9 @@ type Population struct {
 	Allowed    int64  `json:"allowed"`
 	Denied     int64  `json:"denied"`
 	Errors     int64  `json:"errors"`
-	// FalseDenials are legitimate requests denied while their key had
-	// truly been allowed fewer than limit requests in the window.
+	// FalseDenials are legitimate requests denied while their client had
+	// itself been allowed fewer than limit requests in the window (several
+	// clients can share a key behind a NAT or a shared token).
 	FalseDenials int64 `json:"false_denials"`
 }
 
@@ -200,8 +201,9 @@ type Cost struct {
 	WritesPerMillionRequests float64 `json:"writes_per_million_requests"`
 	USDPerMillionRequests    float64 `json:"usd_per_million_requests"`
 	// FreeWritesExhaustedAfterSecs is how long after 00:00 UTC the free
-	// plan's 1,000 writes a day run out at this run's write rate; 0 when
-	// they last the day. Likewise for the 100,000 reads.
+	// plan's 1,000 writes a day run out at this run's rate of writes that
+	// count against it (accepted, or refused by the quota itself; a 429
+	// uses none); 0 when they last the day. Likewise for the 100,000 reads.
 	FreeWritesExhaustedAfterSecs float64 `json:"free_writes_exhausted_after_seconds"`
 	FreeReadsExhaustedAfterSecs  float64 `json:"free_reads_exhausted_after_seconds"`
 }

@@ -94,7 +94,8 @@ type outage struct {
 //   - Errors carry Workers KV's messages (internal/kv). A failed read
 //     returns after a cold read's latency and a failed write after a
 //     write's (a 429 included); an operation rejected before it is sent
-//     (expirationTtl under 60 s, a key over 512 bytes) returns at once.
+//     (expirationTtl under 60 s, a key over 512 bytes) returns after a hot
+//     read's time, the cost of the call, so no loop can spin in no time.
 //   - A key's state is dropped once nothing about it is live (sweeps every
 //     30 s of virtual time), so memory follows live keys, not requests.
 type KV struct {

@@ -324,7 +324,7 @@ func tables(s *measure.Summary) []table {
 		for _, p := range s.Populations {
 			pt.Rows = append(pt.Rows, []string{orDash(p.Name), yesNo(p.Legitimate), count(p.Requests), count(p.Allowed), count(p.Denied), count(p.Errors), count(p.FalseDenials)})
 		}
-		pt.Note = "A false denial is a legitimate request denied while its key had truly been allowed fewer than limit requests in the window."
+		pt.Note = "A false denial is a legitimate request denied while its client had itself been allowed fewer than limit requests in the window (clients behind one NAT or token share a key)."
 		out = append(out, pt)
 	}
 	kv := s.KV
