@@ -35,6 +35,10 @@ type compiled struct {
 	nClients int
 	locNames []string
 	mpops    []measure.Population
+	// stuckAfter is how many events may run at one instant before the
+	// trial is declared stuck: stuckLimit plus room for every request the
+	// populations can send at once.
+	stuckAfter int
 	// probe, when set (tests only), is called every probeEvery events.
 	probe func(t *trial)
 }
@@ -70,8 +74,12 @@ func compile(sc *scenario.Scenario) (*compiled, error) {
 	if c.pops, c.nClients, err = compilePopulations(sc, c.end); err != nil {
 		return nil, err
 	}
+	c.stuckAfter = stuckLimit
 	for _, p := range c.pops {
 		c.mpops = append(c.mpops, measure.Population{Name: p.name, Legitimate: p.legitimate})
+		// Each request at one instant takes a few events (send, read, ...),
+		// so a population that sends many at once may run that many.
+		c.stuckAfter += 8 * p.clients * max(p.concurrency, p.burstSize, 1)
 	}
 	// Build one store now, so that its errors surface before any trial.
 	if _, _, err := c.newStore(rand.New(rand.NewPCG(0, 0)), nil); err != nil {
@@ -144,9 +152,9 @@ type trialStats struct {
 	MaxInFlight int   // most requests in flight at once
 }
 
-// stuckLimit is how many events may run at one virtual instant before the
-// trial is declared stuck (a closed loop with no latency and no think time
-// never lets time advance).
+// stuckLimit is how many events beyond those of the requests sent at once
+// may run at one virtual instant before the trial is declared stuck (a
+// closed loop with no latency and no think time never lets time advance).
 var stuckLimit = 1 << 20
 
 // runTrial runs trial i of a run with seed and returns its results.
@@ -169,7 +177,7 @@ func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Tr
 		}
 		st.Events++
 		if e.at == last {
-			if same++; same > stuckLimit {
+			if same++; same > c.stuckAfter {
 				return measure.Trial{}, st, fmt.Errorf("trial %d is stuck at %v: %d events without time advancing; give closed loops a think time or the store a latency above 0", i, time.Duration(e.at), same)
 			}
 		} else {
