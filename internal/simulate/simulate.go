@@ -198,24 +198,44 @@ func measuredProfile(sc *scenario.Scenario, measured *measure.Summary) (*scenari
 		sets = append(sets, fmt.Sprintf("limiter.limit=%d", l.Limit),
 			"limiter.window="+scenario.Duration(time.Duration(l.WindowSecs*float64(time.Second)).Round(time.Millisecond)).String())
 	}
-	if lv := measured.Live; lv != nil && lv.DurationSecs > 0 {
-		d := time.Duration(lv.DurationSecs * float64(time.Second)).Round(time.Millisecond)
-		sets = append(sets, "duration="+scenario.Duration(max(d, time.Millisecond)).String())
-	}
 	switch measured.Limiter.Store {
 	case "eventual": // the simulator's KV model on the wall clock
 		sets = append(sets, "store.kind="+scenario.KindKV)
 	case "memory":
 		sets = append(sets, "store.kind="+scenario.KindMemory)
 	}
-	if len(sets) == 0 {
-		return sc, nil
+	out := sc
+	if len(sets) > 0 {
+		if out, err = sc.With(sets...); err != nil {
+			return nil, fmt.Errorf("-compare: the measured run's settings do not fit the scenario: %w", err)
+		}
 	}
-	out, err := sc.With(sets...)
-	if err != nil {
-		return nil, fmt.Errorf("-compare: the measured run's settings do not fit the scenario: %w", err)
+	// The run may have been shorter than planned (interrupted, -duration):
+	// predict that long, with the populations that had started by then.
+	if lv := measured.Live; lv != nil && lv.DurationSecs > 0 {
+		d := max(time.Duration(lv.DurationSecs*float64(time.Second)).Round(time.Millisecond), time.Millisecond)
+		if d < out.Duration.D() {
+			out = shortened(out, d)
+			if len(out.Traffic) == 0 {
+				return nil, fmt.Errorf("-compare: the measured run lasted %v, before any population of the scenario started: there is nothing to predict", d)
+			}
+		}
 	}
 	return out, nil
+}
+
+// shortened returns a copy of sc that lasts d, without the populations
+// that start at or after d (they sent nothing in the measured run).
+func shortened(sc *scenario.Scenario, d time.Duration) *scenario.Scenario {
+	out := *sc
+	out.Duration = scenario.Duration(d)
+	out.Traffic = nil
+	for _, p := range sc.Traffic {
+		if p.Start.D() < d {
+			out.Traffic = append(out.Traffic, p)
+		}
+	}
+	return &out
 }
 
 // readSummary reads a summary.json to compare with.
@@ -315,14 +335,16 @@ func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measu
 	if measured != nil && !measured.Complete {
 		fmt.Fprintln(stderr, "simulate: note: the measured run was interrupted; it covers less than its scenario planned")
 	}
+	if !s.Complete {
+		// Interrupted: what finished is written, but an incomplete run is
+		// not a success and cannot pass a gate (as attack).
+		return ExitFailure
+	}
 	if broken := c.threshold.Check(&s); len(broken) > 0 {
 		for _, b := range broken {
 			fmt.Fprintln(stderr, "simulate: threshold broken:", b)
 		}
 		return ExitThreshold
-	}
-	if !s.Complete {
-		return ExitFailure
 	}
 	return ExitOK
 }

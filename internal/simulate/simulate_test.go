@@ -197,3 +197,43 @@ func TestReportFailureKeepsTheSummary(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 1 with the summary printed", code, stdout, stderr)
 	}
 }
+
+// TestCompareShortRun: a measured run that stopped before a population
+// started is predicted without that population, not refused.
+func TestCompareShortRun(t *testing.T) {
+	dir := t.TempDir()
+	sc := filepath.Join(dir, "late.yaml")
+	os.WriteFile(sc, []byte(`name: late
+limiter: {limit: 5, window: 10s}
+store: {kind: memory}
+traffic:
+  - name: bot
+    closed_loop: {concurrency: 1, think: 100ms}
+  - name: users
+    start: 3s
+    legitimate: true
+    open_loop: {rate: 1/s}
+live: {duration: 10s}
+`), 0o644)
+	measured := measure.Summary{Schema: measure.SchemaVersion, Mode: "attack", Complete: false, Trials: 1,
+		Scenario: measure.ScenarioRef{Name: "late", File: sc},
+		Limiter:  measure.LimiterRef{Algorithm: "fixed-window", Limit: 5, Window: "10s", WindowSecs: 10, Store: "memory", ErrorPolicy: "fail-open"},
+		Live:     &measure.Live{DurationSecs: 2}}
+	b, _ := json.Marshal(measured)
+	path := filepath.Join(dir, "summary.json")
+	os.WriteFile(path, b, 0o644)
+	code, stdout, stderr := runMain(t, "-json", "-no-report", "-trials", "2", "-compare", path)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var s measure.Summary
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Populations) != 1 || s.Populations[0].Name != "bot" || s.Totals.SimulatedSeconds != 2 {
+		t.Errorf("predicted populations %+v over %v s, want the bot alone over 2 s", s.Populations, s.Totals.SimulatedSeconds)
+	}
+	if !strings.Contains(stderr, "interrupted") {
+		t.Errorf("stderr does not say the measured run was interrupted: %q", stderr)
+	}
+}
