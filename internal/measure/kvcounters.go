@@ -70,8 +70,10 @@ func (k *KVCounters) LostUpdate() { k.LostUpdates++ }
 
 // Visibility records a successful read of a key that has been written:
 // since is the time since the latest committed write to it, fresh whether
-// the read returned that write. A stale read's staleness is since.
-func (k *KVCounters) Visibility(since time.Duration, fresh bool) {
+// the read returned that write, and staleFor, for a stale read, how long
+// the value it returned had been outdated (since the first write that
+// replaced it).
+func (k *KVCounters) Visibility(since, staleFor time.Duration, fresh bool) {
 	ms := float64(since) / float64(time.Millisecond)
 	i := len(visibilityEdgesMs) - 1
 	for i > 0 && ms < visibilityEdgesMs[i] {
@@ -83,7 +85,7 @@ func (k *KVCounters) Visibility(since time.Duration, fresh bool) {
 		return
 	}
 	k.StaleReads++
-	k.Staleness.Add(ms)
+	k.Staleness.Add(float64(staleFor) / float64(time.Millisecond))
 }
 
 // Add pools another trial's (or store's) counters into k.

@@ -172,8 +172,8 @@ type KVWork struct {
 	// writers that read the same version (Elle's lost update).
 	LostUpdates int64 `json:"lost_updates"`
 	// StaleReads are reads that returned something older than the latest
-	// committed write; Staleness is how long that write had been committed,
-	// in milliseconds, over stale reads.
+	// committed write; Staleness is how long what they returned had been
+	// outdated (since the first write that replaced it), in milliseconds.
 	StaleReads  int64 `json:"stale_reads"`
 	StalenessMs Stats `json:"staleness_ms"`
 	// Visibility is P(a read sees the latest write) against time since that

@@ -54,6 +54,42 @@ type kvKey struct {
 	// limited is the key's 429 error, built once: a fail-open flood meets
 	// it on every request, and errors are never changed once made.
 	limited *kv.Error
+	// commits are the key's latest commits, oldest first, so that a stale
+	// read can be timed from the write that replaced what it returned.
+	commits [commitsKept]commitAt
+	nCommit int
+}
+
+// commitsKept is how many of a key's latest commits are remembered.
+const commitsKept = 4
+
+// commitAt is one commit: the version it made and when.
+type commitAt struct {
+	version uint64
+	at      int64
+}
+
+// noteCommit remembers a commit, dropping the oldest beyond commitsKept.
+func (k *kvKey) noteCommit(version uint64, at int64) {
+	if k.nCommit == commitsKept {
+		copy(k.commits[:], k.commits[1:])
+		k.nCommit--
+	}
+	k.commits[k.nCommit] = commitAt{version, at}
+	k.nCommit++
+}
+
+// replacedAt returns when the first remembered commit newer than version
+// happened: the time a value of that version became outdated (or, when more
+// than commitsKept writes followed it, the oldest remembered: a lower
+// bound on how long it has been outdated).
+func (k *kvKey) replacedAt(version uint64) int64 {
+	for _, c := range k.commits[:k.nCommit] {
+		if c.version > version {
+			return c.at
+		}
+	}
+	return k.committed
 }
 
 // rateLimited returns k's 429 error.
@@ -316,7 +352,7 @@ func (s *KV) Read(now time.Duration, loc, dom int, key string) ReadResult {
 	if s.ctr != nil {
 		s.ctr.Read(nil)
 		if v := k.live(t); v != 0 {
-			s.ctr.Visibility(time.Duration(t-k.committed), e.version == v)
+			s.ctr.Visibility(time.Duration(t-k.committed), time.Duration(t-k.replacedAt(e.version)), e.version == v)
 		}
 	}
 	return ReadResult{Value: e.value, Found: e.found, Version: e.version, Domain: dom, Latency: lat}
@@ -406,8 +442,12 @@ func (s *KV) Commit(now time.Duration, w PendingWrite) {
 	if v := k.live(t); v != 0 && v != w.ReadVersion && w.ReadVersion != UnknownVersion && s.ctr != nil {
 		s.ctr.LostUpdate()
 	}
+	if k.live(t) == 0 {
+		k.nCommit = 0 // a new life of the key: older commits replaced nothing it holds
+	}
 	s.version++
 	k.value, k.version, k.committed, k.expires = w.Value, s.version, t, after(t, int64(w.TTL))
+	k.noteCommit(s.version, t)
 	seen := s.ryw == 0 || s.rng.Float64() >= s.ryw
 	if w.Loc < 0 || w.Loc >= s.nLocs || w.Domain < 0 || w.Domain >= s.domains {
 		seen = false // a write Write never made: no cache of its own

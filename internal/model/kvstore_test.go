@@ -306,3 +306,24 @@ func TestKVCacheDomainPer(t *testing.T) {
 		}
 	}
 }
+
+// TestKVStalenessFromTheReplacingWrite: B caches "1"; A then writes "2"
+// (committed at 10.05 s) and "3" (at 20.05 s); B's read at 30 s still gets
+// "1" from its cache. That value has been outdated since "2" committed:
+// staleness 19.95 s, not the 9.95 s since the latest write.
+func TestKVStalenessFromTheReplacingWrite(t *testing.T) {
+	s, ctr := newTestKV(t, func(p *scenario.KV) { p.WriteLimit.PerSecond = 0 })
+	put(t, s, 0, 0, "k", "1", UnknownVersion)
+	if r := s.Read(sec, 1, AnyDomain, "k"); r.Value != "1" {
+		t.Fatalf("B's first read = %q, want 1", r.Value)
+	}
+	put(t, s, 10*sec, 0, "k", "2", UnknownVersion)
+	put(t, s, 20*sec, 0, "k", "3", UnknownVersion)
+	if r := s.Read(30*sec, 1, AnyDomain, "k"); r.Value != "1" {
+		t.Fatalf("B's cached read = %q, want the stale 1", r.Value)
+	}
+	st := ctr.Staleness.Stats()
+	if ctr.StaleReads != 1 || st.Max < 19_900 || st.Max > 20_000 {
+		t.Errorf("stale reads %d, staleness %+v ms; want one read stale for 19950 ms", ctr.StaleReads, st)
+	}
+}

@@ -60,7 +60,7 @@ func (m *Memory) Read(now time.Duration, loc, dom int, key string) ReadResult {
 	if m.ctr != nil {
 		m.ctr.Read(nil)
 		if r.Found {
-			m.ctr.Visibility(time.Duration(t-c.committed), true)
+			m.ctr.Visibility(time.Duration(t-c.committed), 0, true)
 		}
 	}
 	return r

@@ -145,7 +145,7 @@ func (o *Objects) Get(now time.Duration, owner int, key string) (string, bool) {
 	if o.ctr != nil {
 		o.ctr.Read(nil)
 		if found {
-			o.ctr.Visibility(time.Duration(t-c.committed), true)
+			o.ctr.Visibility(time.Duration(t-c.committed), 0, true)
 		}
 	}
 	if !found {
