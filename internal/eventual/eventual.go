@@ -75,17 +75,7 @@ func (s *Store) loc(ctx context.Context) int {
 
 // sleep waits d or until ctx ends, reporting whether it waited it all.
 func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return d <= 0 || kv.Sleep(ctx, d) == nil
 }
 
 // Get reads key as a Worker at the request's location would: from that
