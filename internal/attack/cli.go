@@ -400,7 +400,7 @@ func Main(args []string, env Env) int {
 	if err := report.Write(dir, &s, report.Options{Traffic: s.Scenario.Traffic,
 		Extra: &report.Extra{LiveSeries: series}, Generated: time.Now()}); err != nil {
 		// Keep what was measured: summary.json alone, then say what failed.
-		if werr := writeSummary(dir, &s); werr != nil {
+		if werr := report.WriteSummary(dir, &s); werr != nil {
 			fmt.Fprintf(stderr, "attack: %v\n", werr)
 		}
 		fmt.Fprintf(stderr, "attack: %v (summary.json and the results are in %s)\n", err, dir)
@@ -442,7 +442,7 @@ func keepReport(dir string, s *measure.Summary, series []report.LivePoint, stder
 		return true
 	}
 	fmt.Fprintf(stderr, "attack: %v\n", err)
-	if err := writeSummary(dir, s); err != nil {
+	if err := report.WriteSummary(dir, s); err != nil {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
 		return false
 	}
@@ -542,33 +542,6 @@ func ParsePolicy(v string) (limit int64, window time.Duration) {
 		return 0, 0
 	}
 	return limit, window
-}
-
-// writeSummary writes summary.json into dir atomically: the fallback when
-// the report cannot be written, so that what was measured is kept.
-func writeSummary(dir string, s *measure.Summary) error {
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding summary.json: %w", err)
-	}
-	path := filepath.Join(dir, "summary.json")
-	tmp, err := os.CreateTemp(dir, ".summary.json.tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }
 
 // PrintSummary prints a run's summary for people, as simulate does, then

@@ -232,6 +232,17 @@ func Write(dir string, s *measure.Summary, opts Options) (err error) {
 // indentJSON encodes a summary as indented JSON. NaN and Inf are not JSON:
 // they are written as null through a sanitized copy, so that a summary
 // with such values still yields a report.
+// WriteSummary writes summary.json alone into dir, atomically and never
+// over an existing one: what a driver keeps when the full report cannot be
+// written.
+func WriteSummary(dir string, s *measure.Summary) error {
+	js, err := indentJSON(s)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, SummaryFile), js)
+}
+
 func indentJSON(s *measure.Summary) ([]byte, error) {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
