@@ -7,9 +7,9 @@ package main
 import (
 	"os"
 
-	"github.com/overshoot-dev/overshoot/internal/simulate"
+	"github.com/overshoot-dev/overshoot/internal/simulatecmd"
 )
 
 func main() {
-	os.Exit(simulate.Main(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(simulatecmd.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

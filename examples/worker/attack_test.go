@@ -15,7 +15,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/attack"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
-	"github.com/overshoot-dev/overshoot/internal/simulate"
+	"github.com/overshoot-dev/overshoot/internal/simulatecmd"
 )
 
 // The scenarios the end-to-end tests run, beside this file.
@@ -183,7 +183,7 @@ func TestAttackBurstAgainstPrediction(t *testing.T) {
 	args := []string{"-compare", path, "-json", "-out", out, "-trials", "50",
 		"-set", "store.kind=memory", "-set", "store.latency.dist=uniform",
 		"-set", "store.latency.min=" + lo, "-set", "store.latency.max=" + hi}
-	if code := simulate.Main(args, &stdout, &stderr); code != simulate.ExitOK {
+	if code := simulatecmd.Main(args, &stdout, &stderr); code != simulatecmd.ExitOK {
 		t.Fatalf("simulate %v: exit %d\nstderr: %s", args, code, stderr.String())
 	}
 	var p measure.Summary

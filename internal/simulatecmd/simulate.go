@@ -1,7 +1,7 @@
-// Package simulate is the simulate command: flags to scenario, scenario to
+// Package simulatecmd is the simulate command: flags to scenario, scenario to
 // model runs (one per sweep point), runs to summary, summary to terminal,
 // summary.json and report. cmd/simulate only calls Main.
-package simulate
+package simulatecmd
 
 import (
 	"context"
