@@ -1,7 +1,7 @@
 // Command attack runs a scenario's traffic for real against a rate limiter:
 // the built-in target on loopback (the same limiter over a memory or eventual
 // store) or any URL, with vegeta, and writes the same summary.json as
-// simulate plus a vegeta results file. See internal/attack for the flags.
+// simulate plus a vegeta results file. See internal/attackcmd for the flags.
 package main
 
 import (
@@ -9,11 +9,11 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/overshoot-dev/overshoot/internal/attack"
+	"github.com/overshoot-dev/overshoot/internal/attackcmd"
 )
 
 func main() {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	os.Exit(attack.Main(os.Args[1:], attack.Env{Stdout: os.Stdout, Stderr: os.Stderr, Signals: sig}))
+	os.Exit(attackcmd.Main(os.Args[1:], attackcmd.Env{Stdout: os.Stdout, Stderr: os.Stderr, Signals: sig}))
 }

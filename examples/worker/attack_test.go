@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/overshoot-dev/overshoot/internal/attack"
+	"github.com/overshoot-dev/overshoot/internal/attackcmd"
+	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 	"github.com/overshoot-dev/overshoot/internal/simulatecmd"
@@ -91,9 +92,9 @@ func runAttack(t *testing.T, base, scenarioFile, out string, limit int64, window
 		"-set", "limiter.limit=" + strconv.FormatInt(limit, 10),
 		"-set", "limiter.window=" + strconv.FormatInt(int64(window/time.Second), 10) + "s",
 		file}
-	code := attack.Main(args, attack.Env{Stdout: &stdout, Stderr: &stderr,
+	code := attackcmd.Main(args, attackcmd.Env{Stdout: &stdout, Stderr: &stderr,
 		Exit: func(c int) { t.Errorf("attack called Exit(%d)", c) }})
-	if code != attack.ExitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("attack %v: exit %d\nstderr: %s", args, code, stderr.String())
 	}
 	var s measure.Summary
@@ -183,7 +184,7 @@ func TestAttackBurstAgainstPrediction(t *testing.T) {
 	args := []string{"-compare", path, "-json", "-out", out, "-trials", "50",
 		"-set", "store.kind=memory", "-set", "store.latency.dist=uniform",
 		"-set", "store.latency.min=" + lo, "-set", "store.latency.max=" + hi}
-	if code := simulatecmd.Main(args, &stdout, &stderr); code != simulatecmd.ExitOK {
+	if code := simulatecmd.Main(args, &stdout, &stderr); code != cli.ExitOK {
 		t.Fatalf("simulate %v: exit %d\nstderr: %s", args, code, stderr.String())
 	}
 	var p measure.Summary

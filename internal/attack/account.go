@@ -2,7 +2,6 @@ package attack
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -175,20 +174,4 @@ func (a *accountant) statusCounts() map[string]int64 {
 		}
 	}
 	return m
-}
-
-// remainingZero reports whether an IETF draft RateLimit field (e.g.
-// `"default";r=0;t=10`) says the first policy has no requests remaining.
-func remainingZero(v string) bool {
-	if v == "" {
-		return false
-	}
-	first, _, _ := strings.Cut(v, ",")
-	for _, p := range strings.Split(first, ";")[1:] {
-		if k, val, ok := strings.Cut(strings.TrimSpace(p), "="); ok && k == "r" {
-			n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
-			return err == nil && n <= 0
-		}
-	}
-	return false
 }

@@ -36,7 +36,7 @@ func BenchmarkRunner(b *testing.B) {
 	url, cfg := serve(b, sc, kv.NewMemory(kv.MemoryOptions{}))
 	b.ResetTimer()
 	began := time.Now()
-	s, err := Run(context.Background(), Options{Scenario: sc, URL: url, Limit: cfg.Limit, Window: cfg.Window,
+	s, err := Run(context.Background(), Options{Plan: livePlan(b, sc), URL: url, Limit: cfg.Limit, Window: cfg.Window,
 		MaxRequests: int64(b.N), Results: io.Discard})
 	if err != nil {
 		b.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -20,8 +21,9 @@ import (
 
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/model"
-	"github.com/overshoot-dev/overshoot/internal/report"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 	"github.com/overshoot-dev/overshoot/internal/target"
 )
@@ -186,7 +188,11 @@ func TestSummarySchemaMatchesSimulate(t *testing.T) {
 	sc := parse(t, raceYAML)
 	sc.Trials = 2
 	sc.Duration = scenario.Duration(2 * time.Second)
-	sim, err := model.Run(sc, model.Options{Seed: 1})
+	pl, err := plan.Compile(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := model.Run(pl, model.Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +262,7 @@ func TestAttributionWithoutHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	s, err := Run(context.Background(), Options{Scenario: sc, URL: srv.URL(), Limit: 5, Window: 200 * time.Millisecond,
+	s, err := Run(context.Background(), Options{Plan: livePlan(t, sc), URL: srv.URL(), Limit: 5, Window: 200 * time.Millisecond,
 		Duration: time.Second, Skew: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -313,7 +319,7 @@ func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	began := time.Now()
-	s, err := Run(ctx, Options{Scenario: sc, URL: url, Limit: cfg.Limit, Window: cfg.Window})
+	s, err := Run(ctx, Options{Plan: livePlan(t, sc), URL: url, Limit: cfg.Limit, Window: cfg.Window})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +341,7 @@ traffic:
     open_loop: {rate: 200/s}
 live: {duration: 2500ms}
 `)
-	var series []report.LivePoint
+	var series []measure.LivePoint
 	s := runBuiltin(t, sc, kv.NewMemory(kv.MemoryOptions{}), Options{Series: &series})
 	if len(series) != 3 {
 		t.Fatalf("%d intervals for 2.5 s, want 3: %+v", len(series), series)
@@ -441,7 +447,7 @@ live: {duration: 600ms, max_requests: 10}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
 	began = time.Now()
-	s, err := Run(ctx, Options{Scenario: sc, URL: url, Limit: cfg.Limit, Window: cfg.Window, Duration: time.Hour})
+	s, err := Run(ctx, Options{Plan: livePlan(t, sc), URL: url, Limit: cfg.Limit, Window: cfg.Window, Duration: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,7 +515,7 @@ live: {duration: 300ms}
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	s, err := Run(context.Background(), Options{Scenario: sc, URL: srv.URL(), Limit: 5, Window: 10 * time.Second})
+	s, err := Run(context.Background(), Options{Plan: livePlan(t, sc), URL: srv.URL(), Limit: 5, Window: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -544,11 +550,15 @@ traffic:
     closed_loop: {concurrency: 1}
 live: {duration: 1200ms}
 `)
-	bs, err := NewStore("memory", sc, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := runBuiltin(t, sc, bs.Store, Options{})
+	lat := livePlan(t, sc).Store.Latency
+	rng := rand.New(rand.NewPCG(1, 2))
+	var mu sync.Mutex
+	store := &kv.Delayed{Store: kv.NewMemory(kv.MemoryOptions{}), Delay: func() time.Duration {
+		mu.Lock()
+		defer mu.Unlock()
+		return lat.Sample(rng)
+	}}
+	s := runBuiltin(t, sc, store, Options{})
 	o := s.Overshoot
 	if o.KeyWindows < 8 || s.Totals.Errors != 0 {
 		t.Fatalf("%d key-windows, %d errors: want at least one per client and no errors", o.KeyWindows, s.Totals.Errors)
@@ -577,7 +587,7 @@ live: {duration: 650ms}
 	}))
 	defer drop.Close()
 	var buf bytes.Buffer
-	s, err := Run(context.Background(), Options{Scenario: sc, URL: drop.URL, Limit: 5, Window: 10 * time.Second, Results: &buf})
+	s, err := Run(context.Background(), Options{Plan: livePlan(t, sc), URL: drop.URL, Limit: 5, Window: 10 * time.Second, Results: &buf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -622,8 +632,8 @@ live: {duration: 10s}
 			url, cfg := serve(t, sc, kv.NewMemory(kv.MemoryOptions{Latency: 150 * time.Millisecond}))
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(300*time.Millisecond, cancel)
-			var series []report.LivePoint
-			s, err := Run(ctx, Options{Scenario: sc, URL: url, Limit: cfg.Limit, Window: cfg.Window, Seed: 3, Series: &series})
+			var series []measure.LivePoint
+			s, err := Run(ctx, Options{Plan: livePlan(t, sc), URL: url, Limit: cfg.Limit, Window: cfg.Window, Seed: 3, Series: &series})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 	"github.com/overshoot-dev/overshoot/internal/target"
 )
@@ -22,16 +23,21 @@ func parse(t testing.TB, yaml string) *scenario.Scenario {
 	return sc
 }
 
-// serve starts the built-in target for sc's limiter (live window applied)
-// over store and returns its URL and limiter config.
+// livePlan compiles sc for a live run, as the attack command does.
+func livePlan(t testing.TB, sc *scenario.Scenario) *plan.Plan {
+	t.Helper()
+	pl, err := plan.CompileLive(sc)
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	return pl
+}
+
+// serve starts the built-in target for sc's live limiter over store and
+// returns its URL and limiter config.
 func serve(t testing.TB, sc *scenario.Scenario, store kv.Store) (string, limiter.Config) {
 	t.Helper()
-	cfg := limiter.Config{Name: sc.Limiter.Name, Limit: sc.Limiter.Limit, Window: sc.Limiter.Window.D(),
-		Algorithm: limiter.Algorithm(sc.Limiter.Algorithm), Policy: limiter.Policy(sc.Limiter.ErrorPolicy)}
-	if w := sc.Live.Window.D(); w > 0 {
-		cfg.Window = w
-	}
-	l, err := limiter.New(cfg)
+	l, err := limiter.New(livePlan(t, sc).Limiter)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +58,7 @@ func serve(t testing.TB, sc *scenario.Scenario, store kv.Store) (string, limiter
 func runBuiltin(t testing.TB, sc *scenario.Scenario, store kv.Store, o Options) measure.Summary {
 	t.Helper()
 	url, cfg := serve(t, sc, store)
-	o.Scenario, o.URL, o.Limit, o.Window = sc, url, cfg.Limit, cfg.Window
+	o.Plan, o.URL, o.Limit, o.Window = livePlan(t, sc), url, cfg.Limit, cfg.Window
 	s, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)

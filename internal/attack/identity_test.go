@@ -17,11 +17,8 @@ import (
 // caller identity (as the limiter computes it) and location of each.
 func callers(t *testing.T, yaml string, i, n int, runID string) (keys, locs []string) {
 	t.Helper()
-	sc := parse(t, yaml)
-	id, err := newIdentities("http://x/", sc, i, runID, "X-Forwarded-For", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pl := livePlan(t, parse(t, yaml))
+	id := newIdentities("http://x/", pl, i, pl.Populations[i].Name, runID, "X-Forwarded-For", nil)
 	for range n {
 		var tg vegeta.Target
 		if err := id.target(&tg); err != nil {
@@ -112,11 +109,11 @@ traffic: [{name: p, open_loop: {rate: 1/s}}]
 func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
 
 // TestValidate: what Run would reject is found before anything is sent or
-// written, including settings a scenario file cannot express but Options
-// can (a programmatic scenario).
+// written. The plan was validated when it was compiled (scenario
+// validation); Validate checks the options around it.
 func TestValidate(t *testing.T) {
 	good := func() Options {
-		return Options{Scenario: parse(t, sequentialYAML), URL: "http://127.0.0.1:1/", Limit: 5, Window: 500 * time.Millisecond}
+		return Options{Plan: livePlan(t, parse(t, sequentialYAML)), URL: "http://127.0.0.1:1/", Limit: 5, Window: 500 * time.Millisecond}
 	}
 	tests := []struct {
 		name string
@@ -126,13 +123,9 @@ func TestValidate(t *testing.T) {
 		{"good", func(*Options) {}, ""},
 		{"cf header", func(o *Options) { o.IPHeader = "cf-connecting-ip" }, ""},
 		{"bad ip header", func(o *Options) { o.IPHeader = "X-Real-IP" }, "-ip-header"},
-		{"no limit", func(o *Options) { o.Limit = 0 }, "limit"},
-		{"no traffic", func(o *Options) { o.Scenario.Traffic = nil }, "no traffic"},
-		{"bad token mode", func(o *Options) { o.Scenario.Traffic[0].Identity.Token = "weird" }, "identity.token"},
-		{"bad ip mode", func(o *Options) { o.Scenario.Traffic[0].Identity.IP = "weird" }, "identity.ip"},
-		{"bad token source", func(o *Options) { o.Scenario.Limiter.Token.From = "query" }, "limiter.token"},
-		{"weighted without weights", func(o *Options) { o.Scenario.Traffic[0].Arrive.Mode = "weighted" }, "no weights"},
-		{"no loop", func(o *Options) { o.Scenario.Traffic[0].ClosedLoop = nil }, "closed_loop"},
+		{"limit from the plan", func(o *Options) { o.Limit = 0 }, ""},
+		{"window not in ms", func(o *Options) { o.Window = 1500 * time.Microsecond }, "whole milliseconds"},
+		{"no plan", func(o *Options) { o.Plan = nil }, "no plan"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

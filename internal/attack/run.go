@@ -33,10 +33,8 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
-	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
-	"github.com/overshoot-dev/overshoot/internal/report"
-	"github.com/overshoot-dev/overshoot/internal/scenario"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 )
 
 // DefaultDuration is how long a live run lasts when neither the scenario's
@@ -49,18 +47,18 @@ const DefaultSkew = 50 * time.Millisecond
 
 // Options say what to attack and how.
 type Options struct {
-	// Scenario is the threat model: its limiter (limit, window), traffic and
-	// live section. It is read, not changed.
-	Scenario *scenario.Scenario
+	// Plan is what to run, compiled for a live run (plan.CompileLive): the
+	// populations, their identities and arrivals, the run's duration and
+	// request bound. It is read, not changed.
+	Plan *plan.Plan
 	// URL is the target's URL; every request is a GET of it.
 	URL string
-	// Limit and Window are what overshoot is counted against: the
-	// limiter's, with the live window override applied.
+	// Limit and Window are what overshoot is counted against; 0 means the
+	// plan's limiter (a target may announce others).
 	Limit  int64
 	Window time.Duration
-	// Duration bounds the run (0: the scenario's live.duration, else
-	// DefaultDuration); MaxRequests bounds its requests (0: the scenario's
-	// live.max_requests, 0 there: no bound).
+	// Duration bounds the run (0: the plan's, else DefaultDuration);
+	// MaxRequests bounds its requests (0: the plan's, 0 there: no bound).
 	Duration    time.Duration
 	MaxRequests int64
 	// Seed makes the schedule (Poisson arrivals, think times) repeatable.
@@ -94,34 +92,40 @@ type Options struct {
 	Progress func(results int64, elapsed time.Duration)
 	// Series, when set, receives the run over time (rates, latency,
 	// statuses per interval) for the report's figures.
-	Series *[]report.LivePoint
+	Series *[]measure.LivePoint
 }
 
 // normalize checks o and fills in its defaults; it returns the run's
 // duration and request bound (0: none).
 func (o Options) normalize() (Options, time.Duration, int64, error) {
-	sc := o.Scenario
-	if sc == nil {
-		return o, 0, 0, fmt.Errorf("attack: no scenario given")
+	pl := o.Plan
+	if pl == nil {
+		return o, 0, 0, fmt.Errorf("attack: no plan given")
 	}
-	if o.Limit <= 0 || o.Window <= 0 || o.Window%time.Millisecond != 0 {
-		return o, 0, 0, fmt.Errorf("attack: limit %d and window %v must be positive (window in whole ms)", o.Limit, o.Window)
+	if o.Limit <= 0 {
+		o.Limit = pl.Limiter.Limit
 	}
-	if len(sc.Traffic) == 0 {
-		return o, 0, 0, fmt.Errorf("scenario %q has no traffic: add a population under traffic:", sc.Name)
+	if o.Window <= 0 {
+		o.Window = pl.Limiter.Window
+	}
+	if o.Window%time.Millisecond != 0 {
+		return o, 0, 0, fmt.Errorf("attack: window %v must be in whole milliseconds", o.Window)
+	}
+	if len(pl.Populations) == 0 {
+		return o, 0, 0, fmt.Errorf("attack: the plan has no traffic")
 	}
 	dur := o.Duration
 	if dur <= 0 {
-		dur = sc.Live.Duration.D()
+		dur = pl.Duration
 	}
 	if dur <= 0 {
 		dur = DefaultDuration
 	}
 	maxReq := o.MaxRequests
 	if maxReq <= 0 {
-		maxReq = sc.Live.MaxRequests
+		maxReq = pl.MaxRequests
 	}
-	h, err := ipHeader(o.IPHeader)
+	h, err := IPHeader(o.IPHeader)
 	if err != nil {
 		return o, 0, 0, err
 	}
@@ -135,9 +139,9 @@ func (o Options) normalize() (Options, time.Duration, int64, error) {
 	return o, dur, maxReq, nil
 }
 
-// ipHeader returns the canonical form of the client address header h
+// IPHeader returns the canonical form of the client address header h
 // ("" means X-Forwarded-For), or an error when it is not one attack sends.
-func ipHeader(h string) (string, error) {
+func IPHeader(h string) (string, error) {
 	if h == "" {
 		h = "X-Forwarded-For"
 	}
@@ -148,16 +152,12 @@ func ipHeader(h string) (string, error) {
 	return c, nil
 }
 
-// Validate checks everything Run would reject before it sends anything (the
-// options, the client address header, every population's identities,
-// arrival and loop), so that a command can refuse bad input before it
+// Validate checks everything Run would reject before it sends anything
+// (the options and the client address header; the plan was validated when
+// it was compiled), so that a command can refuse bad input before it
 // creates a file or starts a server. Run checks the same again.
 func Validate(o Options) error {
-	o, dur, _, err := o.normalize()
-	if err != nil {
-		return err
-	}
-	_, _, err = buildSpecs(o, dur, nil, nil)
+	_, _, _, err := o.normalize()
 	return err
 }
 
@@ -204,7 +204,7 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	if err != nil {
 		return measure.Summary{}, err
 	}
-	sc := o.Scenario
+	pl := o.Plan
 	start := time.Now()
 	var budget *atomic.Int64
 	if maxReq > 0 {
@@ -214,16 +214,8 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 
 	base := newBaseTransport()
 	defer base.CloseIdleConnections()
-	specs, pops, err := buildSpecs(o, dur, budget, base)
-	if err != nil {
-		return measure.Summary{}, err
-	}
-
-	popRefs := make([]measure.Population, len(sc.Traffic))
-	for i, p := range sc.Traffic {
-		popRefs[i] = measure.Population{Name: p.Name, Legitimate: p.Legitimate}
-	}
-	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Start: start, Populations: popRefs})
+	specs, pops := buildSpecs(o, dur, budget, base)
+	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Start: start, Populations: pl.MeasurePopulations()})
 	acct := newAccountant(rec, pops, len(specs), o.Window, o.Skew, start)
 	acct.step = seriesStep(dur)
 	for _, sp := range specs {
@@ -325,8 +317,8 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 // liveSeries turns the accountant's intervals into the report's series.
 // Offered requests per interval are what the open loops' pacers scheduled
 // in it (until each attack stopped sending) plus what the closed loops sent.
-func liveSeries(a *accountant, specs []*spec, elapsed time.Duration) []report.LivePoint {
-	out := make([]report.LivePoint, len(a.series))
+func liveSeries(a *accountant, specs []*spec, elapsed time.Duration) []measure.LivePoint {
+	out := make([]measure.LivePoint, len(a.series))
 	offered := make([]float64, len(a.series))
 	for i, iv := range a.series {
 		offered[i] = float64(iv.closedSent)
@@ -359,7 +351,7 @@ func liveSeries(a *accountant, specs []*spec, elapsed time.Duration) []report.Li
 		for c, n := range iv.status {
 			status[statusKey(int(c))] = n
 		}
-		out[i] = report.LivePoint{AtSecs: t0.Seconds(), OfferedRate: offered[i] / secs, AchievedRate: float64(iv.results) / secs,
+		out[i] = measure.LivePoint{AtSecs: t0.Seconds(), OfferedRate: offered[i] / secs, AchievedRate: float64(iv.results) / secs,
 			LatencyP50Ms: st.P50, LatencyP95Ms: st.P95, LatencyP99Ms: st.P99, Status: status}
 	}
 	return out
@@ -383,12 +375,14 @@ func internalHeaders(r *vegeta.Result) (string, int) {
 	return key, client
 }
 
-// buildSpecs turns the scenario's populations into attacks.
-func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.RoundTripper) ([]*spec, map[string]int, error) {
-	sc := o.Scenario
+// buildSpecs turns the plan's populations into attacks lasting at most
+// dur.
+func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.RoundTripper) ([]*spec, map[string]int) {
+	pl := o.Plan
 	pops := map[string]int{}
 	var specs []*spec
-	for i, p := range sc.Traffic {
+	for i := range pl.Populations {
+		p := &pl.Populations[i]
 		name := p.Name
 		if name == "" {
 			name = "population-" + strconv.Itoa(i)
@@ -397,49 +391,43 @@ func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.Ro
 			name += "#" + strconv.Itoa(i)
 		}
 		pops[name] = i
-		ids, err := newIdentities(o.URL, sc, i, o.RunID, o.IPHeader, budget)
-		if err != nil {
-			return nil, nil, err
+		ids := newIdentities(o.URL, pl, i, name, o.RunID, o.IPHeader, budget)
+		s := &spec{name: name, index: i, ids: ids, start: p.Start}
+		// A population ends at its own end, or when the run does (which
+		// -duration may have moved).
+		end := dur
+		if p.End < pl.Duration {
+			end = min(p.End, dur)
 		}
-		ids.pop = name
-		s := &spec{name: name, index: i, ids: ids, start: p.Start.D()}
-		s.duration = p.Duration.D()
-		if rest := dur - s.start; s.duration <= 0 || s.duration > rest {
-			s.duration = rest
-		}
-		clients := max(1, p.Clients)
+		s.duration = end - s.start
+		clients := float64(p.Clients)
 		seed := popSeed(o.Seed, name)
-		var think scenario.Latency
-		switch {
-		case p.ClosedLoop != nil:
+		switch p.Send {
+		case plan.Closed:
 			// One attack per client, each with C workers (run).
-			c := max(1, p.ClosedLoop.Concurrency)
 			s.pacer = unbounded{}
-			s.workers, s.maxWork, s.closed = uint64(c), uint64(c), true
-			think = p.ClosedLoop.Think
-		case p.OpenLoop != nil:
-			rate := p.OpenLoop.Rate.PerSecond() * float64(clients)
+			s.workers, s.maxWork, s.closed = uint64(p.Concurrency), uint64(p.Concurrency), true
+			ids.setThink(p.Think, seed^1)
+		case plan.Open:
+			rate := p.Rate * clients
 			switch {
-			case p.OpenLoop.Ramp != nil:
-				s.pacer = NewRamp(rate, p.OpenLoop.Ramp.To.PerSecond()*float64(clients), p.OpenLoop.Ramp.Over.D())
-			case p.OpenLoop.Poisson:
+			case p.RampOver > 0:
+				s.pacer = NewRamp(rate, p.RampTo*clients, p.RampOver)
+			case p.Poisson:
 				s.pacer = NewPoisson(rate, seed)
 			default:
 				s.pacer = NewConstant(rate)
 			}
 			s.workers, s.maxWork = 10, 2000
-		case p.Burst != nil:
-			n := max(1, p.Burst.Size) * clients
-			s.pacer = NewBurst(n, p.Burst.At.D(), p.Burst.Every.D(), p.Burst.Spread.D())
+		case plan.Burst:
+			n := p.BurstSize * p.Clients
+			s.pacer = NewBurst(n, p.BurstAt, p.BurstEvery, p.BurstSpread)
 			s.workers, s.maxWork = uint64(n), uint64(n)
-		default:
-			return nil, nil, fmt.Errorf("traffic %q: give one of closed_loop, open_loop or burst", name)
 		}
-		ids.setThink(think, seed^1)
-		s.tr = newTransport(base, ids.token)
+		s.tr = newTransport(base, pl.Token)
 		specs = append(specs, s)
 	}
-	return specs, pops, nil
+	return specs, pops
 }
 
 // popSeed derives a population's seed from the run's seed and its name.
@@ -468,7 +456,7 @@ func (s *spec) run(ctx context.Context, runStart time.Time, consume func(*vegeta
 	if ctx.Err() != nil {
 		return
 	}
-	client := noRedirects(s.tr, timeout)
+	client := NoRedirects(s.tr, timeout)
 	began := time.Now()
 	s.ids.deadline, s.ids.stop = began.Add(s.duration), ctx.Done()
 	if s.closed {
@@ -510,13 +498,13 @@ func (s *spec) run(ctx context.Context, runStart time.Time, consume func(*vegeta
 // the workers alone pace the loop (vegeta.Rate{Freq: 0}).
 func (s *spec) runClients(ctx context.Context, hc *http.Client, consume func(*vegeta.Result)) {
 	var wg sync.WaitGroup
-	for c := range s.ids.clients {
+	for c := range s.ids.pop.Clients {
 		cl := &client{id: s.ids, c: c}
 		var (
 			p     vegeta.Pacer = unbounded{}
 			freed chan struct{}
 		)
-		if !s.ids.think.IsZero() {
+		if s.ids.hasThink() {
 			freed = make(chan struct{}, s.workers)
 			p = &thinkPacer{id: s.ids, slots: s.workers, freed: freed}
 		}
@@ -539,10 +527,4 @@ func (s *spec) runClients(ctx context.Context, hc *http.Client, consume func(*ve
 		}()
 	}
 	wg.Wait()
-}
-
-// limiterRef describes the limiter for the summary.
-func limiterRef(c limiter.Config, store string) measure.LimiterRef {
-	return measure.LimiterRef{Algorithm: string(c.Algorithm), Limit: c.Limit, Window: scenario.Duration(c.Window).String(),
-		WindowSecs: c.Window.Seconds(), Store: store, ErrorPolicy: string(c.Policy)}
 }

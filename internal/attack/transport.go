@@ -72,3 +72,11 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return resp, nil
 }
+
+// NoRedirects is an HTTP client that returns a redirect as the response
+// instead of following it: a limiter answers 2xx or 429 itself, and a
+// followed redirect (to a login page, say) would be counted as allowed.
+func NoRedirects(tr http.RoundTripper, timeout time.Duration) *http.Client {
+	return &http.Client{Transport: tr, Timeout: timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}

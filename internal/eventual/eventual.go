@@ -9,22 +9,20 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/model"
-	"github.com/overshoot-dev/overshoot/internal/scenario"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 )
 
 // Options configure a Store.
 type Options struct {
-	// KV is the Workers KV model's parameters (scenario store.kv, defaults
-	// filled in).
-	KV scenario.KV
-	// Locations are the scenario's locations; a request's location name
+	// KV is the Workers KV model's parameters, from a live plan
+	// (plan.CompileLive): its latencies and lags already divided by the
+	// run's time scale.
+	KV plan.KVParams
+	// Locations are the plan's location names; a request's location name
 	// picks one (unknown or empty: the first).
-	Locations []scenario.Location
+	Locations []string
 	// Seed seeds the model's random draws (latencies, lags, cache domains).
 	Seed uint64
-	// TimeScale divides every latency and lag the model draws (live
-	// time_scale); 0 or 1 plays them in real time.
-	TimeScale float64
 	// Start is the wall-clock instant of the model's time 0; zero means now.
 	Start time.Time
 }
@@ -48,20 +46,18 @@ type Store struct {
 // New builds the store, or says which parameter cannot be used.
 func New(o Options) (*Store, error) {
 	if len(o.Locations) == 0 {
-		o.Locations = []scenario.Location{{Name: scenario.DefaultLocation}}
+		o.Locations = []string{""}
 	}
 	if o.Start.IsZero() {
 		o.Start = time.Now()
 	}
-	names := make([]string, len(o.Locations))
 	locs := make(map[string]int, len(o.Locations))
 	for i, l := range o.Locations {
-		names[i] = l.Name
-		locs[l.Name] = i
+		locs[l] = i
 	}
 	ctr := measure.NewKVCounters()
-	m, err := model.NewKV(model.KVConfig{Params: o.KV, Locations: names, Start: o.Start,
-		Rand: model.TrialRand(o.Seed, 0), Counters: ctr, TimeScale: o.TimeScale})
+	m, err := model.NewKV(model.KVConfig{Params: o.KV, Locations: len(o.Locations), Start: o.Start,
+		Rand: model.TrialRand(o.Seed, 0), Counters: ctr})
 	if err != nil {
 		return nil, fmt.Errorf("eventual store: %w", err)
 	}
@@ -70,7 +66,7 @@ func New(o Options) (*Store, error) {
 
 // loc returns the model's index of the request's location.
 func (s *Store) loc(ctx context.Context) int {
-	return s.locs[LocationFrom(ctx)] // unknown or empty: 0, the first
+	return s.locs[kv.LocationFrom(ctx)] // unknown or empty: 0, the first
 }
 
 // sleep waits d or until ctx ends, reporting whether it waited it all.

@@ -10,6 +10,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
@@ -21,13 +22,25 @@ func fastKV() scenario.KV {
 	return p
 }
 
+// newStore builds the store for KV parameters p at the named locations,
+// through a live plan with time scale scale, as the attack command does.
 func newStore(t *testing.T, p scenario.KV, scale float64, locs ...string) *Store {
 	t.Helper()
-	var ls []scenario.Location
-	for _, l := range locs {
-		ls = append(ls, scenario.Location{Name: l, Weight: 1})
+	sc, err := scenario.Default()
+	if err != nil {
+		t.Fatal(err)
 	}
-	s, err := New(Options{KV: p, Locations: ls, Seed: 1, TimeScale: scale})
+	sc.Store.KV, sc.Live.TimeScale, sc.Locations = p, scale, nil
+	for _, l := range locs {
+		sc.Locations = append(sc.Locations, scenario.Location{Name: l, Weight: 1})
+	}
+	sc.Traffic[0].Arrive = scenario.Arrive{Mode: "one", Location: locs[0]}
+	sc.Store.DurableObject.Location = locs[0]
+	pl, err := plan.CompileLive(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{KV: pl.Store.KV, Locations: pl.Locations, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,14 +53,14 @@ func TestStoreIsAKVStore(t *testing.T) {
 	var _ kv.Store = (*Store)(nil)
 	s := newStore(t, fastKV(), 1000, "a")
 	ctx := context.Background()
-	if _, found, err := s.Get(WithLocation(ctx, "a"), "k"); found || err != nil {
+	if _, found, err := s.Get(kv.WithLocation(ctx, "a"), "k"); found || err != nil {
 		t.Fatalf("missing key: found %v, err %v", found, err)
 	}
-	if err := s.Put(WithLocation(ctx, "a"), "k", "1", time.Minute); err != nil {
+	if err := s.Put(kv.WithLocation(ctx, "a"), "k", "1", time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	// The writer's location sees its own write (read_your_writes_failure 0).
-	if v, found, err := s.Get(WithLocation(ctx, "a"), "k"); v != "1" || !found || err != nil {
+	if v, found, err := s.Get(kv.WithLocation(ctx, "a"), "k"); v != "1" || !found || err != nil {
 		t.Errorf("read after write = %q, %v, %v; want 1", v, found, err)
 	}
 	if err := s.Put(ctx, "k", "2", 10*time.Second); !errors.Is(err, kv.ErrInvalidTTL) {
@@ -63,14 +76,14 @@ func TestStaleAcrossLocations(t *testing.T) {
 	p.Purge.Enabled = false
 	s := newStore(t, p, 1000, "a", "b")
 	ctx := context.Background()
-	s.Get(WithLocation(ctx, "b"), "k") // b caches "missing"
-	if err := s.Put(WithLocation(ctx, "a"), "k", "1", time.Minute); err != nil {
+	s.Get(kv.WithLocation(ctx, "b"), "k") // b caches "missing"
+	if err := s.Put(kv.WithLocation(ctx, "a"), "k", "1", time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if _, found, _ := s.Get(WithLocation(ctx, "b"), "k"); found {
+	if _, found, _ := s.Get(kv.WithLocation(ctx, "b"), "k"); found {
 		t.Errorf("b saw a's write at once; want its cached miss (cache_ttl 60s)")
 	}
-	if v, _, _ := s.Get(WithLocation(ctx, "a"), "k"); v != "1" {
+	if v, _, _ := s.Get(kv.WithLocation(ctx, "a"), "k"); v != "1" {
 		t.Errorf("a reads %q, want its own write", v)
 	}
 	var c measure.KVCounters
@@ -111,7 +124,7 @@ func TestLostUpdates(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d := l.Check(WithLocation(context.Background(), "a"), s, now, "c:ip")
+			d := l.Check(kv.WithLocation(context.Background(), "a"), s, now, "c:ip")
 			if d.Allowed {
 				mu.Lock()
 				allowed++
@@ -131,13 +144,13 @@ func TestLostUpdates(t *testing.T) {
 // latency gets an error, and the write still commits (it was sent).
 func TestCancelledWriteCommits(t *testing.T) {
 	s := newStore(t, fastKV(), 1, "a")
-	ctx, cancel := context.WithTimeout(WithLocation(context.Background(), "a"), time.Millisecond)
+	ctx, cancel := context.WithTimeout(kv.WithLocation(context.Background(), "a"), time.Millisecond)
 	defer cancel()
 	if err := s.Put(ctx, "k", "1", time.Minute); err == nil {
 		t.Skip("the write's latency drew under 1 ms")
 	}
 	s.Wait()
-	if v, _, _ := s.Get(WithLocation(context.Background(), "a"), "k"); v != "1" {
+	if v, _, _ := s.Get(kv.WithLocation(context.Background(), "a"), "k"); v != "1" {
 		t.Errorf("after a cancelled put, read %q; want the write committed", v)
 	}
 }
@@ -154,11 +167,5 @@ func TestWriteLimit(t *testing.T) {
 	}
 	if err := s.Put(ctx, "k", "2", time.Minute); !errors.Is(err, kv.ErrWriteRateLimited) {
 		t.Errorf("second write within 1 s: %v, want 429", err)
-	}
-}
-
-func TestLocationContext(t *testing.T) {
-	if LocationFrom(context.Background()) != "" || LocationFrom(WithLocation(context.Background(), "x")) != "x" {
-		t.Errorf("location context")
 	}
 }

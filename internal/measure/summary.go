@@ -249,3 +249,21 @@ type Param struct {
 	Path  string `json:"path"`
 	Value string `json:"value"`
 }
+
+// LivePoint is one interval of a live run: the rates, latency and statuses
+// the report draws over time. It is not part of summary.json.
+type LivePoint struct {
+	// AtSecs is the interval's start in seconds from the attack's start.
+	AtSecs float64
+	// OfferedRate and AchievedRate are requests per second sent and
+	// answered in the interval.
+	OfferedRate  float64
+	AchievedRate float64
+	// LatencyMs are the latency percentiles of responses in the interval.
+	LatencyP50Ms float64
+	LatencyP95Ms float64
+	LatencyP99Ms float64
+	// Status counts responses in the interval by status code ("200",
+	// "429", "error" for transport errors).
+	Status map[string]int64
+}

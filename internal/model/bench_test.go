@@ -47,7 +47,7 @@ func cpuTime() time.Duration {
 // the second is the per-core figure, and holds up better when other work
 // shares the machine.
 func benchTrials(b *testing.B, sc *scenario.Scenario) {
-	c, err := compile(sc)
+	c, err := compile(planOf(b, sc))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func BenchmarkTrialsAcrossCores(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
 			var reqs int64
 			for b.Loop() {
-				s, err := Run(sc, Options{Seed: 1, Workers: w})
+				s, err := Run(planOf(b, sc), Options{Seed: 1, Workers: w})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -5,25 +5,33 @@ import (
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/model"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
-// A scenario built in Go: the seed's limiter (5 per window) on the
-// linearizable memory store, hit by 16 requests at once. Every read happens
-// before any write commits, so all 16 get through.
+// The seed's limiter (5 per window) on the linearizable memory store, hit
+// by 16 requests at once: a scenario compiled into a plan, then simulated.
+// Every read happens before any write commits, so all 16 get through.
 func ExampleRun() {
-	sc := &scenario.Scenario{
-		Name: "burst", Trials: 1, Duration: scenario.Duration(time.Minute),
-		Start:     time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
-		Limiter:   scenario.Limiter{Name: "roast", Algorithm: "fixed-window", Limit: 5, Window: scenario.Duration(time.Hour), ErrorPolicy: "fail-open"},
-		Store:     scenario.Store{Kind: "memory", Latency: scenario.Constant(5 * time.Millisecond)},
-		Locations: []scenario.Location{{Name: "loc0", Weight: 1}},
-		Traffic: []scenario.Population{{Name: "bot", Clients: 1,
-			Identity: scenario.Identity{Token: "per-client", IP: "per-client"},
-			Arrive:   scenario.Arrive{Mode: "one"},
-			Burst:    &scenario.Burst{Size: 16}}},
+	sc, err := scenario.Parse("burst.yaml", []byte(`
+name: burst
+trials: 1
+duration: 1m
+limiter: {limit: 5, window: 1h}
+store: {kind: memory, latency: 5ms}
+traffic:
+  - {name: bot, burst: {size: 16}}
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
-	s, err := model.Run(sc, model.Options{Seed: 1})
+	pl, err := plan.Compile(sc)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := model.Run(pl, model.Options{Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -38,9 +46,17 @@ func ExampleRun() {
 // latencies returned). Location 1 cached "missing" before location 0 wrote,
 // so it keeps answering "missing" until its cached entry expires (60 s).
 func ExampleKV() {
-	p := scenario.DefaultKV()
-	p.Purge.Enabled = false
-	s, err := model.NewKV(model.KVConfig{Params: p, Locations: []string{"ams", "sin"},
+	sc, err := scenario.Default("store.kv.purge.enabled=false", "locations=[{name: ams}, {name: sin}]", "traffic.bot.arrive.location=ams")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	pl, err := plan.Compile(sc)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := model.NewKV(model.KVConfig{Params: pl.Store.KV, Locations: len(pl.Locations),
 		Start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Rand: model.TrialRand(1, 0)})
 	if err != nil {
 		fmt.Println(err)

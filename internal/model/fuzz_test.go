@@ -21,7 +21,7 @@ func FuzzKV(f *testing.F) {
 		p := kvParams(1, 10, 50)
 		p.Purge = scenario.Purge{Enabled: ops != nil && len(ops)%2 == 0, Lag: scenario.Lognormal(time.Second, 10*time.Second)}
 		p.WriteLimit = scenario.WriteLimit{PerSecond: 1, Scope: "location"}
-		s, err := NewKV(KVConfig{Params: p, Locations: []string{"A", "B", "C"}, Start: epoch, Rand: TrialRand(3, 0)})
+		s, err := NewKV(KVConfig{Params: kvParamsOf(t, p, "A", "B", "C"), Locations: 3, Start: epoch, Rand: TrialRand(3, 0)})
 		if err != nil {
 			t.Fatal(err)
 		}

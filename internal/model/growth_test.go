@@ -42,7 +42,7 @@ func TestMemoryFollowsLiveKeys(t *testing.T) {
 		p.Clients, p.Arrive.Mode = 10, "spread"
 		p.Identity = scenario.Identity{Token: "rotating", RotateEvery: 5, IP: "per-client"}
 		sc := kvScenario(5, 10*time.Second, scenario.DefaultKV(), []string{"a", "b"}, length, p)
-		c, err := compile(sc)
+		c, err := compile(planOf(t, sc))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,10 @@
 package model
 
 import (
+	"testing"
 	"time"
 
+	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
@@ -63,4 +65,83 @@ func openLoop(p scenario.Population, perSecond float64) scenario.Population {
 func burst(p scenario.Population, size int, at, every time.Duration) scenario.Population {
 	p.Burst = &scenario.Burst{Size: size, At: dur(at), Every: dur(every)}
 	return p
+}
+
+// planOf compiles a scenario built in a test into a plan, first filling in
+// what scenario.SetDefaults would and the test leaves out (the live
+// section, the token source, unused store parameters, identity and arrival
+// modes), so that tests state only what they are about.
+func planOf(tb testing.TB, sc *scenario.Scenario) *plan.Plan {
+	tb.Helper()
+	pl, err := compileTest(sc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return pl
+}
+
+// compileTest is planOf's compilation, returning the error.
+func compileTest(sc *scenario.Scenario) (*plan.Plan, error) {
+	c := *sc
+	if c.Live.Duration == 0 {
+		c.Live = scenario.Live{Duration: dur(10 * time.Second), TimeScale: 1}
+	}
+	if c.Limiter.Token == (scenario.Token{}) {
+		c.Limiter.Token = scenario.Token{From: "header", Name: "X-Anon-Token"}
+	}
+	kv := &c.Store.KV
+	if kv.CacheTTL == 0 {
+		kv.CacheTTL = dur(60 * time.Second)
+	}
+	kv.CacheDomains = max(kv.CacheDomains, 1)
+	if kv.CacheDomainPer == "" {
+		kv.CacheDomainPer = "operation"
+	}
+	if kv.WriteLimit.Scope == "" {
+		kv.WriteLimit.Scope = "location"
+	}
+	kv.Outages = append([]scenario.Outage(nil), kv.Outages...)
+	for i := range kv.Outages {
+		if kv.Outages[i].Ops == "" {
+			kv.Outages[i].Ops = "all"
+		}
+	}
+	for _, l := range []*scenario.Latency{&kv.HotRead, &kv.ColdRead, &kv.Write, &kv.Purge.Lag,
+		&c.Store.DurableObject.RTT, &c.Store.DurableObject.Local, &c.Store.Latency} {
+		if l.IsZero() {
+			*l = scenario.Constant(0)
+		}
+	}
+	if c.Store.DurableObject.Location == "" && len(c.Locations) > 0 {
+		c.Store.DurableObject.Location = c.Locations[0].Name
+	}
+	c.Traffic = append([]scenario.Population(nil), c.Traffic...)
+	for i := range c.Traffic {
+		p := &c.Traffic[i]
+		if p.Identity.Token == "" {
+			p.Identity.Token = "per-client"
+		}
+		if p.Identity.IP == "" {
+			p.Identity.IP = "per-client"
+		}
+		if p.Arrive.Mode == "" {
+			p.Arrive.Mode = "one"
+		}
+		if p.Arrive.Mode == "one" && p.Arrive.Location == "" && len(c.Locations) > 0 {
+			p.Arrive.Location = c.Locations[0].Name
+		}
+		if p.ClosedLoop != nil && p.ClosedLoop.Think.IsZero() {
+			cl := *p.ClosedLoop
+			cl.Think = scenario.Constant(0)
+			p.ClosedLoop = &cl
+		}
+	}
+	return plan.Compile(&c)
+}
+
+// kvParamsOf compiles Workers KV parameters p for the named locations, as
+// a plan does for a scenario holding them.
+func kvParamsOf(tb testing.TB, p scenario.KV, locs ...string) plan.KVParams {
+	tb.Helper()
+	return planOf(tb, kvScenario(1, time.Minute, p, locs, time.Minute, closedLoop(bot("b"), 1, ms(1)))).Store.KV
 }

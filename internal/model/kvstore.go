@@ -7,16 +7,16 @@ import (
 
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/measure"
-	"github.com/overshoot-dev/overshoot/internal/scenario"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 )
 
-// KVConfig is what NewKV needs: the scenario's KV parameters, the location
-// names (indices into it are the loc arguments of Read and Write), the
+// KVConfig is what NewKV needs: the compiled KV parameters, the number of
+// locations (loc arguments of Read and Write are indices below it), the
 // virtual wall-clock time of now = 0 (for the daily quota's 00:00 UTC
 // reset), the random source, and where to count KV work.
 type KVConfig struct {
-	Params    scenario.KV
-	Locations []string
+	Params    plan.KVParams
+	Locations int
 	Start     time.Time
 	// Rand draws latencies, lags, cache domains, read-your-writes failures
 	// and random errors. Required.
@@ -24,9 +24,6 @@ type KVConfig struct {
 	// Counters receives reads, writes, errors, lost updates and
 	// visibility; nil counts nothing.
 	Counters *measure.KVCounters
-	// TimeScale, when above 1, divides every latency and purge lag drawn
-	// (not the cache TTL or key expiry): the live runner's speed-up.
-	TimeScale float64
 }
 
 // cacheEntry is one cached read at a location's cache domain: a value or
@@ -100,7 +97,7 @@ func (k *kvKey) rateLimited(key string) error {
 	return k.limited
 }
 
-// outage is a compiled scenario.Outage: [start, end) in virtual ns, a
+// outage is a plan.Outage: [start, end) in virtual ns, a
 // location index or -1 for all, and which operations fail.
 type outage struct {
 	start, end  int64
@@ -113,7 +110,7 @@ type outage struct {
 // domain within one) a read cache of values and misses. It is a pure state
 // machine over virtual time: no goroutines, no clock, no sleeping.
 //
-// Rules, each a parameter of scenario.KV:
+// Rules, each a parameter of plan.KVParams (scenario store.kv):
 //   - A read takes effect when called. It is served from the cache domain
 //     (picked at random per request) while its entry lives (hot latency),
 //     else fetched from the central store (cold latency) and cached, a miss
@@ -136,8 +133,8 @@ type outage struct {
 //     30 s of virtual time), so memory follows live keys, not requests.
 type KV struct {
 	cacheTTL          int64
-	hot, cold, write  Dist
-	lag               Dist
+	hot, cold, write  plan.Dist
+	lag               plan.Dist
 	ryw               float64 // read-your-writes failure probability
 	purge             bool
 	domains           int
@@ -161,74 +158,28 @@ type KV struct {
 	nextSweep     int64
 }
 
-// NewKV returns an empty KV store for c, or an error naming the parameter
-// that cannot be used.
+// NewKV returns an empty KV store for c. The parameters come from a plan,
+// which validated them; NewKV only checks what a caller could leave out.
 func NewKV(c KVConfig) (*KV, error) {
 	p := c.Params
 	if c.Rand == nil {
 		return nil, fmt.Errorf("kv store: no random source")
 	}
-	if len(c.Locations) == 0 {
+	if c.Locations < 1 {
 		return nil, fmt.Errorf("kv store: the scenario has no locations: add at least one under locations")
 	}
-	s := &KV{cacheTTL: int64(p.CacheTTL), ryw: p.ReadYourWritesP, purge: p.Purge.Enabled,
-		domains: max(p.CacheDomains, 1), domainPerRequest: p.CacheDomainPer == "request",
+	if p.CacheTTL <= 0 {
+		return nil, fmt.Errorf("kv store: cache TTL %v must be above 0 (Workers KV's default is 60s)", p.CacheTTL)
+	}
+	s := &KV{cacheTTL: int64(p.CacheTTL), hot: p.HotRead, cold: p.ColdRead, write: p.Write, lag: p.PurgeLag,
+		ryw: p.ReadYourWritesFailure, purge: p.Purge,
+		domains: max(p.CacheDomains, 1), domainPerRequest: p.DomainPerRequest,
+		writeEvery: int64(p.WriteEvery), globalScope: p.GlobalWriteLimit,
 		writeQuota: p.DailyWriteQuota, readQuota: p.DailyReadQuota,
-		errRead: p.ErrorRate.Read, errWrite: p.ErrorRate.Write, rng: c.Rand, ctr: c.Counters,
-		keys: map[string]*kvKey{}, nLocs: len(c.Locations)}
-	if s.cacheTTL <= 0 {
-		return nil, fmt.Errorf("store.kv.cache_ttl %v must be above 0 (Workers KV's default is 60s)", p.CacheTTL)
-	}
-	for _, x := range []struct {
-		name string
-		v    float64
-	}{{"read_your_writes_failure", s.ryw}, {"error_rate.read", s.errRead}, {"error_rate.write", s.errWrite}} {
-		if !(x.v >= 0 && x.v <= 1) {
-			return nil, fmt.Errorf("store.kv.%s %v is out of range: must be a probability in [0, 1]", x.name, x.v)
-		}
-	}
-	var err error
-	for _, d := range []struct {
-		name string
-		l    scenario.Latency
-		to   *Dist
-	}{{"hot_read", p.HotRead, &s.hot}, {"cold_read", p.ColdRead, &s.cold}, {"write", p.Write, &s.write}, {"purge.lag", p.Purge.Lag, &s.lag}} {
-		if *d.to, err = NewDist(d.l); err != nil {
-			return nil, fmt.Errorf("store.kv.%s: %v", d.name, err)
-		}
-		*d.to = d.to.Scaled(c.TimeScale)
-	}
-	if wl := p.WriteLimit; wl.PerSecond > 0 {
-		s.writeEvery = int64(float64(time.Second) / wl.PerSecond)
-		switch wl.Scope {
-		case "global":
-			s.globalScope = true
-		case "location", "": // the scenario's default (unpublished: a parameter)
-		default:
-			return nil, fmt.Errorf("store.kv.write_limit.scope %q is unknown: use location or global", wl.Scope)
-		}
-	} else if wl.PerSecond < 0 {
-		return nil, fmt.Errorf("store.kv.write_limit.per_second %v is negative: use 1 (as published) or 0 for none", wl.PerSecond)
-	}
-	for i, o := range p.Outages {
-		co := outage{start: int64(o.Start), end: int64(o.Start) + int64(o.Duration), loc: -1}
-		if o.Location != "" {
-			co.loc = indexOf(c.Locations, o.Location)
-			if co.loc < 0 {
-				return nil, fmt.Errorf("store.kv.outages[%d].location %q is not a location: use one of %v", i, o.Location, c.Locations)
-			}
-		}
-		switch o.Ops {
-		case "", "all":
-			co.read, co.write = true, true
-		case "read":
-			co.read = true
-		case "write":
-			co.write = true
-		default:
-			return nil, fmt.Errorf("store.kv.outages[%d].ops %q is unknown: use read, write or all", i, o.Ops)
-		}
-		s.outages = append(s.outages, co)
+		errRead: p.ReadErrorRate, errWrite: p.WriteErrorRate, rng: c.Rand, ctr: c.Counters,
+		keys: map[string]*kvKey{}, nLocs: c.Locations}
+	for _, o := range p.Outages {
+		s.outages = append(s.outages, outage{start: int64(o.Start), end: int64(o.End), loc: o.Location, read: o.Read, write: o.Write})
 	}
 	s.dayEnd = untilMidnight(c.Start)
 	s.nextSweep = sweepEvery
@@ -510,13 +461,3 @@ func (s *KV) sweep(t int64) {
 // Len returns how many keys the store holds state for (live, cached
 // somewhere, or not yet swept), for tests of memory growth.
 func (s *KV) Len() int { return len(s.keys) }
-
-// LocationIndex returns the index of the named location, or -1.
-func LocationIndex(locations []scenario.Location, name string) int {
-	for i, l := range locations {
-		if l.Name == name {
-			return i
-		}
-	}
-	return -1
-}

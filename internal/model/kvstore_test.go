@@ -22,7 +22,7 @@ func newTestKV(t *testing.T, edit func(p *scenario.KV)) (*KV, *measure.KVCounter
 	}
 	// KVCounters needs its visibility bins, which only NewRecorder prepares.
 	ctr := &measure.NewRecorder(measure.Config{Limit: 1, Window: time.Minute, Populations: []measure.Population{{}}}).KV
-	s, err := NewKV(KVConfig{Params: p, Locations: []string{"A", "B"}, Start: epoch, Rand: TrialRand(1, 0), Counters: ctr})
+	s, err := NewKV(KVConfig{Params: kvParamsOf(t, p, "A", "B"), Locations: 2, Start: epoch, Rand: TrialRand(1, 0), Counters: ctr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,19 +264,22 @@ func TestKVSweep(t *testing.T) {
 
 func TestKVBadConfig(t *testing.T) {
 	bad := []func(p *scenario.KV){
-		func(p *scenario.KV) { p.CacheTTL = 0 },
+		func(p *scenario.KV) { p.CacheTTL = dur(time.Second) },
 		func(p *scenario.KV) { p.ReadYourWritesP = 1.5 },
 		func(p *scenario.KV) { p.WriteLimit = scenario.WriteLimit{PerSecond: 1, Scope: "planet"} },
-		func(p *scenario.KV) { p.Outages = []scenario.Outage{{Location: "Mars"}} },
-		func(p *scenario.KV) { p.Outages = []scenario.Outage{{Ops: "delete"}} },
+		func(p *scenario.KV) { p.Outages = []scenario.Outage{{Location: "Mars", Duration: dur(time.Minute)}} },
+		func(p *scenario.KV) { p.Outages = []scenario.Outage{{Ops: "delete", Duration: dur(time.Minute)}} },
 		func(p *scenario.KV) { p.HotRead = scenario.Latency{Dist: "weird"} },
 	}
 	for i, edit := range bad {
 		p := kvParams(1, 1, 1)
 		edit(&p)
-		if _, err := NewKV(KVConfig{Params: p, Locations: []string{"A"}, Rand: TrialRand(1, 0)}); err == nil {
+		if _, err := compileTest(kvScenario(1, time.Minute, p, []string{"A"}, time.Minute, closedLoop(bot("b"), 1, ms(1)))); err == nil {
 			t.Errorf("bad config %d accepted", i)
 		}
+	}
+	if _, err := NewKV(KVConfig{Params: kvParamsOf(t, kvParams(1, 1, 1), "A"), Locations: 1}); err == nil {
+		t.Error("a KV without a random source was accepted")
 	}
 }
 

@@ -39,7 +39,7 @@ func TestScenarioLibrary(t *testing.T) {
 			points = []scenario.Point{points[0], points[len(points)-1]}
 		}
 		for _, p := range points {
-			s, err := Run(p.Scenario, Options{Seed: sc.Seed, Trials: 1})
+			s, err := Run(planOf(t, p.Scenario), Options{Seed: sc.Seed, Trials: 1})
 			if err != nil {
 				t.Errorf("%s %s: %v", f, p.Label(), err)
 				continue
@@ -60,7 +60,7 @@ func TestGoldenDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Run(sc, Options{Seed: sc.Seed, Trials: 20})
+	s, err := Run(planOf(t, sc), Options{Seed: sc.Seed, Trials: 20})
 	if err != nil {
 		t.Fatal(err)
 	}

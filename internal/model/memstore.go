@@ -7,7 +7,7 @@ import (
 
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/measure"
-	"github.com/overshoot-dev/overshoot/internal/scenario"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 )
 
 // Memory is the linearizable reference store: one map, no caches and no lag.
@@ -17,7 +17,7 @@ import (
 // nothing else. Races between a request's read and its write remain, which
 // is what it is for.
 type Memory struct {
-	lat       Dist
+	lat       plan.Dist
 	rng       *rand.Rand
 	ctr       *measure.KVCounters
 	data      map[string]*entry
@@ -26,11 +26,8 @@ type Memory struct {
 }
 
 // NewMemory returns an empty Memory store whose operations take lat.
-func NewMemory(lat scenario.Latency, rng *rand.Rand, counters *measure.KVCounters) (*Memory, error) {
-	d, err := NewDist(lat)
-	if err != nil {
-		return nil, fmt.Errorf("store.latency: %v", err)
-	}
+func NewMemory(lat plan.Dist, rng *rand.Rand, counters *measure.KVCounters) (*Memory, error) {
+	d := lat
 	if rng == nil {
 		return nil, fmt.Errorf("memory store: no random source")
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/measure"
-	"github.com/overshoot-dev/overshoot/internal/scenario"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 )
 
 // Objects is the durable-object and per-location stores: each key has an
@@ -25,7 +25,7 @@ import (
 type Objects struct {
 	perLocation bool
 	home        int
-	rtt, local  Dist
+	rtt, local  plan.Dist
 	maxRPS      float64
 	rng         *rand.Rand
 	ctr         *measure.KVCounters
@@ -33,49 +33,33 @@ type Objects struct {
 	nextSweep   int64
 }
 
-// NewDurableObjects returns the durable-object store for the scenario's
-// parameters and locations.
-func NewDurableObjects(p scenario.DurableObject, locations []scenario.Location, rng *rand.Rand, counters *measure.KVCounters) (*Objects, error) {
-	if len(locations) == 0 {
+// NewDurableObjects returns the durable-object store with p's parameters
+// for a run with the given number of locations.
+func NewDurableObjects(p plan.DurableObjectParams, locations int, rng *rand.Rand, counters *measure.KVCounters) (*Objects, error) {
+	if locations < 1 {
 		return nil, fmt.Errorf("durable-object store: the scenario has no locations: add at least one under locations")
 	}
 	if rng == nil {
 		return nil, fmt.Errorf("durable-object store: no random source")
 	}
-	o := &Objects{rng: rng, ctr: counters, maxRPS: p.MaxRPS, data: []map[string]*entry{{}}, nextSweep: sweepEvery}
-	if p.Location != "" {
-		if o.home = LocationIndex(locations, p.Location); o.home < 0 {
-			return nil, fmt.Errorf("store.durable_object.location %q is not a location: use one of the names under locations", p.Location)
-		}
+	if p.Home < 0 || p.Home >= locations {
+		return nil, fmt.Errorf("durable-object store: home location %d is not one of the %d locations", p.Home, locations)
 	}
-	if p.MaxRPS < 0 {
-		return nil, fmt.Errorf("store.durable_object.max_rps %v is negative: use about 1000 (the published soft limit) or 0 for none", p.MaxRPS)
-	}
-	var err error
-	if o.rtt, err = NewDist(p.RTT); err != nil {
-		return nil, fmt.Errorf("store.durable_object.rtt: %v", err)
-	}
-	if o.local, err = NewDist(p.Local); err != nil {
-		return nil, fmt.Errorf("store.durable_object.local: %v", err)
-	}
-	return o, nil
+	return &Objects{rng: rng, ctr: counters, home: p.Home, maxRPS: p.MaxRPS, rtt: p.RTT, local: p.Local,
+		data: []map[string]*entry{{}}, nextSweep: sweepEvery}, nil
 }
 
 // NewPerLocation returns the per-location store: one independent counter per
 // location, operations taking lat.
-func NewPerLocation(lat scenario.Latency, locations []scenario.Location, rng *rand.Rand, counters *measure.KVCounters) (*Objects, error) {
-	if len(locations) == 0 {
+func NewPerLocation(lat plan.Dist, locations int, rng *rand.Rand, counters *measure.KVCounters) (*Objects, error) {
+	if locations < 1 {
 		return nil, fmt.Errorf("per-location store: the scenario has no locations: add at least one under locations")
 	}
 	if rng == nil {
 		return nil, fmt.Errorf("per-location store: no random source")
 	}
-	d, err := NewDist(lat)
-	if err != nil {
-		return nil, fmt.Errorf("store.latency: %v", err)
-	}
-	o := &Objects{perLocation: true, rtt: d, local: d, rng: rng, ctr: counters, nextSweep: sweepEvery}
-	o.data = make([]map[string]*entry, len(locations))
+	o := &Objects{perLocation: true, rtt: lat, local: lat, rng: rng, ctr: counters, nextSweep: sweepEvery}
+	o.data = make([]map[string]*entry, locations)
 	for i := range o.data {
 		o.data[i] = map[string]*entry{}
 	}

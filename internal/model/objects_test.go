@@ -39,7 +39,7 @@ func TestOracleObjects(t *testing.T) {
 		{"per-location", objectScenario(scenario.KindPerLocation, 5, 0, []string{"A", "B"}, time.Minute, alt), 10, 0},
 	}
 	for _, c := range cases {
-		trials, err := RunTrials(c.sc, Options{Seed: 1})
+		trials, err := RunTrials(planOf(t, c.sc), Options{Seed: 1})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -59,7 +59,7 @@ func TestDurableObjectRoundTrip(t *testing.T) {
 	p := closedLoop(bot("bot"), 1, ms(0))
 	p.Arrive = scenario.Arrive{Mode: "one", Location: "B"}
 	sc := objectScenario(scenario.KindDurableObject, 1000, 0, []string{"A", "B"}, 10*time.Second, p)
-	trials, err := RunTrials(sc, Options{Seed: 1})
+	trials, err := RunTrials(planOf(t, sc), Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ import (
 // decided at 60 000 ms, is not counted: 6 x 9995 - 1 = 59 969 requests.
 func TestOracleSequentialMemory(t *testing.T) {
 	sc := memoryScenario(5, 10*time.Second, ms(1), 60*time.Second, closedLoop(bot("bot"), 1, ms(0)))
-	trials, err := RunTrials(sc, Options{Seed: 1})
+	trials, err := RunTrials(planOf(t, sc), Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestOracleSequentialMemory(t *testing.T) {
 // "missing"): 15 lost updates. 16 reads, 16 writes.
 func TestOracleSimultaneousFirst(t *testing.T) {
 	sc := memoryScenario(5, time.Hour, ms(5), time.Minute, burst(bot("bot"), 16, 0, 0))
-	trials, err := RunTrials(sc, Options{Seed: 1})
+	trials, err := RunTrials(planOf(t, sc), Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestOracleAlternatingLocations(t *testing.T) {
 	p := closedLoop(bot("bot"), 1, ms(0))
 	p.Arrive.Mode = "alternate"
 	sc := kvScenario(5, 24*time.Hour, kvParams(5, 50, 100), []string{"A", "B"}, 10*time.Minute, p)
-	trials, err := RunTrials(sc, Options{Seed: 1})
+	trials, err := RunTrials(planOf(t, sc), Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestOracleWriteLimitFailOpen(t *testing.T) {
 	kvp := kvParams(10, 10, 20)
 	kvp.WriteLimit.PerSecond, kvp.WriteLimit.Scope = 1, "global"
 	sc := kvScenario(5, 24*time.Hour, kvp, []string{"A"}, time.Minute, openLoop(bot("bot"), 10))
-	trials, err := RunTrials(sc, Options{Seed: 1})
+	trials, err := RunTrials(planOf(t, sc), Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestOracleWindowBoundary(t *testing.T) {
 	p := openLoop(bot("bot"), 1)
 	p.Start = dur(5 * time.Second)
 	sc := memoryScenario(5, 10*time.Second, ms(1), 30*time.Second, p)
-	s, err := Run(sc, Options{Seed: 1})
+	s, err := Run(planOf(t, sc), Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestOracleOtherAlgorithms(t *testing.T) {
 		{"sliding-window", sliding, 30, map[int64]int64{5: 6}},
 	}
 	for _, c := range cases {
-		trials, err := RunTrials(c.sc, Options{Seed: 1})
+		trials, err := RunTrials(planOf(t, c.sc), Options{Seed: 1})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -232,7 +232,7 @@ func TestOracleRotatingBurst(t *testing.T) {
 	p := burst(bot("bot"), 10, 0, 0)
 	p.Identity = scenario.Identity{Token: "rotating", RotateEvery: 1, IP: "per-client"}
 	sc := memoryScenario(5, time.Hour, ms(5), time.Minute, p)
-	trials, err := RunTrials(sc, Options{Seed: 1})
+	trials, err := RunTrials(planOf(t, sc), Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestOracleSpreadBurst(t *testing.T) {
 		p := burst(bot("bot"), 10, 0, 0)
 		p.Burst.Spread = dur(tt.spread)
 		sc := memoryScenario(5, time.Hour, ms(5), time.Minute, p)
-		trials, err := RunTrials(sc, Options{Seed: 1})
+		trials, err := RunTrials(planOf(t, sc), Options{Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,14 +8,14 @@ import (
 	"sync"
 
 	"github.com/overshoot-dev/overshoot/internal/measure"
-	"github.com/overshoot-dev/overshoot/internal/scenario"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 )
 
 // Options control a run.
 type Options struct {
 	// Seed is the run's seed, printed in the summary; trial i draws from
 	// TrialRand(Seed, i). The caller resolves it (cmd/simulate passes the
-	// scenario's seed unless -seed is given): Run uses it as is, 0 included.
+	// plan's seed unless -seed is given): Run uses it as is, 0 included.
 	Seed uint64
 	// Trials, when above 0, overrides the scenario's trials; when both are
 	// 0 one trial runs.
@@ -30,41 +30,37 @@ type Options struct {
 	Context context.Context
 }
 
-// RunTrials runs the scenario's trials and returns their results in trial
-// order: the same for any Workers and any GOMAXPROCS. The scenario must not
-// change while it runs. On a bad scenario it returns an error naming the
-// field and nothing else. When the context is cancelled it returns the
-// trials that finished, in trial order, and the context's error.
-func RunTrials(sc *scenario.Scenario, opts Options) ([]measure.Trial, error) {
-	trials, _, err := runTrials(sc, opts)
+// RunTrials runs the plan's trials and returns their results in trial
+// order: the same for any Workers and any GOMAXPROCS. When the context is
+// cancelled it returns the trials that finished, in trial order, and the
+// context's error.
+func RunTrials(pl *plan.Plan, opts Options) ([]measure.Trial, error) {
+	trials, _, err := runTrials(pl, opts)
 	return trials, err
 }
 
-// Run runs the scenario and pools its trials into a summary whose mode,
-// scenario name and question, seed, trial count and limiter are filled; the
-// caller adds the scenario's file, hash and parameters. When the context is
-// cancelled the summary holds the trials that finished, with Complete false,
-// and the error is the context's.
-func Run(sc *scenario.Scenario, opts Options) (measure.Summary, error) {
-	trials, c, err := runTrials(sc, opts)
+// Run runs the plan and pools its trials into a summary whose mode,
+// scenario reference, seed, trial count and limiter are filled. When the
+// context is cancelled the summary holds the trials that finished, with
+// Complete false, and the error is the context's.
+func Run(pl *plan.Plan, opts Options) (measure.Summary, error) {
+	trials, c, err := runTrials(pl, opts)
 	if c == nil {
 		return measure.Summary{}, err
 	}
-	lc := c.lim.Config()
 	s := measure.Summary{
 		Mode:     "simulate",
-		Scenario: measure.ScenarioRef{Name: sc.Name, Question: sc.Question},
+		Scenario: measure.ScenarioRef{Name: pl.Scenario().Name, Question: pl.Scenario().Question},
 		Seed:     opts.Seed,
 		Complete: err == nil,
-		Limiter: measure.LimiterRef{Algorithm: string(lc.Algorithm), Limit: lc.Limit, Window: sc.Limiter.Window.String(),
-			WindowSecs: lc.Window.Seconds(), Store: sc.Store.Kind, ErrorPolicy: string(lc.Policy)},
+		Limiter:  pl.LimiterRef(pl.Store.Kind.String()),
 	}
-	return measure.Summarize(s, lc.Limit, trials), err
+	return measure.Summarize(s, pl.Limiter.Limit, trials), err
 }
 
 // trialCount resolves the number of trials.
-func trialCount(sc *scenario.Scenario, opts Options) (int, error) {
-	n := sc.Trials
+func trialCount(pl *plan.Plan, opts Options) (int, error) {
+	n := pl.Trials
 	if opts.Trials > 0 {
 		n = opts.Trials
 	}
@@ -74,12 +70,12 @@ func trialCount(sc *scenario.Scenario, opts Options) (int, error) {
 	return max(n, 1), nil
 }
 
-func runTrials(sc *scenario.Scenario, opts Options) ([]measure.Trial, *compiled, error) {
-	c, err := compile(sc)
+func runTrials(pl *plan.Plan, opts Options) ([]measure.Trial, *compiled, error) {
+	c, err := compile(pl)
 	if err != nil {
 		return nil, nil, err
 	}
-	n, err := trialCount(sc, opts)
+	n, err := trialCount(pl, opts)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -44,7 +44,7 @@ func richScenario() *scenario.Scenario {
 
 func summaryJSON(t *testing.T, sc *scenario.Scenario, opts Options) []byte {
 	t.Helper()
-	s, err := Run(sc, opts)
+	s, err := Run(planOf(t, sc), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestProgressAndTrials(t *testing.T) {
 	sc := richScenario()
 	sc.Duration = dur(5 * time.Second)
 	var calls, last atomic.Int64
-	trials, err := RunTrials(sc, Options{Seed: 1, Trials: 5, Progress: func(done, total int) {
+	trials, err := RunTrials(planOf(t, sc), Options{Seed: 1, Trials: 5, Progress: func(done, total int) {
 		calls.Add(1)
 		last.Store(int64(done*100 + total))
 	}})
@@ -108,7 +108,7 @@ func TestProgressAndTrials(t *testing.T) {
 func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	s, err := Run(richScenario(), Options{Seed: 1, Context: ctx})
+	s, err := Run(planOf(t, richScenario()), Options{Seed: 1, Context: ctx})
 	if err != context.Canceled || s.Complete {
 		t.Errorf("cancelled run: err %v, complete %v; want context.Canceled and incomplete", err, s.Complete)
 	}
@@ -118,20 +118,20 @@ func TestStuck(t *testing.T) {
 	defer func(n int) { stuckLimit = n }(stuckLimit)
 	stuckLimit = 10000
 	sc := memoryScenario(5, time.Minute, ms(0), time.Minute, closedLoop(bot("bot"), 1, ms(0)))
-	if _, err := Run(sc, Options{}); err == nil || !strings.Contains(err.Error(), "stuck") {
+	if _, err := Run(planOf(t, sc), Options{}); err == nil || !strings.Contains(err.Error(), "stuck") {
 		t.Errorf("zero latency, zero think: err %v, want stuck", err)
 	}
 }
 
 // TestBadScenarios: every odd input is an error naming what is wrong, never
-// a panic.
+// a panic: the plan refuses it (through scenario validation) before the
+// model runs.
 func TestBadScenarios(t *testing.T) {
 	cases := []struct {
 		name string
 		edit func(sc *scenario.Scenario)
 		want string
 	}{
-		{"nil", nil, "no scenario"},
 		{"no duration", func(sc *scenario.Scenario) { sc.Duration = 0 }, "duration"},
 		{"limit 0", func(sc *scenario.Scenario) { sc.Limiter.Limit = 0 }, "limit"},
 		{"unknown store", func(sc *scenario.Scenario) { sc.Store.Kind = "redis" }, "store.kind"},
@@ -155,33 +155,33 @@ func TestBadScenarios(t *testing.T) {
 			sc.Traffic[0].OpenLoop = &scenario.OpenLoop{}
 		}, "rate"},
 	}
+	if _, err := Run(nil, Options{}); err == nil || !strings.Contains(err.Error(), "no plan") {
+		t.Errorf("nil plan: err %v, want one saying there is no plan", err)
+	}
 	for _, c := range cases {
-		var sc *scenario.Scenario
-		if c.edit != nil {
-			sc = memoryScenario(5, time.Minute, ms(1), time.Minute, closedLoop(bot("bot"), 1, ms(0)))
-			c.edit(sc)
-		}
-		_, err := Run(sc, Options{})
+		sc := memoryScenario(5, time.Minute, ms(1), time.Minute, closedLoop(bot("bot"), 1, ms(0)))
+		c.edit(sc)
+		_, err := compileTest(sc)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err %v, want one mentioning %q", c.name, err, c.want)
 		}
 	}
 }
 
-// TestOpenLoopRamp: one client ramping from 0 to 10/s over 10 s, then 10/s.
-// Expected arrivals: the ramp's area 0.5 x 10 s x 10/s = 50, then 10/s for
+// TestOpenLoopRamp: one client ramping from 1 to 10/s over 10 s, then 10/s.
+// Expected arrivals: the ramp's area 10 s x (1+10)/2 /s = 55, then 10/s for
 // the last 10 s = 100; constant spacing gives exactly one per unit of
-// intensity: arrivals at Λ(s) = 0, 1, ..., 149 (the one at Λ = 150 is at
-// exactly 20 s, outside), 150 requests.
+// intensity: arrivals at Λ(s) = 0, 1, ..., 154 (the one at Λ = 155 is at
+// exactly 20 s, outside), 155 requests.
 func TestOpenLoopRamp(t *testing.T) {
-	p := openLoop(bot("bot"), 0)
+	p := openLoop(bot("bot"), 1)
 	p.OpenLoop.Ramp = &scenario.Ramp{To: 10, Over: dur(10 * time.Second)}
 	sc := memoryScenario(1e6, time.Hour, ms(1), 20*time.Second+time.Millisecond, p)
-	trials, err := RunTrials(sc, Options{Seed: 1})
+	trials, err := RunTrials(planOf(t, sc), Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := trials[0].Totals.Requests; n != 150 {
-		t.Errorf("requests = %d, want 150", n)
+	if n := trials[0].Totals.Requests; n != 155 {
+		t.Errorf("requests = %d, want 155", n)
 	}
 }

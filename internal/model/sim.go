@@ -9,7 +9,7 @@ import (
 
 	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
-	"github.com/overshoot-dev/overshoot/internal/scenario"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 )
 
 // Event kinds.
@@ -24,16 +24,15 @@ const (
 	evDone                    // a response reaches its client (idx: request)
 )
 
-// compiled is a scenario checked and prepared once, shared read-only by
+// compiled is a plan prepared once for the engine, shared read-only by
 // every trial.
 type compiled struct {
-	sc       *scenario.Scenario
+	plan     *plan.Plan
 	lim      *limiter.Limiter
 	start    time.Time
 	end      int64
-	pops     []population
+	pops     []plan.Population
 	nClients int
-	locNames []string
 	mpops    []measure.Population
 	// stuckAfter is how many events may run at one instant before the
 	// trial is declared stuck: stuckLimit plus room for every request the
@@ -46,40 +45,22 @@ type compiled struct {
 // probeEvery is how often (in events) compiled.probe is called.
 const probeEvery = 1 << 16
 
-// compile checks what the model needs of sc and prepares it.
-func compile(sc *scenario.Scenario) (*compiled, error) {
-	if sc == nil {
-		return nil, fmt.Errorf("no scenario")
+// compile prepares pl for the engine.
+func compile(pl *plan.Plan) (*compiled, error) {
+	if pl == nil {
+		return nil, fmt.Errorf("no plan")
 	}
-	if sc.Duration <= 0 {
-		return nil, fmt.Errorf("duration %v must be above 0: give the simulated time a trial covers, e.g. 1h", sc.Duration)
-	}
-	lim, err := limiter.New(limiter.Config{Name: sc.Limiter.Name, Algorithm: limiter.Algorithm(sc.Limiter.Algorithm),
-		Limit: sc.Limiter.Limit, Window: sc.Limiter.Window.D(), Policy: limiter.Policy(sc.Limiter.ErrorPolicy)})
+	lim, err := limiter.New(pl.Limiter)
 	if err != nil {
 		return nil, err
 	}
-	c := &compiled{sc: sc, lim: lim, start: sc.Start, end: int64(sc.Duration)}
-	for i, p := range sc.Traffic {
-		if p.Start < 0 || p.Duration < 0 {
-			return nil, fmt.Errorf("traffic[%d] (%s): start and duration must be 0 or more", i, p.Name)
-		}
-	}
-	if len(sc.Locations) == 0 {
-		return nil, fmt.Errorf("the scenario has no locations: add at least one under locations")
-	}
-	for _, l := range sc.Locations {
-		c.locNames = append(c.locNames, l.Name)
-	}
-	if c.pops, c.nClients, err = compilePopulations(sc, c.end); err != nil {
-		return nil, err
-	}
+	c := &compiled{plan: pl, lim: lim, start: pl.Start, end: int64(pl.Duration), pops: pl.Populations,
+		nClients: pl.Clients, mpops: pl.MeasurePopulations()}
 	c.stuckAfter = stuckLimit
 	for _, p := range c.pops {
-		c.mpops = append(c.mpops, measure.Population{Name: p.name, Legitimate: p.legitimate})
 		// Each request at one instant takes a few events (send, read, ...),
 		// so a population that sends many at once may run that many.
-		c.stuckAfter += 8 * p.clients * max(p.concurrency, p.burstSize, 1)
+		c.stuckAfter += 8 * p.InFlightAtOnce()
 	}
 	// Build one store now, so that its errors surface before any trial.
 	if _, _, err := c.newStore(rand.New(rand.NewPCG(0, 0)), nil); err != nil {
@@ -88,25 +69,26 @@ func compile(sc *scenario.Scenario) (*compiled, error) {
 	return c, nil
 }
 
-// newStore builds the scenario's store for one trial: either a Store the
+// newStore builds the plan's store for one trial: either a Store the
 // engine drives op by op, or an Owned one.
 func (c *compiled) newStore(rng *rand.Rand, ctr *measure.KVCounters) (Store, Owned, error) {
-	st := c.sc.Store
+	st := c.plan.Store
+	n := len(c.plan.Locations)
 	switch st.Kind {
-	case scenario.KindKV:
-		s, err := NewKV(KVConfig{Params: st.KV, Locations: c.locNames, Start: c.start, Rand: rng, Counters: ctr})
+	case plan.KV:
+		s, err := NewKV(KVConfig{Params: st.KV, Locations: n, Start: c.start, Rand: rng, Counters: ctr})
 		return s, nil, err
-	case scenario.KindMemory:
+	case plan.Memory:
 		s, err := NewMemory(st.Latency, rng, ctr)
 		return s, nil, err
-	case scenario.KindDurableObject:
-		o, err := NewDurableObjects(st.DurableObject, c.sc.Locations, rng, ctr)
+	case plan.DurableObject:
+		o, err := NewDurableObjects(st.DurableObject, n, rng, ctr)
 		return nil, o, err
-	case scenario.KindPerLocation:
-		o, err := NewPerLocation(st.Latency, c.sc.Locations, rng, ctr)
+	case plan.PerLocation:
+		o, err := NewPerLocation(st.Latency, n, rng, ctr)
 		return nil, o, err
 	}
-	return nil, nil, fmt.Errorf("store.kind %q is unknown: use one of %v", st.Kind, scenario.StoreKinds)
+	return nil, nil, fmt.Errorf("store kind %v is unknown", st.Kind)
 }
 
 // request is one request in flight.
@@ -202,32 +184,31 @@ func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Tr
 func (t *trial) schedule() {
 	for pi := range t.c.pops {
 		p := &t.c.pops[pi]
-		if p.start >= p.end {
+		start, end := int64(p.Start), int64(p.End)
+		if start >= end {
 			continue
 		}
-		switch p.send {
-		case sendClosed:
-			for k := 0; k < p.clients; k++ {
-				for j := 0; j < p.concurrency; j++ {
-					t.push(p.start, evLoop, int32(p.first+k))
+		switch p.Send {
+		case plan.Closed:
+			for k := 0; k < p.Clients; k++ {
+				for j := 0; j < p.Concurrency; j++ {
+					t.push(start, evLoop, int32(p.First+k))
 				}
 			}
-		case sendOpen:
-			for k := 0; k < p.clients; k++ {
-				c := &t.clients[p.first+k]
-				if p.poisson {
+		case plan.Open:
+			for k := 0; k < p.Clients; k++ {
+				c := &t.clients[p.First+k]
+				if p.Poisson {
 					c.y = t.rng.ExpFloat64()
 				} else {
-					// Constant rates: clients evenly out of phase,
-					// client 0 at the start.
-					c.y = float64(k) / float64(p.clients)
+					c.y = p.Phase(k)
 				}
-				if at := p.openAt(c.y); at < p.end {
-					t.push(at, evOpen, int32(p.first+k))
+				if at := int64(p.ArrivalAt(c.y)); at < end {
+					t.push(at, evOpen, int32(p.First+k))
 				}
 			}
-		case sendBurst:
-			if at := p.start + p.burstAt; at < p.end {
+		case plan.Burst:
+			if at := start + int64(p.BurstAt); at < end {
 				t.push(at, evBurst, int32(pi))
 			}
 		}
@@ -253,27 +234,28 @@ func (t *trial) step(e event) {
 		t.send(e.idx)
 		c := &t.clients[e.idx]
 		p := &t.c.pops[c.pop]
-		if at := p.nextOpen(c, t.rng); at < p.end {
+		if at := nextOpen(p, c, t.rng); at < int64(p.End) {
 			t.push(at, evOpen, e.idx)
 		}
 	case evBurst:
 		p := &t.c.pops[e.idx]
-		n := int64(p.clients * p.burstSize)
-		for j := 0; j < p.burstSize; j++ {
-			for k := 0; k < p.clients; k++ {
-				if p.burstSpread <= 0 {
-					t.send(int32(p.first + k))
+		n := int64(p.Clients * p.BurstSize)
+		spread, every, end := int64(p.BurstSpread), int64(p.BurstEvery), int64(p.End)
+		for j := 0; j < p.BurstSize; j++ {
+			for k := 0; k < p.Clients; k++ {
+				if spread <= 0 {
+					t.send(int32(p.First + k))
 					continue
 				}
 				// Request i of the n leaves i/n of the spread after the burst starts.
-				i := int64(j*p.clients + k)
-				if at := t.now + i*(p.burstSpread/n); at < p.end {
-					t.push(at, evSend, int32(p.first+k))
+				i := int64(j*p.Clients + k)
+				if at := t.now + i*(spread/n); at < end {
+					t.push(at, evSend, int32(p.First+k))
 				}
 			}
 		}
-		if p.burstEvy > 0 && t.now+p.burstEvy < p.end {
-			t.push(t.now+p.burstEvy, evBurst, e.idx)
+		if every > 0 && t.now+every < end {
+			t.push(t.now+every, evBurst, e.idx)
 		}
 	case evSend:
 		t.send(e.idx)
@@ -294,14 +276,14 @@ func (t *trial) step(e event) {
 func (t *trial) send(ci int32) {
 	c := &t.clients[ci]
 	p := &t.c.pops[c.pop]
-	c.nextCaller(p, ci)
+	n := c.nextCaller(p, ci)
 	t.requests++
 	ri := t.alloc()
 	r := &t.reqs[ri]
 	// A reused slot keeps its last request's fields; set every one this
 	// request reads before it writes it.
 	r.client, r.nread, r.caller, r.dom = ci, 0, c.caller, AnyDomain
-	r.loc = int32(p.pickLocation(c, t.rng))
+	r.loc = int32(pickLocation(p, n, t.rng))
 	r.plan = t.c.lim.Plan(t.c.start.Add(time.Duration(t.now)), c.caller)
 	if r.plan.NKeys < 2 && r.got[1] != (limiter.Read{}) {
 		r.got[1] = limiter.Read{} // Decide sees no other request's read
@@ -405,12 +387,12 @@ func (t *trial) done(ri int32) {
 	t.release(ri)
 	c := &t.clients[ci]
 	p := &t.c.pops[c.pop]
-	if p.send != sendClosed {
+	if p.Send != plan.Closed {
 		return
 	}
 	next := t.now
-	if !p.think.IsZero() {
-		next += int64(p.think.Sample(t.rng))
+	if !p.Think.IsZero() {
+		next += int64(p.Think.Sample(t.rng))
 	}
 	if next < c.stopAt && next >= t.now {
 		t.push(next, evLoop, ci)

@@ -52,22 +52,9 @@ type Extra struct {
 	LiveSeries []LivePoint
 }
 
-// LivePoint is one interval of a live run.
-type LivePoint struct {
-	// AtSecs is the interval's start in seconds from the attack's start.
-	AtSecs float64
-	// OfferedRate and AchievedRate are requests per second sent and
-	// answered in the interval.
-	OfferedRate  float64
-	AchievedRate float64
-	// LatencyMs are the latency percentiles of responses in the interval.
-	LatencyP50Ms float64
-	LatencyP95Ms float64
-	LatencyP99Ms float64
-	// Status counts responses in the interval by status code ("200",
-	// "429", "error" for transport errors).
-	Status map[string]int64
-}
+// LivePoint is one interval of a live run over time (measure.LivePoint),
+// named here too because the report draws it.
+type LivePoint = measure.LivePoint
 
 // File names inside a report folder.
 const (

@@ -16,18 +16,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/model"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/report"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
-// Exit codes, the same for both commands.
+// Exit codes: the ones every command shares (internal/cli).
 const (
-	ExitOK        = 0
-	ExitFailure   = 1 // something went wrong that is not the user's input
-	ExitBadInput  = 2 // bad flags or scenario: nothing was written
-	ExitThreshold = 3 // the prediction breaks -max-ratio
+	ExitOK        = cli.ExitOK
+	ExitFailure   = cli.ExitFailure
+	ExitBadInput  = cli.ExitBadInput
+	ExitThreshold = cli.ExitThreshold
 )
 
 // config is what the flags say.
@@ -44,15 +46,6 @@ type config struct {
 	threshold measure.Threshold
 	compare   string
 }
-
-// multiFlag collects a repeatable string flag.
-type multiFlag []string
-
-// String prints the values given so far, for flag's help.
-func (m *multiFlag) String() string { return strings.Join(*m, " ") }
-
-// Set adds one more value: each -set adds, none replaces.
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 const usage = `usage: simulate [flags] [SCENARIO.yaml]
 
@@ -79,7 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.out, "out", "reports", "folder the report is written under, as OUT/<scenario>/<time>/")
 	fs.BoolVar(&c.json, "json", false, "print summary.json on stdout and nothing else there")
 	fs.BoolVar(&c.noReport, "no-report", false, "write no report folder (the summary is still printed)")
-	fs.Var((*multiFlag)(&c.sets), "set", "override a scenario field, path=value (repeatable), e.g. -set limiter.limit=10")
+	fs.Var((*cli.Sets)(&c.sets), "set", "override a scenario field, path=value (repeatable), e.g. -set limiter.limit=10")
 	fs.Float64Var(&c.threshold.Max, "max-ratio", 0, "exit 3 when the overshoot ratio (allowed/limit) exceeds this")
 	fs.StringVar(&c.threshold.At, "at", "max", "statistic -max-ratio applies to: "+strings.Join(measure.ThresholdStats, ", "))
 	fs.StringVar(&c.compare, "compare", "", "a live run's summary.json: predict for its scenario and report both side by side")
@@ -185,27 +178,23 @@ func load(c *config, measured *measure.Summary) (*scenario.Scenario, error) {
 }
 
 // measuredProfile is the scenario as the live run that wrote measured ran
-// it: its live profile, then what the run itself reports, which wins: the
-// limit and window the target announced, how long it really ran (a run
-// stopped early covers less), and the store the built-in target used.
+// it: what the run itself reports wins over the file: the limit and window
+// the target announced, the store the built-in target used, and how long it
+// really ran (a run stopped early covers less). compilePoint then compiles
+// it as a live run (plan.CompileLive), with the same time scale the live
+// store played.
 func measuredProfile(sc *scenario.Scenario, measured *measure.Summary) (*scenario.Scenario, error) {
-	sc, err := sc.LiveProfile()
-	if err != nil {
-		return nil, err
-	}
 	var sets []string
 	if l := measured.Limiter; l.Limit > 0 && l.WindowSecs > 0 {
 		sets = append(sets, fmt.Sprintf("limiter.limit=%d", l.Limit),
-			"limiter.window="+scenario.Duration(time.Duration(l.WindowSecs*float64(time.Second)).Round(time.Millisecond)).String())
+			"live.window="+scenario.Duration(time.Duration(l.WindowSecs*float64(time.Second)).Round(time.Millisecond)).String())
 	}
-	switch measured.Limiter.Store {
-	case "eventual": // the simulator's KV model on the wall clock
-		sets = append(sets, "store.kind="+scenario.KindKV)
-	case "memory":
-		sets = append(sets, "store.kind="+scenario.KindMemory)
+	if kind, ok := plan.LiveStore(measured.Limiter.Store).Models(); ok {
+		sets = append(sets, "store.kind="+kind.String())
 	}
 	out := sc
 	if len(sets) > 0 {
+		var err error
 		if out, err = sc.With(sets...); err != nil {
 			return nil, fmt.Errorf("-compare: the measured run's settings do not fit the scenario: %w", err)
 		}
@@ -214,7 +203,7 @@ func measuredProfile(sc *scenario.Scenario, measured *measure.Summary) (*scenari
 	// predict that long, with the populations that had started by then.
 	if lv := measured.Live; lv != nil && lv.DurationSecs > 0 {
 		d := max(time.Duration(lv.DurationSecs*float64(time.Second)).Round(time.Millisecond), time.Millisecond)
-		if d < out.Duration.D() {
+		if d < out.Live.Duration.D() {
 			out = shortened(out, d)
 			if len(out.Traffic) == 0 {
 				return nil, fmt.Errorf("-compare: the measured run lasted %v, before any population of the scenario started: there is nothing to predict", d)
@@ -228,7 +217,7 @@ func measuredProfile(sc *scenario.Scenario, measured *measure.Summary) (*scenari
 // that start at or after d (they sent nothing in the measured run).
 func shortened(sc *scenario.Scenario, d time.Duration) *scenario.Scenario {
 	out := *sc
-	out.Duration = scenario.Duration(d)
+	out.Live.Duration = scenario.Duration(d)
 	out.Traffic = nil
 	for _, p := range sc.Traffic {
 		if p.Start.D() < d {
@@ -266,12 +255,13 @@ func run(ctx context.Context, c *config, sc *scenario.Scenario, points []scenari
 	for i, p := range points {
 		opts := model.Options{Seed: seed, Trials: c.trials, Workers: c.workers, Context: ctx,
 			Progress: func(done, total int) { prog.update(i, done, total) }}
-		s, err := model.Run(p.Scenario, opts)
+		pl, err := compilePoint(p.Scenario, c.compare != "")
+		if err != nil {
+			return measure.Summary{}, pointErr(err, p, len(points))
+		}
+		s, err := model.Run(pl, opts)
 		if err != nil && !errors.Is(err, context.Canceled) {
-			if len(points) > 1 {
-				err = fmt.Errorf("sweep point %s: %w", p.Label(), err)
-			}
-			return measure.Summary{}, err
+			return measure.Summary{}, pointErr(err, p, len(points))
 		}
 		runErr = err
 		s.Scenario = ref(p.Scenario)
@@ -298,10 +288,27 @@ func run(ctx context.Context, c *config, sc *scenario.Scenario, points []scenari
 	return out, runErr
 }
 
+// compilePoint compiles one point of the run: as the simulator runs it, or
+// as a live run played it when predicting one (-compare).
+func compilePoint(sc *scenario.Scenario, live bool) (*plan.Plan, error) {
+	if live {
+		return plan.CompileLive(sc)
+	}
+	return plan.Compile(sc)
+}
+
+// pointErr names the sweep point an error happened at, when there are
+// several.
+func pointErr(err error, p scenario.Point, points int) error {
+	if points > 1 {
+		return fmt.Errorf("sweep point %s: %w", p.Label(), err)
+	}
+	return err
+}
+
 // ref identifies a scenario in a summary.
 func ref(sc *scenario.Scenario) measure.ScenarioRef {
-	return measure.ScenarioRef{Name: sc.Name, File: sc.Source(), Hash: sc.Hash(), Question: sc.Question,
-		Params: sc.Overrides(), Traffic: report.DescribeTraffic(sc)}
+	return plan.ScenarioRef(sc, report.DescribeTraffic(sc))
 }
 
 // finish prints the summary, writes the report and applies the threshold.

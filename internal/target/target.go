@@ -18,7 +18,7 @@
 // each request landed in, instead of guessing from its own clock.
 //
 // The request's location (point of presence) comes from X-Overshoot-Location;
-// it is handed to the store through the context (eventual.WithLocation), so
+// it is handed to the store through the context (kv.WithLocation), so
 // that a store with per-location caches serves it from that location.
 package target
 
@@ -33,7 +33,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/overshoot-dev/overshoot/internal/eventual"
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/limiter"
 )
@@ -130,7 +129,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if v := r.Header[HeaderLocation]; len(v) > 0 {
 		loc = v[0]
 	}
-	ctx := eventual.WithLocation(r.Context(), loc)
+	ctx := kv.WithLocation(r.Context(), loc)
 	now := h.now()
 	d := h.l.Check(ctx, h.store, now, caller)
 

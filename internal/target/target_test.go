@@ -8,10 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/overshoot-dev/overshoot/internal/eventual"
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/limiter"
-	"github.com/overshoot-dev/overshoot/internal/measure"
 )
 
 func newHandler(t testing.TB, limit int64, window time.Duration, store kv.Store, policy limiter.Policy, now func() time.Time) *Handler {
@@ -100,7 +98,7 @@ func TestHandlerErrorPolicy(t *testing.T) {
 		{limiter.FailClosed, 429, HeaderFailClosed, `"default";r=0;t=`},
 	}
 	for _, tc := range tests {
-		h := newHandler(t, 5, time.Minute, NewCountingStore(failing{}), tc.policy, nil)
+		h := newHandler(t, 5, time.Minute, failing{}, tc.policy, nil)
 		w := get(h, map[string]string{"X-Anon-Token": "a"})
 		if w.Code != tc.code || w.Header().Get(tc.header) != "1" {
 			t.Errorf("%s: status %d, %s=%q; want %d and 1", tc.policy, w.Code, tc.header, w.Header().Get(tc.header), tc.code)
@@ -121,7 +119,7 @@ type locStore struct {
 }
 
 func (s *locStore) Get(ctx context.Context, key string) (string, bool, error) {
-	s.seen = append(s.seen, eventual.LocationFrom(ctx))
+	s.seen = append(s.seen, kv.LocationFrom(ctx))
 	return s.Store.Get(ctx, key)
 }
 
@@ -133,21 +131,6 @@ func TestHandlerLocation(t *testing.T) {
 	get(h, nil)
 	if len(s.seen) != 2 || s.seen[0] != "ams" || s.seen[1] != "" {
 		t.Errorf("locations seen by the store = %q, want [ams \"\"]", s.seen)
-	}
-}
-
-// TestCountingStore checks reads, writes and write errors are counted.
-func TestCountingStore(t *testing.T) {
-	s := NewCountingStore(kv.NewMemory(kv.MemoryOptions{WriteLimit: true}))
-	h := newHandler(t, 5, time.Minute, s, "", nil)
-	for range 3 {
-		get(h, map[string]string{"X-Anon-Token": "a"})
-	}
-	var c measure.KVCounters
-	s.AddTo(&c)
-	// Three reads; three writes, the 2nd and 3rd within a second: 429.
-	if c.Reads != 3 || c.Writes != 3 || c.WriteErrors != 2 || c.WriteRateLimited != 2 {
-		t.Errorf("counters = %+v, want 3 reads, 3 writes, 2 write errors (429)", c)
 	}
 }
 

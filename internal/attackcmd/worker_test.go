@@ -1,8 +1,10 @@
-package attack
+package attackcmd
 
 import (
 	"os"
 	"testing"
+
+	"github.com/overshoot-dev/overshoot/internal/cli"
 )
 
 // TestWorkerURL attacks the example Worker (examples/worker) running under
@@ -20,7 +22,7 @@ func TestWorkerURL(t *testing.T) {
 	out := t.TempDir()
 	code, _, stderr := runMain(t, Env{}, "-url", url, "-duration", "2s", "-out", out,
 		"-set", "traffic.bot.clients=3", "-set", "traffic.bot.closed_loop.concurrency=4")
-	if code != ExitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	s, _ := readSummary(t, out)

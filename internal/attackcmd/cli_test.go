@@ -1,4 +1,4 @@
-package attack
+package attackcmd
 
 import (
 	"bytes"
@@ -18,6 +18,8 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"github.com/overshoot-dev/overshoot/internal/attack"
+	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 )
@@ -120,8 +122,8 @@ func TestMainBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()
 			code, stdout, stderr := runMain(t, Env{}, append([]string{"-out", out}, tc.args...)...)
-			if code != ExitBadInput {
-				t.Errorf("exit %d, want %d; stderr: %s", code, ExitBadInput, stderr)
+			if code != cli.ExitBadInput {
+				t.Errorf("exit %d, want %d; stderr: %s", code, cli.ExitBadInput, stderr)
 			}
 			if !strings.Contains(stderr, tc.want) {
 				t.Errorf("stderr %q does not mention %q", stderr, tc.want)
@@ -186,7 +188,7 @@ func TestMainJSON(t *testing.T) {
 	out := t.TempDir()
 	sc := cliScenario(t, strings.Replace(sequentialYAML, "1600ms", "400ms", 1))
 	code, stdout, stderr := runMain(t, Env{}, "-json", "-store", "memory", "-out", out, "-scenario", sc)
-	if code != ExitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var s measure.Summary
@@ -216,11 +218,11 @@ func TestMainJSON(t *testing.T) {
 func TestMainThreshold(t *testing.T) {
 	sc := cliScenario(t, strings.Replace(raceYAML, "store: {kind: memory}", "store: {kind: memory, latency: 20ms}", 1))
 	code, _, stderr := runMain(t, Env{}, "-store", "memory", "-out", t.TempDir(), "-duration", "300ms", "-max-ratio", "1", sc)
-	if code != ExitBroken || !strings.Contains(stderr, "threshold broken") {
-		t.Errorf("exit %d, stderr %q; want %d and a threshold message", code, stderr, ExitBroken)
+	if code != cli.ExitThreshold || !strings.Contains(stderr, "threshold broken") {
+		t.Errorf("exit %d, stderr %q; want %d and a threshold message", code, stderr, cli.ExitThreshold)
 	}
 	code, _, stderr = runMain(t, Env{}, "-store", "memory", "-out", t.TempDir(), "-duration", "300ms", "-max-ratio", "1000", "-at", "p50", sc)
-	if code != ExitOK {
+	if code != cli.ExitOK {
 		t.Errorf("exit %d with a threshold of 1000: %s", code, stderr)
 	}
 }
@@ -234,7 +236,7 @@ func TestMainURL(t *testing.T) {
 	file := cliScenario(t, strings.Replace(strings.Replace(sequentialYAML, "limit: 5", "limit: 7", 1), "500ms", "1s", 1))
 	out := t.TempDir()
 	code, stdout, stderr := runMain(t, Env{}, "-url", url, "-duration", "1100ms", "-out", out, file)
-	if code != ExitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	s, _ := readSummary(t, out)
@@ -271,8 +273,8 @@ func TestMainInterrupt(t *testing.T) {
 	began := time.Now()
 	code, stdout, stderr := runMain(t, env, "-store", "eventual", "-set", "live.time_scale=100", "-out", out, sc)
 	within(t, "an interrupted 60 s run", time.Since(began), 10*time.Second)
-	if code != ExitFailure {
-		t.Fatalf("exit %d, want %d (an interrupted run is not a success): %s", code, ExitFailure, stderr)
+	if code != cli.ExitFailure {
+		t.Fatalf("exit %d, want %d (an interrupted run is not a success): %s", code, cli.ExitFailure, stderr)
 	}
 	s, dir := readSummary(t, out)
 	if s.Complete || s.Totals.Requests == 0 {
@@ -328,14 +330,14 @@ func TestMainServe(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("target did not start")
 	}
-	s, err := Run(t.Context(), Options{Scenario: parse(t, sequentialYAML), URL: url, Limit: 5, Window: 500 * time.Millisecond, Duration: 200 * time.Millisecond})
+	s, err := attack.Run(t.Context(), attack.Options{Plan: livePlan(t, parse(t, sequentialYAML)), URL: url, Limit: 5, Window: 500 * time.Millisecond, Duration: 200 * time.Millisecond})
 	if err != nil || s.Totals.Allowed == 0 {
 		t.Errorf("attacking the served target: %v, %+v", err, s.Totals)
 	}
 	sig <- syscall.SIGINT
 	select {
 	case code := <-done:
-		if code != ExitOK {
+		if code != cli.ExitOK {
 			t.Errorf("exit %d", code)
 		}
 	case <-time.After(5 * time.Second):
@@ -351,7 +353,7 @@ func TestMainServe(t *testing.T) {
 func TestMainDefaultScenario(t *testing.T) {
 	out := t.TempDir()
 	code, stdout, stderr := runMain(t, Env{}, "-json", "-store", "memory", "-duration", "300ms", "-out", out)
-	if code != ExitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var s measure.Summary
@@ -369,7 +371,7 @@ func TestMainDefaultScenario(t *testing.T) {
 func TestMainNoProgressOffTerminal(t *testing.T) {
 	sc := cliScenario(t, strings.Replace(sequentialYAML, "1600ms", "1200ms", 1))
 	code, _, stderr := runMain(t, Env{}, "-store", "memory", "-out", t.TempDir(), sc)
-	if code != ExitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if strings.ContainsAny(stderr, "\r\x1b") {
@@ -400,8 +402,8 @@ func TestMainResultsWriteFails(t *testing.T) {
 	sc := cliScenario(t, strings.Replace(sequentialYAML, "1600ms", "500ms", 1))
 	out := t.TempDir()
 	code, stdout, stderr := runMain(t, Env{}, "-store", "memory", "-out", out, sc)
-	if code != ExitFailure {
-		t.Fatalf("exit %d, want %d: %s", code, ExitFailure, stderr)
+	if code != cli.ExitFailure {
+		t.Fatalf("exit %d, want %d: %s", code, cli.ExitFailure, stderr)
 	}
 	s, dir := readSummary(t, out)
 	if s.Complete || s.Totals.Requests == 0 {

@@ -1,4 +1,4 @@
-package attack
+package attackcmd
 
 import (
 	"context"
@@ -11,24 +11,20 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/overshoot-dev/overshoot/internal/attack"
+	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/report"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 	"github.com/overshoot-dev/overshoot/internal/target"
-)
-
-// Exit codes of the attack command.
-const (
-	ExitOK       = 0
-	ExitFailure  = 1 // anything else: a results file that cannot be written, ...
-	ExitBadInput = 2 // bad flags, bad scenario, unreachable URL, port in use
-	ExitBroken   = 3 // -max-ratio broken (measure.Threshold, as simulate)
 )
 
 // DefaultScenarioFile is the scenario run when none is named.
@@ -53,22 +49,13 @@ type Env struct {
 	Ready func(url string)
 }
 
-// sets is a repeatable -set flag.
-type sets []string
-
-// String lists the overrides given, for flag.
-func (s *sets) String() string { return strings.Join(*s, ",") }
-
-// Set adds one override, for flag.
-func (s *sets) Set(v string) error { *s = append(*s, v); return nil }
-
 // config is the parsed command line.
 type config struct {
 	scenarioFile string
-	sets         sets
+	sets         cli.Sets
 	url          string
 	serve        bool
-	store        string
+	store        plan.LiveStore
 	addr         string
 	duration     time.Duration
 	maxRequests  int64
@@ -110,7 +97,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Var(&c.sets, "set", "override a scenario value, `path=value` (e.g. limiter.limit=10); repeatable")
 	fs.StringVar(&c.url, "url", "", "attack this `URL` instead of the built-in target (a Worker under wrangler dev, a staging deployment)")
 	fs.BoolVar(&c.serve, "serve", false, "only run the built-in target until Ctrl-C, and print its address")
-	fs.StringVar(&c.store, "store", "eventual", "built-in target's store: memory, eventual (the KV model on the wall clock) or cloudflare (a real Workers KV namespace: -namespace)")
+	fs.StringVar((*string)(&c.store), "store", string(plan.LiveEventual), "built-in target's store: memory, eventual (the KV model on the wall clock) or cloudflare (a real Workers KV namespace: -namespace)")
 	c.cf.register(fs)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "built-in target's listen `address` (loopback only; port 0 picks one)")
 	fs.DurationVar(&c.duration, "duration", 0, "how long to attack (default: the scenario's live.duration)")
@@ -141,7 +128,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	default:
 		return nil, fmt.Errorf("too many arguments %q: give at most one scenario file", fs.Args())
 	}
-	if c.store != "memory" && c.store != "eventual" && c.store != StoreCloudflare {
+	if !slices.Contains(plan.BuiltinStores, c.store) {
 		return nil, fmt.Errorf("-store %q is unknown: use memory, eventual or cloudflare", c.store)
 	}
 	if err := c.cf.validate(c.store, c.url); err != nil {
@@ -153,7 +140,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.duration < 0 || c.maxRequests < 0 || c.timeout <= 0 {
 		return nil, fmt.Errorf("-duration, -max-requests must be >= 0 and -timeout > 0")
 	}
-	if _, err := ipHeader(c.ipHeader); err != nil {
+	if _, err := attack.IPHeader(c.ipHeader); err != nil {
 		return nil, err
 	}
 	if c.url != "" && c.serve {
@@ -171,11 +158,11 @@ func Main(args []string, env Env) int {
 	stderr := &lockedWriter{w: env.Stderr}
 	c, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return ExitOK
+		return cli.ExitOK
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
-		return ExitBadInput
+		return cli.ExitBadInput
 	}
 	// The default scenario is read from scenarios/default.yaml when run
 	// from the repository, else from the copy embedded in the binary.
@@ -187,7 +174,7 @@ func Main(args []string, env Env) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
-		return ExitBadInput
+		return cli.ExitBadInput
 	}
 	if c.store == StoreCloudflare && c.url == "" && !c.serve && c.maxRequests == 0 && sc.Live.MaxRequests == 0 {
 		// Every request is billed API calls: bound the run unless the user did.
@@ -199,29 +186,30 @@ func Main(args []string, env Env) int {
 	if c.seedSet {
 		seed = c.seed
 	}
-	lcfg := limiter.Config{Name: sc.Limiter.Name, Algorithm: limiter.Algorithm(sc.Limiter.Algorithm),
-		Limit: sc.Limiter.Limit, Window: sc.Limiter.Window.D(), Policy: limiter.Policy(sc.Limiter.ErrorPolicy)}
-	if w := sc.Live.Window.D(); w > 0 {
-		lcfg.Window = w
-	}
-	lim, err := limiter.New(lcfg)
+	// The plan is what runs: the live window and duration, the store's
+	// latencies divided by the time scale, the populations.
+	pl, err := plan.CompileLive(sc)
 	if err != nil {
 		fmt.Fprintf(stderr, "attack: %s: %v\n", c.scenarioFile, err)
-		return ExitBadInput
+		return cli.ExitBadInput
 	}
-	lcfg = lim.Config()
-	token := limiter.TokenSource{From: sc.Limiter.Token.From, Name: sc.Limiter.Token.Name}
+	lim, err := limiter.New(pl.Limiter)
+	if err != nil {
+		fmt.Fprintf(stderr, "attack: %s: %v\n", c.scenarioFile, err)
+		return cli.ExitBadInput
+	}
+	lcfg, token := lim.Config(), pl.Token
 	// Everything the run derives from the flags and the scenario is checked
 	// now, before a store, a server or a file exists.
 	if !c.serve {
-		check := Options{Scenario: sc, URL: c.url, Limit: lcfg.Limit, Window: lcfg.Window, Duration: c.duration,
+		check := attack.Options{Plan: pl, URL: c.url, Duration: c.duration,
 			MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Timeout: c.timeout}
 		if check.URL == "" {
 			check.URL = "http://" + c.addr + "/"
 		}
-		if err := Validate(check); err != nil {
+		if err := attack.Validate(check); err != nil {
 			fmt.Fprintf(stderr, "attack: %s: %v\n", c.scenarioFile, err)
-			return ExitBadInput
+			return cli.ExitBadInput
 		}
 	}
 
@@ -243,7 +231,7 @@ func Main(args []string, env Env) int {
 					continue
 				}
 				fmt.Fprintln(stderr, "attack: interrupted twice: exiting without writing")
-				env.Exit(130)
+				env.Exit(cli.ExitInterruptedTwice)
 				return
 			case <-stopWatch:
 				return
@@ -251,30 +239,30 @@ func Main(args []string, env Env) int {
 		}
 	}()
 
-	storeName := "url"
+	storeName := plan.LiveURL
 	limit, window := lcfg.Limit, lcfg.Window
 	var (
 		srv     *target.Server
 		bstore  *BuiltinStore
 		tgtURL  = c.url
-		skew    = DefaultSkew
+		skew    = attack.DefaultSkew
 		kvAddTo func(*measure.KVCounters)
 	)
 	if c.url == "" {
-		bstore, err = c.newBuiltinStore(ctx, sc, seed)
+		bstore, err = c.newBuiltinStore(ctx, pl, seed)
 		if err != nil {
 			fmt.Fprintf(stderr, "attack: %v\n", err)
-			return ExitBadInput
+			return cli.ExitBadInput
 		}
 		h, err := target.New(target.Config{Limiter: lim, Store: bstore.Store, Token: token})
 		if err != nil {
 			fmt.Fprintf(stderr, "attack: %v\n", err)
-			return ExitBadInput
+			return cli.ExitBadInput
 		}
 		srv, err = target.Start(c.addr, h)
 		if err != nil {
 			fmt.Fprintf(stderr, "attack: %v\n", err)
-			return ExitBadInput
+			return cli.ExitBadInput
 		}
 		defer srv.Close()
 		tgtURL = srv.URL()
@@ -287,35 +275,36 @@ func Main(args []string, env Env) int {
 				env.Ready(tgtURL)
 			}
 			<-ctx.Done()
-			return ExitOK
+			return cli.ExitOK
 		}
 	} else {
 		u, err := url.Parse(c.url)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			fmt.Fprintf(stderr, "attack: -url %q is not an http(s) URL: give e.g. http://127.0.0.1:8787/\n", c.url)
-			return ExitBadInput
+			return cli.ExitBadInput
 		}
-		pl, pw, err := preflight(ctx, c.url, token, c.timeout)
+		ql, qw, err := preflight(ctx, c.url, token, c.timeout)
 		if err != nil {
 			fmt.Fprintf(stderr, "attack: %v\n", err)
-			return ExitBadInput
+			return cli.ExitBadInput
 		}
-		if pl > 0 && pw > 0 {
-			if pl != limit || pw != window {
+		if ql > 0 && qw > 0 {
+			if ql != limit || qw != window {
 				fmt.Fprintf(stderr, "attack: note: the target's RateLimit-Policy says %d per %v; the scenario says %d per %v: counting against the target's\n",
-					pl, pw, limit, window)
+					ql, qw, limit, window)
 			}
-			limit, window = pl, pw
+			limit, window = ql, qw
 		}
 		if target.IsLoopbackHost(u.Hostname()) {
 			skew = 5 * time.Millisecond // one clock
 		}
 	}
 
-	// Against a URL the store may outlive the run (a real Worker's KV):
-	// tokens carry a run id so that runs do not count each other's requests.
+	// Against a URL or a real namespace the store may outlive the run (a
+	// real Worker's KV): tokens carry a run id so that runs do not count
+	// each other's requests.
 	runID := ""
-	if c.url != "" {
+	if c.url != "" || c.store == plan.LiveCloudflare {
 		runID = strconv.FormatInt(time.Now().UnixMilli(), 36)
 	}
 
@@ -323,46 +312,43 @@ func Main(args []string, env Env) int {
 	dir, err := report.NewDir(c.out, sc.Name, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
-		return ExitFailure
+		return cli.ExitFailure
 	}
 	resultsPath := filepath.Join(dir, ResultsFileName)
 	partial := resultsPath + ".partial"
 	rf, err := createResults(partial)
 	if err != nil {
 		fmt.Fprintf(stderr, "attack: creating the results file: %v\n", err)
-		return ExitFailure
+		return cli.ExitFailure
 	}
 
 	base := measure.Summary{
-		Scenario: measure.ScenarioRef{Name: sc.Name, File: sc.Source(), Hash: sc.Hash(), Question: sc.Question, Params: sc.Overrides(),
-			Traffic: report.DescribeTraffic(sc)},
-		Limiter: limiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy}, storeName),
-		Live:    &measure.Live{Target: storeName},
+		Scenario: plan.ScenarioRef(sc, report.DescribeTraffic(sc)),
+		Limiter:  plan.LimiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy}, string(storeName)),
+		Live:     &measure.Live{Target: string(storeName)},
 	}
-	for _, n := range notes(sc, runDuration(c, sc)) {
+	for _, n := range notes(sc, runDuration(c, pl)) {
 		fmt.Fprintln(stderr, "attack: note:", n)
 	}
 	if !c.json {
-		what := "built-in target, store " + storeName
+		what := "any URL"
 		if bstore != nil {
 			what = "built-in target, store " + bstore.Describe
-		} else {
-			what = "any URL"
 		}
 		fmt.Fprintf(env.Stdout, "overshoot attack: scenario %s, %s %d per %v, %s\n  target  %s (%s)\n  running up to %v; Ctrl-C stops and keeps what was measured\n",
-			sc.Name, lcfg.Algorithm, limit, scenario.Duration(window), lcfg.Policy, tgtURL, what, runDuration(c, sc))
+			sc.Name, lcfg.Algorithm, limit, scenario.Duration(window), lcfg.Policy, tgtURL, what, runDuration(c, pl))
 	}
 	if env.Ready != nil {
 		env.Ready(tgtURL)
 	}
-	var series []report.LivePoint
+	var series []measure.LivePoint
 	var progress func(int64, time.Duration)
 	if !c.json && isTerminal(env.Stderr) {
 		progress = func(n int64, el time.Duration) {
 			fmt.Fprintf(stderr, "\r  %6.1fs  %d responses", el.Seconds(), n)
 		}
 	}
-	s, runErr := Run(ctx, Options{Scenario: sc, URL: tgtURL, Limit: limit, Window: window,
+	s, runErr := attack.Run(ctx, attack.Options{Plan: pl, URL: tgtURL, Limit: limit, Window: window,
 		Duration: c.duration, MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Skew: skew, RunID: runID,
 		Timeout: c.timeout, Results: rf, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress, Series: &series})
 	if progress != nil {
@@ -389,11 +375,11 @@ func Main(args []string, env Env) int {
 			fmt.Fprintf(stderr, "; summary.json, marked incomplete, is in %s", dir)
 		}
 		fmt.Fprintln(stderr)
-		return ExitFailure
+		return cli.ExitFailure
 	}
 	if err := os.Rename(partial, resultsPath); err != nil {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
-		return ExitFailure
+		return cli.ExitFailure
 	}
 	// Print first, so that a report that cannot be written loses nothing.
 	printRun(env.Stdout, c.json, &s, dir)
@@ -404,22 +390,22 @@ func Main(args []string, env Env) int {
 			fmt.Fprintf(stderr, "attack: %v\n", werr)
 		}
 		fmt.Fprintf(stderr, "attack: %v (summary.json and the results are in %s)\n", err, dir)
-		return ExitFailure
+		return cli.ExitFailure
 	}
 	if !s.Complete {
 		// Interrupted: what was measured is written, but it is not the run
 		// the scenario planned, so it is not a success (as simulate). This
 		// comes before the threshold: an incomplete run cannot pass a gate.
 		fmt.Fprintln(stderr, "attack: the run was interrupted: results and summary cover only what was measured (marked incomplete)")
-		return ExitFailure
+		return cli.ExitFailure
 	}
 	if broken := c.threshold.Check(&s); len(broken) > 0 {
 		for _, b := range broken {
 			fmt.Fprintln(stderr, "attack: threshold broken:", b)
 		}
-		return ExitBroken
+		return cli.ExitThreshold
 	}
-	return ExitOK
+	return cli.ExitOK
 }
 
 // printRun prints the run's summary on stdout: summary.json itself with
@@ -436,7 +422,7 @@ func printRun(w io.Writer, asJSON bool, s *measure.Summary, dir string) {
 // keepReport writes the report of s into dir, or at least summary.json when
 // the report cannot be written, and says on stderr what failed. It reports
 // whether summary.json was written.
-func keepReport(dir string, s *measure.Summary, series []report.LivePoint, stderr io.Writer) bool {
+func keepReport(dir string, s *measure.Summary, series []measure.LivePoint, stderr io.Writer) bool {
 	err := report.Write(dir, s, report.Options{Traffic: s.Scenario.Traffic, Extra: &report.Extra{LiveSeries: series}, Generated: time.Now()})
 	if err == nil {
 		return true
@@ -468,14 +454,14 @@ func notes(sc *scenario.Scenario, d time.Duration) []string {
 }
 
 // runDuration is how long the run is planned to last, for the console.
-func runDuration(c *config, sc *scenario.Scenario) time.Duration {
+func runDuration(c *config, pl *plan.Plan) time.Duration {
 	if c.duration > 0 {
 		return c.duration
 	}
-	if d := sc.Live.Duration.D(); d > 0 {
-		return d
+	if pl.Duration > 0 {
+		return pl.Duration
 	}
-	return DefaultDuration
+	return attack.DefaultDuration
 }
 
 // preflight sends one request to u before any load, so that an unreachable
@@ -495,7 +481,7 @@ func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout
 	} else {
 		req.Header.Set(token.Name, tok)
 	}
-	resp, err := noRedirects(http.DefaultTransport, 10*time.Second).Do(req)
+	resp, err := attack.NoRedirects(http.DefaultTransport, 10*time.Second).Do(req)
 	if err != nil {
 		return 0, 0, fmt.Errorf("cannot reach -url %s: %v (is the server running? for the example Worker: examples/worker/dev.sh start)", u, err)
 	}
@@ -512,36 +498,8 @@ func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout
 		return 0, 0, fmt.Errorf("-url %s answered the preflight request with %s, not 2xx or 429: check the URL and its path (attack counts only 2xx as allowed and 429 as denied)",
 			u, resp.Status)
 	}
-	q, w := ParsePolicy(resp.Header.Get("RateLimit-Policy"))
+	q, w := attack.ParsePolicy(resp.Header.Get("RateLimit-Policy"))
 	return q, w, nil
-}
-
-// ParsePolicy reads the quota (q) and window (w, seconds) of the first
-// policy in an IETF draft RateLimit-Policy field such as
-// `"default";q=100;w=60`. It returns zeros when the field is absent or
-// does not state both.
-func ParsePolicy(v string) (limit int64, window time.Duration) {
-	first, _, _ := strings.Cut(v, ",")
-	for _, p := range strings.Split(first, ";")[1:] {
-		k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
-		if !ok {
-			continue
-		}
-		switch k {
-		case "q":
-			if n, err := strconv.ParseInt(val, 10, 64); err == nil && n > 0 {
-				limit = n
-			}
-		case "w":
-			if f, err := strconv.ParseFloat(val, 64); err == nil && f > 0 && f < 1e9 {
-				window = time.Duration(f * float64(time.Second)).Round(time.Millisecond)
-			}
-		}
-	}
-	if limit == 0 || window == 0 {
-		return 0, 0
-	}
-	return limit, window
 }
 
 // PrintSummary prints a run's summary for people, as simulate does, then
@@ -580,12 +538,4 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
-}
-
-// noRedirects is an HTTP client that returns a redirect as the response
-// instead of following it: a limiter answers 2xx or 429 itself, and a
-// followed redirect (to a login page, say) would be counted as allowed.
-func noRedirects(tr http.RoundTripper, timeout time.Duration) *http.Client {
-	return &http.Client{Transport: tr, Timeout: timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }

@@ -1,7 +1,8 @@
-package model
+package plan
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ func TestDistQuantiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := TrialRand(42, 0)
+			r := testRand(42, 0)
 			draws := make([]float64, n)
 			for i := range draws {
 				draws[i] = float64(d.Sample(r))
@@ -72,12 +73,12 @@ func TestDistLognormalSigma(t *testing.T) {
 
 func TestDistZeroAndScaled(t *testing.T) {
 	d, err := NewDist(scenario.Latency{})
-	if err != nil || !d.IsZero() || d.Sample(TrialRand(1, 0)) != 0 {
+	if err != nil || !d.IsZero() || d.Sample(testRand(1, 0)) != 0 {
 		t.Errorf("unset latency: %v %v, want the constant 0", d, err)
 	}
 	u, _ := NewDist(scenario.Latency{Dist: scenario.DistUniform, Min: scenario.Duration(10 * time.Millisecond), Max: scenario.Duration(20 * time.Millisecond)})
 	s := u.Scaled(10)
-	r := TrialRand(1, 0)
+	r := testRand(1, 0)
 	for i := 0; i < 1000; i++ {
 		if v := s.Sample(r); v < time.Millisecond || v > 2*time.Millisecond {
 			t.Fatalf("uniform 10..20ms scaled by 10 drew %v", v)
@@ -91,19 +92,5 @@ func TestDistZeroAndScaled(t *testing.T) {
 	}
 }
 
-// TestTrialRand checks that trial sources are reproducible and distinct.
-func TestTrialRand(t *testing.T) {
-	if TrialRand(7, 3).Uint64() != TrialRand(7, 3).Uint64() {
-		t.Error("same seed and trial give different streams")
-	}
-	seen := map[uint64]bool{}
-	for seed := uint64(0); seed < 4; seed++ {
-		for i := 0; i < 100; i++ {
-			v := TrialRand(seed, i).Uint64()
-			if seen[v] {
-				t.Fatalf("seed %d trial %d repeats another stream's first draw", seed, i)
-			}
-			seen[v] = true
-		}
-	}
-}
+// testRand returns a seeded source for draws in tests.
+func testRand(seed uint64, i int) *rand.Rand { return rand.New(rand.NewPCG(seed, uint64(i))) }

@@ -1,4 +1,4 @@
-package attack
+package attackcmd
 
 import (
 	"context"
@@ -7,13 +7,12 @@ import (
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/cloudflare"
-	"github.com/overshoot-dev/overshoot/internal/scenario"
-	"github.com/overshoot-dev/overshoot/internal/target"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 )
 
 // StoreCloudflare is the -store name of a real Workers KV namespace spoken to
 // over the Cloudflare REST API (internal/cloudflare).
-const StoreCloudflare = "cloudflare"
+const StoreCloudflare = plan.LiveCloudflare
 
 // DefaultCloudflareMaxRequests bounds a -store cloudflare run when neither
 // -max-requests nor the scenario's live.max_requests does: every request
@@ -39,7 +38,7 @@ func (f *cloudflareFlags) register(fs *flag.FlagSet) {
 
 // validate checks the cloudflare flags against the chosen store, before
 // anything else happens.
-func (f *cloudflareFlags) validate(store, url string) error {
+func (f *cloudflareFlags) validate(store plan.LiveStore, url string) error {
 	if store != StoreCloudflare {
 		if f.namespace != "" || f.baseURL != "" {
 			return fmt.Errorf("-namespace and -cf-base-url go with -store cloudflare (the store is %s)", store)
@@ -61,9 +60,9 @@ func (f *cloudflareFlags) validate(store, url string) error {
 // the store's preflight (one read) before any load, so that a missing
 // variable, a refused token or an unknown namespace is a clear error before
 // anything is written.
-func (c *config) newBuiltinStore(ctx context.Context, sc *scenario.Scenario, seed uint64) (*BuiltinStore, error) {
+func (c *config) newBuiltinStore(ctx context.Context, pl *plan.Plan, seed uint64) (*BuiltinStore, error) {
 	if c.store != StoreCloudflare {
-		return NewStore(c.store, sc, seed)
+		return NewStore(c.store, pl, seed)
 	}
 	return newCloudflareStore(ctx, c.cf.namespace, c.cf.baseURL, c.timeout)
 }
@@ -86,6 +85,6 @@ func newCloudflareStore(ctx context.Context, namespace, baseURL string, timeout 
 	if err := s.Check(check); err != nil {
 		return nil, err
 	}
-	cs := target.NewCountingStore(s)
+	cs := NewCountingStore(s)
 	return &BuiltinStore{Store: cs, AddTo: cs.AddTo, Describe: s.String()}, nil
 }

@@ -1,4 +1,4 @@
-package attack
+package attackcmd
 
 import (
 	"crypto/rand"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/cloudflare"
 	"github.com/overshoot-dev/overshoot/internal/kvemu"
 )
@@ -86,12 +87,12 @@ func TestCloudflareStoreAttack(t *testing.T) {
 		out := t.TempDir()
 		code, stdout, stderr := runMain(t, Env{}, "-out", out, "-store", "cloudflare", "-namespace", emuNamespace,
 			"-cf-base-url", base, cliScenario(t, cfSequentialYAML))
-		if code != ExitOK {
+		if code != cli.ExitOK {
 			t.Fatalf("exit %d; stderr: %s", code, stderr)
 		}
 		assertNoToken(t, token, out, stdout, stderr)
 		s, _ := readSummary(t, out)
-		if s.Limiter.Store != StoreCloudflare || !strings.Contains(stdout, "cloudflare KV namespace "+emuNamespace) {
+		if s.Limiter.Store != string(StoreCloudflare) || !strings.Contains(stdout, "cloudflare KV namespace "+emuNamespace) {
 			t.Errorf("store %q, stdout %q: want the cloudflare namespace named", s.Limiter.Store, stdout)
 		}
 		o := s.Overshoot
@@ -113,7 +114,7 @@ func TestCloudflareStoreAttack(t *testing.T) {
 		out := t.TempDir()
 		code, stdout, stderr := runMain(t, Env{}, "-out", out, "-json", "-store", "cloudflare", "-namespace", emuNamespace,
 			"-cf-base-url", base, cliScenario(t, cfHammerYAML))
-		if code != ExitOK {
+		if code != cli.ExitOK {
 			t.Fatalf("exit %d; stderr: %s", code, stderr)
 		}
 		assertNoToken(t, token, out, stdout, stderr)
@@ -139,7 +140,7 @@ func TestCloudflareStoreAttack(t *testing.T) {
 		out := t.TempDir()
 		code, _, stderr := runMain(t, Env{}, "-out", out, "-json", "-store", "cloudflare", "-namespace", emuNamespace,
 			"-cf-base-url", base, cliScenario(t, yaml))
-		if code != ExitOK {
+		if code != cli.ExitOK {
 			t.Fatalf("exit %d; stderr: %s", code, stderr)
 		}
 		s, _ := readSummary(t, out)
@@ -186,8 +187,8 @@ func TestCloudflareStoreBadInput(t *testing.T) {
 			before := emu.Stats()
 			args := append([]string{"-out", out, "-store", "cloudflare"}, tc.args...)
 			code, stdout, stderr := runMain(t, Env{}, append(args, good)...)
-			if code != ExitBadInput {
-				t.Errorf("exit %d, want %d; stderr: %s", code, ExitBadInput, stderr)
+			if code != cli.ExitBadInput {
+				t.Errorf("exit %d, want %d; stderr: %s", code, cli.ExitBadInput, stderr)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(stderr, w) {

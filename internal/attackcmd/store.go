@@ -1,0 +1,77 @@
+package attackcmd
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/eventual"
+	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/plan"
+)
+
+// BuiltinStore is a store for the built-in target and how to collect its KV
+// counters at the end of a run.
+type BuiltinStore struct {
+	kv.Store
+	// AddTo adds the store's counters to a recorder's.
+	AddTo func(*measure.KVCounters)
+	// Describe says what the store is, for the console.
+	Describe string
+}
+
+// NewStore returns the built-in target's store (memory or eventual) for a
+// live plan, whose latencies are already divided by the run's time scale.
+//
+// memory is kv.Memory (linearizable) with the plan's store latency drawn
+// before every operation; eventual is the simulator's Workers KV model on the
+// wall clock (internal/eventual).
+func NewStore(kind plan.LiveStore, pl *plan.Plan, seed uint64) (*BuiltinStore, error) {
+	switch kind {
+	case plan.LiveMemory:
+		var s kv.Store = kv.NewMemory(kv.MemoryOptions{})
+		desc := "memory"
+		if lat := pl.Store.Latency; !lat.IsZero() {
+			s = &kv.Delayed{Store: s, Delay: sampler(lat, seed)}
+			desc += " (latency " + pl.Store.LatencyText + ")"
+		}
+		cs := NewCountingStore(s)
+		return &BuiltinStore{Store: cs, AddTo: cs.AddTo, Describe: desc}, nil
+	case plan.LiveEventual:
+		return newEventual(pl, seed)
+	}
+	return nil, fmt.Errorf("-store %q is unknown: use one of %v", kind, plan.BuiltinStores)
+}
+
+// sampler returns a function that draws latencies from d, safe for
+// concurrent use, from a generator seeded with seed.
+func sampler(d plan.Dist, seed uint64) func() time.Duration {
+	var mu sync.Mutex
+	rng := rand.New(rand.NewPCG(seed, 0x1a7))
+	return func() time.Duration {
+		mu.Lock()
+		defer mu.Unlock()
+		return d.Sample(rng)
+	}
+}
+
+// newEventual returns the eventual store for a live plan: the simulator's
+// Workers KV model with the plan's KV parameters and locations, on the wall
+// clock.
+func newEventual(pl *plan.Plan, seed uint64) (*BuiltinStore, error) {
+	s, err := eventual.New(eventual.Options{KV: pl.Store.KV, Locations: pl.Locations, Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	desc := "eventual (the Workers KV model on the wall clock"
+	if ts := pl.TimeScale; ts != 1 {
+		desc += fmt.Sprintf(", latencies / %g", ts)
+	}
+	desc += ")"
+	if pl.Store.Kind != plan.KV {
+		desc += fmt.Sprintf("; note: the scenario's store is %s, the live target models kv", pl.Store.Kind)
+	}
+	return &BuiltinStore{Store: s, AddTo: func(k *measure.KVCounters) { s.Wait(); s.AddTo(k) }, Describe: desc}, nil
+}
