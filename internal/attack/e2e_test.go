@@ -616,7 +616,7 @@ live: {duration: 650ms}
 // request takes about 300 ms), stopped after 300 ms. The offered count is
 // what the schedule called for until sending stopped, about the requests
 // sent; not the schedule over the time the requests in flight took to
-// drain. Constant and Poisson (whose count is its real arrivals, not the
+// drain. constantPacer and poissonPacer (whose count is its real arrivals, not the
 // rate times the time).
 func TestOfferedAfterEarlyStop(t *testing.T) {
 	for _, poisson := range []bool{false, true} {

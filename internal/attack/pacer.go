@@ -27,15 +27,15 @@ func constantRate(perSec float64) vegeta.Rate {
 	return vegeta.Rate{Freq: 1, Per: time.Duration(math.Max(1, math.Round(1e9/perSec)))}
 }
 
-// Constant paces at a fixed rate: vegeta's ConstantPacer, which counts how
+// constantPacer paces at a fixed rate: vegeta's ConstantPacer, which counts how
 // many hits it owes.
-type Constant struct{ cp vegeta.ConstantPacer }
+type constantPacer struct{ cp vegeta.ConstantPacer }
 
-// NewConstant returns a pacer of perSec requests a second.
-func NewConstant(perSec float64) Constant { return Constant{constantRate(perSec)} }
+// newConstant returns a pacer of perSec requests a second.
+func newConstant(perSec float64) constantPacer { return constantPacer{constantRate(perSec)} }
 
 // Pace is vegeta's ConstantPacer.Pace.
-func (c Constant) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
+func (c constantPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 	if c.cp.Per <= 0 {
 		return 0, true // a zero rate sends nothing (vegeta would send unboundedly)
 	}
@@ -43,21 +43,21 @@ func (c Constant) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool)
 }
 
 // Rate is vegeta's ConstantPacer.Rate.
-func (c Constant) Rate(elapsed time.Duration) float64 { return c.cp.Rate(elapsed) }
+func (c constantPacer) Rate(elapsed time.Duration) float64 { return c.cp.Rate(elapsed) }
 
-func (c Constant) hitsBy(elapsed time.Duration) float64 {
+func (c constantPacer) hitsBy(elapsed time.Duration) float64 {
 	if c.cp.Per <= 0 {
 		return 0
 	}
 	return float64(c.cp.Freq) * float64(elapsed) / float64(c.cp.Per)
 }
 
-// Poisson paces an open loop whose gaps are exponential with mean 1/rate:
+// poissonPacer paces an open loop whose gaps are exponential with mean 1/rate:
 // the arrivals of many independent users. Its arrival times are drawn from a
 // seeded generator, so two runs with the same seed schedule the same times.
 // It implements both Pace and Rate of vegeta.Pacer and is safe for
 // concurrent use.
-type Poisson struct {
+type poissonPacer struct {
 	rate float64 // per second
 	seed uint64
 	mu   sync.Mutex
@@ -68,29 +68,29 @@ type Poisson struct {
 	countAt time.Duration
 }
 
-// arrivals walks one seeded Poisson schedule: arrival n is at next.
+// arrivals walks one seeded poissonPacer schedule: arrival n is at next.
 type arrivals struct {
 	rng  *rand.Rand
 	n    uint64
 	next time.Duration
 }
 
-// NewPoisson returns a Poisson pacer of perSec arrivals a second on average.
-func NewPoisson(perSec float64, seed uint64) *Poisson {
-	p := &Poisson{rate: perSec, seed: seed}
+// newPoisson returns a Poisson pacer of perSec arrivals a second on average.
+func newPoisson(perSec float64, seed uint64) *poissonPacer {
+	p := &poissonPacer{rate: perSec, seed: seed}
 	p.sch = p.start()
 	return p
 }
 
 // start returns the schedule at its first arrival.
-func (p *Poisson) start() arrivals {
+func (p *poissonPacer) start() arrivals {
 	a := arrivals{rng: rand.New(rand.NewPCG(p.seed, 0x9e3779b97f4a7c15))}
 	a.next = p.gap(a.rng)
 	return a
 }
 
 // gap draws one exponential inter-arrival time.
-func (p *Poisson) gap(rng *rand.Rand) time.Duration {
+func (p *poissonPacer) gap(rng *rand.Rand) time.Duration {
 	if p.rate <= 0 {
 		return time.Duration(math.MaxInt64)
 	}
@@ -98,7 +98,7 @@ func (p *Poisson) gap(rng *rand.Rand) time.Duration {
 }
 
 // advance moves a to its next arrival; false when its time would overflow.
-func (p *Poisson) advance(a *arrivals) bool {
+func (p *poissonPacer) advance(a *arrivals) bool {
 	g := p.gap(a.rng)
 	if a.next > math.MaxInt64-g {
 		return false
@@ -110,7 +110,7 @@ func (p *Poisson) advance(a *arrivals) bool {
 
 // Pace returns how long to wait until arrival number hits: the attacker asks
 // with hits = the number of requests sent so far.
-func (p *Poisson) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
+func (p *poissonPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 	if p.rate <= 0 {
 		return 0, true
 	}
@@ -125,12 +125,12 @@ func (p *Poisson) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool)
 }
 
 // Rate returns the mean arrival rate per second, the same at every time.
-func (p *Poisson) Rate(time.Duration) float64 { return p.rate }
+func (p *poissonPacer) Rate(time.Duration) float64 { return p.rate }
 
 // hitsBy returns the arrivals the schedule has in [0, elapsed]: the real
 // count, replayed from the seed, not the rate times the time. Asked for
 // increasing times it walks the schedule once.
-func (p *Poisson) hitsBy(elapsed time.Duration) float64 {
+func (p *poissonPacer) hitsBy(elapsed time.Duration) float64 {
 	if p.rate <= 0 {
 		return 0
 	}
@@ -148,10 +148,10 @@ func (p *Poisson) hitsBy(elapsed time.Duration) float64 {
 	return float64(p.count.n)
 }
 
-// Ramp paces a rate that grows linearly from a start rate to an end rate over
+// rampPacer paces a rate that grows linearly from a start rate to an end rate over
 // a given time and then holds: vegeta's LinearPacer for the ramp, a constant
 // rate after it.
-type Ramp struct {
+type rampPacer struct {
 	lin   vegeta.LinearPacer
 	from  float64 // per second
 	to    float64
@@ -159,9 +159,9 @@ type Ramp struct {
 	atEnd float64 // hits scheduled by the end of the ramp
 }
 
-// NewRamp returns a pacer from `from` to `to` requests a second over `over`.
-func NewRamp(from, to float64, over time.Duration) *Ramp {
-	r := &Ramp{from: from, to: to, over: over}
+// newRamp returns a pacer from `from` to `to` requests a second over `over`.
+func newRamp(from, to float64, over time.Duration) *rampPacer {
+	r := &rampPacer{from: from, to: to, over: over}
 	slope := 0.0
 	if over > 0 {
 		slope = (to - from) / over.Seconds()
@@ -172,7 +172,7 @@ func NewRamp(from, to float64, over time.Duration) *Ramp {
 }
 
 // Pace returns the wait before the next hit.
-func (r *Ramp) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
+func (r *rampPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 	if r.over > 0 && elapsed < r.over && r.from > 0 {
 		wait, stop := r.lin.Pace(elapsed, hits)
 		if stop || elapsed+wait <= r.over {
@@ -196,14 +196,14 @@ func (r *Ramp) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 }
 
 // Rate returns the instantaneous rate per second at elapsed.
-func (r *Ramp) Rate(elapsed time.Duration) float64 {
+func (r *rampPacer) Rate(elapsed time.Duration) float64 {
 	if elapsed >= r.over {
 		return r.to
 	}
 	return r.from + (r.to-r.from)*elapsed.Seconds()/r.over.Seconds()
 }
 
-func (r *Ramp) hitsBy(elapsed time.Duration) float64 {
+func (r *rampPacer) hitsBy(elapsed time.Duration) float64 {
 	t := min(elapsed, r.over).Seconds()
 	h := r.from*t + (r.to-r.from)/r.over.Seconds()*t*t/2
 	if r.over <= 0 {
@@ -215,23 +215,23 @@ func (r *Ramp) hitsBy(elapsed time.Duration) float64 {
 	return h
 }
 
-// Burst sends size requests at once at `at`, then again every `every` (once
+// burstPacer sends size requests at once at `at`, then again every `every` (once
 // when every is 0); with a spread, a burst's requests leave evenly over it
 // instead. Run it with size workers so that a burst really leaves at once.
-type Burst struct {
+type burstPacer struct {
 	size   uint64
 	at     time.Duration
 	every  time.Duration
 	spread time.Duration
 }
 
-// NewBurst returns a burst pacer.
-func NewBurst(size int, at, every, spread time.Duration) Burst {
-	return Burst{size: uint64(max(size, 0)), at: at, every: every, spread: max(spread, 0)}
+// newBurst returns a burst pacer.
+func newBurst(size int, at, every, spread time.Duration) burstPacer {
+	return burstPacer{size: uint64(max(size, 0)), at: at, every: every, spread: max(spread, 0)}
 }
 
 // Pace returns the wait until the burst that hit number hits belongs to.
-func (b Burst) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
+func (b burstPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 	if b.size == 0 {
 		return 0, true
 	}
@@ -251,7 +251,7 @@ func (b Burst) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 
 // Rate returns the mean rate per second: size per period (0 for a single
 // burst, which has no period).
-func (b Burst) Rate(time.Duration) float64 {
+func (b burstPacer) Rate(time.Duration) float64 {
 	if b.every <= 0 {
 		return 0
 	}
@@ -260,7 +260,7 @@ func (b Burst) Rate(time.Duration) float64 {
 
 // hitsBy counts the hits due by elapsed, a spread burst's only as far as
 // they have left.
-func (b Burst) hitsBy(elapsed time.Duration) float64 {
+func (b burstPacer) hitsBy(elapsed time.Duration) float64 {
 	if elapsed < b.at || b.size == 0 {
 		return 0
 	}

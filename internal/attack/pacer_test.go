@@ -29,7 +29,7 @@ func schedule(p vegeta.Pacer, n int, end time.Duration) []time.Duration {
 }
 
 func TestConstantFractionalRate(t *testing.T) {
-	got := schedule(NewConstant(2.5), 100, 4*time.Second) // one every 400 ms
+	got := schedule(newConstant(2.5), 100, 4*time.Second) // one every 400 ms
 	want := []time.Duration{400 * time.Millisecond, 800 * time.Millisecond, 1200 * time.Millisecond}
 	for i, w := range want {
 		if got[i] != w {
@@ -39,18 +39,18 @@ func TestConstantFractionalRate(t *testing.T) {
 	if len(got) != 10 {
 		t.Errorf("%d hits in 4 s at 2.5/s, want 10", len(got))
 	}
-	if r := NewConstant(2.5).Rate(0); math.Abs(r-2.5) > 1e-9 {
+	if r := newConstant(2.5).Rate(0); math.Abs(r-2.5) > 1e-9 {
 		t.Errorf("rate %v", r)
 	}
-	if _, stop := NewConstant(0).Pace(0, 0); !stop {
+	if _, stop := newConstant(0).Pace(0, 0); !stop {
 		t.Errorf("a zero rate must send nothing, not flood")
 	}
 }
 
 func TestPoisson(t *testing.T) {
-	a := schedule(NewPoisson(100, 7), 20000, time.Hour)
-	b := schedule(NewPoisson(100, 7), 20000, time.Hour)
-	c := schedule(NewPoisson(100, 8), 10, time.Hour)
+	a := schedule(newPoisson(100, 7), 20000, time.Hour)
+	b := schedule(newPoisson(100, 7), 20000, time.Hour)
+	c := schedule(newPoisson(100, 8), 10, time.Hour)
 	for i := range a {
 		if a[i] != b[i] {
 			t.Fatalf("same seed, different schedules at %d", i)
@@ -79,7 +79,7 @@ func TestPoisson(t *testing.T) {
 	if cv < 0.95 || cv > 1.05 {
 		t.Errorf("gap coefficient of variation %.3f, want about 1 (exponential)", cv)
 	}
-	p := NewPoisson(100, 7)
+	p := newPoisson(100, 7)
 	if p.Rate(time.Minute) != 100 {
 		t.Errorf("rate %v", p.Rate(0))
 	}
@@ -99,7 +99,7 @@ func TestPoisson(t *testing.T) {
 }
 
 func TestRamp(t *testing.T) {
-	r := NewRamp(10, 30, 2*time.Second) // 40 hits over the ramp, then 30/s
+	r := newRamp(10, 30, 2*time.Second) // 40 hits over the ramp, then 30/s
 	if got := r.hitsBy(2 * time.Second); math.Abs(got-40) > 1e-9 {
 		t.Errorf("hitsBy(ramp end) = %v, want 40", got)
 	}
@@ -113,14 +113,14 @@ func TestRamp(t *testing.T) {
 	if r.Rate(time.Second) != 20 || r.Rate(time.Hour) != 30 {
 		t.Errorf("rates %v %v", r.Rate(time.Second), r.Rate(time.Hour))
 	}
-	from0 := schedule(NewRamp(0, 20, 2*time.Second), 1000, 2*time.Second)
+	from0 := schedule(newRamp(0, 20, 2*time.Second), 1000, 2*time.Second)
 	if n := len(from0); n < 19 || n > 21 || from0[0] == 0 {
 		t.Errorf("ramp from 0: %d hits in 2 s starting at %v, want about 20 and not a flood at 0", n, from0)
 	}
 }
 
 func TestBurst(t *testing.T) {
-	got := schedule(NewBurst(3, 100*time.Millisecond, time.Second, 0), 100, 2500*time.Millisecond)
+	got := schedule(newBurst(3, 100*time.Millisecond, time.Second, 0), 100, 2500*time.Millisecond)
 	want := []time.Duration{100, 100, 100, 1100, 1100, 1100, 2100, 2100, 2100}
 	if len(got) != len(want) {
 		t.Fatalf("hits %v, want %v ms", got, want)
@@ -130,15 +130,15 @@ func TestBurst(t *testing.T) {
 			t.Errorf("hit %d at %v, want %vms", i, got[i], want[i])
 		}
 	}
-	once := schedule(NewBurst(4, 0, 0, 0), 100, time.Hour)
+	once := schedule(newBurst(4, 0, 0, 0), 100, time.Hour)
 	if len(once) != 4 {
 		t.Errorf("a single burst of 4 sent %d", len(once))
 	}
-	if h := NewBurst(3, 100*time.Millisecond, time.Second, 0).hitsBy(2500 * time.Millisecond); h != 9 {
+	if h := newBurst(3, 100*time.Millisecond, time.Second, 0).hitsBy(2500 * time.Millisecond); h != 9 {
 		t.Errorf("hitsBy = %v, want 9", h)
 	}
 	// Spread over 300 ms, a burst of 3 leaves at 0, 100 and 200 ms into it.
-	spread := schedule(NewBurst(3, 100*time.Millisecond, time.Second, 300*time.Millisecond), 6, time.Hour)
+	spread := schedule(newBurst(3, 100*time.Millisecond, time.Second, 300*time.Millisecond), 6, time.Hour)
 	wantSpread := []time.Duration{100, 200, 300, 1100, 1200, 1300}
 	for i := range wantSpread {
 		if i >= len(spread) || spread[i] != wantSpread[i]*time.Millisecond {
@@ -146,7 +146,7 @@ func TestBurst(t *testing.T) {
 		}
 	}
 	// hitsBy counts only the hits of a spread burst that have left.
-	sb := NewBurst(3, 100*time.Millisecond, time.Second, 300*time.Millisecond)
+	sb := newBurst(3, 100*time.Millisecond, time.Second, 300*time.Millisecond)
 	for _, tc := range []struct {
 		at   time.Duration
 		want float64

@@ -1,15 +1,17 @@
-// Package attack is overshoot's live driver: it turns a scenario's traffic
-// populations into vegeta attacks that run together against a target (the
-// built-in one over loopback, or any URL), streams every result into one
-// vegeta results file and into the same accounting the simulator uses
+// Package attack is overshoot's live driver: it turns a plan's populations
+// (internal/plan: the same identities, locations and arrival rules the
+// simulator runs) into vegeta attacks that run together against a target
+// (the built-in one over loopback, or any URL), streams every result into
+// one vegeta results file and into the same accounting the simulator uses
 // (internal/measure), and returns the same summary.json, with mode "attack".
+// The attack command (internal/attackcmd) is a thin layer over Run.
 //
 // Populations become attacks as follows:
 //   - closed_loop: one attack per client, each with C workers and no rate
 //     limit (vegeta.Rate{Freq: 0}, workers = max workers = C): each client has
 //     C requests in flight, never more, and with think time waits for one of
 //     its own responses and then the think time before its next request;
-//   - open_loop: a constant rate (vegeta's ConstantPacer), Poisson arrivals (a
+//   - open_loop: a constant rate (vegeta's ConstantPacer), poissonPacer arrivals (a
 //     seeded pacer of this package) or a linear ramp (vegeta's LinearPacer, then
 //     constant), at clients x the per-client rate;
 //   - burst: clients x size requests at once at `at` and every `every`.
@@ -61,7 +63,7 @@ type Options struct {
 	// MaxRequests bounds its requests (0: the plan's, 0 there: no bound).
 	Duration    time.Duration
 	MaxRequests int64
-	// Seed makes the schedule (Poisson arrivals, think times) repeatable.
+	// Seed makes the schedule (poissonPacer arrivals, think times) repeatable.
 	Seed uint64
 	// RunID prefixes every token sent, so that runs against a shared store
 	// (a real Worker) do not count each other's requests; "" sends the
@@ -328,7 +330,7 @@ func liveSeries(a *accountant, specs []*spec, elapsed time.Duration) []measure.L
 			continue
 		}
 		// Cumulative counts at each interval's end, in increasing time
-		// (a Poisson schedule is replayed once).
+		// (a poissonPacer schedule is replayed once).
 		var prev float64
 		for i := range a.series {
 			if time.Duration(i+1)*a.step <= sp.start {
@@ -412,16 +414,16 @@ func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.Ro
 			rate := p.Rate * clients
 			switch {
 			case p.RampOver > 0:
-				s.pacer = NewRamp(rate, p.RampTo*clients, p.RampOver)
+				s.pacer = newRamp(rate, p.RampTo*clients, p.RampOver)
 			case p.Poisson:
-				s.pacer = NewPoisson(rate, seed)
+				s.pacer = newPoisson(rate, seed)
 			default:
-				s.pacer = NewConstant(rate)
+				s.pacer = newConstant(rate)
 			}
 			s.workers, s.maxWork = 10, 2000
 		case plan.Burst:
 			n := p.BurstSize * p.Clients
-			s.pacer = NewBurst(n, p.BurstAt, p.BurstEvery, p.BurstSpread)
+			s.pacer = newBurst(n, p.BurstAt, p.BurstEvery, p.BurstSpread)
 			s.workers, s.maxWork = uint64(n), uint64(n)
 		}
 		s.tr = newTransport(base, pl.Token)

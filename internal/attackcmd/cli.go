@@ -1,3 +1,7 @@
+// Package attackcmd is the attack command: flags to scenario, scenario to a
+// live plan, the built-in target and its store (or a preflight of -url),
+// the run (internal/attack), then summary.json, results.bin and the report.
+// cmd/attack only calls Main.
 package attackcmd
 
 import (
@@ -120,7 +124,15 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	fs.Visit(func(f *flag.Flag) { c.scenarioSet = c.scenarioSet || f.Name == "scenario" })
+	urlSet := false
+	fs.Visit(func(f *flag.Flag) {
+		c.scenarioSet = c.scenarioSet || f.Name == "scenario"
+		urlSet = urlSet || f.Name == "url"
+	})
+	if urlSet && strings.TrimSpace(c.url) == "" {
+		return nil, fmt.Errorf("-url is empty: give the target's URL, e.g. -url http://127.0.0.1:8787/, or leave -url out to attack the built-in target")
+	}
+	c.sets = liveWindowFollows(c.sets)
 	switch fs.NArg() {
 	case 0:
 	case 1:
@@ -406,6 +418,27 @@ func Main(args []string, env Env) int {
 		return cli.ExitThreshold
 	}
 	return cli.ExitOK
+}
+
+// liveWindowFollows returns sets with live.window set to the value of an
+// explicit -set limiter.window, unless live.window is set too: a live run
+// counts in live.window when the file gives one, and a window the user
+// asked for on the command line must win over the file.
+func liveWindowFollows(sets []string) []string {
+	window := ""
+	for _, s := range sets {
+		path, value, _ := strings.Cut(s, "=")
+		switch strings.TrimSpace(path) {
+		case "live.window":
+			return sets
+		case "limiter.window":
+			window = value
+		}
+	}
+	if window == "" {
+		return sets
+	}
+	return append(slices.Clip(sets), "live.window="+window)
 }
 
 // printRun prints the run's summary on stdout: summary.json itself with

@@ -116,6 +116,7 @@ func TestMainBadInput(t *testing.T) {
 		{"unreachable url", []string{"-url", "http://" + closedPort(t) + "/", good}, "cannot reach"},
 		{"not a url", []string{"-url", "ftp://x/", good}, "not an http"},
 		{"url and serve", []string{"-url", "http://127.0.0.1:1/", "-serve", good}, "-serve"},
+		{"empty url", []string{"-url", "", good}, "-url is empty"},
 		{"bad ip header", []string{"-store", "memory", "-ip-header", "X-Real-IP", good}, "-ip-header \"X-Real-IP\""},
 	}
 	for _, tc := range tests {
@@ -414,5 +415,31 @@ func TestMainResultsWriteFails(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "INCOMPLETE") {
 		t.Errorf("stdout %q: want the summary printed, marked incomplete", stdout)
+	}
+}
+
+// TestMainSetWindowWins: an explicit -set limiter.window is the window a
+// live run counts in, even when the file gives a live.window.
+func TestMainSetWindowWins(t *testing.T) {
+	yaml := strings.Replace(sequentialYAML, "window: 500ms", "window: 60s", 1)
+	file := cliScenario(t, strings.Replace(yaml, "max_requests: 20000}", "max_requests: 20000, window: 500ms}", 1))
+	for _, tc := range []struct {
+		sets []string
+		want string
+	}{
+		{nil, "500ms"},
+		{[]string{"-set", "limiter.window=400ms"}, "400ms"},
+		{[]string{"-set", "limiter.window=400ms", "-set", "live.window=300ms"}, "300ms"},
+	} {
+		out := t.TempDir()
+		args := append([]string{"-out", out, "-store", "memory", "-duration", "200ms"}, tc.sets...)
+		code, _, stderr := runMain(t, Env{}, append(args, file)...)
+		if code != cli.ExitOK {
+			t.Fatalf("%v: exit %d: %s", tc.sets, code, stderr)
+		}
+		s, _ := readSummary(t, out)
+		if s.Limiter.Window != tc.want {
+			t.Errorf("%v: the run counted in %s windows, want %s", tc.sets, s.Limiter.Window, tc.want)
+		}
 	}
 }

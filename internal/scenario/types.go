@@ -226,7 +226,8 @@ type Live struct {
 	// Window overrides the limiter's window for the live run, so that a day
 	// limit can be watched over seconds; 0 keeps the scenario's.
 	Window Duration `yaml:"window,omitempty" json:"window,omitempty"`
-	// TimeScale divides every simulated latency and lag of the eventual store.
+	// TimeScale divides every store latency and lag the live run plays (and
+	// its prediction, plan.CompileLive, uses).
 	TimeScale float64 `yaml:"time_scale,omitempty" json:"time_scale,omitempty"`
 }
 
