@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,7 +88,18 @@ func Load(path string) (*Scenario, error) {
 // "store.kv.cache_ttl=30s"), so that a value is typed and checked exactly as
 // if it had been written in the file.
 func LoadWithOverrides(path string, sets []string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parse(path, data, nil, sets)
+}
+
+// readFile reads the scenario file at path, at most MaxFileSize bytes: a
+// file's size as stat gives it is not what a read returns (/dev/zero, a
+// pipe, a file still growing), so the limit is on what is read.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		msg := err.Error()
 		if errors.Is(err, os.ErrNotExist) {
@@ -95,7 +107,15 @@ func LoadWithOverrides(path string, sets []string) (*Scenario, error) {
 		}
 		return nil, &Error{File: path, Msg: msg}
 	}
-	return parse(path, data, nil, sets)
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, &Error{File: path, Msg: "cannot read the scenario file: " + err.Error()}
+	}
+	if len(data) > MaxFileSize {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("the file is over %d bytes (1 MiB), the most a scenario file may be: give a scenario file, not a device or a stream", MaxFileSize)}
+	}
+	return data, nil
 }
 
 // Parse decodes data as the scenario file name (used in errors and as the

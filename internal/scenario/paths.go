@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -308,7 +309,7 @@ func pathOf(body ast.Node, tk *token.Token, keyOnly bool) (path, key string, fou
 		if n == nil {
 			return false
 		}
-		if !keyOnly && n.GetToken() == tk {
+		if !keyOnly && (n.GetToken() == tk || unwrap(n).GetToken() == tk) {
 			path = strings.Join(segs, ".")
 			return true
 		}
@@ -456,6 +457,16 @@ func (d *decoder) yamlError(body ast.Node, err error, prefix string) *Error {
 	return e
 }
 
+// typeHints say what to write instead of a value of the wrong type.
+var typeHints = map[reflect.Kind]string{
+	reflect.Int:     "write a whole number, e.g. 10",
+	reflect.Int64:   "write a whole number, e.g. 10",
+	reflect.Uint64:  "write a whole number, e.g. 10",
+	reflect.Float64: "write a number, e.g. 0.5",
+	reflect.Bool:    "write true or false",
+	reflect.String:  "write one line of text, in quotes if it holds [ ] { } , : or #",
+}
+
 // tidyTypeError rewrites the library's Go-flavoured type errors in the
 // scenario's terms.
 func tidyTypeError(err error, msg string) string {
@@ -477,13 +488,27 @@ func tidyTypeError(err error, msg string) string {
 			want = "a mapping of fields"
 		}
 		got := "a value"
-		if te.Token != nil {
-			got = fmt.Sprintf("%q", te.Token.Value)
+		if tk := te.Token; tk != nil {
+			switch tk.Type {
+			case token.SequenceStartType, token.SequenceEntryType:
+				got = "a list"
+			case token.MappingStartType, token.MappingValueType:
+				got = "a mapping"
+			default:
+				got = fmt.Sprintf("%q", tk.Value)
+			}
 		}
-		return fmt.Sprintf("%s is not %s", got, want)
+		msg := fmt.Sprintf("%s is not %s", got, want)
+		if hint := typeHints[te.DstType.Kind()]; hint != "" && (got == "a list" || got == "a mapping" || want == "a string") {
+			msg += ": " + hint
+		}
+		return msg
 	}
 	var ov *yaml.OverflowError
 	if errors.As(err, &ov) {
+		if f, err := strconv.ParseFloat(ov.SrcNum, 64); err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			return fmt.Sprintf("%s is not a number: write a whole number, e.g. 10", ov.SrcNum)
+		}
 		if strings.HasPrefix(ov.SrcNum, "-") {
 			return fmt.Sprintf("%s is negative: must be 0 or more", ov.SrcNum)
 		}

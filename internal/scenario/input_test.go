@@ -1,0 +1,206 @@
+package scenario
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestBlockSweepValues checks that a sweep value written as a block (a
+// mapping over several lines, a list under a list entry) expands exactly as
+// the same value in flow style.
+func TestBlockSweepValues(t *testing.T) {
+	base := minimal + "duration: 10s\n"
+	tests := []struct {
+		name, block, flow string
+	}{
+		{"mapping", `
+sweep:
+  - path: traffic.bot.closed_loop
+    values:
+      - concurrency: 1
+        think: 100ms
+      - concurrency: 2
+`, `
+sweep:
+  - path: traffic.bot.closed_loop
+    values: [{concurrency: 1, think: 100ms}, {concurrency: 2}]
+`},
+		{"nested latency", `
+sweep:
+  - path: store.kv.cold_read
+    values:
+      - dist: empirical
+        quantiles:
+          - {p: 0.01, value: 5ms}
+          - p: 1
+            value: 50ms
+      - 5ms
+`, `
+sweep:
+  - path: store.kv.cold_read
+    values: [{dist: empirical, quantiles: [{p: 0.01, value: 5ms}, {p: 1, value: 50ms}]}, 5ms]
+`},
+		{"list", `
+sweep:
+  - path: store.kv.outages
+    values:
+      - - start: 1s
+          duration: 2s
+        - {start: 5s, duration: 1s, ops: write}
+      - []
+`, `
+sweep:
+  - path: store.kv.outages
+    values: [[{start: 1s, duration: 2s}, {start: 5s, duration: 1s, ops: write}], []]
+`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			expand := func(text string) []Point {
+				t.Helper()
+				s, err := Parse("sweep.yaml", []byte(base+text))
+				if err != nil {
+					t.Fatalf("Parse: %v", err)
+				}
+				pts, err := s.Expand()
+				if err != nil {
+					t.Fatalf("Expand: %v", err)
+				}
+				return pts
+			}
+			block, flow := expand(tt.block), expand(tt.flow)
+			if len(block) != len(flow) {
+				t.Fatalf("%d points from the block form, %d from the flow form", len(block), len(flow))
+			}
+			for i := range block {
+				if b, f := block[i].Scenario.Hash(), flow[i].Scenario.Hash(); b != f {
+					t.Errorf("point %d: block %s (%s), flow %s (%s)", i, block[i].Label(), b, flow[i].Label(), f)
+				}
+				if strings.Contains(block[i].Label(), "\n") {
+					t.Errorf("point %d: label %q spans lines", i, block[i].Label())
+				}
+			}
+		})
+	}
+}
+
+// TestReadLimit checks that the size limit holds on what is read, not on
+// the size the file claims: /dev/zero has size 0 and no end.
+func TestReadLimit(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(big, []byte(minimal+"#"+strings.Repeat("x", MaxFileSize)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exact := filepath.Join(t.TempDir(), "exact.yaml")
+	if err := os.WriteFile(exact, []byte(minimal+strings.Repeat("#", MaxFileSize-len(minimal))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path string
+		want string // in the error; "" for none
+	}{
+		{"/dev/zero", "over 1048576 bytes"},
+		{big, "over 1048576 bytes"},
+		{exact, ""},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.path), func(t *testing.T) {
+			if _, err := os.Stat(tt.path); err != nil {
+				t.Skipf("no %s here: %v", tt.path, err)
+			}
+			_, err := Load(tt.path)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Load: %v", err)
+				}
+				return
+			}
+			var se *Error
+			if !errors.As(err, &se) || se.File != tt.path || !strings.Contains(se.Msg, tt.want) {
+				t.Fatalf("Load(%s) = %v, want an *Error naming the file and %q", tt.path, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestValueMessages checks the messages for values of the wrong kind:
+// plain words naming the field and what to write, no Go type names, no
+// number the user never wrote, no suggestion that is itself invalid.
+func TestValueMessages(t *testing.T) {
+	tests := []struct {
+		name string
+		file string // the scenario, minimal when empty
+		set  string
+		want string // in the message
+		line int    // of the error in the file; 0 for a -set
+	}{
+		{"-inf trials", "", "trials=-.inf", "trials: -.inf is not a number: write a whole number", 0},
+		{".nan trials", "", "trials=.nan", "trials: .nan is not a number", 0},
+		{"NaN trials", "", "trials=NaN", "trials: NaN is not a number", 0},
+		{"inf limit", "", "limiter.limit=.inf", "limiter.limit: .inf is not a number", 0},
+		{"NaN duration", "", "limiter.window=NaN", `duration "NaN" is not a duration: write a number of 0 or more with a unit, e.g. "60s"`, 0},
+		{"Inf duration", "", "limiter.window=Inf", `duration "Inf" is not a duration`, 0},
+		{"exponent duration", "", "limiter.window=1e3", `duration "1e3" is not a duration`, 0},
+		{"bare number duration", "", "limiter.window=60", `write e.g. "60s" or "60ms"`, 0},
+		{"list question", "", "question=[a]", "question: a list is not a string: write one line of text", 0},
+		{"mapping name", "", "name={a: 1}", "name: a mapping is not a string", 0},
+		{"anchored list question", minimal + "question: &q [a]\n", "", "question: a list is not a string", 8},
+		{"block list question", "question:\n  - a\n" + minimal, "", "question: a list is not a string", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := tt.file
+			if file == "" {
+				file = minimal
+			}
+			var sets []string
+			if tt.set != "" {
+				sets = []string{tt.set}
+			}
+			_, err := ParseWithOverrides("x.yaml", []byte(file), sets)
+			var se *Error
+			if !errors.As(err, &se) {
+				t.Fatalf("got %v, want an *Error", err)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, tt.want) {
+				t.Errorf("%q does not say %q", msg, tt.want)
+			}
+			for _, bad := range []string{"-9223372036854775808", "too large", "NaNs", "Infs", "1e3s", "interface", "Go struct", "Scenario."} {
+				if strings.Contains(msg, bad) {
+					t.Errorf("%q says %q", msg, bad)
+				}
+			}
+			if se.Line != tt.line {
+				t.Errorf("line %d, want %d (%s)", se.Line, tt.line, msg)
+			}
+		})
+	}
+}
+
+// TestSweepValueTextReadsBack checks valueText on a value that has no flow
+// form (a literal block): it is kept as a block and reads back the same as
+// written at its path.
+func TestSweepValueTextReadsBack(t *testing.T) {
+	literal := "|\n  two\n  lines\n"
+	s, err := Parse("x.yaml", []byte(minimal+"sweep:\n  - path: question\n    values:\n      - |\n        two\n        lines\n      - one\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := s.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, err := Parse("x.yaml", []byte(minimal+"question: "+literal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{pts[0].Scenario.Question, pts[1].Scenario.Question}
+	if want := []string{direct.Question, "one"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("questions %q, want %q", got, want)
+	}
+}
