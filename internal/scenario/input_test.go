@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -136,7 +138,7 @@ func TestValueMessages(t *testing.T) {
 		file string // the scenario, minimal when empty
 		set  string
 		want string // in the message
-		line int    // of the error in the file; 0 for a -set
+		line int    // of the error in the file (a -set's error is in -set #1)
 	}{
 		{"-inf trials", "", "trials=-.inf", "trials: -.inf is not a number: write a whole number", 0},
 		{".nan trials", "", "trials=.nan", "trials: .nan is not a number", 0},
@@ -175,7 +177,10 @@ func TestValueMessages(t *testing.T) {
 					t.Errorf("%q says %q", msg, bad)
 				}
 			}
-			if se.Line != tt.line {
+			if tt.set != "" && se.Set != 1 {
+				t.Errorf("-set #%d, want #1 (%s)", se.Set, msg)
+			}
+			if tt.set == "" && se.Line != tt.line {
 				t.Errorf("line %d, want %d (%s)", se.Line, tt.line, msg)
 			}
 		})
@@ -202,5 +207,59 @@ func TestSweepValueTextReadsBack(t *testing.T) {
 	got := []string{pts[0].Scenario.Question, pts[1].Scenario.Question}
 	if want := []string{direct.Question, "one"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("questions %q, want %q", got, want)
+	}
+}
+
+// TestSetErrors checks where -set errors point: the -set's number and a
+// column in its path=value text, never a line of the file; and that a
+// value nested too deep is refused before it is parsed.
+func TestSetErrors(t *testing.T) {
+	deep := strings.Repeat("[", 60000)
+	deepSeq := strings.Repeat("- ", 60000) + "x"
+	tests := []struct {
+		name     string
+		sets     []string
+		set, col int    // the error's -set number and column
+		want     string // in the message
+	}{
+		{"bad sweep value", []string{"limiter.limit=6", "sweep=[{path: limiter.limit, values: [1, x]}]"}, 2, 42,
+			`x.yaml: -set #2, column 42: sweep point limiter.limit=x: limiter.limit: "x" is not a whole number`},
+		{"unknown field in a value", []string{"traffic=[{name: a, closed_loop: {concurrenc: 1}}]"}, 1, 34,
+			`-set #1 traffic=[{name: a, closed_loop: {concurrenc: 1}}], column 34: unknown field "concurrenc"`},
+		{"malformed value", []string{"limiter.limit=5", "traffic=[{name: a"}, 2, 0, `-set #2 traffic=[{name: a`},
+		{"wrong type in a value", []string{"traffic=[{closed_loop: {concurrency: [1]}}]"}, 1, 38,
+			"traffic.pop0.closed_loop.concurrency: a list is not a whole number"},
+		{"validation", []string{"limiter.limit=0"}, 1, 0, "x.yaml: -set #1 limiter.limit=0: limiter.limit: 0 is out of range"},
+		{"deep brackets", []string{"store.kv.outages=" + deep}, 1, 17 + MaxFlowDepth + 1, "brackets nested deeper than 64"},
+		{"deep sequences", []string{"limiter.limit=1", "store.kv.outages=" + deepSeq}, 2, 18, "sequences nested deeper than 64"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := ParseWithOverrides("x.yaml", []byte(minimal), tt.sets)
+			runtime.ReadMemStats(&after)
+			var se *Error
+			if !errors.As(err, &se) {
+				t.Fatalf("got %v, want an *Error", err)
+			}
+			msg := err.Error()
+			if se.Set != tt.set || (tt.col != 0 && se.Column != tt.col) {
+				t.Errorf("-set #%d column %d, want #%d column %d: %s", se.Set, se.Column, tt.set, tt.col, msg)
+			}
+			if !strings.Contains(msg, tt.want) {
+				t.Errorf("%q does not say %q", msg, tt.want)
+			}
+			if regexp.MustCompile(`x\.yaml:\d`).MatchString(msg) {
+				t.Errorf("%q points into the file", msg)
+			}
+			if len(msg) > 400 {
+				t.Errorf("message is %d bytes long: %.200s...", len(msg), msg)
+			}
+			// Allocation, not time: the old parser spent gigabytes here.
+			if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+				t.Errorf("parsing allocated %d MB", n>>20)
+			}
+		})
 	}
 }

@@ -202,7 +202,7 @@ func (s *Scenario) Expand() ([]Point, error) {
 // first of the point's values).
 func (s *Scenario) pointError(err error, idx []int) error {
 	e, ok := err.(*Error)
-	if !ok || e.Line != 0 || s.src == nil || s.src.body == nil {
+	if !ok || e.Line != 0 || e.Set != 0 || s.src == nil || s.src.body == nil {
 		return err
 	}
 	at := 0
@@ -213,8 +213,19 @@ func (s *Scenario) pointError(err error, idx []int) error {
 			break
 		}
 	}
-	if n, k := find(s.src.body, fmt.Sprintf("sweep.%d.values.%d", at, idx[at])); k == 4 {
+	path := fmt.Sprintf("sweep.%d.values.%d", at, idx[at])
+	if n, k := find(s.src.body, path); k == 4 {
 		e.Line, e.Column = line(n.GetToken()), col(n.GetToken())
+		// A sweep given with -set has its values in that -set's text.
+		sets := make([]override, len(s.src.sets))
+		for i, o := range s.src.sets {
+			o.canon = canonical(s.src.body, o.path)
+			sets[i] = o
+		}
+		if o := overrideFor(sets, path); o != nil && o.set > 0 {
+			e.Set = o.set
+			e.Line, e.Column = o.pos(n.GetToken())
+		}
 	}
 	return e
 }
