@@ -263,3 +263,31 @@ func TestSetErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenRateBound checks the bound on what an open-loop population
+// sends: the simulator's memory follows its requests in flight.
+func TestOpenRateBound(t *testing.T) {
+	tests := []struct {
+		traffic string
+		want    string // in the error; "" for valid
+	}{
+		{"{name: bot, open_loop: {rate: 1000000/s}}", ""},
+		{"{name: bot, clients: 1000, open_loop: {rate: 1000/s}}", ""},
+		{"{name: bot, open_loop: {rate: 1e9/s}}", "traffic.bot.open_loop.rate: 1000000000/s per client x 1 clients = 1e+09 requests/s, over the 1000000/s"},
+		{"{name: bot, clients: 1001, open_loop: {rate: 1000/s}}", "traffic.bot.open_loop.rate: 1000/s per client x 1001 clients"},
+		{"{name: bot, clients: 10, open_loop: {rate: 1/s, ramp: {to: 1e6/s, over: 1m}}}", "traffic.bot.open_loop.ramp.to:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.traffic, func(t *testing.T) {
+			_, err := Parse("x.yaml", []byte("limiter: {limit: 5, window: 1m}\ntraffic: ["+tt.traffic+"]\n"))
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("Parse: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("Parse: %v, want an error saying %q", err, tt.want)
+			case tt.want != "" && !strings.HasPrefix(err.Error(), "x.yaml:2:"):
+				t.Errorf("%v is not positioned at line 2", err)
+			}
+		})
+	}
+}
