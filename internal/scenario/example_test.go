@@ -91,5 +91,5 @@ func ExampleScenario_With() {
 	_, err = s.With("store.kv.cache_ttl=10s")
 	fmt.Println(err)
 	// Output:
-	// x.yaml: -set store.kv.cache_ttl=10s: store.kv.cache_ttl: 10s is below KV's minimum cacheTtl of 30s (changelog 2026-01-30)
+	// x.yaml: -set #1 store.kv.cache_ttl=10s: store.kv.cache_ttl: 10s is below KV's minimum cacheTtl of 30s (changelog 2026-01-30)
 }

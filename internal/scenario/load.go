@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +25,13 @@ type Error struct {
 	File string
 	// Line and Column are 1-based; 0 when the position is unknown (a
 	// missing file, or a default that was never written in the file).
+	// When Set is not 0 they are a position in that -set override instead
+	// of in the file: the column counts from the start of its path=value
+	// on its first line, from the start of the line on later lines.
 	Line, Column int
+	// Set is the 1-based number of the -set override, in the order they
+	// were given, whose text holds the position; 0 for the file.
+	Set int
 	// Path is the field path in -set syntax, "" for the whole file.
 	Path string
 	// Origin names the override the bad value came from
@@ -34,16 +41,31 @@ type Error struct {
 	Msg string
 }
 
-// Error formats the error as file:line:col: message.
+// Error formats the error as file:line:col: message, or for a -set as
+// file: -set #N path=value, column C: message.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
-	if e.Line > 0 {
+	origin := e.Origin
+	switch {
+	case e.Set > 0:
+		fmt.Fprintf(&b, ": -set #%d", e.Set)
+		if kv, ok := strings.CutPrefix(origin, "-set "); ok {
+			b.WriteString(" " + kv)
+			origin = ""
+		}
+		if e.Line > 1 {
+			fmt.Fprintf(&b, ", line %d", e.Line)
+		}
+		if e.Column > 0 {
+			fmt.Fprintf(&b, ", column %d", e.Column)
+		}
+	case e.Line > 0:
 		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Column)
 	}
 	b.WriteString(": ")
-	if e.Origin != "" {
-		b.WriteString(e.Origin + ": ")
+	if origin != "" {
+		b.WriteString(origin + ": ")
 	}
 	b.WriteString(e.Msg)
 	return b.String()
@@ -54,6 +76,32 @@ type override struct {
 	path, value string
 	origin      string // how the user wrote it, for errors
 	canon       string // path with list elements by name, for matching errors
+	// set is the override's 1-based number among the -set overrides, 0
+	// for a sweep point's; at is the column its value starts at in the
+	// path=value text, less one.
+	set, at int
+}
+
+// pos returns the position of tk, a token of o's value, as Error gives it
+// for a -set: columns on the first line count from the start of path=value.
+func (o *override) pos(tk *token.Token) (int, int) {
+	l, c := line(tk), col(tk)
+	if l == 1 {
+		c += o.at
+	}
+	return l, c
+}
+
+// maxOrigin is the most of a -set's text an error repeats.
+const maxOrigin = 80
+
+// shortOrigin returns "-set " + kv, cut to maxOrigin bytes with "..." so
+// that an error about a huge value does not repeat it whole.
+func shortOrigin(kv string) string {
+	if len(kv) > maxOrigin {
+		kv = strings.ToValidUTF8(kv[:maxOrigin], "") + "..."
+	}
+	return "-set " + kv
 }
 
 // source is what a Scenario was decoded from, kept so that overrides and
@@ -87,7 +135,18 @@ func Load(path string) (*Scenario, error) {
 // "store.kv.cache_ttl=30s"), so that a value is typed and checked exactly as
 // if it had been written in the file.
 func LoadWithOverrides(path string, sets []string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parse(path, data, nil, sets)
+}
+
+// readFile reads the scenario file at path, at most MaxFileSize bytes: a
+// file's size as stat gives it is not what a read returns (/dev/zero, a
+// pipe, a file still growing), so the limit is on what is read.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		msg := err.Error()
 		if errors.Is(err, os.ErrNotExist) {
@@ -95,7 +154,15 @@ func LoadWithOverrides(path string, sets []string) (*Scenario, error) {
 		}
 		return nil, &Error{File: path, Msg: msg}
 	}
-	return parse(path, data, nil, sets)
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, &Error{File: path, Msg: "cannot read the scenario file: " + err.Error()}
+	}
+	if len(data) > MaxFileSize {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("the file is over %d bytes (1 MiB), the most a scenario file may be: give a scenario file, not a device or a stream", MaxFileSize)}
+	}
+	return data, nil
 }
 
 // Parse decodes data as the scenario file name (used in errors and as the
@@ -140,16 +207,17 @@ func (s *Scenario) sourceOrMarshal() (*source, error) {
 	return &source{file: file, data: data}, nil
 }
 
-// parseSets turns "path=value" strings into overrides.
-func parseSets(file string, sets []string) ([]override, error) {
+// parseSets turns "path=value" strings into overrides, numbered from
+// prior+1.
+func parseSets(file string, sets []string, prior int) ([]override, error) {
 	out := make([]override, 0, len(sets))
-	for _, kv := range sets {
+	for i, kv := range sets {
 		p, v, ok := strings.Cut(kv, "=")
 		p = strings.TrimSpace(p)
 		if !ok || p == "" {
-			return nil, &Error{File: file, Origin: "-set " + kv, Msg: "an override is path=value, e.g. -set limiter.limit=10"}
+			return nil, &Error{File: file, Set: prior + i + 1, Origin: shortOrigin(kv), Msg: "an override is path=value, e.g. -set limiter.limit=10"}
 		}
-		out = append(out, override{path: p, value: v, origin: "-set " + kv})
+		out = append(out, override{path: p, value: v, origin: shortOrigin(kv), set: prior + i + 1, at: len(kv) - len(v)})
 	}
 	return out, nil
 }
@@ -157,7 +225,8 @@ func parseSets(file string, sets []string) ([]override, error) {
 // parse is the pipeline under every entry point: YAML -> AST, overrides
 // applied, strict decoding, defaults, validation, sweep points checked.
 func parse(file string, data []byte, prior []override, sets []string) (*Scenario, error) {
-	more, err := parseSets(file, sets)
+	// Overrides are numbered after those s was decoded with (With).
+	more, err := parseSets(file, sets, len(prior))
 	if err != nil {
 		return nil, err
 	}

@@ -278,7 +278,7 @@ func TestOverrides(t *testing.T) {
 		}, ""},
 		{[]string{"store.kv.hot_read=5ms"}, func(s *Scenario) bool { return reflect.DeepEqual(s.Store.KV.HotRead, Constant(5*time.Millisecond)) }, ""},
 		{[]string{"limiter.limit=1", "limiter.limit=2"}, func(s *Scenario) bool { return s.Limiter.Limit == 2 }, ""},
-		{[]string{"store.kv.cache_ttl=10s"}, nil, `x.yaml: -set store.kv.cache_ttl=10s: store.kv.cache_ttl: 10s is below`},
+		{[]string{"store.kv.cache_ttl=10s"}, nil, `x.yaml: -set #1 store.kv.cache_ttl=10s: store.kv.cache_ttl: 10s is below`},
 		{[]string{"store.kv.cache_tll=30s"}, nil, `unknown path "store.kv.cache_tll": no field "cache_tll" in store.kv; did you mean "store.kv.cache_ttl"?`},
 		{[]string{"traffic.bto.clients=2"}, nil, `did you mean "traffic.bot.clients"?`},
 		{[]string{"traffic.7.clients=2"}, nil, `traffic has no element "7"`},

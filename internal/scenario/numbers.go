@@ -47,23 +47,36 @@ func (d *decoder) checkScalars(body ast.Node) error {
 					}
 				}
 			}
-		case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		case t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64:
+			// The library turns .nan and .inf into integers silently or
+			// with a message about overflow.
+			switch n.(type) {
+			case *ast.NanNode, *ast.InfinityNode:
+				return d.at(body, path, fmt.Sprintf("%s: %s is not a number: write a whole number, e.g. 10", path, n.GetToken().Value))
+			}
+			if t.Kind() >= reflect.Uint {
+				return d.checkUint(body, n, path)
+			}
 			if f, ok := n.(*ast.FloatNode); ok && f.Value != math.Trunc(f.Value) {
 				return d.at(body, path, fmt.Sprintf("%s: %s is not a whole number", path, f.GetToken().Value))
-			}
-		case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64:
-			if i, ok := n.(*ast.IntegerNode); ok {
-				if v, ok := i.Value.(int64); ok && v < 0 {
-					return d.at(body, path, fmt.Sprintf("%s: %d is negative: must be 0 or more", path, v))
-				}
-			}
-			if f, ok := n.(*ast.FloatNode); ok && (f.Value != math.Trunc(f.Value) || f.Value < 0) {
-				return d.at(body, path, fmt.Sprintf("%s: %s is not a whole number of 0 or more", path, f.GetToken().Value))
 			}
 		}
 		return nil
 	}
 	return walk(body, reflect.TypeOf(Scenario{}), nil, "")
+}
+
+// checkUint rejects a negative number or a fraction in an unsigned field.
+func (d *decoder) checkUint(body, n ast.Node, path string) error {
+	if i, ok := n.(*ast.IntegerNode); ok {
+		if v, ok := i.Value.(int64); ok && v < 0 {
+			return d.at(body, path, fmt.Sprintf("%s: %d is negative: must be 0 or more", path, v))
+		}
+	}
+	if f, ok := n.(*ast.FloatNode); ok && (f.Value != math.Trunc(f.Value) || f.Value < 0) {
+		return d.at(body, path, fmt.Sprintf("%s: %s is not a whole number of 0 or more", path, f.GetToken().Value))
+	}
+	return nil
 }
 
 // timeLayouts are the layouts a start time may be written in.

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -308,7 +309,7 @@ func pathOf(body ast.Node, tk *token.Token, keyOnly bool) (path, key string, fou
 		if n == nil {
 			return false
 		}
-		if !keyOnly && n.GetToken() == tk {
+		if !keyOnly && (n.GetToken() == tk || unwrap(n).GetToken() == tk) {
 			path = strings.Join(segs, ".")
 			return true
 		}
@@ -365,13 +366,22 @@ func canonical(body ast.Node, path string) string {
 // origin returns the override a path's value came from, if any: the last
 // override whose path is a prefix of path or equal to it.
 func (d *decoder) origin(path string) string {
-	for i := len(d.overrides) - 1; i >= 0; i-- {
-		o := d.overrides[i]
-		if path == o.canon || strings.HasPrefix(path, o.canon+".") {
-			return o.origin
-		}
+	if o := overrideFor(d.overrides, path); o != nil {
+		return o.origin
 	}
 	return ""
+}
+
+// overrideFor returns the last of overrides whose canonical path is path
+// or a prefix of it: the one whose value holds path's node. nil when none.
+func overrideFor(overrides []override, path string) *override {
+	for i := len(overrides) - 1; i >= 0; i-- {
+		o := &overrides[i]
+		if path == o.canon || strings.HasPrefix(path, o.canon+".") {
+			return o
+		}
+	}
+	return nil
 }
 
 // related returns an override whose path lies under path, so that an error
@@ -389,8 +399,9 @@ func (d *decoder) related(path string) string {
 // the path the file has. A value that came from an override has no line in
 // the file: the error names the override instead.
 func (d *decoder) at(body ast.Node, path, msg string) *Error {
-	e := &Error{File: d.file, Path: path, Msg: msg, Origin: d.origin(path)}
-	if e.Origin != "" {
+	e := &Error{File: d.file, Path: path, Msg: msg}
+	if o := overrideFor(d.overrides, path); o != nil {
+		e.Origin, e.Set = o.origin, o.set
 		return e
 	}
 	e.Origin = d.related(path)
@@ -450,10 +461,27 @@ func (d *decoder) yamlError(body ast.Node, err error, prefix string) *Error {
 		}
 	}
 	e.Msg = prefix + msg
-	if o := d.origin(e.Path); o != "" && e.Path != "" {
-		e.Origin, e.Line, e.Column = o, 0, 0
+	if o := overrideFor(d.overrides, e.Path); o != nil && e.Path != "" {
+		// The token is in the override's value, not in the file: a -set
+		// is positioned in its own text; a sweep point's value is
+		// positioned in the file by Expand.
+		e.Origin, e.Line, e.Column = o.origin, 0, 0
+		if o.set > 0 && tk != nil {
+			e.Set = o.set
+			e.Line, e.Column = o.pos(tk)
+		}
 	}
 	return e
+}
+
+// typeHints say what to write instead of a value of the wrong type.
+var typeHints = map[reflect.Kind]string{
+	reflect.Int:     "write a whole number, e.g. 10",
+	reflect.Int64:   "write a whole number, e.g. 10",
+	reflect.Uint64:  "write a whole number, e.g. 10",
+	reflect.Float64: "write a number, e.g. 0.5",
+	reflect.Bool:    "write true or false",
+	reflect.String:  "write one line of text, in quotes if it holds [ ] { } , : or #",
 }
 
 // tidyTypeError rewrites the library's Go-flavoured type errors in the
@@ -477,13 +505,27 @@ func tidyTypeError(err error, msg string) string {
 			want = "a mapping of fields"
 		}
 		got := "a value"
-		if te.Token != nil {
-			got = fmt.Sprintf("%q", te.Token.Value)
+		if tk := te.Token; tk != nil {
+			switch tk.Type {
+			case token.SequenceStartType, token.SequenceEntryType:
+				got = "a list"
+			case token.MappingStartType, token.MappingValueType:
+				got = "a mapping"
+			default:
+				got = fmt.Sprintf("%q", tk.Value)
+			}
 		}
-		return fmt.Sprintf("%s is not %s", got, want)
+		msg := fmt.Sprintf("%s is not %s", got, want)
+		if hint := typeHints[te.DstType.Kind()]; hint != "" && (got == "a list" || got == "a mapping" || want == "a string") {
+			msg += ": " + hint
+		}
+		return msg
 	}
 	var ov *yaml.OverflowError
 	if errors.As(err, &ov) {
+		if f, err := strconv.ParseFloat(ov.SrcNum, 64); err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			return fmt.Sprintf("%s is not a number: write a whole number, e.g. 10", ov.SrcNum)
+		}
 		if strings.HasPrefix(ov.SrcNum, "-") {
 			return fmt.Sprintf("%s is negative: must be 0 or more", ov.SrcNum)
 		}
@@ -499,18 +541,36 @@ func (d *decoder) apply(body ast.Node, o override) (ast.Node, error) {
 	o.canon = canonical(body, o.path)
 	d.overrides = append(d.overrides, o)
 	fail := func(msg string) error {
-		return &Error{File: d.file, Path: o.path, Origin: o.origin, Msg: msg}
+		return &Error{File: d.file, Path: o.path, Origin: o.origin, Set: o.set, Msg: msg}
 	}
 	if _, err := typeAt(o.path, listNames(body)); err != nil {
 		return nil, fail(err.Error())
+	}
+	// The same limits as a file's, before the parser spends memory on
+	// deep nesting.
+	if err := checkSize(d.file, []byte(o.value)); err != nil {
+		e := err.(*Error)
+		e.Path, e.Origin, e.Set = o.path, o.origin, o.set
+		if e.Set > 0 && e.Line == 1 {
+			e.Column += o.at
+		}
+		if e.Set == 0 { // a sweep value: Expand positions it in the file
+			e.Line, e.Column = 0, 0
+		}
+		e.Msg = strings.Replace(e.Msg, "the file is", "the value is", 1)
+		return nil, e
 	}
 	vf, err := parser.ParseBytes([]byte(o.value), 0)
 	if err != nil {
 		var ye yaml.Error
 		if errors.As(err, &ye) {
-			return nil, fail(fmt.Sprintf("value %q is not valid YAML: %s", o.value, ye.GetMessage()))
+			e := fail(fmt.Sprintf("value %q is not valid YAML: %s", shorten(o.value), ye.GetMessage())).(*Error)
+			if o.set > 0 && ye.GetToken() != nil {
+				e.Line, e.Column = o.pos(ye.GetToken())
+			}
+			return nil, e
 		}
-		return nil, fail(fmt.Sprintf("value %q is not valid YAML: %v", o.value, err))
+		return nil, fail(fmt.Sprintf("value %q is not valid YAML: %v", shorten(o.value), err))
 	}
 	var value ast.Node
 	if len(vf.Docs) > 0 {
@@ -586,6 +646,14 @@ func (d *decoder) apply(body ast.Node, o override) (ast.Node, error) {
 		listKey = seg
 	}
 	return body, nil
+}
+
+// shorten cuts a value an error quotes to maxOrigin bytes.
+func shorten(v string) string {
+	if len(v) > maxOrigin {
+		return strings.ToValidUTF8(v[:maxOrigin], "") + "..."
+	}
+	return v
 }
 
 // isNull reports whether n is a YAML null.

@@ -5,10 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 )
 
@@ -48,7 +50,8 @@ func (sw *Sweep) UnmarshalYAML(node ast.Node) error {
 
 // valueText returns a node as YAML text that parses back to the same value:
 // a scalar's own text (quoted strings keep their quotes), a collection in
-// flow style.
+// flow style, so that a value written as a block (a "- concurrency: 1"
+// entry with "think: 100ms" on the next line) reads back as one value.
 func valueText(n ast.Node) string {
 	if s, ok := unwrap(n).(*ast.StringNode); ok {
 		if tk := s.GetToken(); tk != nil && (tk.Type == token.DoubleQuoteType || tk.Type == token.SingleQuoteType) {
@@ -56,7 +59,58 @@ func valueText(n ast.Node) string {
 		}
 		return s.Value
 	}
-	return strings.TrimSpace(n.String())
+	block := dedent(n.String())
+	if flow, ok := flowText(block); ok {
+		return flow
+	}
+	if strings.Contains(block, "\n") {
+		// A block ends with a line break: a literal string keeps it.
+		return block + "\n"
+	}
+	return block
+}
+
+// flowText returns block, a YAML collection, rewritten in flow style, and
+// whether the rewrite reads back as the same value (a multi-line literal
+// string, for one, has no flow form).
+func flowText(block string) (string, bool) {
+	f, err := parser.ParseBytes([]byte(block), 0)
+	if err != nil || len(f.Docs) != 1 || f.Docs[0].Body == nil {
+		return "", false
+	}
+	body := f.Docs[0].Body
+	fs, ok := unwrap(body).(interface{ SetIsFlowStyle(bool) })
+	if !ok {
+		return "", false
+	}
+	fs.SetIsFlowStyle(true)
+	flow := strings.TrimSpace(body.String())
+	var a, b any
+	if yaml.Unmarshal([]byte(block), &a) != nil || yaml.Unmarshal([]byte(flow), &b) != nil || !reflect.DeepEqual(a, b) {
+		return "", false
+	}
+	return flow, true
+}
+
+// dedent removes the indentation every non-blank line of s shares, and
+// surrounding blank space.
+func dedent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, " \t\n"), "\n")
+	common := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if n := len(l) - len(strings.TrimLeft(l, " ")); common < 0 || n < common {
+			common = n
+		}
+	}
+	for i, l := range lines {
+		if len(l) >= common && common > 0 {
+			lines[i] = l[common:]
+		}
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
 
 // Param is one swept parameter's value at a sweep point.
@@ -148,7 +202,7 @@ func (s *Scenario) Expand() ([]Point, error) {
 // first of the point's values).
 func (s *Scenario) pointError(err error, idx []int) error {
 	e, ok := err.(*Error)
-	if !ok || e.Line != 0 || s.src == nil || s.src.body == nil {
+	if !ok || e.Line != 0 || e.Set != 0 || s.src == nil || s.src.body == nil {
 		return err
 	}
 	at := 0
@@ -159,8 +213,19 @@ func (s *Scenario) pointError(err error, idx []int) error {
 			break
 		}
 	}
-	if n, k := find(s.src.body, fmt.Sprintf("sweep.%d.values.%d", at, idx[at])); k == 4 {
+	path := fmt.Sprintf("sweep.%d.values.%d", at, idx[at])
+	if n, k := find(s.src.body, path); k == 4 {
 		e.Line, e.Column = line(n.GetToken()), col(n.GetToken())
+		// A sweep given with -set has its values in that -set's text.
+		sets := make([]override, len(s.src.sets))
+		for i, o := range s.src.sets {
+			o.canon = canonical(s.src.body, o.path)
+			sets[i] = o
+		}
+		if o := overrideFor(sets, path); o != nil && o.set > 0 {
+			e.Set = o.set
+			e.Line, e.Column = o.pos(n.GetToken())
+		}
 	}
 	return e
 }

@@ -55,7 +55,12 @@ func ParseDuration(s string) (Duration, error) {
 		return 0, nil
 	}
 	if _, err := strconv.ParseFloat(s, 64); err == nil {
-		return 0, fmt.Errorf("duration %q has no unit: write e.g. %q or %q (units: d, h, m, s, ms, us, ns)", orig, s+"s", s+"ms")
+		// Suggest the number with a unit only when that is itself a
+		// duration ("NaN", "Inf" and "1e3" parse as numbers, "NaNs" does not).
+		if _, err := ParseDuration(s + "s"); err == nil {
+			return 0, fmt.Errorf("duration %q has no unit: write e.g. %q or %q (units: d, h, m, s, ms, us, ns)", orig, s+"s", s+"ms")
+		}
+		return 0, fmt.Errorf("duration %q is not a duration: write a number of 0 or more with a unit, e.g. \"60s\" (units: d, h, m, s, ms, us, ns)", orig)
 	}
 	var total float64
 	var exact int64 // the same sum in integer nanoseconds when every term is whole

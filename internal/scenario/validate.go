@@ -294,9 +294,15 @@ func (s *Scenario) validatePopulation(pp string, p Population, checkLoc func(pat
 		if !(o.Rate > 0) {
 			return errAt(pp+".open_loop.rate", "must be above 0, e.g. 10/s")
 		}
+		if err := openRate(pp+".open_loop.rate", o.Rate, p.Clients); err != nil {
+			return err
+		}
 		if r := o.Ramp; r != nil {
 			if !(r.To > 0) {
 				return errAt(pp+".open_loop.ramp.to", "must be above 0, e.g. 100/s")
+			}
+			if err := openRate(pp+".open_loop.ramp.to", r.To, p.Clients); err != nil {
+				return err
 			}
 			if r.Over <= 0 {
 				return errAt(pp+".open_loop.ramp.over", "must be above 0, e.g. 5m")
@@ -315,6 +321,15 @@ func (s *Scenario) validatePopulation(pp string, p Population, checkLoc func(pat
 	}
 	if p.Start >= s.Duration {
 		return errAt(pp+".start", "%v is not before the end of the trial (duration %v): the population would send nothing", p.Start, s.Duration)
+	}
+	return nil
+}
+
+// openRate checks that clients sending at r each stay within MaxOpenRate.
+func openRate(path string, r Rate, clients int) error {
+	if total := r.PerSecond() * float64(clients); !(total <= MaxOpenRate) {
+		return errAt(path, "%v per client x %d clients = %.4g requests/s, over the %d/s a run can hold: the simulator keeps every request in flight in memory (about 250 MB a trial at %d/s) and vegeta sends far fewer from one machine; lower the rate or the clients",
+			r, clients, total, MaxOpenRate, MaxOpenRate)
 	}
 	return nil
 }

@@ -10,10 +10,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/cli"
@@ -94,6 +97,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.trials < 0 {
 		return nil, fmt.Errorf("-trials %d is negative: give 1 or more", c.trials)
 	}
+	if c.trials > scenario.MaxTrials {
+		return nil, fmt.Errorf("-trials %d is over %d, the most a run may have (as trials: in a file): give fewer", c.trials, scenario.MaxTrials)
+	}
 	if c.workers < 0 {
 		return nil, fmt.Errorf("-workers %d is negative: give 1 or more, or 0 for one per core", c.workers)
 	}
@@ -134,10 +140,18 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return ExitBadInput
 	}
 
+	if !c.noReport {
+		// Found now rather than after the whole run.
+		if err := checkOut(c.out); err != nil {
+			fmt.Fprintln(stderr, "simulate:", err)
+			return ExitBadInput
+		}
+	}
+
 	// The model allocates little that lives long: collecting less often is
 	// about 10% faster and memory stays small (see model's benchmarks).
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	defer stop()
 	prog := newProgress(stderr, len(points))
 	s, err := run(ctx, c, sc, points, prog)
@@ -151,6 +165,38 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simulate: interrupted: writing what finished, marked incomplete")
 	}
 	return finish(c, sc, s, measured, stdout, stderr)
+}
+
+// stopSignals stop a run the same way: Ctrl-C and SIGTERM (what a
+// container runtime, systemd or a CI timeout sends) both keep the trials
+// that finished, write them marked incomplete and exit 1.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+
+// checkOut checks, before anything runs, that a report folder can be made
+// under out: the nearest existing folder on its path must be a folder one
+// can write in. It leaves nothing behind.
+func checkOut(out string) error {
+	for d := out; ; {
+		fi, err := os.Stat(d)
+		switch {
+		case err == nil && !fi.IsDir():
+			return fmt.Errorf("-out %s: %s is not a folder: give a folder to write reports under", out, d)
+		case err == nil:
+			f, err := os.CreateTemp(d, ".simulate-out-check-*")
+			if err != nil {
+				return fmt.Errorf("-out %s: cannot write in %s (%v): give a folder you can write in", out, d, errors.Unwrap(err))
+			}
+			f.Close()
+			return os.Remove(f.Name())
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			return fmt.Errorf("-out %s: %v", out, err)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return nil
+		}
+		d = parent
+	}
 }
 
 // load reads the scenario: the file named, or the embedded default.

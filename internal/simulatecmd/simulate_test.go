@@ -2,7 +2,9 @@ package simulatecmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -187,14 +189,33 @@ func TestCompareFollowsTheMeasuredRun(t *testing.T) {
 	}
 }
 
-// TestReportFailureKeepsTheSummary: when the report cannot be written, the
-// summary has been printed already and the exit status says it failed.
+// TestReportFailureKeepsTheSummary: when the report cannot be written
+// after the run (Main checks -out before it, but a disk can fill up or a
+// folder change meanwhile), the summary has been printed already and the
+// exit status says it failed.
 func TestReportFailureKeepsTheSummary(t *testing.T) {
 	blocker := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(blocker, nil, 0o644)
-	code, stdout, stderr := runMain(t, "-trials", "2", "-out", filepath.Join(blocker, "reports"))
-	if code != ExitFailure || !strings.Contains(stdout, "let through up to") || !strings.Contains(stderr, "report was not written") {
-		t.Errorf("exit %d, stdout %q, stderr %q; want 1 with the summary printed", code, stdout, stderr)
+	c, err := parseFlags([]string{"-trials", "2", "-out", filepath.Join(blocker, "reports")}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := load(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	points, err := sc.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := run(context.Background(), c, sc, points, newProgress(io.Discard, len(points)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := finish(c, sc, s, nil, &stdout, &stderr)
+	if code != ExitFailure || !strings.Contains(stdout.String(), "let through up to") || !strings.Contains(stderr.String(), "report was not written") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1 with the summary printed", code, stdout.String(), stderr.String())
 	}
 }
 
