@@ -156,13 +156,22 @@ func TestAttackSequentialExactLimit(t *testing.T) {
 // received all 50 before its first write lands, as the latencies (tens of
 // milliseconds of queueing, against ~2 ms for a lone request) show it does.
 //
-// Asserted: only what is robust, more than the limit and at most the 50
-// sent. The prediction is logged, not asserted against the measurement.
+// Asserted: at most the 50 sent, and at least burstSize - limit (45 at the
+// default limit of 5). Why that bound: a request is denied only when its
+// read sees a count of limit, and concurrent writes of count+1 lose updates,
+// so the count reaches limit only after limit read-then-write rounds have
+// landed one after another inside the burst. The README documents the
+// Worker receiving the whole burst before its first write lands, and all 50
+// allowed in every run; the margin of up to limit denied (requests arriving
+// after such a chain of rounds) is a judgement, kept small. A limiter with no
+// overshoot allows exactly limit, far under the bound, so it fails here; so
+// does one that lets through only a little more. The prediction is logged,
+// not asserted against the measurement.
 func TestAttackBurstAgainstPrediction(t *testing.T) {
 	base := workerURL(t)
 	limit, window := policy(t, base)
-	if limit >= burstSize {
-		t.Skipf("the Worker's limit %d is not under the burst of %d: nothing can overshoot", limit, burstSize)
+	if 2*limit >= burstSize {
+		t.Skipf("the Worker's limit %d is not under half the burst of %d: the bound burst-limit would not tell a race from none", limit, burstSize)
 	}
 	out := reportsDir(t)
 	awaitRoom(t, window, 2*time.Second) // the 50 answer within a second (live.duration only bounds a stuck run)
@@ -171,9 +180,10 @@ func TestAttackBurstAgainstPrediction(t *testing.T) {
 	if tot.Requests != burstSize || tot.Errors != 0 || s.Live.Ambiguous != 0 {
 		t.Fatalf("totals %+v, ambiguous %d: want %d requests answered 200 or 429, all attributed", tot, s.Live.Ambiguous, burstSize)
 	}
-	if o.MaxAllowed <= limit || o.MaxAllowed > burstSize {
-		t.Errorf("%d of %d concurrent requests allowed in one window: want more than the limit %d (the read-write race) and at most %d",
-			o.MaxAllowed, burstSize, limit, burstSize)
+	if least := burstSize - limit; o.MaxAllowed < least || o.MaxAllowed > burstSize {
+		t.Errorf("%d of %d concurrent requests allowed in one window (limit %d): want %d to %d, all or nearly all, "+
+			"since every read of the burst comes before the first write lands (see the comment above)",
+			o.MaxAllowed, burstSize, limit, least, burstSize)
 	}
 
 	// The prediction for the same scenario and overrides, on the memory

@@ -14,6 +14,8 @@
 #   examples/worker/dev.sh run [PORT]     run in the foreground (Ctrl-C stops)
 #   examples/worker/dev.sh versions       print the node and wrangler versions installed
 #   examples/worker/dev.sh test           run the Worker's unit tests (src/*.test.js) with node 22
+#   examples/worker/dev.sh node-path      install if needed, print the path of the node 22 binary
+#                                         (the Go tests that check JavaScript use it as OVERSHOOT_NODE)
 #
 # Environment:
 #   OVERSHOOT_WORKER_CACHE  cache folder (default: examples/worker/.cache, gitignored)
@@ -154,6 +156,7 @@ start) start "${2:-}" ;;
 stop) stop "${2:-}" ;;
 run) run "${2:-}" ;;
 test) installed || install; cd "$here" && exec "$node_bin" --test src/*.test.js ;;
+node-path) installed || install; echo "$node_bin" ;;
 versions) installed || die "not installed: run $0 install"; echo "node $("$node_bin" --version)"; echo "wrangler $(wrangler --version)" ;;
 *) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&2; exit 2 ;;
 esac

@@ -47,6 +47,10 @@ const Prefix = "/client/v4/"
 // MaxValueBytes is the largest value Workers KV stores: 25 MiB (kv/platform/limits).
 const MaxValueBytes = 25 << 20
 
+// maxMetadataBytes is the largest metadata Workers KV stores with a key:
+// 1024 bytes (kv/platform/limits).
+const maxMetadataBytes = 1024
+
 // API error codes the emulator answers with.
 //
 // Sources: the Workers KV error table of the v4 API documentation as wrangler
@@ -83,6 +87,12 @@ const (
 	// CodeInvalidExpiration is "invalid expiration" (400) for an absolute
 	// expiration that is malformed or less than 60 s in the future.
 	CodeInvalidExpiration = 10032
+	// CodeBadURI is the v4 API's "Could not route to ..., perhaps your object
+	// identifier is invalid?" (400). Used here, through Listener, with a
+	// message saying what was wrong, for a request net/http refuses before the
+	// emulator sees it: most often a key holding a '%' not followed by two
+	// hex digits.
+	CodeBadURI = 7003
 	// CodeIllegalKeyName is "illegal key name" (400): the keys "." and "..".
 	CodeIllegalKeyName = 10042
 	// CodeDailyQuota is the free plan's daily quota running out (429). Chosen
@@ -267,6 +277,11 @@ func parsePath(escaped string) (route, bool) {
 	return route{account: acct, namespace: ns, key: key}, true
 }
 
+// badEscapeHint says what makes a request path undecodable and what to do
+// (net/http refuses such a request before ServeHTTP; see Listener).
+const badEscapeHint = "a '%' in the path must start an escape of two hex digits: " +
+	"write '%' in a key as %25 (url.PathEscape, encodeURIComponent)"
+
 func (e *Emulator) serve(w http.ResponseWriter, r *http.Request) *apiError {
 	rt, ok := parsePath(r.URL.EscapedPath())
 	if !ok {
@@ -303,10 +318,13 @@ func (e *Emulator) serve(w http.ResponseWriter, r *http.Request) *apiError {
 	}
 }
 
-// authorized compares the bearer token in constant time.
+// authorized compares the bearer token in constant time. The scheme is
+// case-insensitive and may be followed by more than one space (RFC 9110,
+// section 11.1 and 11.4).
 func (e *Emulator) authorized(header string) bool {
-	got, ok := strings.CutPrefix(header, "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(e.token)) == 1
+	scheme, got, ok := strings.Cut(header, " ")
+	got = strings.TrimLeft(got, " ")
+	return ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(got), []byte(e.token)) == 1
 }
 
 // rollDay resets the daily quota counters at 00:00 UTC. Callers hold e.mu.
@@ -397,15 +415,26 @@ func expiry(q url.Values, now time.Time) (time.Time, *apiError) {
 	return time.Time{}, nil
 }
 
+// maxBodyBytes bounds how much of a put's body is read: enough to count the
+// length of a value or metadata part somewhat over its limit, for the message.
+const maxBodyBytes = 4 * MaxValueBytes
+
 // readValue reads the value of a put: the "value" part of a multipart form
 // (what cloudflare-go v6 sends, with an optional "metadata" part) or else the
 // raw body.
 func readValue(r *http.Request) ([]byte, *apiError) {
-	tooLarge := func(n int) *apiError {
+	body := &io.LimitedReader{R: r.Body, N: maxBodyBytes + 1}
+	// tooLarge reads what is left of rest to report the real length of what
+	// was too large (a lower bound when the body goes past maxBodyBytes).
+	tooLarge := func(what string, data []byte, rest io.Reader, limit int) *apiError {
+		more, _ := io.Copy(io.Discard, rest)
+		n := fmt.Sprint(int64(len(data)) + more)
+		if body.N == 0 {
+			n = fmt.Sprint("more than ", int64(len(data))+more-1)
+		}
 		return &apiError{http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
-			fmt.Sprintf("Value length of %d exceeds limit of %d.", n, MaxValueBytes)}
+			fmt.Sprintf("%s length of %s exceeds limit of %d.", what, n, limit)}
 	}
-	body := io.LimitReader(r.Body, MaxValueBytes+1<<20) // room for the form's framing
 	mediaType, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mediaType != "multipart/form-data" {
 		value, err := io.ReadAll(io.LimitReader(body, MaxValueBytes+1))
@@ -413,7 +442,7 @@ func readValue(r *http.Request) ([]byte, *apiError) {
 			return nil, &apiError{http.StatusBadRequest, CodeMalformedValue, "malformed value: " + err.Error()}
 		}
 		if len(value) > MaxValueBytes {
-			return nil, tooLarge(len(value))
+			return nil, tooLarge("Value", value, body, MaxValueBytes)
 		}
 		return value, nil
 	}
@@ -435,13 +464,12 @@ func readValue(r *http.Request) ([]byte, *apiError) {
 		switch part.FormName() {
 		case "value":
 			if len(data) > MaxValueBytes {
-				return nil, tooLarge(len(data))
+				return nil, tooLarge("Value", data, part, MaxValueBytes)
 			}
 			value, found = data, true
 		case "metadata":
-			if len(data) > 1024 {
-				return nil, &apiError{http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
-					fmt.Sprintf("Metadata length of %d exceeds limit of 1024.", len(data))}
+			if len(data) > maxMetadataBytes {
+				return nil, tooLarge("Metadata", data, part, maxMetadataBytes)
 			}
 		}
 	}

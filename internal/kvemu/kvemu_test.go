@@ -1,11 +1,13 @@
 package kvemu
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -305,11 +307,127 @@ func TestDailyQuota(t *testing.T) {
 	}
 }
 
-func TestValueTooLarge(t *testing.T) {
+// TestTooLarge checks that an oversized value or metadata is refused with
+// its real length, raw or in a multipart form.
+func TestTooLarge(t *testing.T) {
+	form := func(name string, n int) call {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		_ = mw.WriteField(name, strings.Repeat("x", n))
+		if name != "value" {
+			_ = mw.WriteField("value", "1")
+		}
+		_ = mw.Close()
+		c := put("big", buf.String(), "")
+		c.contentType = mw.FormDataContentType()
+		return c
+	}
+	for _, tc := range []struct {
+		name string
+		call call
+		msg  string
+	}{
+		{"raw, one byte over", put("big", strings.Repeat("x", MaxValueBytes+1), ""),
+			fmt.Sprintf("Value length of %d exceeds limit of %d.", MaxValueBytes+1, MaxValueBytes)},
+		{"raw, 1000 bytes over", put("big", strings.Repeat("x", MaxValueBytes+1000), ""),
+			fmt.Sprintf("Value length of %d exceeds limit of %d.", MaxValueBytes+1000, MaxValueBytes)},
+		{"raw, past what is read", put("big", strings.Repeat("x", maxBodyBytes+10), ""),
+			fmt.Sprintf("Value length of more than %d exceeds limit of %d.", maxBodyBytes, MaxValueBytes)},
+		{"multipart value", form("value", MaxValueBytes+1000),
+			fmt.Sprintf("Value length of %d exceeds limit of %d.", MaxValueBytes+1000, MaxValueBytes)},
+		{"multipart metadata", form("metadata", 2000), "Metadata length of 2000 exceeds limit of 1024."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, _ := newEmu(t, nil)
+			r := do(e, tc.call)
+			code, msg := errorOf(t, r)
+			if r.status != 413 || code != CodePayloadTooLarge || msg != tc.msg {
+				t.Fatalf("got %d %d %q, want 413 %d %q", r.status, code, msg, CodePayloadTooLarge, tc.msg)
+			}
+		})
+	}
+}
+
+// TestBearerScheme checks that the scheme of the Authorization header is
+// matched case-insensitively and may be followed by several spaces (RFC
+// 9110, sections 11.1 and 11.4), while the token itself is exact.
+func TestBearerScheme(t *testing.T) {
+	for _, tc := range []struct {
+		header string
+		status int
+	}{
+		{"Bearer " + testToken, 200},
+		{"bearer " + testToken, 200},
+		{"BEARER " + testToken, 200},
+		{"bEaReR " + testToken, 200},
+		{"Bearer   " + testToken, 200},
+		{"Bearer " + strings.ToUpper(testToken), 403},
+		{"Bearer" + testToken, 403},
+		{"Bearer", 403},
+		{"Basic " + testToken, 403},
+		{"Bearers " + testToken, 403},
+		{testToken, 403},
+		{"Bearer " + testToken + " ", 403},
+	} {
+		t.Run(tc.header, func(t *testing.T) {
+			e, _ := newEmu(t, nil)
+			req := httptest.NewRequest(http.MethodPut, "http://127.0.0.1"+valuesPath(testAccount, testNamespace, "k"), strings.NewReader("1"))
+			req.Header.Set("Authorization", tc.header)
+			rec := httptest.NewRecorder()
+			e.ServeHTTP(rec, req)
+			if rec.Code != tc.status {
+				t.Fatalf("Authorization %q: status %d, want %d (%s)", tc.header, rec.Code, tc.status, rec.Body)
+			}
+		})
+	}
+}
+
+// TestBadEscapeOverHTTP sends requests net/http cannot parse over a real
+// connection: the emulator, served on Listener, answers them with the API's
+// envelope and says what to do, where bare net/http answers in plain text.
+func TestBadEscapeOverHTTP(t *testing.T) {
 	e, _ := newEmu(t, nil)
-	r := do(e, put("big", strings.Repeat("x", MaxValueBytes+1), ""))
-	if code, _ := errorOf(t, r); r.status != 413 || code != CodePayloadTooLarge {
-		t.Fatalf("oversized value: %d %d", r.status, code)
+	srv := httptest.NewUnstartedServer(e)
+	srv.Listener = Listener(srv.Listener)
+	srv.Start()
+	defer srv.Close()
+	good := valuesPath(testAccount, testNamespace, "k")
+	for _, tc := range []struct {
+		name, request string
+		status        int
+		msg           string // substring
+	}{
+		{"bad escape in the key", "GET " + valuesPath(testAccount, testNamespace, "a%zz") + " HTTP/1.1\r\nHost: x\r\n\r\n", 400, "write '%' in a key as %25"},
+		{"lone percent", "PUT " + valuesPath(testAccount, testNamespace, "100%") + " HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n1", 400, "two hex digits"},
+		{"no Host", "GET " + good + " HTTP/1.1\r\n\r\n", 400, "missing required Host header"},
+		{"malformed header", "GET " + good + " HTTP/1.1\r\nHost: x\r\nno colon\r\n\r\n", 400, "could not parse the request"},
+		{"a good request still works", "GET " + good + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + testToken + "\r\nConnection: close\r\n\r\n", 404, "key not found"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if _, err := io.WriteString(conn, tc.request); err != nil {
+				t.Fatal(err)
+			}
+			res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("reading the answer: %v", err)
+			}
+			body, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.StatusCode != tc.status || res.Header.Get("Content-Type") != "application/json" {
+				t.Fatalf("status %d, Content-Type %q, want %d and application/json: %s", res.StatusCode, res.Header.Get("Content-Type"), tc.status, body)
+			}
+			if _, msg := errorOf(t, reply{status: res.StatusCode, body: body}); !strings.Contains(msg, tc.msg) {
+				t.Fatalf("message %q does not say %q", msg, tc.msg)
+			}
+		})
 	}
 }
 

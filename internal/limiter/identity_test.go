@@ -9,27 +9,31 @@ import (
 	"testing"
 )
 
+// callerCases is Caller("tok", h) as the seed's JavaScript computes it;
+// TestCallerAgainstWorker runs the ASCII rows through the example Worker's
+// own callerOf with node.
+var callerCases = []struct {
+	name string
+	h    http.Header
+	want string
+}{
+	{"CF-Connecting-IP wins", http.Header{"Cf-Connecting-Ip": {"9.9.9.9"}, "X-Forwarded-For": {"1.2.3.4"}}, "tok:9.9.9.9"},
+	{"CF-Connecting-IP present but empty is not missing", http.Header{"Cf-Connecting-Ip": {""}, "X-Forwarded-For": {"1.2.3.4"}}, "tok:"},
+	{"XFF first entry trimmed", http.Header{"X-Forwarded-For": {" 1.2.3.4 , 5.6.7.8"}}, "tok:1.2.3.4"},
+	{"XFF single", http.Header{"X-Forwarded-For": {"1.2.3.4"}}, "tok:1.2.3.4"},
+	{"XFF present but empty", http.Header{"X-Forwarded-For": {""}}, "tok:"},
+	{"XFF empty first entry", http.Header{"X-Forwarded-For": {" , 5.6.7.8"}}, "tok:"},
+	{"both missing", http.Header{"User-Agent": {"curl"}}, "tok:unknown"},
+	{"nil header", nil, "tok:unknown"},
+	{"multiple XFF lines join with a comma", http.Header{"X-Forwarded-For": {"1.1.1.1", "2.2.2.2"}}, "tok:1.1.1.1"},
+	{"multiple CF-Connecting-IP lines join with \", \"", http.Header{"Cf-Connecting-Ip": {"1.1.1.1", "2.2.2.2"}}, "tok:1.1.1.1, 2.2.2.2"},
+	{"CF-Connecting-IP is not trimmed", http.Header{"Cf-Connecting-Ip": {" 1.1.1.1 "}}, "tok: 1.1.1.1 "},
+	{"JS trim strips U+FEFF", http.Header{"X-Forwarded-For": {"\ufeff1.2.3.4\u3000,x"}}, "tok:1.2.3.4"},
+	{"JS trim keeps U+0085", http.Header{"X-Forwarded-For": {"\u00851.2.3.4,x"}}, "tok:\u00851.2.3.4"},
+}
+
 func TestCaller(t *testing.T) {
-	cases := []struct {
-		name string
-		h    http.Header
-		want string
-	}{
-		{"CF-Connecting-IP wins", http.Header{"Cf-Connecting-Ip": {"9.9.9.9"}, "X-Forwarded-For": {"1.2.3.4"}}, "tok:9.9.9.9"},
-		{"CF-Connecting-IP present but empty is not missing", http.Header{"Cf-Connecting-Ip": {""}, "X-Forwarded-For": {"1.2.3.4"}}, "tok:"},
-		{"XFF first entry trimmed", http.Header{"X-Forwarded-For": {" 1.2.3.4 , 5.6.7.8"}}, "tok:1.2.3.4"},
-		{"XFF single", http.Header{"X-Forwarded-For": {"1.2.3.4"}}, "tok:1.2.3.4"},
-		{"XFF present but empty", http.Header{"X-Forwarded-For": {""}}, "tok:"},
-		{"XFF empty first entry", http.Header{"X-Forwarded-For": {" , 5.6.7.8"}}, "tok:"},
-		{"both missing", http.Header{"User-Agent": {"curl"}}, "tok:unknown"},
-		{"nil header", nil, "tok:unknown"},
-		{"multiple XFF lines join with a comma", http.Header{"X-Forwarded-For": {"1.1.1.1", "2.2.2.2"}}, "tok:1.1.1.1"},
-		{"multiple CF-Connecting-IP lines join with \", \"", http.Header{"Cf-Connecting-Ip": {"1.1.1.1", "2.2.2.2"}}, "tok:1.1.1.1, 2.2.2.2"},
-		{"CF-Connecting-IP is not trimmed", http.Header{"Cf-Connecting-Ip": {" 1.1.1.1 "}}, "tok: 1.1.1.1 "},
-		{"JS trim strips U+FEFF", http.Header{"X-Forwarded-For": {"\ufeff1.2.3.4\u3000,x"}}, "tok:1.2.3.4"},
-		{"JS trim keeps U+0085", http.Header{"X-Forwarded-For": {"\u00851.2.3.4,x"}}, "tok:\u00851.2.3.4"},
-	}
-	for _, c := range cases {
+	for _, c := range callerCases {
 		if got := Caller("tok", c.h); got != c.want {
 			t.Errorf("%s: Caller = %q, want %q", c.name, got, c.want)
 		}

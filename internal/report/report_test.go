@@ -75,25 +75,15 @@ func TestWriteFiles(t *testing.T) {
 					t.Errorf("%s.svg is not SVG", f)
 				}
 			}
-			// summary.json is the summary, indented.
+			checkSafeReport(t, dir, tc.s)
+			// summary.json is indented, and report.html holds every figure inline.
 			b, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
-			var back measure.Summary
-			if err := json.Unmarshal(b, &back); err != nil {
-				t.Fatalf("summary.json: %v", err)
+			if !bytes.Contains(b, []byte("\n  \"mode\"")) {
+				t.Errorf("summary.json is not indented")
 			}
-			if back.Overshoot.MaxAllowed != tc.s.Overshoot.MaxAllowed || !bytes.Contains(b, []byte("\n  \"mode\"")) {
-				t.Errorf("summary.json does not hold the indented summary")
-			}
-			// report.html holds every figure inline and loads nothing.
 			html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
 			if n := bytes.Count(html, []byte(`src="data:image/png;base64,`)); n != len(tc.figures) {
 				t.Errorf("report.html has %d inline figures, want %d", n, len(tc.figures))
-			}
-			if m := regexp.MustCompile(`(?i)(src|href)="(https?:)?//`).Find(html); m != nil {
-				t.Errorf("report.html refers to the network: %s", m)
-			}
-			if bytes.Contains(html, []byte("<script")) {
-				t.Errorf("report.html has a script")
 			}
 			md, _ := os.ReadFile(filepath.Join(dir, MarkdownFile))
 			for _, f := range tc.figures {
@@ -106,6 +96,40 @@ func TestWriteFiles(t *testing.T) {
 				t.Errorf("temporary files left: %v", tmp)
 			}
 		})
+	}
+}
+
+var (
+	networkRef = regexp.MustCompile(`(?i)(src|href)=["'](https?:)?//`) // in escaped text the quotes are entities
+	scriptTag  = regexp.MustCompile(`(?i)<script`)
+)
+
+// checkSafeReport checks what every report in dir must hold, whatever the
+// summary s it was written from: summary.json parses back to s's mode and
+// most allowed, and report.html has no script and refers to nothing on the
+// network.
+func checkSafeReport(t testing.TB, dir string, s *measure.Summary) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back measure.Summary
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("summary.json does not parse: %v", err)
+	}
+	if back.Mode != s.Mode || back.Overshoot.MaxAllowed != s.Overshoot.MaxAllowed {
+		t.Errorf("summary.json holds mode %q, most allowed %d: want %q and %d", back.Mode, back.Overshoot.MaxAllowed, s.Mode, s.Overshoot.MaxAllowed)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := networkRef.Find(html); m != nil {
+		t.Errorf("report.html refers to the network: %s", m)
+	}
+	if m := scriptTag.Find(html); m != nil {
+		t.Errorf("report.html has a script: %s", m)
 	}
 }
 
@@ -265,12 +289,15 @@ func TestMarkdownGolden(t *testing.T) {
 	}
 }
 
-// FuzzWrite fills a summary with arbitrary numbers and writes its report:
-// it must never panic, and must write report.html.
+// FuzzWrite fills a summary with arbitrary numbers and text and writes its
+// report: it must never panic, and the report must hold what TestWriteFiles
+// holds of every report (checkSafeReport), whatever the text says.
 func FuzzWrite(f *testing.F) {
 	f.Add(int64(5), 86400.0, int64(100), int64(38), 7.6, 0.0, 10.0, 0.5, int64(3), 1.0, 2.0, "kv", "10")
 	f.Add(int64(0), 0.0, int64(0), int64(0), math.NaN(), math.Inf(1), -1.0, math.NaN(), int64(-1), 1e300, -1e300, "", "")
 	f.Add(int64(-3), -1.0, int64(1), int64(math.MaxInt64), 1e-300, 5e-324, 1e15, 2.0, int64(math.MinInt64), 0.0, 0.0, "x", "1e309")
+	f.Add(int64(5), 60.0, int64(10), int64(7), 1.4, 1.0, 2.0, 0.5, int64(2), 1.0, 2.0, "<script>alert(1)</script>", `"><SCRIPT src="//evil.example/x.js">`)
+	f.Add(int64(5), 60.0, int64(10), int64(7), 1.4, 1.0, 2.0, 0.5, int64(2), 1.0, 2.0, `<img src="https://evil.example/x.png">`, `<a href=//evil.example>`)
 	f.Fuzz(func(t *testing.T, limit int64, window float64, requests, allowed int64, r, since, t0, p float64, kws int64, a, b float64, store, val string) {
 		s := &measure.Summary{Mode: "simulate", Scenario: measure.ScenarioRef{Name: store}, Trials: int(kws % 1000), Complete: kws%2 == 0,
 			Limiter: measure.LimiterRef{Limit: limit, WindowSecs: window, Store: store},
@@ -296,9 +323,7 @@ func FuzzWrite(f *testing.F) {
 		if err := Write(dir, s, Options{Compare: s, Extra: extra}); err != nil {
 			t.Fatalf("Write: %v", err)
 		}
-		if _, err := os.Stat(filepath.Join(dir, HTMLFile)); err != nil {
-			t.Fatal(err)
-		}
+		checkSafeReport(t, dir, s)
 	})
 }
 

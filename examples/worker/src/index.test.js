@@ -57,6 +57,36 @@ test("decide allows exactly the limit in a window, then denies", async () => {
   assert.equal((await decide(kv, cfg, "t:ip", 180_000)).allowed, true);
 });
 
+// asyncKV is a KV whose reads resolve a tick later, after every request
+// already waiting has started, as a real KV read takes time.
+function asyncKV() {
+  const data = new Map();
+  const tick = () => new Promise((resolve) => setImmediate(resolve));
+  return {
+    data,
+    async get(key) {
+      const value = data.has(key) ? data.get(key) : null;
+      await tick();
+      return value;
+    },
+    async put(key, value) {
+      await tick();
+      data.set(key, value);
+    },
+  };
+}
+
+test("ten decisions at once all read 0 and are all allowed: the race overshoot measures", async () => {
+  const kv = asyncKV();
+  const cfg = { name: "n", limit: 3, windowSeconds: 60 };
+  const got = await Promise.all(Array.from({ length: 10 }, () => decide(kv, cfg, "c", 0)));
+  assert.deepEqual(got.map((d) => d.allowed), Array(10).fill(true));
+  assert.deepEqual(got.map((d) => d.remaining), Array(10).fill(2), "each read a count of 0");
+  assert.equal(kv.data.get("rl:n:c:0"), "1", "every write was count+1 = 1: nine updates lost");
+  // Afterwards, one at a time, the count climbs from where the writes left it.
+  assert.equal((await decide(kv, cfg, "c", 0)).remaining, 1);
+});
+
 test("decide writes expirationTtl = max(60, window)", async () => {
   for (const [windowSeconds, ttl] of [[1, 60], [30, 60], [60, 60], [61, 61], [86400, 86400]]) {
     const kv = fakeKV();
