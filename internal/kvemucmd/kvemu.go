@@ -20,14 +20,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/kvemu"
 )
 
-// Exit codes, the same as simulate's and attack's.
+// Exit codes: the ones every command shares (internal/cli).
 const (
-	ExitOK       = 0
-	ExitFailure  = 1 // something went wrong that is not the user's input
-	ExitBadInput = 2 // bad flags: nothing was started
+	ExitOK       = cli.ExitOK
+	ExitFailure  = cli.ExitFailure
+	ExitBadInput = cli.ExitBadInput
 )
 
 const usage = `usage: kvemu [flags]
