@@ -28,6 +28,9 @@ type Options struct {
 	Progress func(done, total int)
 	// Context stops the run early when cancelled; nil means never.
 	Context context.Context
+	// Only, when set, picks the trials to run by index (a shard's share);
+	// the others are skipped and not returned. nil runs them all.
+	Only func(trial int) bool
 }
 
 // RunTrials runs the plan's trials and returns their results in trial
@@ -48,14 +51,23 @@ func Run(pl *plan.Plan, opts Options) (measure.Summary, error) {
 	if c == nil {
 		return measure.Summary{}, err
 	}
-	s := measure.Summary{
+	s := Base(pl, opts.Seed)
+	s.Complete = err == nil
+	return measure.Summarize(s, pl.Limiter.Limit, trials), err
+}
+
+// Base is the summary of a run of pl with seed before its trials are
+// pooled into it (measure.Summarize): mode, scenario name and question,
+// seed and limiter. Shards of a run carry it, so that their trials can be
+// pooled later exactly as Run pools them.
+func Base(pl *plan.Plan, seed uint64) measure.Summary {
+	return measure.Summary{
 		Mode:     "simulate",
 		Scenario: measure.ScenarioRef{Name: pl.Scenario().Name, Question: pl.Scenario().Question},
-		Seed:     opts.Seed,
-		Complete: err == nil,
+		Seed:     seed,
+		Complete: true,
 		Limiter:  pl.LimiterRef(pl.Store.Kind.String()),
 	}
-	return measure.Summarize(s, pl.Limiter.Limit, trials), err
 }
 
 // trialCount resolves the number of trials.
@@ -83,11 +95,20 @@ func runTrials(pl *plan.Plan, opts Options) ([]measure.Trial, *compiled, error) 
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	var picked []int
+	for i := 0; i < n; i++ {
+		if opts.Only == nil || opts.Only(i) {
+			picked = append(picked, i)
+		}
+	}
+	if len(picked) == 0 {
+		return nil, c, nil
+	}
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = min(workers, n)
+	workers = min(workers, len(picked))
 
 	type result struct {
 		i   int
@@ -109,7 +130,7 @@ func runTrials(pl *plan.Plan, opts Options) ([]measure.Trial, *compiled, error) 
 	}
 	go func() {
 		defer close(jobs)
-		for i := 0; i < n; i++ {
+		for _, i := range picked {
 			select {
 			case jobs <- i:
 			case <-ctx.Done():
@@ -136,7 +157,7 @@ func runTrials(pl *plan.Plan, opts Options) ([]measure.Trial, *compiled, error) 
 		out[r.i], ok[r.i] = r.t, true
 		done++
 		if opts.Progress != nil {
-			opts.Progress(done, n)
+			opts.Progress(done, len(picked))
 		}
 	}
 	if firstErr == nil && ctx.Err() != nil {

@@ -48,6 +48,8 @@ type config struct {
 	sets      []string
 	threshold measure.Threshold
 	compare   string
+	shard     *shardSpec // -shard I/N: run one shard, write its file under out
+	merge     []string   // -merge: the shard files or folders to merge
 }
 
 const usage = `usage: simulate [flags] [SCENARIO.yaml]
@@ -59,6 +61,13 @@ endpoint: 5 per day per token+IP, one bot loop).
 
 Exit status: 0 ok, 1 failure, 2 bad input (nothing written), 3 the
 prediction breaks -max-ratio.
+
+Sharded runs (docs/distributed.md): each of N processes runs
+  simulate -shard I/N -out DIR [flags] [SCENARIO.yaml]
+and writes DIR/shard-I-of-N.json; then
+  simulate -merge DIR [flags]
+writes the summary and report of the whole run, byte for byte the
+summary one process would have written.
 
 flags:
 `
@@ -79,8 +88,27 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Float64Var(&c.threshold.Max, "max-ratio", 0, "exit 3 when the overshoot ratio (allowed/limit) exceeds this")
 	fs.StringVar(&c.threshold.At, "at", "max", "statistic -max-ratio applies to: "+strings.Join(measure.ThresholdStats, ", "))
 	fs.StringVar(&c.compare, "compare", "", "a live run's summary.json: predict for its scenario and report both side by side")
+	fs.Func("shard", "run shard `I/N` of the run's trials and write OUT/shard-I-of-N.json (merge them with -merge)", func(v string) error {
+		sp, err := parseShard(v)
+		c.shard = &sp
+		return err
+	})
+	merge := fs.Bool("merge", false, "merge the shard files (or the folders holding them) given as arguments into one summary and report")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if *merge {
+		if fs.NArg() == 0 {
+			return nil, fmt.Errorf("-merge: give the shard files, or the folder the shards wrote under")
+		}
+		if c.shard != nil || c.compare != "" || len(c.sets) > 0 || c.seedSet || c.trials > 0 {
+			return nil, fmt.Errorf("-merge takes the shards as they are: -shard, -compare, -set, -seed and -trials go with the shard runs")
+		}
+		c.merge = fs.Args()
+		return c, c.threshold.Validate()
+	}
+	if c.shard != nil && c.compare != "" {
+		return nil, fmt.Errorf("-shard and -compare do not go together: shard the prediction's run without -compare")
 	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "seed" {
@@ -119,6 +147,23 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simulate:", err)
 		return ExitBadInput
 	}
+	if c.merge != nil {
+		files, paths, err := readShards(c.merge)
+		if err == nil {
+			var s measure.Summary
+			if s, err = mergeShards(files, paths); err == nil {
+				if !c.noReport {
+					if err := checkOut(c.out); err != nil {
+						fmt.Fprintln(stderr, "simulate:", err)
+						return ExitBadInput
+					}
+				}
+				return finish(c, nil, s, nil, stdout, stderr)
+			}
+		}
+		fmt.Fprintln(stderr, "simulate:", err)
+		return ExitBadInput
+	}
 	var measured *measure.Summary
 	if c.compare != "" {
 		if measured, err = readSummary(c.compare); err != nil {
@@ -140,7 +185,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return ExitBadInput
 	}
 
-	if !c.noReport {
+	if !c.noReport || c.shard != nil {
 		// Found now rather than after the whole run.
 		if err := checkOut(c.out); err != nil {
 			fmt.Fprintln(stderr, "simulate:", err)
@@ -154,6 +199,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	defer stop()
 	prog := newProgress(stderr, len(points))
+	if c.shard != nil {
+		defer prog.done()
+		return runShard(ctx, c, sc, points, prog, stdout, stderr)
+	}
 	s, err := run(ctx, c, sc, points, prog)
 	prog.done()
 	if err != nil && !errors.Is(err, context.Canceled) {
@@ -292,46 +341,125 @@ func readSummary(path string) (*measure.Summary, error) {
 // run simulates every point, in order, and returns the run's summary: the
 // point's own for a single scenario, one entry per point for a sweep.
 func run(ctx context.Context, c *config, sc *scenario.Scenario, points []scenario.Point, prog *progress) (measure.Summary, error) {
+	runs, err := simulatePoints(ctx, c, sc, points, prog, nil)
+	return assemble(ref(sc), isSweep(points), runs), err
+}
+
+// pointRun is one point of a run: what its summary starts from (mode,
+// scenario, seed, limiter), its limit and sweep parameters, and either its
+// trials, not yet pooled (a shard's share), or its summary.
+type pointRun struct {
+	Base    measure.Summary `json:"base"`
+	Limit   int64           `json:"limit"`
+	Params  []measure.Param `json:"params,omitempty"`
+	Trials  []shardTrial    `json:"trials"`
+	summary *measure.Summary
+}
+
+// shardTrial is one trial of a point with its index in the point's trials.
+type shardTrial struct {
+	Index int           `json:"index"`
+	Trial measure.Trial `json:"trial"`
+}
+
+// isSweep reports whether the run's summary lists points.
+func isSweep(points []scenario.Point) bool {
+	return len(points) > 1 || len(points) == 1 && len(points[0].Params) > 0
+}
+
+// simulatePoints runs every point in order. With only nil each point is
+// summarised as it finishes; with only set, it runs the trials only picks
+// (point index, trial index) and keeps them unpooled, for a shard. A
+// cancelled run returns the points so far, the last one marked incomplete,
+// and the context's error.
+func simulatePoints(ctx context.Context, c *config, sc *scenario.Scenario, points []scenario.Point, prog *progress,
+	only func(point, trial int) bool) ([]pointRun, error) {
 	seed := sc.Seed
 	if c.seedSet {
 		seed = c.seed
 	}
-	var out measure.Summary
-	var runErr error
+	var runs []pointRun
 	for i, p := range points {
-		opts := model.Options{Seed: seed, Trials: c.trials, Workers: c.workers, Context: ctx,
-			Progress: func(done, total int) { prog.update(i, done, total) }}
 		pl, err := compilePoint(p.Scenario, c.compare != "")
 		if err != nil {
-			return measure.Summary{}, pointErr(err, p, len(points))
+			return nil, pointErr(err, p, len(points))
 		}
-		s, err := model.Run(pl, opts)
+		opts := model.Options{Seed: seed, Trials: c.trials, Workers: c.workers, Context: ctx,
+			Progress: func(done, total int) { prog.update(i, done, total) }}
+		if only != nil {
+			opts.Only = func(trial int) bool { return only(i, trial) }
+		}
+		trials, err := model.RunTrials(pl, opts)
 		if err != nil && !errors.Is(err, context.Canceled) {
-			return measure.Summary{}, pointErr(err, p, len(points))
+			return nil, pointErr(err, p, len(points))
 		}
-		runErr = err
-		s.Scenario = ref(p.Scenario)
-		if len(points) == 1 && len(p.Params) == 0 {
-			out = s
-			break
+		r := pointRun{Base: model.Base(pl, seed), Limit: pl.Limiter.Limit}
+		r.Base.Scenario = ref(p.Scenario)
+		r.Base.Complete = err == nil
+		for _, q := range p.Params {
+			r.Params = append(r.Params, measure.Param{Path: q.Path, Value: q.Value})
+		}
+		if only == nil {
+			s := measure.Summarize(r.Base, r.Limit, trials)
+			r.summary = &s
+		} else {
+			k := 0
+			for t := range trialCount(c, pl) {
+				if only(i, t) && k < len(trials) {
+					r.Trials = append(r.Trials, shardTrial{Index: t, Trial: trials[k]})
+					k++
+				}
+			}
+		}
+		runs = append(runs, r)
+		if err != nil {
+			return runs, err
+		}
+	}
+	return runs, nil
+}
+
+// trialCount is the number of trials each point of the run has.
+func trialCount(c *config, pl *plan.Plan) int {
+	if c.trials > 0 {
+		return c.trials
+	}
+	return max(pl.Trials, 1)
+}
+
+// assemble builds the run's summary from its points: the point's own for a
+// single scenario, else one entry per point under the scenario's reference
+// top. Points whose trials are not pooled yet are pooled here.
+func assemble(top measure.ScenarioRef, sweep bool, runs []pointRun) measure.Summary {
+	var out measure.Summary
+	for i, r := range runs {
+		s := r.summarize()
+		if !sweep {
+			return s
 		}
 		if i == 0 {
 			out = s
-			out.Scenario = ref(sc)
+			out.Scenario = top
 			out.Totals, out.Overshoot, out.Populations = measure.Totals{}, measure.Overshoot{}, nil
 			out.KV, out.Cost, out.WorstKeys = measure.KVWork{}, measure.Cost{}, nil
 		}
-		pt := measure.Point{Summary: &s}
-		for _, q := range p.Params {
-			pt.Params = append(pt.Params, measure.Param{Path: q.Path, Value: q.Value})
-		}
-		out.Points = append(out.Points, pt)
-		out.Complete = err == nil
-		if err != nil {
-			break
-		}
+		out.Points = append(out.Points, measure.Point{Summary: &s, Params: r.Params})
+		out.Complete = s.Complete
 	}
-	return out, runErr
+	return out
+}
+
+// summarize returns the point's summary, pooling its trials in index order
+// when that has not been done.
+func (r *pointRun) summarize() measure.Summary {
+	if r.summary != nil {
+		return *r.summary
+	}
+	trials := make([]measure.Trial, len(r.Trials))
+	for i, t := range r.Trials {
+		trials[i] = t.Trial
+	}
+	return measure.Summarize(r.Base, r.Limit, trials)
 }
 
 // compilePoint compiles one point of the run: as the simulator runs it, or

@@ -1,0 +1,263 @@
+package simulatecmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+// A run is sharded by (point, trial) pairs: pair j = point x trials + trial
+// belongs to shard j mod N. Every trial draws from its own seeded source
+// (model.TrialRand(seed, trial)), so a trial run in a shard is the trial
+// the whole run would have run, and pooling the shards' trials in index
+// order gives the unsharded summary byte for byte.
+
+// shardKind names a shard file's format in its "kind" field.
+const shardKind = "overshoot-simulate-shard"
+
+// shardSchema is the shard file's format version.
+const shardSchema = 1
+
+// shardSpec is a -shard I/N flag: this process runs shard Index of Count.
+type shardSpec struct {
+	Index, Count int
+}
+
+// parseShard reads "I/N" with 0 <= I < N.
+func parseShard(v string) (shardSpec, error) {
+	i, n, ok := strings.Cut(v, "/")
+	a, errA := strconv.Atoi(strings.TrimSpace(i))
+	b, errB := strconv.Atoi(strings.TrimSpace(n))
+	if !ok || errA != nil || errB != nil || b < 1 || a < 0 || a >= b {
+		return shardSpec{}, fmt.Errorf("-shard %q: give I/N with 0 <= I < N, e.g. -shard 0/4 (Kubernetes: -shard $JOB_COMPLETION_INDEX/4)", v)
+	}
+	if b > maxShards {
+		return shardSpec{}, fmt.Errorf("-shard %q: at most %d shards", v, maxShards)
+	}
+	return shardSpec{a, b}, nil
+}
+
+// maxShards bounds N in -shard I/N.
+const maxShards = 10000
+
+// picks reports whether the shard runs trial t of point p, of a run whose
+// points have trials trials each.
+func (s shardSpec) picks(trials int) func(p, t int) bool {
+	return func(p, t int) bool { return (p*trials+t)%s.Count == s.Index }
+}
+
+// shardFile is what a shard writes: its share of every point's trials,
+// unpooled, and what the merge needs to check that shards belong together
+// and to rebuild the run's summary exactly.
+type shardFile struct {
+	Kind   string `json:"kind"`
+	Schema int    `json:"schema"`
+	Shard  int    `json:"shard"`
+	Shards int    `json:"shards"`
+	// Hash is the scenario's hash with its overrides; Seed the run's seed;
+	// TrialsPerPoint the trials every point has.
+	Hash           string `json:"scenario_hash"`
+	Seed           uint64 `json:"seed"`
+	TrialsPerPoint int    `json:"trials_per_point"`
+	// Scenario is the run's reference (a sweep's top level); Sweep says
+	// whether the summary lists points.
+	Scenario measure.ScenarioRef `json:"scenario"`
+	Sweep    bool                `json:"sweep"`
+	// Complete is false when the shard was interrupted: it cannot be
+	// merged.
+	Complete bool       `json:"complete"`
+	Points   []pointRun `json:"points"`
+}
+
+// shardFileName is the file shard i of n writes under -out.
+func shardFileName(i, n int) string { return fmt.Sprintf("shard-%d-of-%d.json", i, n) }
+
+// runShard runs this process's shard and writes its file under c.out.
+func runShard(ctx context.Context, c *config, sc *scenario.Scenario, points []scenario.Point, prog *progress, stdout, stderr io.Writer) int {
+	trials := c.trials
+	if trials == 0 {
+		trials = max(sc.Trials, 1)
+	}
+	for _, p := range points {
+		if n := max(p.Scenario.Trials, 1); c.trials == 0 && n != trials {
+			fmt.Fprintf(stderr, "simulate: -shard: the sweep's points have different trial counts (%d and %d): give -trials\n", trials, n)
+			return ExitBadInput
+		}
+	}
+	runs, err := simulatePoints(ctx, c, sc, points, prog, c.shard.picks(trials))
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "simulate:", err)
+		return ExitFailure
+	}
+	f := shardFile{Kind: shardKind, Schema: shardSchema, Shard: c.shard.Index, Shards: c.shard.Count,
+		Hash: sc.Hash(), Seed: runs0Seed(runs), TrialsPerPoint: trials, Scenario: ref(sc), Sweep: isSweep(points),
+		Complete: err == nil, Points: runs}
+	b, merr := json.Marshal(&f)
+	if merr != nil {
+		fmt.Fprintln(stderr, "simulate: -shard:", merr)
+		return ExitFailure
+	}
+	path := filepath.Join(c.out, shardFileName(c.shard.Index, c.shard.Count))
+	if werr := writeAtomic(path, b); werr != nil {
+		fmt.Fprintln(stderr, "simulate: -shard:", werr)
+		return ExitFailure
+	}
+	n := 0
+	for _, r := range runs {
+		n += len(r.Trials)
+	}
+	fmt.Fprintf(stdout, "shard %d/%d: %d trials of %d points written to %s\n", c.shard.Index, c.shard.Count, n, len(runs), path)
+	if err != nil {
+		fmt.Fprintln(stderr, "simulate: interrupted: the shard file is marked incomplete and cannot be merged")
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// runs0Seed is the seed the run used (every point's is the same).
+func runs0Seed(runs []pointRun) uint64 {
+	if len(runs) == 0 {
+		return 0
+	}
+	return runs[0].Base.Seed
+}
+
+// writeAtomic writes b to path through a temporary file in the same
+// folder, so that a reader never sees half a file.
+func writeAtomic(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".shard-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// maxShardFileSize bounds a shard file read by -merge.
+const maxShardFileSize = 1 << 30
+
+// readShards reads the shard files named by args: files, or folders whose
+// shard-*-of-*.json files are read.
+func readShards(args []string) ([]shardFile, []string, error) {
+	var paths []string
+	for _, a := range args {
+		fi, err := os.Stat(a)
+		if err != nil {
+			return nil, nil, fmt.Errorf("-merge: %v", err)
+		}
+		if !fi.IsDir() {
+			paths = append(paths, a)
+			continue
+		}
+		m, _ := filepath.Glob(filepath.Join(a, "shard-*-of-*.json"))
+		if len(m) == 0 {
+			return nil, nil, fmt.Errorf("-merge: %s has no shard-*-of-*.json files: give the folder the shards wrote under (-out)", a)
+		}
+		paths = append(paths, m...)
+	}
+	if len(paths) == 0 {
+		return nil, nil, fmt.Errorf("-merge: give the shard files, or the folder they were written under")
+	}
+	var out []shardFile
+	for _, p := range paths {
+		fh, err := os.Open(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("-merge: %v", err)
+		}
+		b, err := io.ReadAll(io.LimitReader(fh, maxShardFileSize+1))
+		fh.Close()
+		if err != nil {
+			return nil, nil, fmt.Errorf("-merge %s: %v", p, err)
+		}
+		if len(b) > maxShardFileSize {
+			return nil, nil, fmt.Errorf("-merge %s: the file is over %d bytes: not a shard file", p, maxShardFileSize)
+		}
+		var f shardFile
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&f); err != nil || f.Kind != shardKind {
+			return nil, nil, fmt.Errorf("-merge %s: not a simulate shard file (written by simulate -shard I/N)", p)
+		}
+		if f.Schema != shardSchema {
+			return nil, nil, fmt.Errorf("-merge %s: shard schema %d, this simulate reads schema %d: merge with the simulate that wrote it", p, f.Schema, shardSchema)
+		}
+		out = append(out, f)
+	}
+	return out, paths, nil
+}
+
+// mergeShards checks that the shards are all of one run, each exactly once,
+// complete, with every trial of every point exactly once, and returns the
+// run's summary.
+func mergeShards(files []shardFile, paths []string) (measure.Summary, error) {
+	first := files[0]
+	seen := make([]string, first.Shards)
+	for i, f := range files {
+		switch {
+		case f.Shards != first.Shards:
+			return measure.Summary{}, fmt.Errorf("-merge %s: shard of %d, but %s is a shard of %d: merge the shards of one run", paths[i], f.Shards, paths[0], first.Shards)
+		case f.Hash != first.Hash || f.Seed != first.Seed || f.TrialsPerPoint != first.TrialsPerPoint || len(f.Points) != len(first.Points) || f.Sweep != first.Sweep:
+			return measure.Summary{}, fmt.Errorf("-merge %s: another run than %s (scenario hash, seed, trials or points differ): merge the shards of one run", paths[i], paths[0])
+		case f.Shard < 0 || f.Shard >= f.Shards:
+			return measure.Summary{}, fmt.Errorf("-merge %s: shard %d is not one of 0..%d", paths[i], f.Shard, f.Shards-1)
+		case seen[f.Shard] != "":
+			return measure.Summary{}, fmt.Errorf("-merge %s: shard %d/%d is also in %s: give each shard once", paths[i], f.Shard, f.Shards, seen[f.Shard])
+		case !f.Complete:
+			return measure.Summary{}, fmt.Errorf("-merge %s: shard %d/%d was interrupted: run it again", paths[i], f.Shard, f.Shards)
+		}
+		seen[f.Shard] = paths[i]
+	}
+	var missing []string
+	for i, p := range seen {
+		if p == "" {
+			missing = append(missing, strconv.Itoa(i))
+		}
+	}
+	if len(missing) > 0 {
+		return measure.Summary{}, fmt.Errorf("-merge: shards %s of %d are missing: run them (-shard I/%d) and merge all", strings.Join(missing, ", "), first.Shards, first.Shards)
+	}
+	runs := make([]pointRun, len(first.Points))
+	for p := range runs {
+		runs[p] = first.Points[p]
+		runs[p].Trials = nil
+		for _, f := range files {
+			runs[p].Trials = append(runs[p].Trials, f.Points[p].Trials...)
+		}
+		slices.SortFunc(runs[p].Trials, func(a, b shardTrial) int { return a.Index - b.Index })
+		for t, tr := range runs[p].Trials {
+			if tr.Index != t {
+				return measure.Summary{}, fmt.Errorf("-merge: point %d lacks trial %d or has it twice: the shards do not add up to one run", p, t)
+			}
+		}
+		if len(runs[p].Trials) != first.TrialsPerPoint {
+			return measure.Summary{}, fmt.Errorf("-merge: point %d has %d trials, want %d", p, len(runs[p].Trials), first.TrialsPerPoint)
+		}
+	}
+	return assemble(first.Scenario, first.Sweep, runs), nil
+}
