@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
@@ -29,31 +30,9 @@ const shardKind = "overshoot-simulate-shard"
 // shardSchema is the shard file's format version.
 const shardSchema = 1
 
-// shardSpec is a -shard I/N flag: this process runs shard Index of Count.
-type shardSpec struct {
-	Index, Count int
-}
-
-// parseShard reads "I/N" with 0 <= I < N.
-func parseShard(v string) (shardSpec, error) {
-	i, n, ok := strings.Cut(v, "/")
-	a, errA := strconv.Atoi(strings.TrimSpace(i))
-	b, errB := strconv.Atoi(strings.TrimSpace(n))
-	if !ok || errA != nil || errB != nil || b < 1 || a < 0 || a >= b {
-		return shardSpec{}, fmt.Errorf("-shard %q: give I/N with 0 <= I < N, e.g. -shard 0/4 (Kubernetes: -shard $JOB_COMPLETION_INDEX/4)", v)
-	}
-	if b > maxShards {
-		return shardSpec{}, fmt.Errorf("-shard %q: at most %d shards", v, maxShards)
-	}
-	return shardSpec{a, b}, nil
-}
-
-// maxShards bounds N in -shard I/N.
-const maxShards = 10000
-
 // picks reports whether the shard runs trial t of point p, of a run whose
 // points have trials trials each.
-func (s shardSpec) picks(trials int) func(p, t int) bool {
+func picks(s cli.Shard, trials int) func(p, t int) bool {
 	return func(p, t int) bool { return (p*trials+t)%s.Count == s.Index }
 }
 
@@ -95,7 +74,7 @@ func runShard(ctx context.Context, c *config, sc *scenario.Scenario, points []sc
 			return ExitBadInput
 		}
 	}
-	runs, err := simulatePoints(ctx, c, sc, points, prog, c.shard.picks(trials))
+	runs, err := simulatePoints(ctx, c, sc, points, prog, picks(*c.shard, trials))
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "simulate:", err)
 		return ExitFailure
