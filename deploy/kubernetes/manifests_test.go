@@ -74,7 +74,7 @@ func shardArg(args []string) (n int, indexed bool) {
 func TestShardJobs(t *testing.T) {
 	var pvc corev1.PersistentVolumeClaim
 	decode(t, "shards-volume.yaml", &pvc)
-	for _, f := range []string{"simulate-shards.yaml"} {
+	for _, f := range []string{"simulate-shards.yaml", "attack-shards.yaml"} {
 		var job batchv1.Job
 		decode(t, f, &job)
 		s := job.Spec
@@ -91,7 +91,7 @@ func TestShardJobs(t *testing.T) {
 			t.Errorf("%s: restartPolicy %q: use Never, so that a failed shard is retried by the Job with its index", f, s.Template.Spec.RestartPolicy)
 		}
 	}
-	for _, f := range []string{"simulate-shards.yaml", "simulate-merge.yaml"} {
+	for _, f := range []string{"simulate-shards.yaml", "simulate-merge.yaml", "attack-shards.yaml", "attack-merge.yaml"} {
 		var job batchv1.Job
 		decode(t, f, &job)
 		for _, v := range job.Spec.Template.Spec.Volumes {

@@ -87,7 +87,7 @@ func BenchmarkAccount(b *testing.B) {
 		r.Headers = h.Clone()
 		r.Headers[hdrSentClient] = []string{"0"}
 		r.Timestamp = start.Add(time.Duration(i) * time.Microsecond)
-		key, client := internalHeaders(r)
+		key, client := internalHeaders(r, false)
 		a.add(r, key, client)
 	}
 }

@@ -46,9 +46,12 @@ type identities struct {
 	// at the first location).
 	locations []string
 
-	n      atomic.Uint64  // requests built so far
-	sent   []atomic.Int64 // per client, for rotating tokens
-	budget *atomic.Int64  // requests left in the run; nil: unbounded
+	n      atomic.Uint64 // requests built so far
+	budget *atomic.Int64 // requests left in the run; nil: unbounded
+	// shard is the part of the run this process sends: of an open loop's
+	// or a burst's requests numbered 0, 1, ... it builds those numbered
+	// shard.Index mod shard.Count (Count 1: all).
+	shard plan.Shard
 	// fixed holds each client's headers per location when its token does
 	// not rotate: index client*max(1, len(locations))+location. vegeta
 	// copies a target's headers into each request, so they are shared
@@ -90,17 +93,19 @@ func (id *identities) setThink(think plan.Dist, seed uint64) {
 }
 
 // newIdentities prepares the requests of population i of pl.
-func newIdentities(url string, pl *plan.Plan, i int, name, runID, ipHeader string, budget *atomic.Int64) *identities {
+func newIdentities(url string, pl *plan.Plan, i int, name, runID, ipHeader string, budget *atomic.Int64, shard plan.Shard) *identities {
 	if runID != "" {
 		runID += "-"
 	}
 	p := &pl.Populations[i]
-	id := &identities{url: url, pop: p, name: name, runID: runID, token: pl.Token, ipHeader: ipHeader, budget: budget}
+	id := &identities{url: url, pop: p, name: name, runID: runID, token: pl.Token, ipHeader: ipHeader, budget: budget, shard: shard}
+	if id.shard.Count < 1 {
+		id.shard = plan.Shard{Count: 1}
+	}
 	if len(pl.Locations) > 1 {
 		id.locations = pl.Locations
 	}
 	if p.Rotates() {
-		id.sent = make([]atomic.Int64, p.Clients)
 		return id
 	}
 	nl := max(1, len(id.locations))
@@ -114,7 +119,7 @@ func newIdentities(url string, pl *plan.Plan, i int, name, runID, ipHeader strin
 			if len(id.locations) > 0 {
 				loc = id.locations[l]
 			}
-			id.fixed[c*nl+l] = id.header(c, id.tokenFor(c), p.IP(c), loc)
+			id.fixed[c*nl+l] = id.header(c, id.tokenFor(c, 0), p.IP(c), loc)
 		}
 	}
 	return id
@@ -138,14 +143,10 @@ func (id *identities) header(c int, tok, ip, loc string) http.Header {
 	return h
 }
 
-// tokenFor returns the token client c sends with its next request, after
-// the run id when there is one.
-func (id *identities) tokenFor(c int) string {
-	var n int64
-	if id.pop.Rotates() {
-		n = id.sent[c].Add(1) - 1
-	}
-	return id.runID + id.pop.Token(c, n)
+// tokenFor returns the token client c sends with its request n, after the
+// run id when there is one.
+func (id *identities) tokenFor(c int, n uint64) string {
+	return id.runID + id.pop.Token(c, int64(n))
 }
 
 // locationFor returns the index in id.locations of the population's request
@@ -182,14 +183,17 @@ func (id *identities) target(t *vegeta.Target) error {
 	if err := id.take(); err != nil {
 		return err
 	}
+	// Request i of this shard is request g of the whole run: client
+	// g mod clients sends it, as its request g / clients.
 	i := id.n.Add(1) - 1
-	c := i % uint64(id.pop.Clients)
-	id.fill(t, int(c), id.locationFor(i, i/uint64(id.pop.Clients)))
+	g := i*uint64(id.shard.Count) + uint64(id.shard.Index)
+	c, n := g%uint64(id.pop.Clients), g/uint64(id.pop.Clients)
+	id.fill(t, int(c), n, id.locationFor(g, n))
 	return nil
 }
 
-// fill makes t a request from client c arriving at location l (-1: none).
-func (id *identities) fill(t *vegeta.Target, c, l int) {
+// fill makes t client c's request n, arriving at location l (-1: none).
+func (id *identities) fill(t *vegeta.Target, c int, n uint64, l int) {
 	var h http.Header
 	if id.fixed != nil {
 		h = id.fixed[c*max(1, len(id.locations))+max(0, l)]
@@ -198,7 +202,7 @@ func (id *identities) fill(t *vegeta.Target, c, l int) {
 		if l >= 0 {
 			loc = id.locations[l]
 		}
-		h = id.header(c, id.tokenFor(c), id.pop.IP(c), loc)
+		h = id.header(c, id.tokenFor(c, n), id.pop.IP(c), loc)
 	}
 	t.Method = http.MethodGet
 	t.URL = id.url
@@ -213,6 +217,10 @@ type client struct {
 	id *identities
 	c  int
 	k  atomic.Uint64 // requests this client has sent
+	// Sharded, the client's in-flight slots are spread over the shards
+	// (see spec.slots): it sends every every-th of its requests in the
+	// whole run, starting at the offset-th.
+	every, offset uint64
 }
 
 // target fills t with the client's next request; it is the client's
@@ -225,6 +233,7 @@ func (cl *client) target(t *vegeta.Target) error {
 		return err
 	}
 	i := cl.id.n.Add(1) - 1
-	cl.id.fill(t, cl.c, cl.id.locationFor(i, cl.k.Add(1)-1))
+	n := (cl.k.Add(1)-1)*max(cl.every, 1) + cl.offset
+	cl.id.fill(t, cl.c, n, cl.id.locationFor(i, n))
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/target"
 )
 
@@ -18,7 +19,7 @@ import (
 func callers(t *testing.T, yaml string, i, n int, runID string) (keys, locs []string) {
 	t.Helper()
 	pl := livePlan(t, parse(t, yaml))
-	id := newIdentities("http://x/", pl, i, pl.Populations[i].Name, runID, "X-Forwarded-For", nil)
+	id := newIdentities("http://x/", pl, i, pl.Populations[i].Name, runID, "X-Forwarded-For", nil, plan.Shard{})
 	for range n {
 		var tg vegeta.Target
 		if err := id.target(&tg); err != nil {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/overshoot-dev/overshoot/internal/plan"
 )
 
 // pacer is a vegeta.Pacer that can also say how many hits it has called for
@@ -388,3 +390,26 @@ func (p *thinkPacer) Pace(_ time.Duration, hits uint64) (time.Duration, bool) {
 
 // Rate is 0: a closed loop has no rate of its own.
 func (*thinkPacer) Rate(time.Duration) float64 { return 0 }
+
+// shardPacer paces one shard's part of a schedule: of the hits the whole
+// run's pacer calls for, hit j goes to shard j mod n, so that the shards'
+// hits together are the unsharded schedule. Hit h of shard i is hit
+// h*n + i of the whole.
+type shardPacer struct {
+	p    pacer
+	n, i uint64
+}
+
+// Pace waits as the whole schedule waits for the shard's next hit.
+func (s shardPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
+	return s.p.Pace(elapsed, hits*s.n+s.i)
+}
+
+// Rate is the shard's share of the whole rate.
+func (s shardPacer) Rate(elapsed time.Duration) float64 { return s.p.Rate(elapsed) / float64(s.n) }
+
+// hitsBy counts the shard's hits among the whole schedule's first ones.
+func (s shardPacer) hitsBy(elapsed time.Duration) float64 {
+	h := math.Floor(s.p.hitsBy(elapsed) + 1e-9)
+	return float64(plan.Shard{Index: int(s.i), Count: int(s.n)}.Share(int64(h)))
+}

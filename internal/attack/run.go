@@ -69,6 +69,17 @@ type Options struct {
 	// (a real Worker) do not count each other's requests; "" sends the
 	// simulator's tokens as they are.
 	RunID string
+	// Start, when set, is the wall-clock instant the run starts at: Run
+	// waits for it (the agreed start of a sharded run's shards). Zero
+	// starts at once.
+	Start time.Time
+	// Shard, when its Count is above 1, is the part of the run this
+	// process sends (attack -shard I/N): of every open loop's and burst's
+	// requests those numbered Index mod Count, of every closed-loop
+	// client's in-flight slots those numbered so, and that share of
+	// MaxRequests. The results then keep the runner's internal headers, so
+	// that Merge can account for the shards' results as one run.
+	Shard plan.Shard
 	// IPHeader is the header that carries the client address:
 	// X-Forwarded-For (default) or CF-Connecting-IP.
 	IPHeader string
@@ -127,6 +138,17 @@ func (o Options) normalize() (Options, time.Duration, int64, error) {
 	if maxReq <= 0 {
 		maxReq = pl.MaxRequests
 	}
+	if o.Shard.Count < 1 {
+		o.Shard = plan.Shard{Count: 1}
+	}
+	if o.Shard.Index < 0 || o.Shard.Index >= o.Shard.Count {
+		return o, 0, 0, fmt.Errorf("attack: shard %d of %d does not exist", o.Shard.Index, o.Shard.Count)
+	}
+	if maxReq > 0 {
+		if maxReq = o.Shard.Share(maxReq); maxReq == 0 {
+			return o, 0, 0, fmt.Errorf("attack: %d requests over %d shards leave shard %d none: raise -max-requests", o.MaxRequests, o.Shard.Count, o.Shard.Index)
+		}
+	}
 	h, err := IPHeader(o.IPHeader)
 	if err != nil {
 		return o, 0, 0, err
@@ -173,6 +195,10 @@ type spec struct {
 	closed           bool
 	ids              *identities
 	tr               *transport
+	// slots are, for a sharded closed loop, each client's in-flight slots
+	// this shard runs and how its requests interleave with the other
+	// shards'; nil: every client's C slots.
+	slots []clientSlots
 	// stoppedAt is when the attack stopped sending, from its start (ns;
 	// 0: it has not): its pacer ended, the run was interrupted or the
 	// request budget was spent. Requests in flight then still drain.
@@ -207,7 +233,18 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 		return measure.Summary{}, err
 	}
 	pl := o.Plan
+	if wait := time.Until(o.Start); !o.Start.IsZero() && wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
 	start := time.Now()
+	if !o.Start.IsZero() {
+		start = o.Start
+	}
 	var budget *atomic.Int64
 	if maxReq > 0 {
 		budget = new(atomic.Int64)
@@ -249,7 +286,7 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 			// budget was spent.
 			return
 		}
-		sentKey, client := internalHeaders(r)
+		sentKey, client := internalHeaders(r, o.Shard.Count > 1)
 		mu.Lock()
 		defer mu.Unlock()
 		acct.add(r, sentKey, client)
@@ -282,16 +319,6 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	if o.KV != nil {
 		o.KV(&rec.KV)
 	}
-	trial := rec.Finish(elapsed)
-	s := o.Summary
-	s.Mode = "attack"
-	s.Seed = o.Seed
-	s.Complete = ctx.Err() == nil
-	s = measure.Summarize(s, o.Limit, []measure.Trial{trial})
-	// Without the store's counters (any URL) the KV work was not seen: its
-	// zeros are not measurements.
-	s.KV.Observed = o.KV != nil
-
 	var offered float64
 	for _, sp := range specs {
 		if sp.closed {
@@ -300,20 +327,35 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 			offered += sp.scheduledByActive
 		}
 	}
-	live := &measure.Live{URL: o.URL, DurationSecs: elapsed.Seconds(), LatencyMs: acct.lat.Stats(),
-		LatencyNote: LatencyNote, Status: acct.statusCounts(), Ambiguous: acct.ambiguous, ResultsFile: o.ResultsFile}
-	if o.Summary.Live != nil {
-		live.Target = o.Summary.Live.Target
-	}
-	if secs := elapsed.Seconds(); secs > 0 {
-		live.OfferedRate = offered / secs
-		live.AchievedRate = float64(acct.results) / secs
-	}
-	s.Live = live
+	ref := o.Summary
+	ref.Mode, ref.Seed, ref.Complete = "attack", o.Seed, ctx.Err() == nil
+	s := acct.summarize(ref, o.Limit, elapsed, offered, o.URL, o.ResultsFile)
+	// Without the store's counters (any URL) the KV work was not seen: its
+	// zeros are not measurements.
+	s.KV.Observed = o.KV != nil
 	if o.Series != nil {
 		*o.Series = liveSeries(acct, specs, elapsed)
 	}
 	return s, encErr
+}
+
+// summarize pools what the accountant saw into the run's summary, base
+// holding its identifying fields; elapsed is the time the run covered and
+// offered the requests its schedules called for in it.
+func (a *accountant) summarize(base measure.Summary, limit int64, elapsed time.Duration, offered float64, url, resultsFile string) measure.Summary {
+	trial := a.rec.Finish(elapsed)
+	s := measure.Summarize(base, limit, []measure.Trial{trial})
+	live := &measure.Live{URL: url, DurationSecs: elapsed.Seconds(), LatencyMs: a.lat.Stats(),
+		LatencyNote: LatencyNote, Status: a.statusCounts(), Ambiguous: a.ambiguous, ResultsFile: resultsFile}
+	if base.Live != nil {
+		live.Target = base.Live.Target
+	}
+	if secs := elapsed.Seconds(); secs > 0 {
+		live.OfferedRate = offered / secs
+		live.AchievedRate = float64(a.results) / secs
+	}
+	s.Live = live
+	return s
 }
 
 // liveSeries turns the accountant's intervals into the report's series.
@@ -360,9 +402,10 @@ func liveSeries(a *accountant, specs []*spec, elapsed time.Duration) []measure.L
 }
 
 // internalHeaders returns the identity and the client index (-1: unknown) a
-// result's request carried, and removes the runner's internal headers that
+// result's request carried. Unless keep is set (a shard's results, which
+// Merge reads again), it removes the runner's internal headers that
 // brought them, so that the results file holds only what the target said.
-func internalHeaders(r *vegeta.Result) (string, int) {
+func internalHeaders(r *vegeta.Result, keep bool) (string, int) {
 	h := r.Headers
 	if h == nil {
 		return "", -1
@@ -372,8 +415,10 @@ func internalHeaders(r *vegeta.Result) (string, int) {
 	if err != nil {
 		client = -1
 	}
-	delete(h, hdrSentClient)
-	delete(h, hdrSentKey)
+	if !keep {
+		delete(h, hdrSentClient)
+		delete(h, hdrSentKey)
+	}
 	return key, client
 }
 
@@ -383,17 +428,10 @@ func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.Ro
 	pl := o.Plan
 	pops := map[string]int{}
 	var specs []*spec
-	for i := range pl.Populations {
+	for i, name := range attackNames(pl) {
 		p := &pl.Populations[i]
-		name := p.Name
-		if name == "" {
-			name = "population-" + strconv.Itoa(i)
-		}
-		if _, dup := pops[name]; dup {
-			name += "#" + strconv.Itoa(i)
-		}
 		pops[name] = i
-		ids := newIdentities(o.URL, pl, i, name, o.RunID, o.IPHeader, budget)
+		ids := newIdentities(o.URL, pl, i, name, o.RunID, o.IPHeader, budget, o.Shard)
 		s := &spec{name: name, index: i, ids: ids, start: p.Start}
 		// A population ends at its own end, or when the run does (which
 		// -duration may have moved).
@@ -406,10 +444,14 @@ func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.Ro
 		seed := popSeed(o.Seed, name)
 		switch p.Send {
 		case plan.Closed:
-			// One attack per client, each with C workers (run).
+			// One attack per client, each with C workers (run), or with
+			// this shard's share of the C slots.
 			s.pacer = unbounded{}
 			s.workers, s.maxWork, s.closed = uint64(p.Concurrency), uint64(p.Concurrency), true
 			ids.setThink(p.Think, seed^1)
+			if o.Shard.Count > 1 {
+				s.slots = shardSlots(p.Clients, p.Concurrency, o.Shard)
+			}
 		case plan.Open:
 			rate := p.Rate * clients
 			switch {
@@ -424,12 +466,65 @@ func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.Ro
 		case plan.Burst:
 			n := p.BurstSize * p.Clients
 			s.pacer = newBurst(n, p.BurstAt, p.BurstEvery, p.BurstSpread)
-			s.workers, s.maxWork = uint64(n), uint64(n)
+			w := uint64(max(1, o.Shard.Share(int64(n))))
+			s.workers, s.maxWork = w, w
+		}
+		if o.Shard.Count > 1 && !s.closed {
+			s.pacer = shardPacer{p: s.pacer, n: uint64(o.Shard.Count), i: uint64(o.Shard.Index)}
 		}
 		s.tr = newTransport(base, pl.Token)
 		specs = append(specs, s)
 	}
 	return specs, pops
+}
+
+// clientSlots is one closed-loop client's part in a shard: how many of its
+// C in-flight slots the shard runs, and, of its requests in the whole run,
+// which the shard's are (every every-th from the offset-th), assuming the
+// shards holding its slots take turns.
+type clientSlots struct {
+	slots, every, offset int
+}
+
+// shardSlots spreads every client's C in-flight slots over the shards:
+// slot j of client c is item c*C + j, which goes to shard (c*C + j) mod
+// N. A botnet of one-slot clients is spread by client; one client with
+// many slots, by slot.
+func shardSlots(clients, concurrency int, sh plan.Shard) []clientSlots {
+	out := make([]clientSlots, clients)
+	for c := range out {
+		first := c * concurrency
+		holders := min(concurrency, sh.Count) // shards holding one of its slots
+		rank := ((sh.Index-first)%sh.Count + sh.Count) % sh.Count
+		if rank >= holders {
+			continue
+		}
+		n := 0
+		for j := rank; j < concurrency; j += sh.Count {
+			n++
+		}
+		out[c] = clientSlots{slots: n, every: holders, offset: rank}
+	}
+	return out
+}
+
+// attackNames names each population's vegeta attack (the Attack field of
+// its results): its name, made unique.
+func attackNames(pl *plan.Plan) []string {
+	seen := map[string]bool{}
+	out := make([]string, len(pl.Populations))
+	for i, p := range pl.Populations {
+		name := p.Name
+		if name == "" {
+			name = "population-" + strconv.Itoa(i)
+		}
+		if seen[name] {
+			name += "#" + strconv.Itoa(i)
+		}
+		seen[name] = true
+		out[i] = name
+	}
+	return out
 }
 
 // popSeed derives a population's seed from the run's seed and its name.
@@ -502,15 +597,23 @@ func (s *spec) runClients(ctx context.Context, hc *http.Client, consume func(*ve
 	var wg sync.WaitGroup
 	for c := range s.ids.pop.Clients {
 		cl := &client{id: s.ids, c: c}
+		workers := s.workers
+		if s.slots != nil {
+			sl := s.slots[c]
+			if sl.slots == 0 {
+				continue // all of this client's slots are other shards'
+			}
+			workers, cl.every, cl.offset = uint64(sl.slots), uint64(sl.every), uint64(sl.offset)
+		}
 		var (
 			p     vegeta.Pacer = unbounded{}
 			freed chan struct{}
 		)
 		if s.ids.hasThink() {
-			freed = make(chan struct{}, s.workers)
-			p = &thinkPacer{id: s.ids, slots: s.workers, freed: freed}
+			freed = make(chan struct{}, workers)
+			p = &thinkPacer{id: s.ids, slots: workers, freed: freed}
 		}
-		atk := vegeta.NewAttacker(vegeta.Client(hc), vegeta.Workers(s.workers), vegeta.MaxWorkers(s.workers))
+		atk := vegeta.NewAttacker(vegeta.Client(hc), vegeta.Workers(workers), vegeta.MaxWorkers(workers))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

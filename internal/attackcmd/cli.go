@@ -72,6 +72,8 @@ type config struct {
 	ipHeader     string
 	timeout      time.Duration
 	cf           cloudflareFlags // -namespace, -cf-base-url (cloudflare.go)
+	sh           shardFlags      // -shard, -start-at, -run-id, -merge (shard.go)
+	mergeArgs    []string        // -merge: the shard files or folders
 }
 
 // usage is printed by -h and after a bad flag.
@@ -103,6 +105,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.serve, "serve", false, "only run the built-in target until Ctrl-C, and print its address")
 	fs.StringVar((*string)(&c.store), "store", string(plan.LiveEventual), "built-in target's store: memory, eventual (the KV model on the wall clock) or cloudflare (a real Workers KV namespace: -namespace)")
 	c.cf.register(fs)
+	c.sh.register(fs)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "built-in target's listen `address` (loopback only; port 0 picks one)")
 	fs.DurationVar(&c.duration, "duration", 0, "how long to attack (default: the scenario's live.duration)")
 	fs.Int64Var(&c.maxRequests, "max-requests", 0, "stop after this many requests (default: the scenario's live.max_requests; with -store cloudflare and neither given, "+
@@ -133,6 +136,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("-url is empty: give the target's URL, e.g. -url http://127.0.0.1:8787/, or leave -url out to attack the built-in target")
 	}
 	c.sets = liveWindowFollows(c.sets)
+	if err := c.sh.validate(c, fs.Args()); err != nil {
+		return nil, err
+	}
+	if c.sh.merge {
+		c.mergeArgs = fs.Args()
+		return c, c.threshold.Validate()
+	}
 	switch fs.NArg() {
 	case 0:
 	case 1:
@@ -175,6 +185,9 @@ func Main(args []string, env Env) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
 		return cli.ExitBadInput
+	}
+	if c.sh.merge {
+		return mergeMain(c, env, stderr, c.mergeArgs)
 	}
 	// The default scenario is read from scenarios/default.yaml when run
 	// from the repository, else from the copy embedded in the binary.
@@ -318,6 +331,15 @@ func Main(args []string, env Env) int {
 	runID := ""
 	if c.url != "" || c.store == plan.LiveCloudflare {
 		runID = strconv.FormatInt(time.Now().UnixMilli(), 36)
+	}
+
+	if c.sh.shard != nil {
+		ref := measure.Summary{Scenario: plan.ScenarioRef(sc, report.DescribeTraffic(sc)),
+			Limiter: plan.LimiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy}, string(storeName)),
+			Live:    &measure.Live{Target: string(storeName)}}
+		return runShard(ctx, c, env, stderr, pl, sc, attack.Options{Plan: pl, URL: tgtURL, Limit: limit, Window: window,
+			Duration: c.duration, MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Skew: skew,
+			Timeout: c.timeout, Summary: ref})
 	}
 
 	// Only now that the input is good is anything written.

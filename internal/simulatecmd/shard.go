@@ -13,8 +13,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
@@ -32,7 +32,7 @@ const shardSchema = 1
 
 // picks reports whether the shard runs trial t of point p, of a run whose
 // points have trials trials each.
-func picks(s cli.Shard, trials int) func(p, t int) bool {
+func picks(s plan.Shard, trials int) func(p, t int) bool {
 	return func(p, t int) bool { return (p*trials+t)%s.Count == s.Index }
 }
 

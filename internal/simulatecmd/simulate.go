@@ -48,8 +48,8 @@ type config struct {
 	sets      []string
 	threshold measure.Threshold
 	compare   string
-	shard     *cli.Shard // -shard I/N: run one shard, write its file under out
-	merge     []string   // -merge: the shard files or folders to merge
+	shard     *plan.Shard // -shard I/N: run one shard, write its file under out
+	merge     []string    // -merge: the shard files or folders to merge
 }
 
 const usage = `usage: simulate [flags] [SCENARIO.yaml]
@@ -89,7 +89,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.threshold.At, "at", "max", "statistic -max-ratio applies to: "+strings.Join(measure.ThresholdStats, ", "))
 	fs.StringVar(&c.compare, "compare", "", "a live run's summary.json: predict for its scenario and report both side by side")
 	fs.Func("shard", "run shard `I/N` of the run's trials and write OUT/shard-I-of-N.json (merge them with -merge)", func(v string) error {
-		sp, err := cli.ParseShard(v)
+		sp, err := plan.ParseShard(v)
 		c.shard = &sp
 		return err
 	})

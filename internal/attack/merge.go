@@ -1,0 +1,122 @@
+package attack
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/plan"
+)
+
+// MergeOptions say how to account for the results of a sharded run as one
+// run: every shard's results file (written by Run with Options.Shard,
+// which keeps the runner's internal headers) is read again, the results
+// are put in time order, and the same accountant Run uses counts them, so
+// that counts are summed per key-window before any statistic and latency
+// comes from every response, not from the shards' percentiles.
+type MergeOptions struct {
+	// Plan, Limit, Window and Skew are the run's, as each shard had them.
+	Plan   *plan.Plan
+	Limit  int64
+	Window time.Duration
+	Skew   time.Duration
+	// Start is the shards' agreed start, and Elapsed the common interval:
+	// from Start until the last shard ended.
+	Start   time.Time
+	Elapsed time.Duration
+	// Offered is the requests the shards' schedules called for, summed.
+	Offered float64
+	// Results are the shards' results files, in shard order.
+	Results []io.Reader
+	// Out receives the merged results file, in time order, without the
+	// internal headers (vegeta report reads it); ResultsFile is its name.
+	Out         io.Writer
+	ResultsFile string
+	// URL is the target; Summary holds the identifying fields (scenario,
+	// seed, limiter, target, Complete).
+	URL     string
+	Summary measure.Summary
+}
+
+// maxMergedResults bounds the results a merge holds in memory.
+const maxMergedResults = 20_000_000
+
+// Merge accounts for the shards' results as one run and returns its
+// summary. An unreadable results file is an error naming its shard.
+func Merge(o MergeOptions) (measure.Summary, error) {
+	if o.Plan == nil || o.Limit <= 0 || o.Window <= 0 {
+		return measure.Summary{}, fmt.Errorf("attack: merge needs the plan, limit and window")
+	}
+	if o.Skew <= 0 {
+		o.Skew = DefaultSkew
+	}
+	type shardResult struct {
+		r     vegeta.Result
+		shard int
+	}
+	var all []shardResult
+	for i, f := range o.Results {
+		dec := vegeta.NewDecoder(bufio.NewReaderSize(f, 256<<10))
+		for {
+			var r vegeta.Result
+			err := dec.Decode(&r)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return measure.Summary{}, fmt.Errorf("shard %d's results: %v (after %d results)", i, err, len(all))
+			}
+			if len(all) >= maxMergedResults {
+				return measure.Summary{}, fmt.Errorf("the shards hold over %d results: merge fewer at once", maxMergedResults)
+			}
+			all = append(all, shardResult{r, i})
+		}
+	}
+	// Time order; a tie keeps shard order, so that a merge is repeatable.
+	slices.SortStableFunc(all, func(a, b shardResult) int { return a.r.Timestamp.Compare(b.r.Timestamp) })
+
+	pl := o.Plan
+	names := attackNames(pl)
+	pops := make(map[string]int, len(names))
+	for i, n := range names {
+		pops[n] = i
+	}
+	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Start: o.Start, Populations: pl.MeasurePopulations()})
+	acct := newAccountant(rec, pops, len(names), o.Window, o.Skew, o.Start)
+	acct.step = seriesStep(o.Elapsed)
+	for i, p := range pl.Populations {
+		acct.closed[i] = p.Send == plan.Closed
+	}
+	var bw *bufio.Writer
+	var enc vegeta.Encoder
+	if o.Out != nil {
+		bw = bufio.NewWriterSize(o.Out, 256<<10)
+		enc = vegeta.NewEncoder(bw)
+	}
+	for i := range all {
+		r := &all[i].r
+		sentKey, client := internalHeaders(r, false)
+		acct.add(r, sentKey, client)
+		if enc != nil {
+			if err := enc.Encode(r); err != nil {
+				return measure.Summary{}, fmt.Errorf("writing results to %s: %w", o.ResultsFile, err)
+			}
+		}
+	}
+	if bw != nil {
+		if err := bw.Flush(); err != nil {
+			return measure.Summary{}, fmt.Errorf("writing results to %s: %w", o.ResultsFile, err)
+		}
+	}
+	ref := o.Summary
+	ref.Mode = "attack"
+	s := acct.summarize(ref, o.Limit, o.Elapsed, o.Offered, o.URL, o.ResultsFile)
+	s.KV.Observed = false // the shards attack a target whose store they do not see
+	return s, nil
+}

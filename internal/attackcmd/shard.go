@@ -1,0 +1,395 @@
+package attackcmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/attack"
+	"github.com/overshoot-dev/overshoot/internal/cli"
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/plan"
+	"github.com/overshoot-dev/overshoot/internal/report"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+// A sharded attack: N processes, anywhere, each sending its part of the
+// scenario's load (attack.Options.Shard) at one shared target from one
+// agreed instant, with one run id so that callers the scenario shares stay
+// shared across shards. Each writes its results and a shard file under
+// -out; `attack -merge` accounts for all the shards' results as one run.
+
+// shardFlags are the flags of a sharded run and of its merge.
+type shardFlags struct {
+	shard   *plan.Shard
+	startAt time.Time
+	runID   string
+	merge   bool
+}
+
+// register adds -shard, -start-at, -run-id and -merge to fs.
+func (f *shardFlags) register(fs *flag.FlagSet) {
+	fs.Func("shard", "send shard `I/N` of the scenario's load (with -url, -start-at and -run-id; merge the shards with -merge)", func(v string) error {
+		s, err := plan.ParseShard(v)
+		f.shard = &s
+		return err
+	})
+	fs.Func("start-at", "with -shard: the agreed wall-clock `time` every shard starts at (RFC 3339, e.g. 2026-12-01T10:00:00Z)", func(v string) error {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return fmt.Errorf("give an RFC 3339 time such as 2026-12-01T10:00:00Z")
+		}
+		f.startAt = t
+		return nil
+	})
+	fs.StringVar(&f.runID, "run-id", "", "with -shard: the run's `id`, the same on every shard (it prefixes every token, so shards share callers and runs do not)")
+	fs.BoolVar(&f.merge, "merge", false, "merge the shard files (or the folders holding them) given as arguments into one summary, results file and report")
+}
+
+// runIDPattern is what a run id may hold: it goes into tokens and file names.
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// maxLate is how long after -start-at a shard may still start: beyond it
+// the shards would not be attacking at once.
+const maxLate = 2 * time.Second
+
+// validate checks the shard flags against the rest of the command line.
+func (f *shardFlags) validate(c *config, args []string) error {
+	if f.merge {
+		if len(args) == 0 {
+			return fmt.Errorf("-merge: give the shard files, or the folder the shards wrote under (-out)")
+		}
+		if f.shard != nil || c.url != "" || !f.startAt.IsZero() || f.runID != "" || len(c.sets) > 0 {
+			return fmt.Errorf("-merge takes the shards as they are: -shard, -url, -start-at, -run-id and -set go with the shard runs")
+		}
+		return nil
+	}
+	if f.shard == nil {
+		if !f.startAt.IsZero() || f.runID != "" {
+			return fmt.Errorf("-start-at and -run-id go with -shard I/N")
+		}
+		return nil
+	}
+	switch {
+	case c.url == "":
+		return fmt.Errorf("-shard needs -url: the shards attack one target together (start it with attack -serve, or give your Worker's URL)")
+	case f.startAt.IsZero():
+		return fmt.Errorf("-shard needs -start-at TIME: the instant every shard starts at, e.g. -start-at %s", time.Now().Add(time.Minute).UTC().Format(time.RFC3339))
+	case !runIDPattern.MatchString(f.runID):
+		return fmt.Errorf("-shard needs -run-id ID (letters, digits, . _ -; the same on every shard), got %q", f.runID)
+	case c.json:
+		return fmt.Errorf("-shard writes a shard file, not a summary: -json goes with -merge")
+	}
+	return nil
+}
+
+// shardKind names an attack shard file's format.
+const shardKind = "overshoot-attack-shard"
+
+// shardSchema is its version.
+const shardSchema = 1
+
+// shardFile is what a shard writes beside its results: who it is, what it
+// ran, and what the merge needs that the results do not hold.
+type shardFile struct {
+	Kind   string `json:"kind"`
+	Schema int    `json:"schema"`
+	Shard  int    `json:"shard"`
+	Shards int    `json:"shards"`
+	RunID  string `json:"run_id"`
+	// Scenario identifies the scenario and its overrides, so the merge
+	// can compile the same plan; Seed is the run's.
+	Scenario measure.ScenarioRef `json:"scenario"`
+	Seed     uint64              `json:"seed"`
+	URL      string              `json:"url"`
+	Limit    int64               `json:"limit"`
+	WindowMs int64               `json:"window_ms"`
+	// Limiter is the summary's limiter reference.
+	Limiter measure.LimiterRef `json:"limiter"`
+	SkewMs  int64              `json:"skew_ms"`
+	// StartAt is the agreed start; LateMs how long after it this shard
+	// started; ElapsedMs how long from StartAt it ran.
+	StartAt   time.Time `json:"start_at"`
+	LateMs    int64     `json:"late_ms"`
+	ElapsedMs int64     `json:"elapsed_ms"`
+	// ClockOffsetMs is the target's clock (its Date header) minus this
+	// machine's, measured before the run: shards whose clocks disagree do
+	// not attack at once whatever -start-at says.
+	ClockOffsetMs int64 `json:"clock_offset_ms"`
+	// Offered is the requests this shard's schedule called for.
+	Offered float64 `json:"offered"`
+	// Results is the shard's results file, beside this one.
+	Results  string `json:"results"`
+	Complete bool   `json:"complete"`
+}
+
+// shardBase is the file name stem of shard i of n.
+func shardBase(i, n int) string { return fmt.Sprintf("shard-%d-of-%d", i, n) }
+
+// runShard runs this process's shard of the attack and writes its results
+// and shard file under c.out.
+func runShard(ctx context.Context, c *config, env Env, stderr io.Writer, pl *plan.Plan, sc *scenario.Scenario, o attack.Options) int {
+	sh := c.sh.shard
+	offset, err := clockOffset(ctx, c.url, c.timeout)
+	if err != nil {
+		fmt.Fprintf(stderr, "attack: -shard: %v\n", err)
+		return cli.ExitBadInput
+	}
+	if late := time.Since(c.sh.startAt); late > maxLate {
+		fmt.Fprintf(stderr, "attack: -shard: -start-at %s was %v ago: give every shard a time still to come\n",
+			c.sh.startAt.Format(time.RFC3339), late.Round(time.Millisecond))
+		return cli.ExitBadInput
+	}
+	if err := os.MkdirAll(c.out, 0o755); err != nil {
+		fmt.Fprintf(stderr, "attack: -shard: %v\n", err)
+		return cli.ExitFailure
+	}
+	base := shardBase(sh.Index, sh.Count)
+	resultsPath := filepath.Join(c.out, base+".bin")
+	rf, err := createResults(resultsPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "attack: creating the results file: %v\n", err)
+		return cli.ExitFailure
+	}
+	o.Shard, o.Start, o.RunID = *sh, c.sh.startAt, c.sh.runID
+	o.Results, o.ResultsFile = rf, resultsPath
+	fmt.Fprintf(env.Stdout, "overshoot attack shard %d/%d of run %s: scenario %s, target %s, starting at %s\n",
+		sh.Index, sh.Count, c.sh.runID, sc.Name, c.url, c.sh.startAt.Format(time.RFC3339Nano))
+	if env.Ready != nil {
+		env.Ready(c.url)
+	}
+	late := max(0, time.Since(c.sh.startAt))
+	s, runErr := attack.Run(ctx, o)
+	if err := rf.Close(); runErr == nil && err != nil {
+		runErr = err
+	}
+	if runErr != nil {
+		fmt.Fprintf(stderr, "attack: -shard: %v\n", runErr)
+		return cli.ExitFailure
+	}
+	f := shardFile{Kind: shardKind, Schema: shardSchema, Shard: sh.Index, Shards: sh.Count, RunID: c.sh.runID,
+		Scenario: s.Scenario, Seed: s.Seed, URL: c.url, Limit: o.Limit, WindowMs: o.Window.Milliseconds(),
+		Limiter: s.Limiter, SkewMs: o.Skew.Milliseconds(), StartAt: c.sh.startAt, LateMs: late.Milliseconds(),
+		ElapsedMs: int64(s.Live.DurationSecs * 1000), ClockOffsetMs: offset.Milliseconds(),
+		Offered: s.Live.OfferedRate * s.Live.DurationSecs, Results: filepath.Base(resultsPath), Complete: s.Complete}
+	b, _ := json.MarshalIndent(&f, "", "  ")
+	path := filepath.Join(c.out, base+".json")
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		fmt.Fprintf(stderr, "attack: -shard: %v\n", err)
+		return cli.ExitFailure
+	}
+	fmt.Fprintf(env.Stdout, "shard %d/%d: %d responses; %s and %s written (merge: attack -merge %s)\n",
+		sh.Index, sh.Count, s.Totals.Requests+s.Totals.Errors, path, resultsPath, c.out)
+	if !s.Complete {
+		fmt.Fprintln(stderr, "attack: the shard was interrupted: its file is marked incomplete and cannot be merged")
+		return cli.ExitFailure
+	}
+	return cli.ExitOK
+}
+
+// clockOffset asks the target for its time (the Date header of one
+// request) and returns it minus this machine's, to a second.
+func clockOffset(ctx context.Context, url string, timeout time.Duration) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, min(timeout, 10*time.Second))
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("X-Anon-Token", "overshoot-clock-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	sent := time.Now()
+	resp, err := attack.NoRedirects(http.DefaultTransport, timeout).Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("cannot reach -url %s: %v", url, err)
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	mid := sent.Add(time.Since(sent) / 2)
+	d, err := http.ParseTime(resp.Header.Get("Date"))
+	if err != nil {
+		return 0, nil // no Date header: nothing to compare
+	}
+	return d.Sub(mid.Truncate(time.Second)).Round(time.Second), nil
+}
+
+// maxClockSpread is how far the shards' clocks (against the target's) may
+// disagree: the Date header has whole seconds, so 2 s is one tick each way.
+const maxClockSpread = 2 * time.Second
+
+// mergeMain is attack -merge: it reads the shard files named by args (or
+// found in the folders named), checks that they make one run, accounts for
+// their results as one run, and writes the run's summary, results and
+// report under c.out.
+func mergeMain(c *config, env Env, stderr io.Writer, args []string) int {
+	files, dirs, err := readShardFiles(args)
+	if err == nil {
+		err = checkShards(files, dirs)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "attack: -merge: %v\n", err)
+		return cli.ExitBadInput
+	}
+	first := files[0]
+	sets := first.Scenario.Params
+	var sc *scenario.Scenario
+	if _, statErr := os.Stat(first.Scenario.File); statErr != nil && (first.Scenario.File == "" || first.Scenario.File == DefaultScenarioFile) {
+		sc, err = scenario.Default(sets...)
+	} else {
+		sc, err = scenario.LoadWithOverrides(first.Scenario.File, sets)
+	}
+	if err == nil && sc.Hash() != first.Scenario.Hash {
+		err = fmt.Errorf("%s changed since the shards ran (hash %s, now %s): merge with the scenario they ran", first.Scenario.File, first.Scenario.Hash, sc.Hash())
+	}
+	var pl *plan.Plan
+	if err == nil {
+		pl, err = plan.CompileLive(sc)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "attack: -merge: %v\n", err)
+		return cli.ExitBadInput
+	}
+	var readers []io.Reader
+	var elapsed int64
+	var offered float64
+	for i, f := range files {
+		rf, err := os.Open(filepath.Join(dirs[i], f.Results))
+		if err != nil {
+			fmt.Fprintf(stderr, "attack: -merge: shard %d's results: %v\n", f.Shard, err)
+			return cli.ExitBadInput
+		}
+		defer rf.Close()
+		readers = append(readers, rf)
+		elapsed = max(elapsed, f.ElapsedMs)
+		offered += f.Offered
+	}
+	dir, err := report.NewDir(c.out, sc.Name, time.Now())
+	if err != nil {
+		fmt.Fprintf(stderr, "attack: %v\n", err)
+		return cli.ExitFailure
+	}
+	resultsPath := filepath.Join(dir, ResultsFileName)
+	out, err := createResults(resultsPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "attack: creating the results file: %v\n", err)
+		return cli.ExitFailure
+	}
+	ref := measure.Summary{Scenario: first.Scenario, Seed: first.Seed, Limiter: first.Limiter, Complete: true,
+		Live: &measure.Live{Target: string(plan.LiveURL)}}
+	s, err := attack.Merge(attack.MergeOptions{Plan: pl, Limit: first.Limit, Window: time.Duration(first.WindowMs) * time.Millisecond,
+		Skew: time.Duration(first.SkewMs) * time.Millisecond, Start: first.StartAt, Elapsed: time.Duration(elapsed) * time.Millisecond,
+		Offered: offered, Results: readers, Out: out, ResultsFile: resultsPath, URL: first.URL, Summary: ref})
+	if cerr := out.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "attack: -merge: %v\n", err)
+		return cli.ExitFailure
+	}
+	printRun(env.Stdout, c.json, &s, dir)
+	if err := report.Write(dir, &s, report.Options{Traffic: s.Scenario.Traffic, Generated: time.Now()}); err != nil {
+		fmt.Fprintf(stderr, "attack: %v\n", err)
+		return cli.ExitFailure
+	}
+	if broken := c.threshold.Check(&s); len(broken) > 0 {
+		for _, b := range broken {
+			fmt.Fprintln(stderr, "attack: threshold broken:", b)
+		}
+		return cli.ExitThreshold
+	}
+	return cli.ExitOK
+}
+
+// maxShardFile bounds a shard file's size.
+const maxShardFile = 1 << 20
+
+// readShardFiles reads the shard files named, or found in the folders
+// named, and returns them with the folder each is in.
+func readShardFiles(args []string) ([]shardFile, []string, error) {
+	var paths []string
+	for _, a := range args {
+		fi, err := os.Stat(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !fi.IsDir() {
+			paths = append(paths, a)
+			continue
+		}
+		m, _ := filepath.Glob(filepath.Join(a, "shard-*-of-*.json"))
+		if len(m) == 0 {
+			return nil, nil, fmt.Errorf("%s has no shard-*-of-*.json files: give the folder the shards wrote under (-out)", a)
+		}
+		paths = append(paths, m...)
+	}
+	var files []shardFile
+	var dirs []string
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		var f shardFile
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if len(b) > maxShardFile || dec.Decode(&f) != nil || f.Kind != shardKind {
+			return nil, nil, fmt.Errorf("%s is not an attack shard file (written by attack -shard I/N)", p)
+		}
+		if f.Schema != shardSchema {
+			return nil, nil, fmt.Errorf("%s: shard schema %d, this attack reads %d: merge with the attack that wrote it", p, f.Schema, shardSchema)
+		}
+		if filepath.Base(f.Results) != f.Results {
+			return nil, nil, fmt.Errorf("%s: results %q is not a file beside it", p, f.Results)
+		}
+		files = append(files, f)
+		dirs = append(dirs, filepath.Dir(p))
+	}
+	return files, dirs, nil
+}
+
+// checkShards checks that the shards make one run: the same run id,
+// scenario, target, limit, window and start; each shard once; all complete;
+// clocks in agreement.
+func checkShards(files []shardFile, dirs []string) error {
+	first := files[0]
+	seen := make([]bool, first.Shards)
+	lo, hi := first.ClockOffsetMs, first.ClockOffsetMs
+	for i, f := range files {
+		name := filepath.Join(dirs[i], shardBase(f.Shard, f.Shards)+".json")
+		switch {
+		case f.RunID != first.RunID || f.Shards != first.Shards:
+			return fmt.Errorf("%s is shard %d/%d of run %s, another run than %d/%d of %s: merge the shards of one run",
+				name, f.Shard, f.Shards, f.RunID, first.Shard, first.Shards, first.RunID)
+		case f.Scenario.Hash != first.Scenario.Hash || f.URL != first.URL || f.Limit != first.Limit ||
+			f.WindowMs != first.WindowMs || !f.StartAt.Equal(first.StartAt) || f.Seed != first.Seed:
+			return fmt.Errorf("%s ran another scenario, target, limit, window, seed or start than shard %d: run every shard with the same flags", name, first.Shard)
+		case f.Shard < 0 || f.Shard >= f.Shards:
+			return fmt.Errorf("%s: shard %d is not one of 0..%d", name, f.Shard, f.Shards-1)
+		case seen[f.Shard]:
+			return fmt.Errorf("%s: shard %d/%d is given twice: give each shard once", name, f.Shard, f.Shards)
+		case !f.Complete:
+			return fmt.Errorf("%s: shard %d/%d was interrupted: run the attack again", name, f.Shard, f.Shards)
+		case f.LateMs > maxLate.Milliseconds():
+			return fmt.Errorf("%s: shard %d started %d ms after -start-at: the shards did not attack at once", name, f.Shard, f.LateMs)
+		}
+		seen[f.Shard] = true
+		lo, hi = min(lo, f.ClockOffsetMs), max(hi, f.ClockOffsetMs)
+	}
+	for i, ok := range seen {
+		if !ok {
+			return fmt.Errorf("shard %d/%d of run %s is missing: run it and merge all %d", i, first.Shards, first.RunID, first.Shards)
+		}
+	}
+	if spread := time.Duration(hi-lo) * time.Millisecond; spread > maxClockSpread {
+		return fmt.Errorf("the shards' clocks disagree by %v against the target's (over %v): sync them (NTP) and run again", spread, maxClockSpread)
+	}
+	return nil
+}
