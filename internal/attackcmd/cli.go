@@ -229,6 +229,7 @@ func Main(args []string, env Env) int {
 	// measured; second: exit at once.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	var leftovers leftovers // what a second signal removes before exiting
 	stopWatch := make(chan struct{})
 	defer close(stopWatch)
 	go func() {
@@ -242,7 +243,11 @@ func Main(args []string, env Env) int {
 					cancel()
 					continue
 				}
-				fmt.Fprintln(stderr, "attack: interrupted twice: exiting without writing")
+				if kept := leftovers.remove(); kept != "" {
+					fmt.Fprintf(stderr, "attack: interrupted twice: exiting at once; the results written so far are in %s\n", kept)
+				} else {
+					fmt.Fprintln(stderr, "attack: interrupted twice: exiting without writing")
+				}
 				env.Exit(cli.ExitInterruptedTwice)
 				return
 			case <-stopWatch:
@@ -328,6 +333,7 @@ func Main(args []string, env Env) int {
 	}
 	resultsPath := filepath.Join(dir, ResultsFileName)
 	partial := resultsPath + ".partial"
+	leftovers.set(dir, partial)
 	rf, err := createResults(partial)
 	if err != nil {
 		fmt.Fprintf(stderr, "attack: creating the results file: %v\n", err)
@@ -471,6 +477,44 @@ func keepReport(dir string, s *measure.Summary, series []measure.LivePoint, stde
 // createResults creates the results file; tests replace it to make writing
 // fail.
 var createResults = os.Create
+
+// leftovers are the report folder and the results file a run has created
+// so far, for a second signal to clean up before it exits at once.
+type leftovers struct {
+	mu           sync.Mutex
+	dir, partial string
+}
+
+// set records the run's report folder and results file.
+func (l *leftovers) set(dir, partial string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.dir, l.partial = dir, partial
+}
+
+// remove deletes the results file when nothing reached it (an empty file
+// is no result, only a puzzle), then the report folder and its scenario's
+// folder when that left them empty. It returns the results file when it holds results and was
+// kept, else "".
+func (l *leftovers) remove() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.dir == "" {
+		return ""
+	}
+	kept := ""
+	if fi, err := os.Stat(l.partial); err == nil && fi.Size() == 0 {
+		os.Remove(l.partial)
+	} else if err == nil {
+		kept = l.partial
+	}
+	// Each fails, as it should, unless the folder is empty: the run's
+	// folder, then its scenario's folder under -out.
+	if os.Remove(l.dir) == nil {
+		os.Remove(filepath.Dir(l.dir))
+	}
+	return kept
+}
 
 // notes says what of the scenario a live run of d leaves out.
 func notes(sc *scenario.Scenario, d time.Duration) []string {

@@ -443,3 +443,73 @@ func TestMainSetWindowWins(t *testing.T) {
 		}
 	}
 }
+
+// TestMainInterruptTwiceCleansUp: a second interrupt exits at once without
+// leaving an empty results.bin.partial or an empty report folder behind; a
+// results file that holds results is kept, and stderr names it. The
+// interrupts arrive while the results file has just been created, so what
+// is on disk when Exit is called is known.
+func TestMainInterruptTwiceCleansUp(t *testing.T) {
+	sc := cliScenario(t, strings.Replace(sequentialYAML, "1600ms", "60s", 1))
+	for _, tc := range []struct {
+		name     string
+		written  string // what the results file holds when the interrupts come
+		wantLeft []string
+		wantErr  string
+	}{
+		{"empty results file", "", nil, "exiting without writing"},
+		{"results written", "some results", []string{ResultsFileName + ".partial"}, ResultsFileName + ".partial"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			sig := make(chan os.Signal, 2)
+			left := make(chan []string, 1)
+			defer func(f func(string) (*os.File, error)) { createResults = f }(createResults)
+			createResults = func(p string) (*os.File, error) {
+				f, err := os.Create(p)
+				if err == nil && tc.written != "" {
+					_, err = f.WriteString(tc.written)
+				}
+				sig <- syscall.SIGINT
+				sig <- syscall.SIGINT
+				select {
+				case <-left: // Exit has listed what was left; put it back for the test
+				case <-time.After(5 * time.Second):
+					t.Errorf("second interrupt did not exit")
+				}
+				return f, err
+			}
+			var got []string
+			var code int
+			env := Env{Signals: sig, Exit: func(c int) {
+				code = c
+				filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+					if err == nil && p != out {
+						got = append(got, filepath.Base(p))
+					}
+					return nil
+				})
+				left <- got
+			}}
+			_, _, stderr := runMain(t, env, "-store", "memory", "-out", out, sc)
+			if code != cli.ExitInterruptedTwice {
+				t.Errorf("exit %d, want %d", code, cli.ExitInterruptedTwice)
+			}
+			var files []string
+			for _, g := range got {
+				if strings.HasPrefix(g, ResultsFileName) {
+					files = append(files, g)
+				}
+			}
+			if strings.Join(files, " ") != strings.Join(tc.wantLeft, " ") {
+				t.Errorf("left %v on disk at exit, want results files %v", got, tc.wantLeft)
+			}
+			if tc.wantLeft == nil && len(got) != 0 {
+				t.Errorf("left %v on disk at exit, want nothing (no empty folders)", got)
+			}
+			if !strings.Contains(stderr, tc.wantErr) {
+				t.Errorf("stderr %q does not mention %q", stderr, tc.wantErr)
+			}
+		})
+	}
+}
