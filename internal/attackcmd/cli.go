@@ -386,7 +386,7 @@ func Main(args []string, env Env) int {
 		if s.Live != nil {
 			s.Live.ResultsFile = partial
 		}
-		kept := keepReport(dir, &s, series, stderr)
+		_, kept := keepReport(dir, &s, series, stderr)
 		printRun(env.Stdout, c.json, &s, dir)
 		fmt.Fprintf(stderr, "attack: %v: the results file is incomplete (what was written is in %s)", runErr, partial)
 		if kept {
@@ -401,13 +401,12 @@ func Main(args []string, env Env) int {
 	}
 	// Print first, so that a report that cannot be written loses nothing.
 	printRun(env.Stdout, c.json, &s, dir)
-	if err := report.Write(dir, &s, report.Options{Traffic: s.Scenario.Traffic,
-		Extra: &report.Extra{LiveSeries: series}, Generated: time.Now()}); err != nil {
-		// Keep what was measured: summary.json alone, then say what failed.
-		if werr := report.WriteSummary(dir, &s); werr != nil {
-			fmt.Fprintf(stderr, "attack: %v\n", werr)
-		}
-		fmt.Fprintf(stderr, "attack: %v (summary.json and the results are in %s)\n", err, dir)
+	switch full, summary := keepReport(dir, &s, series, stderr); {
+	case !summary:
+		fmt.Fprintf(stderr, "attack: neither the report nor summary.json was written; the summary is printed above and the results are in %s\n", resultsPath)
+		return cli.ExitFailure
+	case !full:
+		fmt.Fprintf(stderr, "attack: the report was not written; summary.json and the results are in %s\n", dir)
 		return cli.ExitFailure
 	}
 	if !s.Complete {
@@ -460,23 +459,27 @@ func printRun(w io.Writer, asJSON bool, s *measure.Summary, dir string) {
 
 // keepReport writes the report of s into dir, or at least summary.json when
 // the report cannot be written, and says on stderr what failed. It reports
-// whether summary.json was written.
-func keepReport(dir string, s *measure.Summary, series []measure.LivePoint, stderr io.Writer) bool {
-	err := report.Write(dir, s, report.Options{Traffic: s.Scenario.Traffic, Extra: &report.Extra{LiveSeries: series}, Generated: time.Now()})
+// whether the whole report was written, and whether summary.json was.
+func keepReport(dir string, s *measure.Summary, series []measure.LivePoint, stderr io.Writer) (full, summary bool) {
+	err := writeReport(dir, s, report.Options{Traffic: s.Scenario.Traffic, Extra: &report.Extra{LiveSeries: series}, Generated: time.Now()})
 	if err == nil {
-		return true
+		return true, true
 	}
 	fmt.Fprintf(stderr, "attack: %v\n", err)
-	if err := report.WriteSummary(dir, s); err != nil {
+	if err := writeSummary(dir, s); err != nil {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
-		return false
+		return false, false
 	}
-	return true
+	return false, true
 }
 
-// createResults creates the results file; tests replace it to make writing
-// fail.
-var createResults = os.Create
+// createResults creates the results file, writeReport the report and
+// writeSummary summary.json alone; tests replace them to make writing fail.
+var (
+	createResults = os.Create
+	writeReport   = report.Write
+	writeSummary  = report.WriteSummary
+)
 
 // leftovers are the report folder and the results file a run has created
 // so far, for a second signal to clean up before it exits at once.

@@ -22,6 +22,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/report"
 )
 
 // cliScenario writes a short scenario file and returns its path.
@@ -509,6 +510,82 @@ func TestMainInterruptTwiceCleansUp(t *testing.T) {
 			}
 			if !strings.Contains(stderr, tc.wantErr) {
 				t.Errorf("stderr %q does not mention %q", stderr, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestMainReportFallbacks: when the report cannot be written, summary.json
+// is written alone; when that fails too, stderr says so and names the
+// results file instead of claiming a summary that is not there. Exit 1
+// either way.
+func TestMainReportFallbacks(t *testing.T) {
+	sc := cliScenario(t, strings.Replace(sequentialYAML, "1600ms", "300ms", 1))
+	failReport := func(string, *measure.Summary, report.Options) error {
+		return errors.New("report: drawing figure \"ratio-cdf\": out of ink")
+	}
+	failSummary := func(string, *measure.Summary) error {
+		return errors.New("report: writing summary.json: out of paper")
+	}
+	fullDisk := func(string) (*os.File, error) { return os.OpenFile("/dev/full", os.O_WRONLY, 0) }
+	for _, tc := range []struct {
+		name         string
+		summaryFails bool
+		resultsFail  bool
+		wantSummary  bool
+		want         []string // in stderr; DIR stands for the report folder
+		notWant      string
+	}{
+		{"report fails", false, false, true,
+			[]string{"out of ink", "the report was not written; summary.json and the results are in DIR"}, ""},
+		{"report and summary fail", true, false, false,
+			[]string{"out of ink", "out of paper", "neither the report nor summary.json was written", "the results are in DIR/" + ResultsFileName}, "summary.json and the results are in"},
+		{"results, report fail", false, true, true,
+			[]string{"no space left on device", "out of ink", "summary.json, marked incomplete, is in DIR"}, ""},
+		{"results, report and summary fail", true, true, false,
+			[]string{"no space left on device", "out of ink", "out of paper", "what was written is in DIR/" + ResultsFileName + ".partial"}, "summary.json, marked incomplete"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := os.Stat("/dev/full"); err != nil && tc.resultsFail {
+				t.Skip("no /dev/full to stand for a full disk")
+			}
+			defer func(c func(string) (*os.File, error), r func(string, *measure.Summary, report.Options) error, s func(string, *measure.Summary) error) {
+				createResults, writeReport, writeSummary = c, r, s
+			}(createResults, writeReport, writeSummary)
+			writeReport = failReport
+			if tc.summaryFails {
+				writeSummary = failSummary
+			}
+			if tc.resultsFail {
+				createResults = fullDisk
+			}
+			out := t.TempDir()
+			code, stdout, stderr := runMain(t, Env{}, "-store", "memory", "-out", out, sc)
+			if code != cli.ExitFailure {
+				t.Errorf("exit %d, want %d: %s", code, cli.ExitFailure, stderr)
+			}
+			dirs, _ := filepath.Glob(filepath.Join(out, "seq", "*"))
+			if len(dirs) != 1 {
+				t.Fatalf("report folders %v, want one", dirs)
+			}
+			dir := dirs[0]
+			if _, err := os.Stat(filepath.Join(dir, ResultsFileName)); err != nil && !tc.resultsFail {
+				t.Errorf("no results file: %v", err)
+			}
+			_, err := os.Stat(filepath.Join(dir, report.SummaryFile))
+			if got := err == nil; got != tc.wantSummary {
+				t.Errorf("summary.json written %v, want %v", got, tc.wantSummary)
+			}
+			for _, w := range tc.want {
+				if w = strings.ReplaceAll(w, "DIR", dir); !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q does not say %q", stderr, w)
+				}
+			}
+			if tc.notWant != "" && strings.Contains(stderr, tc.notWant) {
+				t.Errorf("stderr %q says %q, but summary.json was not written", stderr, tc.notWant)
+			}
+			if !strings.Contains(stdout, "let through") {
+				t.Errorf("stdout %q: want the summary printed whatever failed", stdout)
 			}
 		})
 	}
