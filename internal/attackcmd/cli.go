@@ -83,8 +83,10 @@ past its limit it lets callers go. With no -url it starts the built-in target
 nothing leaves loopback unless you name a URL. Writes summary.json and a vegeta
 results file (read it with: go tool vegeta report < results.bin) under -out.
 
-Exit codes: 0 ok, 1 failure or interrupted (what was measured is still
-written), 2 bad input, 3 -max-ratio broken; a second Ctrl-C exits 130 at once.
+Exit codes: 0 ok, 1 failure, interrupted, or most requests got no decision
+(a status neither 2xx nor 429: what was measured is still written, and the
+summary says so), 2 bad input, 3 -max-ratio broken; a second Ctrl-C exits
+130 at once.
 
 flags:
 `
@@ -414,6 +416,13 @@ func Main(args []string, env Env) int {
 		// the scenario planned, so it is not a success (as simulate). This
 		// comes before the threshold: an incomplete run cannot pass a gate.
 		fmt.Fprintln(stderr, "attack: the run was interrupted: results and summary cover only what was measured (marked incomplete)")
+		return cli.ExitFailure
+	}
+	if s.ErrorsDominate() {
+		// Most requests got no decision: the run measured the target's
+		// failures, not its limiter, and cannot pass for a result.
+		fmt.Fprintf(stderr, "attack: %d of %d requests got no decision (a status neither 2xx nor 429, or no response): the run did not measure the limiter; check the target (the status counts are in the summary)\n",
+			s.Totals.Errors, s.Totals.Requests)
 		return cli.ExitFailure
 	}
 	if broken := c.threshold.Check(&s); len(broken) > 0 {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -586,6 +587,48 @@ func TestMainReportFallbacks(t *testing.T) {
 			}
 			if !strings.Contains(stdout, "let through") {
 				t.Errorf("stdout %q: want the summary printed whatever failed", stdout)
+			}
+		})
+	}
+}
+
+// TestMainErrorsDominate: a target that answers the preflight and then
+// mostly 500s is not a limiter that let nothing through: the headline and
+// summary.json say errors dominate and the command exits 1. A run with a
+// few errors among decisions passes.
+func TestMainErrorsDominate(t *testing.T) {
+	sc := cliScenario(t, strings.Replace(sequentialYAML, "1600ms", "300ms", 1))
+	for _, tc := range []struct {
+		name     string
+		fail     func(n int64) bool // whether the nth request (1: the preflight) gets a 500
+		wantCode int
+		wantWarn bool
+	}{
+		{"only 500s after the preflight", func(n int64) bool { return n > 1 }, cli.ExitFailure, true},
+		{"one in ten fails", func(n int64) bool { return n%10 == 0 }, cli.ExitOK, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tc.fail(n.Add(1)) {
+					http.Error(w, "boom", http.StatusInternalServerError)
+					return
+				}
+				w.Write([]byte("ok\n"))
+			}))
+			defer srv.Close()
+			out := t.TempDir()
+			code, stdout, stderr := runMain(t, Env{}, "-url", srv.URL+"/", "-out", out, sc)
+			if code != tc.wantCode {
+				t.Errorf("exit %d, want %d; stderr: %s", code, tc.wantCode, stderr)
+			}
+			s, _ := readSummary(t, out)
+			warned := len(s.Warnings) > 0 && strings.HasPrefix(s.Warnings[0], "errors dominate")
+			if warned != tc.wantWarn || strings.Contains(stdout, "WARNING: errors dominate") != tc.wantWarn {
+				t.Errorf("summary warnings %q, stdout %q: want errors-dominate warning %v", s.Warnings, stdout, tc.wantWarn)
+			}
+			if tc.wantWarn && !strings.Contains(stderr, "did not measure the limiter") {
+				t.Errorf("stderr %q does not say why the run failed", stderr)
 			}
 		})
 	}

@@ -319,11 +319,16 @@ func run(ctx context.Context, c *config, sc *scenario.Scenario, points []scenari
 			out = s
 			out.Scenario = ref(sc)
 			out.Totals, out.Overshoot, out.Populations = measure.Totals{}, measure.Overshoot{}, nil
-			out.KV, out.Cost, out.WorstKeys = measure.KVWork{}, measure.Cost{}, nil
+			out.KV, out.Cost, out.WorstKeys, out.Warnings = measure.KVWork{}, measure.Cost{}, nil, nil
 		}
 		pt := measure.Point{Summary: &s}
 		for _, q := range p.Params {
 			pt.Params = append(pt.Params, measure.Param{Path: q.Path, Value: q.Value})
+		}
+		for _, w := range s.Warnings {
+			// A simulated outage is a result, not a failure: flagged, and
+			// the exit status stays what the run and its gate say.
+			out.Warnings = append(out.Warnings, "at "+p.Label()+": "+w)
 		}
 		out.Points = append(out.Points, pt)
 		out.Complete = err == nil

@@ -258,3 +258,49 @@ live: {duration: 10s}
 		t.Errorf("stderr does not say the measured run was interrupted: %q", stderr)
 	}
 }
+
+// TestStoreDownIsFlaggedNotFailed: a simulated store that is down for most
+// of the run is a legitimate result (what failing open lets through), so
+// simulate flags it in the headline and summary.json but exits 0; in a
+// sweep, the warning names its point.
+func TestStoreDownIsFlaggedNotFailed(t *testing.T) {
+	sc := filepath.Join(t.TempDir(), "down.yaml")
+	os.WriteFile(sc, []byte(`name: down
+duration: 1m
+limiter: {limit: 5, window: 1m}
+store:
+  kind: kv
+  kv:
+    outages: [{start: 0s, duration: 50s}]
+traffic:
+  - name: bot
+    closed_loop: {concurrency: 1, think: 100ms}
+`), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // the warning's start
+	}{
+		{"single run", nil, "the store was down for most of the run"},
+		{"sweep", []string{"-set", "sweep=[{path: limiter.error_policy, values: [fail-open, fail-closed]}]"}, "at limiter.error_policy=fail-open: the store was down"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"-no-report", "-trials", "2"}, tc.args...)
+			code, stdout, stderr := runMain(t, append(args, sc)...)
+			if code != ExitOK {
+				t.Fatalf("exit %d, want %d (flag, do not fail): %s", code, ExitOK, stderr)
+			}
+			if !strings.Contains(stdout, "WARNING: "+tc.want) {
+				t.Errorf("stdout does not lead with the warning %q:\n%s", tc.want, stdout)
+			}
+			code, stdout, _ = runMain(t, append([]string{"-json"}, append(args, sc)...)...)
+			var s measure.Summary
+			if err := json.Unmarshal([]byte(stdout), &s); err != nil || code != ExitOK {
+				t.Fatalf("exit %d, %v", code, err)
+			}
+			if len(s.Warnings) == 0 || !strings.HasPrefix(s.Warnings[0], tc.want) {
+				t.Errorf("summary warnings %q, want one starting %q", s.Warnings, tc.want)
+			}
+		})
+	}
+}
