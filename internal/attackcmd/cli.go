@@ -67,6 +67,7 @@ type config struct {
 	seedSet      bool
 	out          string
 	json         bool
+	noReport     bool
 	threshold    measure.Threshold
 	scenarioSet  bool
 	ipHeader     string
@@ -83,7 +84,10 @@ past its limit it lets callers go. With no -url it starts the built-in target
 nothing leaves loopback unless you name a URL. Writes summary.json and a vegeta
 results file (read it with: go tool vegeta report < results.bin) under -out.
 
-Exit codes: 0 ok, 1 failure, interrupted, or most requests got no decision
+With -no-report nothing is written: the summary is printed (all of
+summary.json with -json) and the vegeta results are not kept.
+
+Exit codes: 0 ok (also after -h and -version), 1 failure, interrupted, or most requests got no decision
 (a status neither 2xx nor 429: what was measured is still written, and the
 summary says so), 2 bad input, 3 -max-ratio broken; a second Ctrl-C exits
 130 at once.
@@ -91,7 +95,9 @@ summary says so), 2 bad input, 3 -max-ratio broken; a second Ctrl-C exits
 flags:
 `
 
-func parseFlags(args []string, stderr io.Writer) (*config, error) {
+// parseFlags reads args into a config; errors are bad input. The flags
+// attack shares with simulate have the same names and meanings there.
+func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	c := &config{}
 	fs := flag.NewFlagSet("attack", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -119,11 +125,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	})
 	fs.StringVar(&c.out, "out", "reports", "`folder` under which each run writes <scenario>/<time>/")
 	fs.BoolVar(&c.json, "json", false, "print only summary.json on stdout")
+	fs.BoolVar(&c.noReport, "no-report", false, "write nothing: no report folder, no summary.json, no results file (the summary is still printed)")
 	fs.Float64Var(&c.threshold.Max, "max-ratio", 0, "exit 3 when the overshoot ratio (allowed/limit per key-window) at -at exceeds `X` (0: no gate)")
 	fs.StringVar(&c.threshold.At, "at", "max", "statistic -max-ratio applies to: "+strings.Join(measure.ThresholdStats, ", "))
 	fs.StringVar(&c.ipHeader, "ip-header", "X-Forwarded-For", "header carrying each client's address: X-Forwarded-For or CF-Connecting-IP")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "per-request timeout")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args, stdout); err != nil {
 		return nil, err
 	}
 	urlSet := false
@@ -138,6 +145,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	switch fs.NArg() {
 	case 0:
 	case 1:
+		if c.scenarioSet {
+			return nil, fmt.Errorf("scenario given twice, as -scenario %s and as the argument %s: give one", c.scenarioFile, fs.Arg(0))
+		}
 		c.scenarioFile, c.scenarioSet = fs.Arg(0), true
 	default:
 		return nil, fmt.Errorf("too many arguments %q: give at most one scenario file", fs.Args())
@@ -170,7 +180,7 @@ func Main(args []string, env Env) int {
 	}
 	// The signal watcher, the progress line and Main all write to stderr.
 	stderr := &lockedWriter{w: env.Stderr}
-	c, err := parseFlags(args, stderr)
+	c, err := parseFlags(args, env.Stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return cli.ExitOK
 	}
@@ -327,19 +337,26 @@ func Main(args []string, env Env) int {
 		runID = strconv.FormatInt(time.Now().UnixMilli(), 36)
 	}
 
-	// Only now that the input is good is anything written.
-	dir, err := report.NewDir(c.out, sc.Name, time.Now())
-	if err != nil {
-		fmt.Fprintf(stderr, "attack: %v\n", err)
-		return cli.ExitFailure
-	}
-	resultsPath := filepath.Join(dir, ResultsFileName)
-	partial := resultsPath + ".partial"
-	leftovers.set(dir, partial)
-	rf, err := createResults(partial)
-	if err != nil {
-		fmt.Fprintf(stderr, "attack: creating the results file: %v\n", err)
-		return cli.ExitFailure
+	// Only now that the input is good is anything written; with
+	// -no-report, nothing is: the results go nowhere.
+	var dir, resultsPath, partial string
+	var rf *os.File
+	var results io.Writer
+	if !c.noReport {
+		dir, err = report.NewDir(c.out, sc.Name, time.Now())
+		if err != nil {
+			fmt.Fprintf(stderr, "attack: %v\n", err)
+			return cli.ExitFailure
+		}
+		resultsPath = filepath.Join(dir, ResultsFileName)
+		partial = resultsPath + ".partial"
+		leftovers.set(dir, partial)
+		rf, err = createResults(partial)
+		if err != nil {
+			fmt.Fprintf(stderr, "attack: creating the results file: %v\n", err)
+			return cli.ExitFailure
+		}
+		results = rf
 	}
 
 	base := measure.Summary{
@@ -370,12 +387,20 @@ func Main(args []string, env Env) int {
 	}
 	s, runErr := attack.Run(ctx, attack.Options{Plan: pl, URL: tgtURL, Limit: limit, Window: window,
 		Duration: c.duration, MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Skew: skew, RunID: runID,
-		Timeout: c.timeout, Results: rf, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress, Series: &series})
+		Timeout: c.timeout, Results: results, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress, Series: &series})
 	if progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	if srv != nil {
 		srv.Close()
+	}
+	if c.noReport {
+		printRun(env.Stdout, c.json, &s, "")
+		if runErr != nil {
+			fmt.Fprintf(stderr, "attack: %v\n", runErr)
+			return cli.ExitFailure
+		}
+		return verdict(&s, c.threshold, stderr)
 	}
 	closeErr := rf.Close()
 	if runErr == nil && closeErr != nil {
@@ -411,11 +436,17 @@ func Main(args []string, env Env) int {
 		fmt.Fprintf(stderr, "attack: the report was not written; summary.json and the results are in %s\n", dir)
 		return cli.ExitFailure
 	}
+	return verdict(&s, c.threshold, stderr)
+}
+
+// verdict is the exit code of a run whose summary is out (printed, and
+// written unless -no-report), and says on stderr why it is not 0.
+func verdict(s *measure.Summary, th measure.Threshold, stderr io.Writer) int {
 	if !s.Complete {
-		// Interrupted: what was measured is written, but it is not the run
+		// Interrupted: what was measured is kept, but it is not the run
 		// the scenario planned, so it is not a success (as simulate). This
 		// comes before the threshold: an incomplete run cannot pass a gate.
-		fmt.Fprintln(stderr, "attack: the run was interrupted: results and summary cover only what was measured (marked incomplete)")
+		fmt.Fprintln(stderr, "attack: the run was interrupted: the summary covers only what was measured (marked incomplete)")
 		return cli.ExitFailure
 	}
 	if s.ErrorsDominate() {
@@ -425,7 +456,7 @@ func Main(args []string, env Env) int {
 			s.Totals.Errors, s.Totals.Requests)
 		return cli.ExitFailure
 	}
-	if broken := c.threshold.Check(&s); len(broken) > 0 {
+	if broken := th.Check(s); len(broken) > 0 {
 		for _, b := range broken {
 			fmt.Fprintln(stderr, "attack: threshold broken:", b)
 		}

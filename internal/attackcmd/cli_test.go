@@ -110,6 +110,7 @@ func TestMainBadInput(t *testing.T) {
 		{"unknown statistic", []string{"-at", "p42", good}, "p42"},
 		{"negative ratio", []string{"-max-ratio", "-1", good}, "max-ratio"},
 		{"two files", []string{good, good}, "too many arguments"},
+		{"scenario twice", []string{"-scenario", good, good}, "scenario given twice"},
 		{"missing scenario", []string{filepath.Join(t.TempDir(), "nope.yaml")}, "nope.yaml"},
 		{"bad scenario", []string{cliScenario(t, "limiter: {limit: -3}\n")}, "limit"},
 		{"bad override", []string{"-set", "limiter.limit=zero", good}, "limiter.limit"},
