@@ -7,9 +7,12 @@
 // people can read:
 //
 //	200 allowed, 429 denied
-//	RateLimit-Policy: "default";q=<limit>;w=<window seconds>   (IETF draft httpapi-ratelimit-headers, revision 11)
+//	RateLimit-Policy: "default";q=<limit>;w=<window seconds>
 //	RateLimit: "default";r=<remaining>;t=<seconds to reset>    (not on a fail-open answer)
 //	Retry-After: <seconds to reset>                            (on 429, the same instant as t)
+//
+// RateLimit-Policy and RateLimit are the IETF draft's
+// (draft-ietf-httpapi-ratelimit-headers, checked against revision 11).
 //	X-Overshoot-Window: <window id the request was counted in>
 //	X-Overshoot-Key: <caller identity, token:ip>
 //	X-Overshoot-Fail-Open: 1     (the store failed and the error policy allowed)
