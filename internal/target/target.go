@@ -10,14 +10,13 @@
 //	RateLimit-Policy: "default";q=<limit>;w=<window seconds>
 //	RateLimit: "default";r=<remaining>;t=<seconds to reset>    (not on a fail-open answer)
 //	Retry-After: <seconds to reset>                            (on 429, the same instant as t)
-//
-// RateLimit-Policy and RateLimit are the IETF draft's
-// (draft-ietf-httpapi-ratelimit-headers, checked against revision 11).
 //	X-Overshoot-Window: <window id the request was counted in>
 //	X-Overshoot-Key: <caller identity, token:ip>
 //	X-Overshoot-Fail-Open: 1     (the store failed and the error policy allowed)
 //	X-Overshoot-Fail-Closed: 1   (the store failed and the error policy denied)
 //
+// RateLimit-Policy and RateLimit are the IETF draft's
+// (draft-ietf-httpapi-ratelimit-headers, checked against revision 11).
 // The window and key headers let the attacker count exactly which key-window
 // each request landed in, instead of guessing from its own clock.
 //
