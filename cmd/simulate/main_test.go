@@ -78,6 +78,8 @@ sweep:
 		{"-set -.inf", []string{"-set", "trials=-.inf"}, 2, []string{"-set #1 trials=-.inf: trials: -.inf is not a number: write a whole number"}},
 		{"-set .nan", []string{"-set", "trials=.nan"}, 2, []string{"-set #1 trials=.nan: trials: .nan is not a number"}},
 		{"-set NaN duration", []string{"-set", "limiter.window=NaN"}, 2, []string{`limiter.window: duration "NaN" is not a duration`}},
+		{"-h", []string{"-h"}, 0, nil},
+		{"-version", []string{"-version"}, 0, []string{"simulate ", ", revision "}},
 		{"a list for text", []string{anchored}, 2, []string{"anchored.yaml:5:14: question: a list is not a string: write one line of text"}},
 	}
 	for _, tt := range tests {

@@ -64,16 +64,22 @@ func ask(t *testing.T, client *http.Client, base, token string) answer {
 	if res.StatusCode != http.StatusOK && res.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("status %d, want 200 or 429", res.StatusCode)
 	}
+	a := answer{status: res.StatusCode, window: res.Header.Get("X-Overshoot-Window"), failOpen: res.Header.Get("X-Overshoot-Fail-Open") != ""}
 	policy := policyRE.FindStringSubmatch(res.Header.Get("RateLimit-Policy"))
 	state := stateRE.FindStringSubmatch(res.Header.Get("RateLimit"))
-	if policy == nil || state == nil || policy[1] != state[1] {
+	switch {
+	case a.failOpen && res.Header.Get("RateLimit") != "":
+		// Not counted: no remaining count may be claimed.
+		t.Fatalf("fail-open answer claims RateLimit %q", res.Header.Get("RateLimit"))
+	case policy == nil || (!a.failOpen && (state == nil || policy[1] != state[1])):
 		t.Fatalf("headers RateLimit-Policy %q and RateLimit %q do not follow the draft syntax with one policy name",
 			res.Header.Get("RateLimit-Policy"), res.Header.Get("RateLimit"))
 	}
-	a := answer{status: res.StatusCode, window: res.Header.Get("X-Overshoot-Window"), failOpen: res.Header.Get("X-Overshoot-Fail-Open") != ""}
 	a.limit, _ = strconv.Atoi(policy[2])
 	a.windowSec, _ = strconv.Atoi(policy[3])
-	a.remaining, _ = strconv.Atoi(state[2])
+	if state != nil {
+		a.remaining, _ = strconv.Atoi(state[2])
+	}
 	if a.window == "" {
 		t.Fatal("no X-Overshoot-Window header")
 	}

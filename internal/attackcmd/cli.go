@@ -67,6 +67,7 @@ type config struct {
 	seedSet      bool
 	out          string
 	json         bool
+	noReport     bool
 	threshold    measure.Threshold
 	scenarioSet  bool
 	ipHeader     string
@@ -85,13 +86,20 @@ past its limit it lets callers go. With no -url it starts the built-in target
 nothing leaves loopback unless you name a URL. Writes summary.json and a vegeta
 results file (read it with: go tool vegeta report < results.bin) under -out.
 
-Exit codes: 0 ok, 1 failure or interrupted (what was measured is still
-written), 2 bad input, 3 -max-ratio broken; a second Ctrl-C exits 130 at once.
+With -no-report nothing is written: the summary is printed (all of
+summary.json with -json) and the vegeta results are not kept.
+
+Exit codes: 0 ok (also after -h and -version), 1 failure, interrupted, or most requests got no decision
+(a status neither 2xx nor 429: what was measured is still written, and the
+summary says so), 2 bad input, 3 -max-ratio broken; a second Ctrl-C exits
+130 at once.
 
 flags:
 `
 
-func parseFlags(args []string, stderr io.Writer) (*config, error) {
+// parseFlags reads args into a config; errors are bad input. The flags
+// attack shares with simulate have the same names and meanings there.
+func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	c := &config{}
 	fs := flag.NewFlagSet("attack", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -120,11 +128,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	})
 	fs.StringVar(&c.out, "out", "reports", "`folder` under which each run writes <scenario>/<time>/")
 	fs.BoolVar(&c.json, "json", false, "print only summary.json on stdout")
+	fs.BoolVar(&c.noReport, "no-report", false, "write nothing: no report folder, no summary.json, no results file (the summary is still printed)")
 	fs.Float64Var(&c.threshold.Max, "max-ratio", 0, "exit 3 when the overshoot ratio (allowed/limit per key-window) at -at exceeds `X` (0: no gate)")
 	fs.StringVar(&c.threshold.At, "at", "max", "statistic -max-ratio applies to: "+strings.Join(measure.ThresholdStats, ", "))
 	fs.StringVar(&c.ipHeader, "ip-header", "X-Forwarded-For", "header carrying each client's address: X-Forwarded-For or CF-Connecting-IP")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "per-request timeout")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args, stdout); err != nil {
 		return nil, err
 	}
 	urlSet := false
@@ -146,6 +155,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	switch fs.NArg() {
 	case 0:
 	case 1:
+		if c.scenarioSet {
+			return nil, fmt.Errorf("scenario given twice, as -scenario %s and as the argument %s: give one", c.scenarioFile, fs.Arg(0))
+		}
 		c.scenarioFile, c.scenarioSet = fs.Arg(0), true
 	default:
 		return nil, fmt.Errorf("too many arguments %q: give at most one scenario file", fs.Args())
@@ -178,7 +190,7 @@ func Main(args []string, env Env) int {
 	}
 	// The signal watcher, the progress line and Main all write to stderr.
 	stderr := &lockedWriter{w: env.Stderr}
-	c, err := parseFlags(args, stderr)
+	c, err := parseFlags(args, env.Stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return cli.ExitOK
 	}
@@ -242,6 +254,7 @@ func Main(args []string, env Env) int {
 	// measured; second: exit at once.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	var leftovers leftovers // what a second signal removes before exiting
 	stopWatch := make(chan struct{})
 	defer close(stopWatch)
 	go func() {
@@ -255,7 +268,11 @@ func Main(args []string, env Env) int {
 					cancel()
 					continue
 				}
-				fmt.Fprintln(stderr, "attack: interrupted twice: exiting without writing")
+				if kept := leftovers.remove(); kept != "" {
+					fmt.Fprintf(stderr, "attack: interrupted twice: exiting at once; the results written so far are in %s\n", kept)
+				} else {
+					fmt.Fprintln(stderr, "attack: interrupted twice: exiting without writing")
+				}
 				env.Exit(cli.ExitInterruptedTwice)
 				return
 			case <-stopWatch:
@@ -342,18 +359,26 @@ func Main(args []string, env Env) int {
 			Timeout: c.timeout, Summary: ref})
 	}
 
-	// Only now that the input is good is anything written.
-	dir, err := report.NewDir(c.out, sc.Name, time.Now())
-	if err != nil {
-		fmt.Fprintf(stderr, "attack: %v\n", err)
-		return cli.ExitFailure
-	}
-	resultsPath := filepath.Join(dir, ResultsFileName)
-	partial := resultsPath + ".partial"
-	rf, err := createResults(partial)
-	if err != nil {
-		fmt.Fprintf(stderr, "attack: creating the results file: %v\n", err)
-		return cli.ExitFailure
+	// Only now that the input is good is anything written; with
+	// -no-report, nothing is: the results go nowhere.
+	var dir, resultsPath, partial string
+	var rf *os.File
+	var results io.Writer
+	if !c.noReport {
+		dir, err = report.NewDir(c.out, sc.Name, time.Now())
+		if err != nil {
+			fmt.Fprintf(stderr, "attack: %v\n", err)
+			return cli.ExitFailure
+		}
+		resultsPath = filepath.Join(dir, ResultsFileName)
+		partial = resultsPath + ".partial"
+		leftovers.set(dir, partial)
+		rf, err = createResults(partial)
+		if err != nil {
+			fmt.Fprintf(stderr, "attack: creating the results file: %v\n", err)
+			return cli.ExitFailure
+		}
+		results = rf
 	}
 
 	base := measure.Summary{
@@ -384,12 +409,20 @@ func Main(args []string, env Env) int {
 	}
 	s, runErr := attack.Run(ctx, attack.Options{Plan: pl, URL: tgtURL, Limit: limit, Window: window,
 		Duration: c.duration, MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Skew: skew, RunID: runID,
-		Timeout: c.timeout, Results: rf, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress, Series: &series})
+		Timeout: c.timeout, Results: results, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress, Series: &series})
 	if progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	if srv != nil {
 		srv.Close()
+	}
+	if c.noReport {
+		printRun(env.Stdout, c.json, &s, "")
+		if runErr != nil {
+			fmt.Fprintf(stderr, "attack: %v\n", runErr)
+			return cli.ExitFailure
+		}
+		return verdict(&s, c.threshold, stderr)
 	}
 	closeErr := rf.Close()
 	if runErr == nil && closeErr != nil {
@@ -402,7 +435,7 @@ func Main(args []string, env Env) int {
 		if s.Live != nil {
 			s.Live.ResultsFile = partial
 		}
-		kept := keepReport(dir, &s, series, stderr)
+		_, kept := keepReport(dir, &s, series, stderr)
 		printRun(env.Stdout, c.json, &s, dir)
 		fmt.Fprintf(stderr, "attack: %v: the results file is incomplete (what was written is in %s)", runErr, partial)
 		if kept {
@@ -417,23 +450,35 @@ func Main(args []string, env Env) int {
 	}
 	// Print first, so that a report that cannot be written loses nothing.
 	printRun(env.Stdout, c.json, &s, dir)
-	if err := report.Write(dir, &s, report.Options{Traffic: s.Scenario.Traffic,
-		Extra: &report.Extra{LiveSeries: series}, Generated: time.Now()}); err != nil {
-		// Keep what was measured: summary.json alone, then say what failed.
-		if werr := report.WriteSummary(dir, &s); werr != nil {
-			fmt.Fprintf(stderr, "attack: %v\n", werr)
-		}
-		fmt.Fprintf(stderr, "attack: %v (summary.json and the results are in %s)\n", err, dir)
+	switch full, summary := keepReport(dir, &s, series, stderr); {
+	case !summary:
+		fmt.Fprintf(stderr, "attack: neither the report nor summary.json was written; the summary is printed above and the results are in %s\n", resultsPath)
+		return cli.ExitFailure
+	case !full:
+		fmt.Fprintf(stderr, "attack: the report was not written; summary.json and the results are in %s\n", dir)
 		return cli.ExitFailure
 	}
+	return verdict(&s, c.threshold, stderr)
+}
+
+// verdict is the exit code of a run whose summary is out (printed, and
+// written unless -no-report), and says on stderr why it is not 0.
+func verdict(s *measure.Summary, th measure.Threshold, stderr io.Writer) int {
 	if !s.Complete {
-		// Interrupted: what was measured is written, but it is not the run
+		// Interrupted: what was measured is kept, but it is not the run
 		// the scenario planned, so it is not a success (as simulate). This
 		// comes before the threshold: an incomplete run cannot pass a gate.
-		fmt.Fprintln(stderr, "attack: the run was interrupted: results and summary cover only what was measured (marked incomplete)")
+		fmt.Fprintln(stderr, "attack: the run was interrupted: the summary covers only what was measured (marked incomplete)")
 		return cli.ExitFailure
 	}
-	if broken := c.threshold.Check(&s); len(broken) > 0 {
+	if s.ErrorsDominate() {
+		// Most requests got no decision: the run measured the target's
+		// failures, not its limiter, and cannot pass for a result.
+		fmt.Fprintf(stderr, "attack: %d of %d requests got no decision (a status neither 2xx nor 429, or no response): the run did not measure the limiter; check the target (the status counts are in the summary)\n",
+			s.Totals.Errors, s.Totals.Requests)
+		return cli.ExitFailure
+	}
+	if broken := th.Check(s); len(broken) > 0 {
 		for _, b := range broken {
 			fmt.Fprintln(stderr, "attack: threshold broken:", b)
 		}
@@ -476,23 +521,65 @@ func printRun(w io.Writer, asJSON bool, s *measure.Summary, dir string) {
 
 // keepReport writes the report of s into dir, or at least summary.json when
 // the report cannot be written, and says on stderr what failed. It reports
-// whether summary.json was written.
-func keepReport(dir string, s *measure.Summary, series []measure.LivePoint, stderr io.Writer) bool {
-	err := report.Write(dir, s, report.Options{Traffic: s.Scenario.Traffic, Extra: &report.Extra{LiveSeries: series}, Generated: time.Now()})
+// whether the whole report was written, and whether summary.json was.
+func keepReport(dir string, s *measure.Summary, series []measure.LivePoint, stderr io.Writer) (full, summary bool) {
+	err := writeReport(dir, s, report.Options{Traffic: s.Scenario.Traffic, Extra: &report.Extra{LiveSeries: series}, Generated: time.Now()})
 	if err == nil {
-		return true
+		return true, true
 	}
 	fmt.Fprintf(stderr, "attack: %v\n", err)
-	if err := report.WriteSummary(dir, s); err != nil {
+	if err := writeSummary(dir, s); err != nil {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
-		return false
+		return false, false
 	}
-	return true
+	return false, true
 }
 
-// createResults creates the results file; tests replace it to make writing
-// fail.
-var createResults = os.Create
+// createResults creates the results file, writeReport the report and
+// writeSummary summary.json alone; tests replace them to make writing fail.
+var (
+	createResults = os.Create
+	writeReport   = report.Write
+	writeSummary  = report.WriteSummary
+)
+
+// leftovers are the report folder and the results file a run has created
+// so far, for a second signal to clean up before it exits at once.
+type leftovers struct {
+	mu           sync.Mutex
+	dir, partial string
+}
+
+// set records the run's report folder and results file.
+func (l *leftovers) set(dir, partial string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.dir, l.partial = dir, partial
+}
+
+// remove deletes the results file when nothing reached it (an empty file
+// is no result, only a puzzle), then the report folder and its scenario's
+// folder when that left them empty. It returns the results file when it holds results and was
+// kept, else "".
+func (l *leftovers) remove() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.dir == "" {
+		return ""
+	}
+	kept := ""
+	if fi, err := os.Stat(l.partial); err == nil && fi.Size() == 0 {
+		os.Remove(l.partial)
+	} else if err == nil {
+		kept = l.partial
+	}
+	// Each fails, as it should, unless the folder is empty: the run's
+	// folder, then its scenario's folder under -out.
+	if os.Remove(l.dir) == nil {
+		os.Remove(filepath.Dir(l.dir))
+	}
+	return kept
+}
 
 // notes says what of the scenario a live run of d leaves out.
 func notes(sc *scenario.Scenario, d time.Duration) []string {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/report"
 )
 
 // cliScenario writes a short scenario file and returns its path.
@@ -108,6 +110,7 @@ func TestMainBadInput(t *testing.T) {
 		{"unknown statistic", []string{"-at", "p42", good}, "p42"},
 		{"negative ratio", []string{"-max-ratio", "-1", good}, "max-ratio"},
 		{"two files", []string{good, good}, "too many arguments"},
+		{"scenario twice", []string{"-scenario", good, good}, "scenario given twice"},
 		{"missing scenario", []string{filepath.Join(t.TempDir(), "nope.yaml")}, "nope.yaml"},
 		{"bad scenario", []string{cliScenario(t, "limiter: {limit: -3}\n")}, "limit"},
 		{"bad override", []string{"-set", "limiter.limit=zero", good}, "limiter.limit"},
@@ -441,5 +444,193 @@ func TestMainSetWindowWins(t *testing.T) {
 		if s.Limiter.Window != tc.want {
 			t.Errorf("%v: the run counted in %s windows, want %s", tc.sets, s.Limiter.Window, tc.want)
 		}
+	}
+}
+
+// TestMainInterruptTwiceCleansUp: a second interrupt exits at once without
+// leaving an empty results.bin.partial or an empty report folder behind; a
+// results file that holds results is kept, and stderr names it. The
+// interrupts arrive while the results file has just been created, so what
+// is on disk when Exit is called is known.
+func TestMainInterruptTwiceCleansUp(t *testing.T) {
+	sc := cliScenario(t, strings.Replace(sequentialYAML, "1600ms", "60s", 1))
+	for _, tc := range []struct {
+		name     string
+		written  string // what the results file holds when the interrupts come
+		wantLeft []string
+		wantErr  string
+	}{
+		{"empty results file", "", nil, "exiting without writing"},
+		{"results written", "some results", []string{ResultsFileName + ".partial"}, ResultsFileName + ".partial"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			sig := make(chan os.Signal, 2)
+			left := make(chan []string, 1)
+			defer func(f func(string) (*os.File, error)) { createResults = f }(createResults)
+			createResults = func(p string) (*os.File, error) {
+				f, err := os.Create(p)
+				if err == nil && tc.written != "" {
+					_, err = f.WriteString(tc.written)
+				}
+				sig <- syscall.SIGINT
+				sig <- syscall.SIGINT
+				select {
+				case <-left: // Exit has listed what was left; put it back for the test
+				case <-time.After(5 * time.Second):
+					t.Errorf("second interrupt did not exit")
+				}
+				return f, err
+			}
+			var got []string
+			var code int
+			env := Env{Signals: sig, Exit: func(c int) {
+				code = c
+				filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+					if err == nil && p != out {
+						got = append(got, filepath.Base(p))
+					}
+					return nil
+				})
+				left <- got
+			}}
+			_, _, stderr := runMain(t, env, "-store", "memory", "-out", out, sc)
+			if code != cli.ExitInterruptedTwice {
+				t.Errorf("exit %d, want %d", code, cli.ExitInterruptedTwice)
+			}
+			var files []string
+			for _, g := range got {
+				if strings.HasPrefix(g, ResultsFileName) {
+					files = append(files, g)
+				}
+			}
+			if strings.Join(files, " ") != strings.Join(tc.wantLeft, " ") {
+				t.Errorf("left %v on disk at exit, want results files %v", got, tc.wantLeft)
+			}
+			if tc.wantLeft == nil && len(got) != 0 {
+				t.Errorf("left %v on disk at exit, want nothing (no empty folders)", got)
+			}
+			if !strings.Contains(stderr, tc.wantErr) {
+				t.Errorf("stderr %q does not mention %q", stderr, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestMainReportFallbacks: when the report cannot be written, summary.json
+// is written alone; when that fails too, stderr says so and names the
+// results file instead of claiming a summary that is not there. Exit 1
+// either way.
+func TestMainReportFallbacks(t *testing.T) {
+	sc := cliScenario(t, strings.Replace(sequentialYAML, "1600ms", "300ms", 1))
+	failReport := func(string, *measure.Summary, report.Options) error {
+		return errors.New("report: drawing figure \"ratio-cdf\": out of ink")
+	}
+	failSummary := func(string, *measure.Summary) error {
+		return errors.New("report: writing summary.json: out of paper")
+	}
+	fullDisk := func(string) (*os.File, error) { return os.OpenFile("/dev/full", os.O_WRONLY, 0) }
+	for _, tc := range []struct {
+		name         string
+		summaryFails bool
+		resultsFail  bool
+		wantSummary  bool
+		want         []string // in stderr; DIR stands for the report folder
+		notWant      string
+	}{
+		{"report fails", false, false, true,
+			[]string{"out of ink", "the report was not written; summary.json and the results are in DIR"}, ""},
+		{"report and summary fail", true, false, false,
+			[]string{"out of ink", "out of paper", "neither the report nor summary.json was written", "the results are in DIR/" + ResultsFileName}, "summary.json and the results are in"},
+		{"results, report fail", false, true, true,
+			[]string{"no space left on device", "out of ink", "summary.json, marked incomplete, is in DIR"}, ""},
+		{"results, report and summary fail", true, true, false,
+			[]string{"no space left on device", "out of ink", "out of paper", "what was written is in DIR/" + ResultsFileName + ".partial"}, "summary.json, marked incomplete"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := os.Stat("/dev/full"); err != nil && tc.resultsFail {
+				t.Skip("no /dev/full to stand for a full disk")
+			}
+			defer func(c func(string) (*os.File, error), r func(string, *measure.Summary, report.Options) error, s func(string, *measure.Summary) error) {
+				createResults, writeReport, writeSummary = c, r, s
+			}(createResults, writeReport, writeSummary)
+			writeReport = failReport
+			if tc.summaryFails {
+				writeSummary = failSummary
+			}
+			if tc.resultsFail {
+				createResults = fullDisk
+			}
+			out := t.TempDir()
+			code, stdout, stderr := runMain(t, Env{}, "-store", "memory", "-out", out, sc)
+			if code != cli.ExitFailure {
+				t.Errorf("exit %d, want %d: %s", code, cli.ExitFailure, stderr)
+			}
+			dirs, _ := filepath.Glob(filepath.Join(out, "seq", "*"))
+			if len(dirs) != 1 {
+				t.Fatalf("report folders %v, want one", dirs)
+			}
+			dir := dirs[0]
+			if _, err := os.Stat(filepath.Join(dir, ResultsFileName)); err != nil && !tc.resultsFail {
+				t.Errorf("no results file: %v", err)
+			}
+			_, err := os.Stat(filepath.Join(dir, report.SummaryFile))
+			if got := err == nil; got != tc.wantSummary {
+				t.Errorf("summary.json written %v, want %v", got, tc.wantSummary)
+			}
+			for _, w := range tc.want {
+				if w = strings.ReplaceAll(w, "DIR", dir); !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q does not say %q", stderr, w)
+				}
+			}
+			if tc.notWant != "" && strings.Contains(stderr, tc.notWant) {
+				t.Errorf("stderr %q says %q, but summary.json was not written", stderr, tc.notWant)
+			}
+			if !strings.Contains(stdout, "let through") {
+				t.Errorf("stdout %q: want the summary printed whatever failed", stdout)
+			}
+		})
+	}
+}
+
+// TestMainErrorsDominate: a target that answers the preflight and then
+// mostly 500s is not a limiter that let nothing through: the headline and
+// summary.json say errors dominate and the command exits 1. A run with a
+// few errors among decisions passes.
+func TestMainErrorsDominate(t *testing.T) {
+	sc := cliScenario(t, strings.Replace(sequentialYAML, "1600ms", "300ms", 1))
+	for _, tc := range []struct {
+		name     string
+		fail     func(n int64) bool // whether the nth request (1: the preflight) gets a 500
+		wantCode int
+		wantWarn bool
+	}{
+		{"only 500s after the preflight", func(n int64) bool { return n > 1 }, cli.ExitFailure, true},
+		{"one in ten fails", func(n int64) bool { return n%10 == 0 }, cli.ExitOK, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tc.fail(n.Add(1)) {
+					http.Error(w, "boom", http.StatusInternalServerError)
+					return
+				}
+				w.Write([]byte("ok\n"))
+			}))
+			defer srv.Close()
+			out := t.TempDir()
+			code, stdout, stderr := runMain(t, Env{}, "-url", srv.URL+"/", "-out", out, sc)
+			if code != tc.wantCode {
+				t.Errorf("exit %d, want %d; stderr: %s", code, tc.wantCode, stderr)
+			}
+			s, _ := readSummary(t, out)
+			warned := len(s.Warnings) > 0 && strings.HasPrefix(s.Warnings[0], "errors dominate")
+			if warned != tc.wantWarn || strings.Contains(stdout, "WARNING: errors dominate") != tc.wantWarn {
+				t.Errorf("summary warnings %q, stdout %q: want errors-dominate warning %v", s.Warnings, stdout, tc.wantWarn)
+			}
+			if tc.wantWarn && !strings.Contains(stderr, "did not measure the limiter") {
+				t.Errorf("stderr %q does not say why the run failed", stderr)
+			}
+		})
 	}
 }

@@ -1,5 +1,6 @@
 // Package cli holds what every overshoot command shares on its command
-// line: the exit codes, declared once, and the repeatable -set flag.
+// line: the exit codes, declared once, the repeatable -set flag, and
+// -version (Parse).
 package cli
 
 import "strings"

@@ -56,7 +56,7 @@ type config struct {
 }
 
 // parseFlags reads args into a config; errors are bad input.
-func parseFlags(args []string, stderr io.Writer) (*config, error) {
+func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	c := &config{}
 	fs := flag.NewFlagSet("kvemu", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -68,7 +68,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.dailyWrites, "daily-writes", 0, "daily write quota, reset at 00:00 UTC (free plan: 1000; 0: none)")
 	fs.IntVar(&c.dailyReads, "daily-reads", 0, "daily read quota, reset at 00:00 UTC (free plan: 100000; 0: none)")
 	fs.BoolVar(&c.quiet, "quiet", false, "do not log requests")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args, stdout); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
@@ -96,7 +96,7 @@ func randomHex(n int) string {
 // Main runs the kvemu command and returns its exit status. It serves until
 // Ctrl-C or SIGTERM.
 func Main(args []string, stdout, stderr io.Writer) int {
-	c, err := parseFlags(args, stderr)
+	c, err := parseFlags(args, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return ExitOK
 	}

@@ -73,7 +73,7 @@ func TestBadInputExits2(t *testing.T) {
 func TestFlags(t *testing.T) {
 	var stderr bytes.Buffer
 	c, err := parseFlags([]string{"-addr", "[::1]:0", "-account", "acct", "-namespace", "n1,n2", "-token", "tok",
-		"-daily-writes", "1000", "-daily-reads", "100000", "-quiet"}, &stderr)
+		"-daily-writes", "1000", "-daily-reads", "100000", "-quiet"}, io.Discard, &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestFlags(t *testing.T) {
 		c.dailyWrites != want.dailyWrites || c.dailyReads != want.dailyReads || c.quiet != want.quiet {
 		t.Errorf("config %+v, want %+v", *c, want)
 	}
-	d, err := parseFlags(nil, &stderr)
+	d, err := parseFlags(nil, io.Discard, &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func (s *syncBuffer) String() string {
 // TestServes starts the emulator on a free loopback port, writes and reads
 // a key through it, stops it and checks what it printed and logged.
 func TestServes(t *testing.T) {
-	c, err := parseFlags([]string{"-addr", "127.0.0.1:0", "-account", "acct", "-namespace", "ns", "-token", "tok-secret"}, io.Discard)
+	c, err := parseFlags([]string{"-addr", "127.0.0.1:0", "-account", "acct", "-namespace", "ns", "-token", "tok-secret"}, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestServes(t *testing.T) {
 }
 
 func TestPortInUseExits1(t *testing.T) {
-	c, err := parseFlags([]string{"-addr", "127.0.0.1:0", "-token", "t"}, io.Discard)
+	c, err := parseFlags([]string{"-addr", "127.0.0.1:0", "-token", "t"}, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

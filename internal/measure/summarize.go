@@ -77,6 +77,7 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 	s.WorstKeys = worst[:min(len(worst), worstKept)]
 	s.KV = kvWork(kvc)
 	s.Cost = cost(kvc, s.Totals, len(trials))
+	s.Warnings = s.Health()
 	return s
 }
 

@@ -19,7 +19,12 @@ type Summary struct {
 	Trials   int         `json:"trials"`
 	// Complete is false when the run was interrupted: what is here was
 	// measured, but not all that was planned.
-	Complete bool       `json:"complete"`
+	Complete bool `json:"complete"`
+	// Warnings say in words why the numbers may not mean what they seem
+	// (see Summary.Health): most requests got no decision, or the store
+	// failed most reads. For a sweep, the top level lists its points'
+	// warnings, each prefixed with the point.
+	Warnings []string   `json:"warnings,omitempty"`
 	Limiter  LimiterRef `json:"limiter"`
 	Totals   Totals     `json:"totals"`
 	// Overshoot is the headline: how far past the limit each limiter key got

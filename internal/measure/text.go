@@ -34,6 +34,9 @@ func WriteText(w io.Writer, s *Summary) error {
 	if !s.Complete {
 		p.f("  INCOMPLETE: the run was interrupted; these are the results measured so far.\n")
 	}
+	for _, w := range s.Warnings {
+		p.f("  WARNING: %s.\n", w)
+	}
 	if len(s.Points) > 0 {
 		labels := make([]string, len(s.Points))
 		width := len("sweep point")

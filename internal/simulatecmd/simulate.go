@@ -59,8 +59,11 @@ KV-backed rate limiter lets through under the scenario's traffic. With no
 file it runs the embedded scenarios/default.yaml (the seed article's
 endpoint: 5 per day per token+IP, one bot loop).
 
-Exit status: 0 ok, 1 failure, 2 bad input (nothing written), 3 the
-prediction breaks -max-ratio.
+Exit codes: 0 ok (also after -h and -version), 1 failure or interrupted
+(the trials that finished are still written), 2 bad input (nothing
+written), 3 the prediction breaks -max-ratio. A store that failed most
+reads is flagged in the summary, not failed: in a model, an outage is a
+result.
 
 Sharded runs (docs/distributed.md): each of N processes runs
   simulate -shard I/N -out DIR [flags] [SCENARIO.yaml]
@@ -72,20 +75,22 @@ summary one process would have written.
 flags:
 `
 
-// parseFlags reads args into a config; errors are bad input.
-func parseFlags(args []string, stderr io.Writer) (*config, error) {
+// parseFlags reads args into a config; errors are bad input. The flags
+// simulate shares with attack have the same names and meanings there.
+func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	c := &config{}
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs.StringVar(&c.file, "scenario", "", "scenario `file` to run (also accepted as the argument; default: the embedded scenarios/default.yaml)")
 	seed := fs.Uint64("seed", 0, "seed of every random draw (default: the scenario's seed)")
 	fs.IntVar(&c.trials, "trials", 0, "number of trials (default: the scenario's trials)")
 	fs.IntVar(&c.workers, "workers", 0, "trials run at once (default: GOMAXPROCS; results do not depend on it)")
-	fs.StringVar(&c.out, "out", "reports", "folder the report is written under, as OUT/<scenario>/<time>/")
-	fs.BoolVar(&c.json, "json", false, "print summary.json on stdout and nothing else there")
-	fs.BoolVar(&c.noReport, "no-report", false, "write no report folder (the summary is still printed)")
-	fs.Var((*cli.Sets)(&c.sets), "set", "override a scenario field, path=value (repeatable), e.g. -set limiter.limit=10")
-	fs.Float64Var(&c.threshold.Max, "max-ratio", 0, "exit 3 when the overshoot ratio (allowed/limit) exceeds this")
+	fs.StringVar(&c.out, "out", "reports", "`folder` under which each run writes <scenario>/<time>/")
+	fs.BoolVar(&c.json, "json", false, "print only summary.json on stdout")
+	fs.BoolVar(&c.noReport, "no-report", false, "write nothing: no report folder, no summary.json (the summary is still printed)")
+	fs.Var((*cli.Sets)(&c.sets), "set", "override a scenario value, `path=value` (e.g. limiter.limit=10); repeatable")
+	fs.Float64Var(&c.threshold.Max, "max-ratio", 0, "exit 3 when the overshoot ratio (allowed/limit per key-window) at -at exceeds `X` (0: no gate)")
 	fs.StringVar(&c.threshold.At, "at", "max", "statistic -max-ratio applies to: "+strings.Join(measure.ThresholdStats, ", "))
 	fs.StringVar(&c.compare, "compare", "", "a live run's summary.json: predict for its scenario and report both side by side")
 	fs.Func("shard", "run shard `I/N` of the run's trials and write OUT/shard-I-of-N.json (merge them with -merge)", func(v string) error {
@@ -94,7 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return err
 	})
 	merge := fs.Bool("merge", false, "merge the shard files (or the folders holding them) given as arguments into one summary and report")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args, stdout); err != nil {
 		return nil, err
 	}
 	if *merge {
@@ -110,14 +115,21 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.shard != nil && c.compare != "" {
 		return nil, fmt.Errorf("-shard and -compare do not go together: shard the prediction's run without -compare")
 	}
+	fileSet := false
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "seed" {
+		switch f.Name {
+		case "seed":
 			c.seed, c.seedSet = *seed, true
+		case "scenario":
+			fileSet = true
 		}
 	})
 	switch fs.NArg() {
 	case 0:
 	case 1:
+		if fileSet {
+			return nil, fmt.Errorf("scenario given twice, as -scenario %s and as the argument %s: give one", c.file, fs.Arg(0))
+		}
 		c.file = fs.Arg(0)
 	default:
 		return nil, fmt.Errorf("simulate takes one scenario file, got %d: %s", fs.NArg(), strings.Join(fs.Args(), " "))
@@ -139,7 +151,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 
 // Main runs the simulate command and returns its exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
-	c, err := parseFlags(args, stderr)
+	c, err := parseFlags(args, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return ExitOK
 	}
@@ -441,12 +453,29 @@ func assemble(top measure.ScenarioRef, sweep bool, runs []pointRun) measure.Summ
 			out = s
 			out.Scenario = top
 			out.Totals, out.Overshoot, out.Populations = measure.Totals{}, measure.Overshoot{}, nil
-			out.KV, out.Cost, out.WorstKeys = measure.KVWork{}, measure.Cost{}, nil
+			out.KV, out.Cost, out.WorstKeys, out.Warnings = measure.KVWork{}, measure.Cost{}, nil, nil
+		}
+		for _, w := range s.Warnings {
+			// A simulated outage is a result, not a failure: flagged, and
+			// the exit status stays what the run and its gate say.
+			out.Warnings = append(out.Warnings, "at "+pointLabel(r.Params)+": "+w)
 		}
 		out.Points = append(out.Points, measure.Point{Summary: &s, Params: r.Params})
 		out.Complete = s.Complete
 	}
 	return out
+}
+
+// pointLabel names a sweep point by its parameters, as scenario.Point.Label.
+func pointLabel(params []measure.Param) string {
+	if len(params) == 0 {
+		return "base"
+	}
+	parts := make([]string, len(params))
+	for i, q := range params {
+		parts[i] = q.Path + "=" + q.Value
+	}
+	return strings.Join(parts, ",")
 }
 
 // summarize returns the point's summary, pooling its trials in index order

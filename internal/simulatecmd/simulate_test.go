@@ -58,6 +58,7 @@ func TestBadInputExits2AndWritesNothing(t *testing.T) {
 		{"bad threshold stat", []string{"-max-ratio", "2", "-at", "p90"}, "-at"},
 		{"unknown flag", []string{"-frobnicate"}, "frobnicate"},
 		{"two files", []string{bad, bad}, "one scenario file"},
+		{"scenario twice", []string{"-scenario", bad, malformed}, "scenario given twice"},
 		{"compare missing", []string{"-compare", filepath.Join(dir, "none.json")}, "-compare"},
 	}
 	for _, tt := range tests {
@@ -196,7 +197,7 @@ func TestCompareFollowsTheMeasuredRun(t *testing.T) {
 func TestReportFailureKeepsTheSummary(t *testing.T) {
 	blocker := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(blocker, nil, 0o644)
-	c, err := parseFlags([]string{"-trials", "2", "-out", filepath.Join(blocker, "reports")}, io.Discard)
+	c, err := parseFlags([]string{"-trials", "2", "-out", filepath.Join(blocker, "reports")}, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,5 +257,87 @@ live: {duration: 10s}
 	}
 	if !strings.Contains(stderr, "interrupted") {
 		t.Errorf("stderr does not say the measured run was interrupted: %q", stderr)
+	}
+}
+
+// TestStoreDownIsFlaggedNotFailed: a simulated store that is down for most
+// of the run is a legitimate result (what failing open lets through), so
+// simulate flags it in the headline and summary.json but exits 0; in a
+// sweep, the warning names its point.
+func TestStoreDownIsFlaggedNotFailed(t *testing.T) {
+	sc := filepath.Join(t.TempDir(), "down.yaml")
+	os.WriteFile(sc, []byte(`name: down
+duration: 1m
+limiter: {limit: 5, window: 1m}
+store:
+  kind: kv
+  kv:
+    outages: [{start: 0s, duration: 50s}]
+traffic:
+  - name: bot
+    closed_loop: {concurrency: 1, think: 100ms}
+`), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // the warning's start
+	}{
+		{"single run", nil, "the store was down for most of the run"},
+		{"sweep", []string{"-set", "sweep=[{path: limiter.error_policy, values: [fail-open, fail-closed]}]"}, "at limiter.error_policy=fail-open: the store was down"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"-no-report", "-trials", "2"}, tc.args...)
+			code, stdout, stderr := runMain(t, append(args, sc)...)
+			if code != ExitOK {
+				t.Fatalf("exit %d, want %d (flag, do not fail): %s", code, ExitOK, stderr)
+			}
+			if !strings.Contains(stdout, "WARNING: "+tc.want) {
+				t.Errorf("stdout does not lead with the warning %q:\n%s", tc.want, stdout)
+			}
+			code, stdout, _ = runMain(t, append([]string{"-json"}, append(args, sc)...)...)
+			var s measure.Summary
+			if err := json.Unmarshal([]byte(stdout), &s); err != nil || code != ExitOK {
+				t.Fatalf("exit %d, %v", code, err)
+			}
+			if len(s.Warnings) == 0 || !strings.HasPrefix(s.Warnings[0], tc.want) {
+				t.Errorf("summary warnings %q, want one starting %q", s.Warnings, tc.want)
+			}
+		})
+	}
+}
+
+// TestHelpVersionAndScenarioFlag: -h and -version exit 0 and write
+// nothing (-h: usage on stderr; -version: the version on stdout), and
+// -scenario names the file as the argument does (as in attack).
+func TestHelpVersionAndScenarioFlag(t *testing.T) {
+	dir := t.TempDir()
+	sc := filepath.Join(dir, "s.yaml")
+	os.WriteFile(sc, []byte("name: flagged\nlimiter: {limit: 5, window: 1m}\nduration: 10s\ntrials: 1\ntraffic: [{name: bot, closed_loop: {}}]\n"), 0o644)
+	for _, tc := range []struct {
+		args           []string
+		code           int
+		stdout, stderr string // substrings; "" means empty
+	}{
+		{[]string{"-h"}, ExitOK, "", "usage: simulate"},
+		{[]string{"-help"}, ExitOK, "", "usage: simulate"},
+		{[]string{"-version"}, ExitOK, "simulate ", ""},
+		{[]string{"-json", "-no-report", "-scenario", sc}, ExitOK, `"name": "flagged"`, ""},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "reports")
+			code, stdout, stderr := runMain(t, append([]string{"-out", out}, tc.args...)...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d: %s", code, tc.code, stderr)
+			}
+			if !strings.Contains(stdout, tc.stdout) || (tc.stdout == "") != (stdout == "") {
+				t.Errorf("stdout %.200q, want it to hold %q", stdout, tc.stdout)
+			}
+			if !strings.Contains(stderr, tc.stderr) || (tc.stderr == "") != (stderr == "") {
+				t.Errorf("stderr %.80q, want it to hold %q", stderr, tc.stderr)
+			}
+			if got := entries(t, out); len(got) != 0 {
+				t.Errorf("wrote %v", got)
+			}
+		})
 	}
 }

@@ -7,13 +7,16 @@
 // people can read:
 //
 //	200 allowed, 429 denied
-//	RateLimit-Policy: "default";q=<limit>;w=<window seconds>   (IETF draft httpapi-ratelimit-headers)
-//	RateLimit: "default";r=<remaining>;t=<seconds to reset>
+//	RateLimit-Policy: "default";q=<limit>;w=<window seconds>
+//	RateLimit: "default";r=<remaining>;t=<seconds to reset>    (not on a fail-open answer)
+//	Retry-After: <seconds to reset>                            (on 429, the same instant as t)
 //	X-Overshoot-Window: <window id the request was counted in>
 //	X-Overshoot-Key: <caller identity, token:ip>
 //	X-Overshoot-Fail-Open: 1     (the store failed and the error policy allowed)
 //	X-Overshoot-Fail-Closed: 1   (the store failed and the error policy denied)
 //
+// RateLimit-Policy and RateLimit are the IETF draft's
+// (draft-ietf-httpapi-ratelimit-headers, checked against revision 11).
 // The window and key headers let the attacker count exactly which key-window
 // each request landed in, instead of guessing from its own clock.
 //
@@ -54,6 +57,8 @@ const (
 	// RateLimit header fields (draft-ietf-httpapi-ratelimit-headers).
 	HeaderRateLimitPolicy = "Ratelimit-Policy"
 	HeaderRateLimit       = "Ratelimit"
+	// HeaderRetryAfter is on every 429: seconds until the window resets.
+	HeaderRetryAfter = "Retry-After"
 )
 
 // PolicyName is the policy name the target uses in its RateLimit headers.
@@ -136,7 +141,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
 	hdr["Content-Type"] = textPlain
 	hdr[HeaderRateLimitPolicy] = h.policy
-	hdr[HeaderRateLimit] = []string{rateLimitValue(d.Remaining, d.Reset.Sub(now))}
+	reset := resetSeconds(d.Reset.Sub(now))
+	if !d.FailOpen {
+		// A fail-open answer was not counted, so what remains is unknown:
+		// the limiter's "remaining = limit" would invite a client to keep
+		// going. The draft lets a server leave the field out of any answer.
+		hdr[HeaderRateLimit] = []string{rateLimitValue(d.Remaining, reset)}
+	}
 	hdr[HeaderWindow] = []string{strconv.FormatInt(d.Window, 10)}
 	hdr[HeaderKey] = []string{caller}
 	if d.FailOpen {
@@ -146,6 +157,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hdr[HeaderFailClosed] = one
 	}
 	if !d.Allowed {
+		hdr[HeaderRetryAfter] = []string{strconv.FormatInt(reset, 10)}
 		w.WriteHeader(http.StatusTooManyRequests)
 		w.Write(bodyDenied)
 		return
@@ -153,14 +165,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(bodyAllowed)
 }
 
-// rateLimitValue is the RateLimit field: "default";r=<remaining>;t=<secs>,
-// with t rounded up to whole seconds as the draft asks (0 when the reset is
-// already past).
-func rateLimitValue(remaining int64, untilReset time.Duration) string {
-	t := int64(0)
-	if untilReset > 0 {
-		t = int64(math.Ceil(untilReset.Seconds()))
+// resetSeconds is the time until a window resets in whole seconds, rounded
+// up as the draft's t and Retry-After's delay-seconds need (0 when the
+// reset is already past).
+func resetSeconds(untilReset time.Duration) int64 {
+	if untilReset <= 0 {
+		return 0
 	}
+	return int64(math.Ceil(untilReset.Seconds()))
+}
+
+// rateLimitValue is the RateLimit field: "default";r=<remaining>;t=<secs>.
+func rateLimitValue(remaining, t int64) string {
 	b := make([]byte, 0, 48)
 	b = append(b, `"`+PolicyName+`";r=`...)
 	b = strconv.AppendInt(b, remaining, 10)

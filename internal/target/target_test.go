@@ -42,14 +42,15 @@ func TestHandlerSequence(t *testing.T) {
 	now := time.Unix(1000, 500e6) // window 100 of 10 s, 9.5 s to reset
 	h := newHandler(t, 3, 10*time.Second, kv.NewMemory(kv.MemoryOptions{Now: func() time.Time { return now }}), "", func() time.Time { return now })
 	tests := []struct {
-		code      int
-		ratelimit string
+		code       int
+		ratelimit  string
+		retryAfter string // the same instant as t, on 429 only
 	}{
-		{200, `"default";r=2;t=10`},
-		{200, `"default";r=1;t=10`},
-		{200, `"default";r=0;t=10`},
-		{429, `"default";r=0;t=10`},
-		{429, `"default";r=0;t=10`},
+		{200, `"default";r=2;t=10`, ""},
+		{200, `"default";r=1;t=10`, ""},
+		{200, `"default";r=0;t=10`, ""},
+		{429, `"default";r=0;t=10`, "10"},
+		{429, `"default";r=0;t=10`, "10"},
 	}
 	for i, tc := range tests {
 		w := get(h, map[string]string{"X-Anon-Token": "tok", "X-Forwarded-For": " 10.0.0.1 , 10.0.0.2"})
@@ -58,6 +59,9 @@ func TestHandlerSequence(t *testing.T) {
 		}
 		if got := w.Header().Get("RateLimit"); got != tc.ratelimit {
 			t.Errorf("request %d: RateLimit %q, want %q", i, got, tc.ratelimit)
+		}
+		if got := w.Header().Get("Retry-After"); got != tc.retryAfter {
+			t.Errorf("request %d: Retry-After %q, want %q", i, got, tc.retryAfter)
 		}
 		if got := w.Header().Get("RateLimit-Policy"); got != `"default";q=3;w=10` {
 			t.Errorf("request %d: RateLimit-Policy %q", i, got)
@@ -85,26 +89,36 @@ func (failing) Put(context.Context, string, string, time.Duration) error {
 }
 
 // TestHandlerErrorPolicy checks that store failures are marked: fail-open
-// allows with remaining = limit and the fail-open header; fail-closed denies
-// with the fail-closed header.
+// allows with the fail-open header and claims no remaining count (the
+// request was not counted; "r=<limit>" would invite more); fail-closed
+// denies with the fail-closed header, nothing remaining, and Retry-After at
+// the window's reset.
 func TestHandlerErrorPolicy(t *testing.T) {
+	now := time.Unix(1000, 500e6) // 19.5 s to the next minute
 	tests := []struct {
-		policy limiter.Policy
-		code   int
-		header string
-		rl     string
+		policy     limiter.Policy
+		code       int
+		header     string
+		rl         string
+		retryAfter string
 	}{
-		{limiter.FailOpen, 200, HeaderFailOpen, `"default";r=5;t=`},
-		{limiter.FailClosed, 429, HeaderFailClosed, `"default";r=0;t=`},
+		{limiter.FailOpen, 200, HeaderFailOpen, "", ""},
+		{limiter.FailClosed, 429, HeaderFailClosed, `"default";r=0;t=20`, "20"},
 	}
 	for _, tc := range tests {
-		h := newHandler(t, 5, time.Minute, failing{}, tc.policy, nil)
+		h := newHandler(t, 5, time.Minute, failing{}, tc.policy, func() time.Time { return now })
 		w := get(h, map[string]string{"X-Anon-Token": "a"})
 		if w.Code != tc.code || w.Header().Get(tc.header) != "1" {
 			t.Errorf("%s: status %d, %s=%q; want %d and 1", tc.policy, w.Code, tc.header, w.Header().Get(tc.header), tc.code)
 		}
-		if got := w.Header().Get("RateLimit"); len(got) < len(tc.rl) || got[:len(tc.rl)] != tc.rl {
-			t.Errorf("%s: RateLimit %q, want prefix %q", tc.policy, got, tc.rl)
+		if got := w.Header().Get("RateLimit"); got != tc.rl {
+			t.Errorf("%s: RateLimit %q, want %q", tc.policy, got, tc.rl)
+		}
+		if got := w.Header().Get("Retry-After"); got != tc.retryAfter {
+			t.Errorf("%s: Retry-After %q, want %q", tc.policy, got, tc.retryAfter)
+		}
+		if got := w.Header().Get("RateLimit-Policy"); got != `"default";q=5;w=60` {
+			t.Errorf("%s: RateLimit-Policy %q: the policy holds whatever the store did", tc.policy, got)
 		}
 		if got := w.Header().Get(HeaderKey); got != "a:unknown" {
 			t.Errorf("%s: key %q, want a:unknown", tc.policy, got)

@@ -8,13 +8,17 @@
 // count: that gap is what overshoot measures. Any KV error allows the request
 // (fail open).
 //
-// Answers: 200 allowed, 429 denied, both with IETF draft RateLimit headers
+// Answers: 200 allowed, 429 denied (with Retry-After: <seconds until the
+// window ends>), both with IETF draft RateLimit headers
+// (draft-ietf-httpapi-ratelimit-headers, checked against revision 11)
 //   RateLimit-Policy: "<name>";q=<limit>;w=<window seconds>
 //   RateLimit: "<name>";r=<remaining>;t=<seconds until the window ends>
 // plus X-Overshoot-Window: <window id>, X-Overshoot-Key: <caller> (so an
 // attacker counts each response under the key this Worker used, whatever
 // the runtime made of the client's address) and, when KV failed and the
-// request was let through, X-Overshoot-Fail-Open: 1.
+// request was let through, X-Overshoot-Fail-Open: 1 and no RateLimit field:
+// the request was not counted, so what remains is unknown, and claiming the
+// whole limit would invite the client to keep going.
 
 const MIN_TTL_SECONDS = 60; // the smallest expirationTtl Workers KV accepts
 
@@ -85,11 +89,14 @@ function respond(cfg, caller, d) {
   const headers = new Headers({
     "Content-Type": "text/plain; charset=utf-8",
     "RateLimit-Policy": `"${cfg.name}";q=${cfg.limit};w=${cfg.windowSeconds}`,
-    "RateLimit": `"${cfg.name}";r=${d.remaining};t=${d.resetIn}`,
     "X-Overshoot-Window": String(d.windowId),
     "X-Overshoot-Key": caller,
   });
-  if (d.failOpen) headers.set("X-Overshoot-Fail-Open", "1");
+  if (d.failOpen) {
+    headers.set("X-Overshoot-Fail-Open", "1");
+  } else {
+    headers.set("RateLimit", `"${cfg.name}";r=${d.remaining};t=${d.resetIn}`);
+  }
   if (!d.allowed) {
     headers.set("Retry-After", String(d.resetIn));
     return new Response("Too many requests\n", { status: 429, headers });

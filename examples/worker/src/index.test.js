@@ -125,6 +125,18 @@ test("fetch answers with draft RateLimit headers", async () => {
   assert.equal(last.headers.get("X-Overshoot-Fail-Open"), null);
 });
 
+test("fetch claims no remaining count on a fail-open answer", async () => {
+  for (const kv of [fakeKV({ failGet: true }), fakeKV({ failPut: true })]) {
+    const env = { RATE_LIMIT: kv, LIMIT: "2", WINDOW_SECONDS: "60" };
+    const res = await worker.fetch(new Request("http://x/", { headers: { "X-Anon-Token": "t" } }), env);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("X-Overshoot-Fail-Open"), "1");
+    assert.equal(res.headers.get("RateLimit"), null, "the request was not counted: no r= to claim");
+    assert.equal(res.headers.get("Retry-After"), null);
+    assert.equal(res.headers.get("RateLimit-Policy"), '"default";q=2;w=60', "the policy holds whatever KV did");
+  }
+});
+
 test("fetch refuses a bad configuration instead of failing open", async () => {
   const req = () => new Request("http://x/");
   for (const env of [
