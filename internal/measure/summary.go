@@ -39,8 +39,13 @@ type Summary struct {
 	// Live is set by attack only.
 	Live *Live `json:"live,omitempty"`
 	// Points holds one summary per sweep point, in grid order; the rest of
-	// the top level then describes the scenario as written.
+	// the top level then describes the scenario as written, and summary.json
+	// leaves out its totals, overshoot, populations, kv, cost and worst keys
+	// (nothing was run there) for Worst.
 	Points []Point `json:"points,omitempty"`
+	// Worst is set for a sweep (see SetWorst): the point that did worst by
+	// the scenario's headline metric, and each metric's highest value.
+	Worst *Worst `json:"worst,omitempty"`
 }
 
 // ScenarioRef identifies the scenario a run came from.
@@ -53,6 +58,19 @@ type ScenarioRef struct {
 	Params []string `json:"params,omitempty"`
 	// Traffic says in words what hit the limiter, for headlines.
 	Traffic string `json:"traffic,omitempty"`
+	// Headline names the metric the scenario's question is about (see
+	// Metrics); reports lead with it. Empty means DefaultHeadline.
+	Headline string `json:"headline,omitempty"`
+}
+
+// HeadlineMetric is the metric the scenario's question is about: the one it
+// names, else DefaultHeadline (also for a name this version does not know).
+func (r ScenarioRef) HeadlineMetric() Metric {
+	if m, err := LookupMetric(r.Headline); err == nil {
+		return m
+	}
+	m, _ := LookupMetric(DefaultHeadline)
+	return m
 }
 
 // LimiterRef is the limiter under test.
@@ -271,4 +289,17 @@ type LivePoint struct {
 	// Status counts responses in the interval by status code ("200",
 	// "429", "error" for transport errors).
 	Status map[string]int64
+}
+
+// Worst is a sweep's worst point, so that a gate on the top level of
+// summary.json reads real numbers: Metric is the scenario's headline metric,
+// Params and Value the point where it was highest and its value there,
+// Values every measured metric at that point, and Highest each measured
+// metric's highest value over all points (wherever it was).
+type Worst struct {
+	Metric  string             `json:"metric"`
+	Value   float64            `json:"value"`
+	Params  []Param            `json:"params"`
+	Values  map[string]float64 `json:"values"`
+	Highest map[string]float64 `json:"highest"`
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
@@ -85,6 +86,9 @@ func compileTest(sc *scenario.Scenario) (*plan.Plan, error) {
 	c := *sc
 	if c.Live.Duration == 0 {
 		c.Live = scenario.Live{Duration: dur(10 * time.Second), TimeScale: 1}
+	}
+	if c.Report.Headline == "" {
+		c.Report.Headline = measure.DefaultHeadline
 	}
 	if c.Limiter.Token == (scenario.Token{}) {
 		c.Limiter.Token = scenario.Token{From: "header", Name: "X-Anon-Token"}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/measure"
 )
 
 // Every default below comes from ../shared/facts/cloudflare-kv.md (the
@@ -317,6 +318,9 @@ func (s *Scenario) SetDefaults() {
 	if lv.TimeScale == 0 && !s.given("live.time_scale") {
 		lv.TimeScale = 1
 	}
+	if s.Report.Headline == "" {
+		s.Report.Headline = measure.DefaultHeadline
+	}
 }
 
 // fillLatency sets *l to def when l is unset.
@@ -391,5 +395,6 @@ func DefaultTable() []DefaultEntry {
 		{"traffic.*.closed_loop", "concurrency 1, think 0s", "seed threat: one bot loop"},
 		{"live.duration", Duration(DefaultLiveDuration).String(), "choice: a short loopback attack"},
 		{"live.time_scale", "1", "choice: real-time latencies"},
+		{"report.headline", measure.DefaultHeadline, "choice: the most one key-window allowed, as a multiple of the limit"},
 	}
 }

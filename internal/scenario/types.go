@@ -33,6 +33,8 @@ type Scenario struct {
 	Sweep []Sweep `yaml:"sweep,omitempty" json:"sweep,omitempty"`
 	// Live is how attack turns this scenario into real load.
 	Live Live `yaml:"live" json:"live"`
+	// Report says what the scenario's report leads with.
+	Report Report `yaml:"report" json:"report"`
 
 	// src is the text the scenario was decoded from, for With and Expand.
 	src *source
@@ -229,6 +231,14 @@ type Live struct {
 	// TimeScale divides every store latency and lag the live run plays (and
 	// its prediction, plan.CompileLive, uses).
 	TimeScale float64 `yaml:"time_scale,omitempty" json:"time_scale,omitempty"`
+}
+
+// Report says what a scenario's report leads with.
+type Report struct {
+	// Headline names the metric the scenario's question is about (one of
+	// measure.Metrics, e.g. "interval.max"): the headline, the sweep table
+	// and the sweep figure lead with it. Default ratio.max.
+	Headline string `yaml:"headline" json:"headline"`
 }
 
 // Duration is a time.Duration written with units in YAML: "250ms", "60s",

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/measure"
 )
 
 // fieldError is a validation error at a field path; Load turns it into an
@@ -74,6 +75,9 @@ func (s *Scenario) Validate() error {
 		if err := s.validatePopulation("traffic."+p.Name, p, checkLoc); err != nil {
 			return err
 		}
+	}
+	if _, err := measure.LookupMetric(s.Report.Headline); err != nil {
+		return errAt("report.headline", "%v", err)
 	}
 	lv := s.Live
 	if lv.Duration <= 0 {
