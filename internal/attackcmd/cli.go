@@ -68,7 +68,7 @@ type config struct {
 	out          string
 	json         bool
 	noReport     bool
-	threshold    measure.Threshold
+	gates        cli.Gates
 	scenarioSet  bool
 	ipHeader     string
 	timeout      time.Duration
@@ -129,8 +129,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.out, "out", "reports", "`folder` under which each run writes <scenario>/<time>/")
 	fs.BoolVar(&c.json, "json", false, "print only summary.json on stdout")
 	fs.BoolVar(&c.noReport, "no-report", false, "write nothing: no report folder, no summary.json, no results file (the summary is still printed)")
-	fs.Float64Var(&c.threshold.Max, "max-ratio", 0, "exit 3 when the overshoot ratio (allowed/limit per key-window) at -at exceeds `X` (0: no gate)")
-	fs.StringVar(&c.threshold.At, "at", "max", "statistic -max-ratio applies to: "+strings.Join(measure.ThresholdStats, ", "))
+	c.gates.Register(fs)
 	fs.StringVar(&c.ipHeader, "ip-header", "X-Forwarded-For", "header carrying each client's address: X-Forwarded-For or CF-Connecting-IP")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "per-request timeout")
 	if err := cli.Parse(fs, args, stdout); err != nil {
@@ -150,7 +149,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	}
 	if c.sh.merge {
 		c.mergeArgs = fs.Args()
-		return c, c.threshold.Validate()
+		return c, c.gates.Validate()
 	}
 	switch fs.NArg() {
 	case 0:
@@ -168,7 +167,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	if err := c.cf.validate(c.store, c.url); err != nil {
 		return nil, err
 	}
-	if err := c.threshold.Validate(); err != nil {
+	if err := c.gates.Validate(); err != nil {
 		return nil, err
 	}
 	if c.duration < 0 || c.maxRequests < 0 || c.timeout <= 0 {
@@ -422,7 +421,7 @@ func Main(args []string, env Env) int {
 			fmt.Fprintf(stderr, "attack: %v\n", runErr)
 			return cli.ExitFailure
 		}
-		return verdict(&s, c.threshold, stderr)
+		return verdict(&s, &c.gates, stderr)
 	}
 	closeErr := rf.Close()
 	if runErr == nil && closeErr != nil {
@@ -458,12 +457,12 @@ func Main(args []string, env Env) int {
 		fmt.Fprintf(stderr, "attack: the report was not written; summary.json and the results are in %s\n", dir)
 		return cli.ExitFailure
 	}
-	return verdict(&s, c.threshold, stderr)
+	return verdict(&s, &c.gates, stderr)
 }
 
 // verdict is the exit code of a run whose summary is out (printed, and
 // written unless -no-report), and says on stderr why it is not 0.
-func verdict(s *measure.Summary, th measure.Threshold, stderr io.Writer) int {
+func verdict(s *measure.Summary, gates *cli.Gates, stderr io.Writer) int {
 	if !s.Complete {
 		// Interrupted: what was measured is kept, but it is not the run
 		// the scenario planned, so it is not a success (as simulate). This
@@ -478,10 +477,12 @@ func verdict(s *measure.Summary, th measure.Threshold, stderr io.Writer) int {
 			s.Totals.Errors, s.Totals.Requests)
 		return cli.ExitFailure
 	}
-	if broken := th.Check(s); len(broken) > 0 {
-		for _, b := range broken {
-			fmt.Fprintln(stderr, "attack: threshold broken:", b)
-		}
+	broken, err := gates.Apply(s, "attack", stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "attack:", err)
+		return cli.ExitFailure
+	}
+	if broken {
 		return cli.ExitThreshold
 	}
 	return cli.ExitOK

@@ -299,13 +299,7 @@ func mergeMain(c *config, env Env, stderr io.Writer, args []string) int {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
 		return cli.ExitFailure
 	}
-	if broken := c.threshold.Check(&s); len(broken) > 0 {
-		for _, b := range broken {
-			fmt.Fprintln(stderr, "attack: threshold broken:", b)
-		}
-		return cli.ExitThreshold
-	}
-	return cli.ExitOK
+	return verdict(&s, &c.gates, stderr)
 }
 
 // maxShardFile bounds a shard file's size.

@@ -40,6 +40,7 @@ var Metrics = []Metric{
 	ratioMetric("p95", "95th percentile", func(r Stats) float64 { return r.P95 }),
 	ratioMetric("p99", "99th percentile", func(r Stats) float64 { return r.P99 }),
 	ratioMetric("max", "most", func(r Stats) float64 { return r.Max }),
+	ratioMetric("mean", "mean", func(r Stats) float64 { return r.Mean }),
 	allowedMetric("p50", "median", func(r Stats) float64 { return r.P50 }),
 	allowedMetric("p95", "95th percentile", func(r Stats) float64 { return r.P95 }),
 	allowedMetric("p99", "99th percentile", func(r Stats) float64 { return r.P99 }),

@@ -10,7 +10,7 @@ func TestMetricValue(t *testing.T) {
 	s := &Summary{
 		Limiter: LimiterRef{Limit: 5},
 		Totals:  Totals{Requests: 1000, FailOpen: 50, Errors: 10},
-		Overshoot: Overshoot{KeyWindows: 10, Ratio: Stats{P50: 1, P95: 1.4, P99: 2, Max: 3},
+		Overshoot: Overshoot{KeyWindows: 10, Ratio: Stats{P50: 1, P95: 1.4, P99: 2, Max: 3, Mean: 1.2},
 			MaxInIntervalRatio: 4, PerTrial: PerTrial{MaxRatio: Interval{P95: 2.5}}},
 		Populations: []Population{{Name: "bot", Requests: 600, FalseDenials: 7},
 			{Name: "users", Legitimate: true, Requests: 400, FalseDenials: 100}},
@@ -22,7 +22,7 @@ func TestMetricValue(t *testing.T) {
 		name string
 		want float64
 	}{
-		{"ratio.p50", 1}, {"ratio.p95", 1.4}, {"ratio.p99", 2}, {"ratio.max", 3},
+		{"ratio.p50", 1}, {"ratio.p95", 1.4}, {"ratio.p99", 2}, {"ratio.max", 3}, {"ratio.mean", 1.2},
 		{"allowed.p50", 5}, {"allowed.p95", 7}, {"allowed.p99", 10}, {"allowed.max", 15},
 		{"trial_max.p95", 2.5}, {"interval.max", 4},
 		{"false_denials.rate", 0.25}, {"fail_open.rate", 0.05}, {"errors.rate", 0.01},

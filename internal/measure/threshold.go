@@ -3,6 +3,7 @@ package measure
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -33,49 +34,31 @@ func (t Threshold) Validate() error {
 	return fmt.Errorf("-at %q is unknown: use one of %s", t.At, strings.Join(ThresholdStats, ", "))
 }
 
-// stat returns the statistic the threshold compares, from one summary.
-func (t Threshold) stat(s *Summary) float64 {
-	r := s.Overshoot.Ratio
-	switch t.At {
-	case "p99":
-		return r.P99
-	case "p95":
-		return r.P95
-	case "p50":
-		return r.P50
-	case "mean":
-		return r.Mean
-	case "trial-p95":
-		return s.Overshoot.PerTrial.MaxRatio.P95
+// Condition returns the threshold in the grammar of -threshold:
+// -max-ratio X -at p99 is ratio.p99<=X, -at trial-p95 is trial_max.p95<=X.
+func (t Threshold) Condition() Condition {
+	name := "ratio." + t.At
+	if t.At == "trial-p95" {
+		name = "trial_max.p95"
 	}
-	return r.Max
+	m, _ := LookupMetric(name)
+	x := strconv.FormatFloat(t.Max, 'g', -1, 64)
+	return Condition{Text: name + "<=" + x, Metric: m, Op: "<=", Value: t.Max}
 }
 
-// Check returns a message for each place s breaks the threshold: the
-// summary itself, or any of its sweep points. None means it holds.
+// Check returns a line for each place s breaks the threshold: the summary
+// itself, or any of its sweep points (its Condition, checked as every
+// -threshold is). None means it holds; a run that measured nothing breaks
+// it.
 func (t Threshold) Check(s *Summary) []string {
 	if t.Max == 0 {
 		return nil
 	}
 	var broken []string
-	check := func(where string, s *Summary) {
-		if s.Overshoot.KeyWindows == 0 {
-			broken = append(broken, where+"no key-window was measured (no request got a decision), so the overshoot cannot be checked")
-			return
+	for _, v := range Check(s, []Condition{t.Condition()}) {
+		if !v.Pass {
+			broken = append(broken, v.String())
 		}
-		if got := t.stat(s); got > t.Max {
-			broken = append(broken, fmt.Sprintf("%sovershoot ratio %s = %.3g exceeds -max-ratio %.3g", where, t.At, got, t.Max))
-		}
-	}
-	if len(s.Points) == 0 {
-		check("", s)
-	}
-	for _, p := range s.Points {
-		var where []string
-		for _, q := range p.Params {
-			where = append(where, q.Path+"="+q.Value)
-		}
-		check("at "+strings.Join(where, ", ")+": ", p.Summary)
 	}
 	return broken
 }

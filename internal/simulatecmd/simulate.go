@@ -37,19 +37,19 @@ const (
 
 // config is what the flags say.
 type config struct {
-	file      string
-	seed      uint64
-	seedSet   bool
-	trials    int
-	workers   int
-	out       string
-	json      bool
-	noReport  bool
-	sets      []string
-	threshold measure.Threshold
-	compare   string
-	shard     *plan.Shard // -shard I/N: run one shard, write its file under out
-	merge     []string    // -merge: the shard files or folders to merge
+	file     string
+	seed     uint64
+	seedSet  bool
+	trials   int
+	workers  int
+	out      string
+	json     bool
+	noReport bool
+	sets     []string
+	gates    cli.Gates
+	compare  string
+	shard    *plan.Shard // -shard I/N: run one shard, write its file under out
+	merge    []string    // -merge: the shard files or folders to merge
 }
 
 const usage = `usage: simulate [flags] [SCENARIO.yaml]
@@ -90,8 +90,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.json, "json", false, "print only summary.json on stdout")
 	fs.BoolVar(&c.noReport, "no-report", false, "write nothing: no report folder, no summary.json (the summary is still printed)")
 	fs.Var((*cli.Sets)(&c.sets), "set", "override a scenario value, `path=value` (e.g. limiter.limit=10); repeatable")
-	fs.Float64Var(&c.threshold.Max, "max-ratio", 0, "exit 3 when the overshoot ratio (allowed/limit per key-window) at -at exceeds `X` (0: no gate)")
-	fs.StringVar(&c.threshold.At, "at", "max", "statistic -max-ratio applies to: "+strings.Join(measure.ThresholdStats, ", "))
+	c.gates.Register(fs)
 	fs.StringVar(&c.compare, "compare", "", "a live run's summary.json: predict for its scenario and report both side by side")
 	fs.Func("shard", "run shard `I/N` of the run's trials and write OUT/shard-I-of-N.json (merge them with -merge)", func(v string) error {
 		sp, err := plan.ParseShard(v)
@@ -110,7 +109,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 			return nil, fmt.Errorf("-merge takes the shards as they are: -shard, -compare, -set, -seed and -trials go with the shard runs")
 		}
 		c.merge = fs.Args()
-		return c, c.threshold.Validate()
+		return c, c.gates.Validate()
 	}
 	if c.shard != nil && c.compare != "" {
 		return nil, fmt.Errorf("-shard and -compare do not go together: shard the prediction's run without -compare")
@@ -143,7 +142,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	if c.workers < 0 {
 		return nil, fmt.Errorf("-workers %d is negative: give 1 or more, or 0 for one per core", c.workers)
 	}
-	if err := c.threshold.Validate(); err != nil {
+	if err := c.gates.Validate(); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -550,10 +549,12 @@ func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measu
 		// not a success and cannot pass a gate (as attack).
 		return ExitFailure
 	}
-	if broken := c.threshold.Check(&s); len(broken) > 0 {
-		for _, b := range broken {
-			fmt.Fprintln(stderr, "simulate: threshold broken:", b)
-		}
+	broken, err := c.gates.Apply(&s, "simulate", stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "simulate:", err)
+		return ExitFailure
+	}
+	if broken {
 		return ExitThreshold
 	}
 	return ExitOK

@@ -119,11 +119,24 @@ func TestThresholdExits3(t *testing.T) {
 	// limit fails its writes open), so a gate at 1.5x breaks and one at
 	// 1000x holds.
 	code, _, stderr := runMain(t, "-no-report", "-trials", "2", "-max-ratio", "1.5")
-	if code != ExitThreshold || !strings.Contains(stderr, "exceeds -max-ratio 1.5") {
+	if code != ExitThreshold || !strings.Contains(stderr, "simulate: threshold broken: ✗ ratio.max<=1.5: ") {
 		t.Errorf("exit %d, stderr %q; want exit 3 naming the threshold", code, stderr)
 	}
-	if code, _, stderr := runMain(t, "-no-report", "-trials", "2", "-max-ratio", "1000", "-at", "p99"); code != ExitOK {
-		t.Errorf("exit %d, want 0: %s", code, stderr)
+	code, _, stderr = runMain(t, "-no-report", "-trials", "2", "-max-ratio", "1000", "-at", "p99")
+	if code != ExitOK || !strings.Contains(stderr, "simulate: threshold ✓ ratio.p99<=1000: ") {
+		t.Errorf("exit %d, want 0 and the passing gate printed: %s", code, stderr)
+	}
+	// The gates a CI job of one's own would set: the interval and the
+	// false denials, read back from the JUnit file.
+	junit := filepath.Join(t.TempDir(), "gates.xml")
+	code, _, stderr = runMain(t, "-no-report", "-trials", "2", "-threshold", "interval.max<=1000", "-threshold", "errors.rate<1%",
+		"-threshold", "false_denials.rate<=0.1%", "-junit", junit)
+	b, _ := os.ReadFile(junit)
+	// The default scenario has no legitimate population: its false
+	// denials are not measured, which fails that gate.
+	if code != ExitThreshold || !strings.Contains(stderr, "✗ false_denials.rate<=0.1%: not measured") ||
+		!strings.Contains(string(b), `tests="3" failures="1"`) {
+		t.Errorf("exit %d, stderr %q, junit %s", code, stderr, b)
 	}
 }
 

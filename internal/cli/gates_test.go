@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/xml"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+)
+
+// gates parses command-line gates.
+func gates(t *testing.T, args ...string) (*Gates, error) {
+	t.Helper()
+	var g Gates
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	g.Register(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return &g, g.Validate()
+}
+
+// TestGatesValidate refuses gates that cannot be read, naming them.
+func TestGatesValidate(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"-threshold", "ratio.p99<=1.5", "-threshold", "interval.max<2"}, ""},
+		{[]string{"-max-ratio", "2", "-at", "p99"}, ""},
+		{[]string{"-threshold", "ratio.p90<=1"}, `-threshold "ratio.p90<=1": unknown metric`},
+		{[]string{"-threshold", "fast"}, "write METRIC OP VALUE"},
+		{[]string{"-max-ratio", "-1"}, "-max-ratio"},
+		{[]string{"-junit", "x.xml"}, "no gate to report"},
+	} {
+		_, err := gates(t, tc.args...)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%v: err %v, want %q", tc.args, err, tc.err)
+		}
+	}
+}
+
+// TestGatesApply: each verdict is a line with its mark and value, a broken
+// gate is reported, and the JUnit file and the GitHub step summary hold a
+// case per threshold and point.
+func TestGatesApply(t *testing.T) {
+	dir := t.TempDir()
+	junit, summary := filepath.Join(dir, "gates.xml"), filepath.Join(dir, "step.md")
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+	g, err := gates(t, "-threshold", "interval.max<2", "-threshold", "false_denials.rate<=1%", "-max-ratio", "3", "-junit", junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := func(interval float64) *measure.Summary {
+		return &measure.Summary{Limiter: measure.LimiterRef{Limit: 5}, Overshoot: measure.Overshoot{KeyWindows: 2, MaxInIntervalRatio: interval,
+			Ratio: measure.Stats{Max: interval}}, Populations: []measure.Population{{Legitimate: true, Requests: 1000, FalseDenials: 5}}}
+	}
+	s := &measure.Summary{Scenario: measure.ScenarioRef{Name: "wb"}, Points: []measure.Point{
+		{Params: []measure.Param{{Path: "limiter.algorithm", Value: "fixed-window"}}, Summary: pt(2)},
+		{Params: []measure.Param{{Path: "limiter.algorithm", Value: "token-bucket"}}, Summary: pt(1.8)},
+	}}
+	var out bytes.Buffer
+	broken, err := g.Apply(s, "simulate", &out)
+	if err != nil || !broken {
+		t.Fatalf("broken %v, err %v", broken, err)
+	}
+	for _, want := range []string{
+		"simulate: threshold ✓ ratio.max<=3 at limiter.algorithm=fixed-window: 2x",
+		"simulate: threshold broken: ✗ interval.max<2 at limiter.algorithm=fixed-window: 2x",
+		"simulate: threshold ✓ interval.max<2 at limiter.algorithm=token-bucket: 1.8x",
+		"simulate: threshold ✓ false_denials.rate<=1% at limiter.algorithm=token-bucket: 0.5%",
+	} {
+		if !strings.Contains(out.String(), want+"\n") {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	b, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc junitSuites
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("JUnit file: %v\n%s", err, b)
+	}
+	if doc.Tests != 6 || doc.Failures != 1 || len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 6 {
+		t.Errorf("JUnit: %d tests, %d failures, %d suites", doc.Tests, doc.Failures, len(doc.Suites))
+	}
+	md, err := os.ReadFile(summary)
+	if err != nil || strings.Count(string(md), "| ✅ |")+strings.Count(string(md), "| ❌ |") != 6 || !strings.Contains(string(md), "❌ | `interval.max<2` | limiter.algorithm=fixed-window | 2x |") {
+		t.Errorf("step summary (%v):\n%s", err, md)
+	}
+	// Passing gates say so too, and report nothing broken.
+	g, _ = gates(t, "-threshold", "interval.max<=2")
+	out.Reset()
+	if broken, _ := g.Apply(s, "attack", &out); broken || !strings.Contains(out.String(), "attack: threshold ✓ interval.max<=2") {
+		t.Errorf("passing gates: broken %v, output %q", broken, out.String())
+	}
+}
