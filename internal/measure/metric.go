@@ -64,6 +64,17 @@ var Metrics = []Metric{
 			}
 			return rate(denied, requests)
 		}},
+	{Name: "legit_denied.rate", Label: "legitimate requests denied, for any reason", Unit: "share",
+		value: func(s *Summary) (float64, bool) {
+			var denied, requests int64
+			for _, p := range s.Populations {
+				if p.Legitimate {
+					denied += p.Denied
+					requests += p.Requests
+				}
+			}
+			return rate(denied, requests)
+		}},
 	{Name: "fail_open.rate", Label: "requests allowed because the store failed (fail-open)", Unit: "share",
 		value: func(s *Summary) (float64, bool) { return rate(s.Totals.FailOpen, s.Totals.Requests) }},
 	{Name: "errors.rate", Label: "requests that got no decision", Unit: "share",

@@ -13,7 +13,7 @@ func TestMetricValue(t *testing.T) {
 		Overshoot: Overshoot{KeyWindows: 10, Ratio: Stats{P50: 1, P95: 1.4, P99: 2, Max: 3, Mean: 1.2},
 			MaxInIntervalRatio: 4, PerTrial: PerTrial{MaxRatio: Interval{P95: 2.5}}},
 		Populations: []Population{{Name: "bot", Requests: 600, FalseDenials: 7},
-			{Name: "users", Legitimate: true, Requests: 400, FalseDenials: 100}},
+			{Name: "users", Legitimate: true, Requests: 400, Denied: 120, FalseDenials: 100}},
 		KV:   KVWork{Observed: true},
 		Cost: Cost{USDPerMillionRequests: 0.75},
 		Live: &Live{LatencyMs: Stats{N: 3, P50: 2, P95: 9, P99: 12}},
@@ -25,7 +25,7 @@ func TestMetricValue(t *testing.T) {
 		{"ratio.p50", 1}, {"ratio.p95", 1.4}, {"ratio.p99", 2}, {"ratio.max", 3}, {"ratio.mean", 1.2},
 		{"allowed.p50", 5}, {"allowed.p95", 7}, {"allowed.p99", 10}, {"allowed.max", 15},
 		{"trial_max.p95", 2.5}, {"interval.max", 4},
-		{"false_denials.rate", 0.25}, {"fail_open.rate", 0.05}, {"errors.rate", 0.01},
+		{"false_denials.rate", 0.25}, {"legit_denied.rate", 0.3}, {"fail_open.rate", 0.05}, {"errors.rate", 0.01},
 		{"latency.p50", 2}, {"latency.p95", 9}, {"latency.p99", 12},
 		{"cost.usd_per_million", 0.75},
 	}

@@ -35,6 +35,9 @@ type Scenario struct {
 	Live Live `yaml:"live" json:"live"`
 	// Report says what the scenario's report leads with.
 	Report Report `yaml:"report" json:"report"`
+	// Advise is what simulate -advise looks for: a budget and the design
+	// space to search.
+	Advise Advise `yaml:"advise,omitempty" json:"advise,omitempty"`
 
 	// src is the text the scenario was decoded from, for With and Expand.
 	src *source
@@ -231,6 +234,17 @@ type Live struct {
 	// TimeScale divides every store latency and lag the live run plays (and
 	// its prediction, plan.CompileLive, uses).
 	TimeScale float64 `yaml:"time_scale,omitempty" json:"time_scale,omitempty"`
+}
+
+// Advise is simulate -advise's question, stated in the scenario: the
+// budget every design must meet (conditions in the -threshold grammar) and
+// the design space; an empty list means every choice.
+type Advise struct {
+	Budget     []string `yaml:"budget,omitempty" json:"budget,omitempty"`         // e.g. ["allowed.p99<=120", "false_denials.rate<=0.1%"]
+	Algorithms []string `yaml:"algorithms,omitempty" json:"algorithms,omitempty"` // fixed-window | sliding-window | token-bucket
+	Stores     []string `yaml:"stores,omitempty" json:"stores,omitempty"`         // kv | durable-object | per-location | memory
+	Policies   []string `yaml:"policies,omitempty" json:"policies,omitempty"`     // fail-open | fail-closed
+	MaxLimit   int64    `yaml:"max_limit,omitempty" json:"max_limit,omitempty"`   // the largest limit tried; 0: 64 x the limit, at least 1024
 }
 
 // Report says what a scenario's report leads with.

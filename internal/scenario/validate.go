@@ -76,6 +76,9 @@ func (s *Scenario) Validate() error {
 			return err
 		}
 	}
+	if err := s.validateAdvise(); err != nil {
+		return err
+	}
 	if _, err := measure.LookupMetric(s.Report.Headline); err != nil {
 		return errAt("report.headline", "%v", err)
 	}
@@ -345,4 +348,34 @@ func joinNames[T ~string](names []T) string {
 		out[i] = string(n)
 	}
 	return strings.Join(out, ", ")
+}
+
+// validateAdvise checks the advise section: budgets in the -threshold
+// grammar and known design choices.
+func (s *Scenario) validateAdvise() error {
+	a := s.Advise
+	for i, b := range a.Budget {
+		if _, err := measure.ParseCondition(b); err != nil {
+			return errAt(fmt.Sprintf("advise.budget.%d", i), "%v", err)
+		}
+	}
+	for i, x := range a.Algorithms {
+		if !slices.Contains(limiter.Algorithms, limiter.Algorithm(x)) {
+			return errAt(fmt.Sprintf("advise.algorithms.%d", i), "%q is unknown: use one of %s", x, joinNames(limiter.Algorithms))
+		}
+	}
+	for i, x := range a.Stores {
+		if !slices.Contains(StoreKinds, x) {
+			return errAt(fmt.Sprintf("advise.stores.%d", i), "%q is unknown: use one of %s", x, strings.Join(StoreKinds, ", "))
+		}
+	}
+	for i, x := range a.Policies {
+		if !slices.Contains(limiter.Policies, limiter.Policy(x)) {
+			return errAt(fmt.Sprintf("advise.policies.%d", i), "%q is unknown: use one of %s", x, joinNames(limiter.Policies))
+		}
+	}
+	if a.MaxLimit < 0 || a.MaxLimit > limiter.MaxLimit {
+		return errAt("advise.max_limit", "%d is out of range: give 0 (64 x the limit) or up to %d", a.MaxLimit, int64(limiter.MaxLimit))
+	}
+	return nil
 }

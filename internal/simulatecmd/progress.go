@@ -23,14 +23,18 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, points int) *progress {
+	return &progress{w: w, on: isTerminal(w), start: time.Now(), points: points}
+}
+
+// isTerminal reports whether w is a terminal, where a line rewritten with
+// \r belongs; in a pipe or a log file it would be noise.
+func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	on := false
-	if ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			on = true
-		}
+	if !ok {
+		return false
 	}
-	return &progress{w: w, on: on, start: time.Now(), points: points}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // update reports that done of total trials of sweep point i have finished.

@@ -50,6 +50,8 @@ type config struct {
 	compare  string
 	shard    *plan.Shard // -shard I/N: run one shard, write its file under out
 	merge    []string    // -merge: the shard files or folders to merge
+	advise   bool        // -advise: search the design space for the budget
+	budget   []string    // -budget: the advice's conditions
 }
 
 const usage = `usage: simulate [flags] [SCENARIO.yaml]
@@ -97,6 +99,11 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 		c.shard = &sp
 		return err
 	})
+	fs.BoolVar(&c.advise, "advise", false, "search algorithms, stores, error policies and limits for the designs that meet the budget, ranked (with -budget or advise.budget)")
+	fs.Func("budget", "with -advise: a condition every design must meet, `METRIC OP VALUE` as -threshold (repeatable), e.g. 'allowed.p99<=120'", func(v string) error {
+		c.budget = append(c.budget, v)
+		return nil
+	})
 	merge := fs.Bool("merge", false, "merge the shard files (or the folders holding them) given as arguments into one summary and report")
 	if err := cli.Parse(fs, args, stdout); err != nil {
 		return nil, err
@@ -110,6 +117,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 		}
 		c.merge = fs.Args()
 		return c, c.gates.Validate()
+	}
+	if len(c.budget) > 0 && !c.advise {
+		return nil, fmt.Errorf("-budget goes with -advise (a gate on the run itself is -threshold)")
+	}
+	if c.advise && (c.shard != nil || c.compare != "") {
+		return nil, fmt.Errorf("-advise does not go with -shard or -compare")
 	}
 	if c.shard != nil && c.compare != "" {
 		return nil, fmt.Errorf("-shard and -compare do not go together: shard the prediction's run without -compare")
@@ -209,6 +222,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	defer stop()
+	if c.advise {
+		return runAdvise(ctx, c, sc, points, stdout, stderr)
+	}
 	prog := newProgress(stderr, len(points))
 	if c.shard != nil {
 		defer prog.done()

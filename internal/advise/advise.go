@@ -1,0 +1,325 @@
+// Package advise answers the question engineers tuning a limiter ask before
+// a launch: what should I set so that at most X gets through without
+// locking out real users, and what does it cost? It simulates every design
+// of a design space (algorithm, store, error policy) under the scenario's
+// own traffic, finds for each the largest limit whose summary meets a
+// budget (measure.Condition, the grammar of -threshold), and ranks them.
+//
+// The search per design: the limit grid 1, 2, 4, ... up to MaxLimit (and
+// the scenario's own limit) is simulated, trials in batches so that a
+// clear loser stops after the first; where the limits that meet the budget
+// form one run of the grid, the largest is refined by bisection between it
+// and the next grid limit; where they do not, the result says the budget
+// is not monotone in the limit there and keeps the largest grid limit that
+// meets it.
+package advise
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/model"
+	"github.com/overshoot-dev/overshoot/internal/plan"
+)
+
+// Design is one candidate: an algorithm, a store (Workers KV with one of
+// the cacheTtl values the platform allows, a Durable Object, per-location
+// counters, memory as the reference) and an error policy.
+type Design struct {
+	Algorithm limiter.Algorithm `json:"algorithm"`
+	Store     plan.StoreKind    `json:"-"`
+	StoreName string            `json:"store"`
+	// CacheTTL is Workers KV's cacheTtl (kv only).
+	CacheTTL time.Duration  `json:"-"`
+	Policy   limiter.Policy `json:"error_policy"`
+}
+
+// String names the design for people.
+func (d Design) String() string {
+	s := string(d.Algorithm) + " on " + d.Store.String()
+	if d.Store == plan.KV {
+		s += " (cacheTtl " + strconv.FormatFloat(d.CacheTTL.Seconds(), 'f', -1, 64) + "s)"
+	}
+	return s + ", " + string(d.Policy)
+}
+
+// KVCacheTTLs are the cacheTtl values tried for Workers KV: the default
+// (60 s) and the least the platform allows (30 s, changelog 2026-01-30).
+var KVCacheTTLs = []time.Duration{60 * time.Second, 30 * time.Second}
+
+// Space returns the default design space for pl: every algorithm on every
+// store, fail-open and fail-closed. Per-location counters stand for the
+// Workers Rate Limiting binding, whose period is 10 s or 60 s: they are
+// tried only when the scenario's window is one of those.
+func Space(pl *plan.Plan) []Design {
+	stores := []Design{}
+	for _, ttl := range KVCacheTTLs {
+		stores = append(stores, Design{Store: plan.KV, CacheTTL: ttl})
+	}
+	stores = append(stores, Design{Store: plan.DurableObject})
+	if w := pl.Limiter.Window; w == 10*time.Second || w == time.Minute {
+		stores = append(stores, Design{Store: plan.PerLocation})
+	}
+	stores = append(stores, Design{Store: plan.Memory})
+	var out []Design
+	for _, a := range limiter.Algorithms {
+		for _, st := range stores {
+			for _, p := range limiter.Policies {
+				d := st
+				d.Algorithm, d.Policy, d.StoreName = a, p, st.Store.String()
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// Options say what to look for and how hard.
+type Options struct {
+	// Budget is what a design must meet, every condition at once.
+	Budget []measure.Condition
+	// Designs is the design space (default: Space).
+	Designs []Design
+	// Seed, Trials (per limit tried, default 10) and Workers as simulate's.
+	Seed    uint64
+	Trials  int
+	Workers int
+	// MaxLimit bounds the limits tried (default: 64 times the scenario's
+	// limit, at least 1,024).
+	MaxLimit int64
+	// Progress, when set, is called after each simulated limit.
+	Progress func(done int, design Design, limit int64)
+	// Context stops the search; the results so far are returned with the
+	// context's error.
+	Context context.Context
+}
+
+// Result is one design's answer.
+type Result struct {
+	Design Design `json:"design"`
+	// Meets says whether any limit meets the budget; Limit is the largest
+	// that does (0 when none).
+	Meets bool  `json:"meets"`
+	Limit int64 `json:"limit"`
+	// Summary is the design's simulated summary at Limit, or at the
+	// scenario's limit when no limit meets the budget.
+	Summary *measure.Summary `json:"-"`
+	// Verdicts are the budget's conditions checked on Summary.
+	Verdicts []measure.Verdict `json:"-"`
+	// Confidence is the share of Summary's trials that meet the budget
+	// on their own.
+	Confidence float64 `json:"confidence"`
+	// Monotone is false when the limits that meet the budget do not form
+	// one run of the grid; Note says where.
+	Monotone bool   `json:"monotone"`
+	Note     string `json:"note,omitempty"`
+	// Evaluations and Trials are the simulations the search ran.
+	Evaluations int `json:"evaluations"`
+	Trials      int `json:"trials"`
+}
+
+// Advise searches every design and returns the results ranked: the designs
+// that meet the budget first, by fewest false denials, then lowest cost,
+// then largest limit; then the others by how close they came.
+func Advise(pl *plan.Plan, o Options) ([]Result, error) {
+	if len(o.Budget) == 0 {
+		return nil, fmt.Errorf("advise: no budget: give at least one, e.g. -budget 'allowed.p99<=120'")
+	}
+	if o.Trials <= 0 {
+		o.Trials = 10
+	}
+	if o.MaxLimit <= 0 {
+		o.MaxLimit = max(64*pl.Limiter.Limit, 1024)
+	}
+	o.MaxLimit = min(o.MaxLimit, limiter.MaxLimit)
+	if o.Designs == nil {
+		o.Designs = Space(pl)
+	}
+	if o.Context == nil {
+		o.Context = context.Background()
+	}
+	s := &search{pl: pl, o: o}
+	var out []Result
+	for _, d := range o.Designs {
+		r, err := s.design(d)
+		if err != nil {
+			return rank(out), err
+		}
+		out = append(out, r)
+	}
+	return rank(out), nil
+}
+
+// search holds what one Advise call shares across designs.
+type search struct {
+	pl   *plan.Plan
+	o    Options
+	done int
+}
+
+// evaluation is one design simulated at one limit.
+type evaluation struct {
+	limit   int64
+	summary *measure.Summary
+	meets   bool
+	share   float64 // of trials meeting the budget on their own
+	trials  int
+}
+
+// design finds d's largest limit meeting the budget.
+func (s *search) design(d Design) (Result, error) {
+	r := Result{Design: d, Monotone: true}
+	evals := map[int64]*evaluation{}
+	eval := func(limit int64) (*evaluation, error) {
+		if e, ok := evals[limit]; ok {
+			return e, nil
+		}
+		e, err := s.evaluate(d, limit)
+		if err != nil {
+			return nil, err
+		}
+		evals[limit] = e
+		r.Evaluations++
+		r.Trials += e.trials
+		return e, nil
+	}
+	var grid []int64
+	for l := int64(1); l <= s.o.MaxLimit; l *= 2 {
+		grid = append(grid, l)
+	}
+	if own := s.pl.Limiter.Limit; own <= s.o.MaxLimit && !slices.Contains(grid, own) {
+		grid = append(grid, own)
+		slices.Sort(grid)
+	}
+	var meets []int
+	for i, l := range grid {
+		e, err := eval(l)
+		if err != nil {
+			return r, err
+		}
+		if e.meets {
+			meets = append(meets, i)
+		}
+	}
+	pick := func(e *evaluation) {
+		r.Summary, r.Confidence = e.summary, e.share
+		r.Verdicts = measure.Check(e.summary, s.o.Budget)
+	}
+	if len(meets) == 0 {
+		e, _ := eval(s.pl.Limiter.Limit)
+		if e == nil {
+			e, _ = eval(grid[0])
+		}
+		pick(e)
+		return r, nil
+	}
+	last := meets[len(meets)-1]
+	if last-meets[0]+1 != len(meets) {
+		r.Monotone = false
+		var ls []string
+		for i, l := range grid {
+			mark := "fails"
+			if slices.Contains(meets, i) {
+				mark = "meets"
+			}
+			ls = append(ls, fmt.Sprintf("%d %s", l, mark))
+		}
+		r.Note = "the budget is not monotone in the limit here (" + joinComma(ls) + "): the largest grid limit that meets it is kept, without bisection"
+	}
+	lo := grid[last]
+	if r.Monotone && last+1 < len(grid) {
+		// Bisect between the largest limit that meets the budget and the
+		// next grid limit, which does not.
+		hi := grid[last+1]
+		for hi-lo > 1 {
+			mid := lo + (hi-lo)/2
+			e, err := eval(mid)
+			if err != nil {
+				return r, err
+			}
+			if e.meets {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+	}
+	r.Meets, r.Limit = true, lo
+	pick(evals[lo])
+	return r, nil
+}
+
+// evaluate simulates design d at limit, trials in batches: it stops after
+// a batch in which no trial met the budget and the pooled summary fails it
+// (a clear loser costs one batch).
+func (s *search) evaluate(d Design, limit int64) (*evaluation, error) {
+	pl := variant(s.pl, d, limit)
+	batch := max(2, s.o.Trials/4)
+	var trials []measure.Trial
+	e := &evaluation{limit: limit}
+	met := 0
+	for from := 0; from < s.o.Trials; from += batch {
+		to := min(from+batch, s.o.Trials)
+		got, err := model.RunTrials(pl, model.Options{Seed: s.o.Seed, Trials: s.o.Trials, Workers: s.o.Workers, Context: s.o.Context,
+			Only: func(i int) bool { return i >= from && i < to }})
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range got {
+			one := measure.Summarize(model.Base(pl, s.o.Seed), limit, []measure.Trial{t})
+			if allPass(measure.Check(&one, s.o.Budget)) {
+				met++
+			}
+		}
+		trials = append(trials, got...)
+		sum := measure.Summarize(model.Base(pl, s.o.Seed), limit, trials)
+		e.summary, e.trials = &sum, len(trials)
+		e.meets = allPass(measure.Check(&sum, s.o.Budget))
+		if met == 0 && !e.meets {
+			break
+		}
+	}
+	e.share = float64(met) / float64(max(e.trials, 1))
+	s.done++
+	if s.o.Progress != nil {
+		s.o.Progress(s.done, d, limit)
+	}
+	return e, nil
+}
+
+// variant is pl with design d and limit.
+func variant(pl *plan.Plan, d Design, limit int64) *plan.Plan {
+	q := *pl
+	q.Limiter.Algorithm, q.Limiter.Policy, q.Limiter.Limit = d.Algorithm, d.Policy, limit
+	q.Store.Kind = d.Store
+	if d.Store == plan.KV && d.CacheTTL > 0 {
+		q.Store.KV.CacheTTL = d.CacheTTL
+	}
+	return &q
+}
+
+// allPass reports whether every verdict passes.
+func allPass(vs []measure.Verdict) bool {
+	for _, v := range vs {
+		if !v.Pass {
+			return false
+		}
+	}
+	return len(vs) > 0
+}
+
+func joinComma(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}

@@ -1,0 +1,118 @@
+package advise
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/plan"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+// compile parses and compiles a scenario written in the test.
+func compile(t *testing.T, yaml string) *plan.Plan {
+	t.Helper()
+	sc, err := scenario.Parse("t.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := plan.Compile(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl
+}
+
+func conds(t *testing.T, texts ...string) []measure.Condition {
+	t.Helper()
+	var out []measure.Condition
+	for _, s := range texts {
+		c, err := measure.ParseCondition(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// oneClient sends one request at a time, 100 ms apart, for 10 minutes: 600
+// a window of a minute. On a linearizable store a fixed window then allows
+// exactly min(limit, 600) per window, so the largest limit with at most 7
+// allowed is 7, found by bisection between the grid's 4 and 8.
+const oneClient = `
+name: one
+trials: 2
+duration: 10m
+limiter: {limit: 5, window: 60s}
+store: {kind: memory, latency: 1ms}
+traffic:
+  - name: bot
+    closed_loop: {concurrency: 1, think: 98ms}
+`
+
+func TestLargestLimitByBisection(t *testing.T) {
+	pl := compile(t, oneClient)
+	d := Design{Algorithm: limiter.FixedWindow, Store: plan.Memory, StoreName: "memory", Policy: limiter.FailOpen}
+	rs, err := Advise(pl, Options{Budget: conds(t, "allowed.max<=7"), Designs: []Design{d}, Seed: 1, Trials: 2, MaxLimit: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rs[0]
+	if !r.Meets || r.Limit != 7 || !r.Monotone || r.Confidence != 1 {
+		t.Fatalf("result %+v, want limit 7, monotone, every trial meeting", r)
+	}
+	// The grid 1, 2, 4, 5 (the scenario's own), 8, ..., 64, then 6 and 7
+	// between 5 and 8, each simulated once.
+	if r.Evaluations != 10 {
+		t.Errorf("%d evaluations, want the grid and a bisection", r.Evaluations)
+	}
+	if v, _ := r.metric("allowed.max"); v != 7 {
+		t.Errorf("allowed max at the limit found = %v, want 7", v)
+	}
+}
+
+// TestRankAndRecommendation: when no design meets the budget the
+// recommendation says so; when one does, it is ranked first and named.
+func TestRankAndRecommendation(t *testing.T) {
+	pl := compile(t, oneClient)
+	mem := Design{Algorithm: limiter.FixedWindow, Store: plan.Memory, StoreName: "memory", Policy: limiter.FailOpen}
+	tb := Design{Algorithm: limiter.TokenBucket, Store: plan.Memory, StoreName: "memory", Policy: limiter.FailOpen}
+	rs, err := Advise(pl, Options{Budget: conds(t, "allowed.max<=0.5"), Designs: []Design{mem, tb}, Seed: 1, Trials: 2, MaxLimit: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if r.Meets || r.Summary == nil {
+			t.Errorf("%s meets allowed.max<=0.5: %+v", r.Design, r)
+		}
+	}
+	if got := Recommendation(conds(t, "allowed.max<=0.5"), rs); !strings.HasPrefix(got, "No design meets the budget") {
+		t.Errorf("recommendation %q", got)
+	}
+	rs, err = Advise(pl, Options{Budget: conds(t, "allowed.max<=7"), Designs: []Design{tb, mem}, Seed: 1, Trials: 2, MaxLimit: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	WriteTable(&b, conds(t, "allowed.max<=7"), rs)
+	if !strings.Contains(b.String(), "Recommended: ") || !rs[0].Meets {
+		t.Errorf("table:\n%s", b.String())
+	}
+}
+
+// TestSpace: the default space has every algorithm, store and policy;
+// per-location only for the Rate Limiting binding's 10 s and 60 s periods.
+func TestSpace(t *testing.T) {
+	pl := compile(t, oneClient)
+	if n := len(Space(pl)); n != 3*5*2 {
+		t.Errorf("%d designs for a 60 s window, want 30", n)
+	}
+	pl = compile(t, strings.Replace(oneClient, "window: 60s", "window: 1h", 1))
+	for _, d := range Space(pl) {
+		if d.Store == plan.PerLocation {
+			t.Fatalf("per-location tried for a 1 h window: %s", d)
+		}
+	}
+}

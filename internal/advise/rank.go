@@ -1,0 +1,154 @@
+package advise
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+)
+
+// metric reads a named metric from r's summary; ok is false when it was
+// not measured.
+func (r Result) metric(name string) (float64, bool) {
+	m, err := measure.LookupMetric(name)
+	if err != nil || r.Summary == nil {
+		return 0, false
+	}
+	return m.Value(r.Summary)
+}
+
+// FalseDenials is the share of legitimate requests falsely denied (0 when
+// the scenario has no legitimate population).
+func (r Result) FalseDenials() float64 { v, _ := r.metric("false_denials.rate"); return v }
+
+// LegitDenied is the share of legitimate requests denied for any reason: a
+// limit below what real users send locks them out without a single false
+// denial (their own count reached it), so the ranking looks at this first.
+func (r Result) LegitDenied() float64 { v, _ := r.metric("legit_denied.rate"); return v }
+
+// Cost is the KV cost in dollars per million requests (0 when not
+// priced: a Durable Object's or the memory store's).
+func (r Result) Cost() float64 { v, _ := r.metric("cost.usd_per_million"); return v }
+
+// passing counts the budget's conditions r's summary meets.
+func (r Result) passing() int {
+	n := 0
+	for _, v := range r.Verdicts {
+		if v.Pass {
+			n++
+		}
+	}
+	return n
+}
+
+// rank orders results: those that meet the budget first, by fewest
+// legitimate requests denied, then fewest false denials, then more
+// confidence, then lowest cost, then largest limit;
+// the others by how many of the budget's conditions they meet. Ties keep
+// the design space's order.
+func rank(rs []Result) []Result {
+	slices.SortStableFunc(rs, func(a, b Result) int {
+		if a.Meets != b.Meets {
+			if a.Meets {
+				return -1
+			}
+			return 1
+		}
+		if !a.Meets {
+			return cmp.Compare(b.passing(), a.passing())
+		}
+		return cmp.Or(cmp.Compare(a.LegitDenied(), b.LegitDenied()), cmp.Compare(a.FalseDenials(), b.FalseDenials()),
+			cmp.Compare(b.Confidence, a.Confidence), cmp.Compare(a.Cost(), b.Cost()), cmp.Compare(b.Limit, a.Limit))
+	})
+	return rs
+}
+
+// WriteTable writes the ranked results for people: a line per design
+// with whether it meets the budget, its limit, what it lets through (as a
+// count and as a multiple of its limit), the false denials of each
+// legitimate population, its cost and the confidence, then the
+// recommendation.
+func WriteTable(w io.Writer, budget []measure.Condition, rs []Result) {
+	var texts []string
+	for _, c := range budget {
+		texts = append(texts, c.Text)
+	}
+	fmt.Fprintf(w, "budget: %s\n\n", strings.Join(texts, " and "))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tdesign\tmeets?\tlimit\tallowed p99\tlegit denied (false)\t$/M req\tconfidence\t")
+	for i, r := range rs {
+		meets, limit := "no", "-"
+		if r.Meets {
+			meets, limit = "yes", fmt.Sprint(r.Limit)
+		}
+		allowed := "-"
+		if v, ok := r.metric("allowed.p99"); ok {
+			ratio, _ := r.metric("ratio.p99")
+			allowed = fmt.Sprintf("%.0f (%.2fx)", v, ratio)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f%% of %d\t\n", i+1, r.Design, meets, limit, allowed,
+			falseDenials(r.Summary), cost(r), 100*r.Confidence, r.Summary.Trials)
+	}
+	tw.Flush()
+	for _, r := range rs {
+		if r.Note != "" {
+			fmt.Fprintf(w, "note: %s: %s\n", r.Design, r.Note)
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, Recommendation(budget, rs))
+}
+
+// Recommendation says in one sentence which design to ship, or that none
+// of the space meets the budget and which came closest.
+func Recommendation(budget []measure.Condition, rs []Result) string {
+	if len(rs) == 0 {
+		return "No design was simulated."
+	}
+	r := rs[0]
+	if !r.Meets {
+		var broken []string
+		for _, v := range r.Verdicts {
+			if !v.Pass {
+				broken = append(broken, v.String())
+			}
+		}
+		return fmt.Sprintf("No design meets the budget at any limit up to the search's bound. Closest: %s, at its scenario limit: %s.",
+			r.Design, strings.Join(broken, "; "))
+	}
+	allowed, _ := r.metric("allowed.p99")
+	ratio, _ := r.metric("ratio.p99")
+	return fmt.Sprintf("Recommended: %s with a limit of %d: the 99th percentile key-window lets %.0f through (%.2fx), legitimate requests denied (falsely) %s, %s per million requests; the budget holds in %.0f%% of %d trials.",
+		r.Design, r.Limit, allowed, ratio, falseDenials(r.Summary), cost(r), 100*r.Confidence, r.Summary.Trials)
+}
+
+// falseDenials lists each legitimate population's denied share and, in
+// brackets, its false-denial share.
+func falseDenials(s *measure.Summary) string {
+	if s == nil {
+		return "-"
+	}
+	var parts []string
+	for _, p := range s.Populations {
+		if p.Legitimate && p.Requests > 0 {
+			n := float64(p.Requests)
+			parts = append(parts, fmt.Sprintf("%s %.2g%% (%.2g%%)", p.Name, 100*float64(p.Denied)/n, 100*float64(p.FalseDenials)/n))
+		}
+	}
+	if len(parts) == 0 {
+		return "none legit."
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cost is the design's $ per million requests, or "-" when not priced.
+func cost(r Result) string {
+	if v, ok := r.metric("cost.usd_per_million"); ok {
+		return fmt.Sprintf("$%.3g", v)
+	}
+	return "-"
+}

@@ -1,0 +1,85 @@
+package simulatecmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// adviseYAML is one client at 10 requests a second, limited per minute on
+// a small design space: on memory a fixed window allows exactly the limit.
+const adviseYAML = `
+name: advise-test
+trials: 2
+duration: 5m
+limiter: {limit: 5, window: 60s}
+store: {kind: memory, latency: 1ms}
+traffic:
+  - name: bot
+    closed_loop: {concurrency: 1, think: 98ms}
+advise:
+  budget: ["allowed.max<=7"]
+  algorithms: [fixed-window, token-bucket]
+  stores: [memory, durable-object]
+  policies: [fail-open]
+`
+
+func TestAdvise(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.yaml")
+	if err := os.WriteFile(file, []byte(adviseYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "reports")
+	code, stdout, stderr := runMain(t, "-advise", "-out", out, file)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"budget: allowed.max<=7", "fixed-window on memory, fail-open", "yes     7", "Recommended: "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	var files []string
+	filepath.Walk(out, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			files = append(files, filepath.Base(p))
+		}
+		return nil
+	})
+	if strings.Join(files, " ") != "advice.json advice.md pareto.png pareto.svg" {
+		t.Errorf("files %v", files)
+	}
+	matches, _ := filepath.Glob(filepath.Join(out, "*", "*", "advice.json"))
+	if len(matches) == 1 {
+		b, _ := os.ReadFile(matches[0])
+		var doc adviceJSON
+		if err := json.Unmarshal(b, &doc); err != nil || len(doc.Results) != 4 || !strings.HasPrefix(doc.Recommendation, "Recommended:") {
+			t.Errorf("advice.json: %v, %d results, %q", err, len(doc.Results), doc.Recommendation)
+		}
+	}
+	// A budget no design meets exits 3, as a broken gate does.
+	code, stdout, _ = runMain(t, "-advise", "-no-report", "-budget", "allowed.max<1", file)
+	if code != ExitThreshold || !strings.Contains(stdout, "No design meets the budget") {
+		t.Errorf("unmeetable budget: exit %d:\n%s", code, stdout)
+	}
+}
+
+func TestAdviseBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-budget", "allowed.max<1"}, "-budget goes with -advise"},
+		{[]string{"-advise", "-no-report"}, "-advise needs a budget"},
+		{[]string{"-advise", "-budget", "allowed.p42<1"}, "unknown metric"},
+		{[]string{"-advise", "-budget", "ratio.max<2", "../../scenarios/concurrency-sweep.yaml"}, "not a sweep"},
+	} {
+		code, _, stderr := runMain(t, tc.args...)
+		if code != ExitBadInput || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
