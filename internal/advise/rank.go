@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 )
 
 // metric reads a named metric from r's summary; ok is false when it was
@@ -30,9 +32,24 @@ func (r Result) FalseDenials() float64 { v, _ := r.metric("false_denials.rate");
 // denial (their own count reached it), so the ranking looks at this first.
 func (r Result) LegitDenied() float64 { v, _ := r.metric("legit_denied.rate"); return v }
 
-// Cost is the KV cost in dollars per million requests (0 when not
-// priced: a Durable Object's or the memory store's).
-func (r Result) Cost() float64 { v, _ := r.metric("cost.usd_per_million"); return v }
+// Cost is the KV cost in dollars per million requests; ok is false when the
+// design is not priced: only Workers KV's prices are in the sources the
+// model's numbers come from (../shared/facts), not a Durable Object's or
+// the Rate Limiting binding's.
+func (r Result) Cost() (usd float64, ok bool) {
+	if r.Design.Store != plan.KV {
+		return 0, false
+	}
+	return r.metric("cost.usd_per_million")
+}
+
+// costOrMax orders by cost, an unpriced design after every priced one.
+func (r Result) costOrMax() float64 {
+	if v, ok := r.Cost(); ok {
+		return v
+	}
+	return math.Inf(1)
+}
 
 // passing counts the budget's conditions r's summary meets.
 func (r Result) passing() int {
@@ -62,7 +79,7 @@ func rank(rs []Result) []Result {
 			return cmp.Compare(b.passing(), a.passing())
 		}
 		return cmp.Or(cmp.Compare(a.LegitDenied(), b.LegitDenied()), cmp.Compare(a.FalseDenials(), b.FalseDenials()),
-			cmp.Compare(b.Confidence, a.Confidence), cmp.Compare(a.Cost(), b.Cost()), cmp.Compare(b.Limit, a.Limit))
+			cmp.Compare(b.Confidence, a.Confidence), cmp.Compare(a.costOrMax(), b.costOrMax()), cmp.Compare(b.Limit, a.Limit))
 	})
 	return rs
 }
@@ -145,10 +162,10 @@ func falseDenials(s *measure.Summary) string {
 	return strings.Join(parts, ", ")
 }
 
-// cost is the design's $ per million requests, or "-" when not priced.
+// cost is the design's $ per million requests, or "not priced".
 func cost(r Result) string {
-	if v, ok := r.metric("cost.usd_per_million"); ok {
+	if v, ok := r.Cost(); ok {
 		return fmt.Sprintf("$%.3g", v)
 	}
-	return "-"
+	return "not priced"
 }

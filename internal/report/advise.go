@@ -132,7 +132,7 @@ func ParetoFigure(points []AdvicePoint) *Figure {
 	padTop(p, 0.12)
 	padRight(p, 0.15)
 	return &Figure{Name: "pareto", Title: p.Title.Text, Plot: p,
-		Caption: "Each design at the largest limit meeting the budget (or the scenario's limit when none does), labelled with its rank in the table (designs with about the same numbers share a marker); a larger marker costs more per million requests."}
+		Caption: "Each design at the largest limit meeting the budget (or the scenario's limit when none does), labelled with its rank in the table (designs with about the same numbers share a marker); a larger marker costs more per million requests (Workers KV's prices; other stores are not priced and drawn smallest)."}
 }
 
 // rankLabel lists ranks as "1, 2, 5", at most four and then "+n".

@@ -154,7 +154,8 @@ func writeAdvice(out string, sc *scenario.Scenario, seed uint64, budget []measur
 		}
 		doc.Results = append(doc.Results, ar)
 		allowed, _ := allowedP99.Value(r.Summary)
-		points = append(points, report.AdvicePoint{Rank: i + 1, Allowed: allowed, Denied: r.LegitDenied(), Cost: r.Cost(), Meets: r.Meets})
+		usd, _ := r.Cost()
+		points = append(points, report.AdvicePoint{Rank: i + 1, Allowed: allowed, Denied: r.LegitDenied(), Cost: usd, Meets: r.Meets})
 	}
 	b, err := json.MarshalIndent(&doc, "", "  ")
 	if err != nil {
