@@ -19,6 +19,7 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"github.com/overshoot-dev/overshoot/internal/attack/attacktest"
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
@@ -28,15 +29,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/target"
 )
 
-const sequentialYAML = `
-name: seq
-limiter: {name: t, limit: 5, window: 500ms}
-store: {kind: memory}
-traffic:
-  - name: bot
-    closed_loop: {concurrency: 1}
-live: {duration: 1600ms, max_requests: 20000}
-`
+const sequentialYAML = attacktest.SequentialYAML
 
 // TestSequentialExactLimit: one client, one request at a time, a
 // linearizable store: every window allows exactly the limit, never more.
@@ -72,17 +65,7 @@ func TestSequentialExactLimit(t *testing.T) {
 	}
 }
 
-const raceYAML = `
-name: race
-limiter: {name: t, limit: 5, window: 10s}
-store: {kind: memory}
-traffic:
-  - name: bots
-    clients: 32
-    identity: {token: shared, ip: none}
-    closed_loop: {concurrency: 1}
-live: {duration: 600ms}
-`
+const raceYAML = attacktest.RaceYAML
 
 // TestConcurrentRace: 32 clients behind one identity, with 20 ms between
 // each read and its write: they all read before anyone writes, and the

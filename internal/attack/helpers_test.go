@@ -5,53 +5,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/overshoot-dev/overshoot/internal/attack/attacktest"
 	"github.com/overshoot-dev/overshoot/internal/kv"
-	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
-	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
-	"github.com/overshoot-dev/overshoot/internal/target"
 )
 
-// parse decodes a scenario written in the test.
-func parse(t testing.TB, yaml string) *scenario.Scenario {
-	t.Helper()
-	sc, err := scenario.Parse("test.yaml", []byte(yaml))
-	if err != nil {
-		t.Fatalf("scenario: %v", err)
-	}
-	return sc
-}
-
-// livePlan compiles sc for a live run, as the attack command does.
-func livePlan(t testing.TB, sc *scenario.Scenario) *plan.Plan {
-	t.Helper()
-	pl, err := plan.CompileLive(sc)
-	if err != nil {
-		t.Fatalf("plan: %v", err)
-	}
-	return pl
-}
-
-// serve starts the built-in target for sc's live limiter over store and
-// returns its URL and limiter config.
-func serve(t testing.TB, sc *scenario.Scenario, store kv.Store) (string, limiter.Config) {
-	t.Helper()
-	l, err := limiter.New(livePlan(t, sc).Limiter)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := target.New(target.Config{Limiter: l, Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := target.Start("127.0.0.1:0", h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv.URL(), l.Config()
-}
+// The scenarios and target helpers the command's tests use too.
+var (
+	parse    = attacktest.Parse
+	livePlan = attacktest.LivePlan
+	serve    = attacktest.Serve
+)
 
 // runBuiltin attacks the built-in target over store with sc and returns the
 // summary.

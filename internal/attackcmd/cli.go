@@ -401,7 +401,7 @@ func Main(args []string, env Env) int {
 	}
 	var series []measure.LivePoint
 	var progress func(int64, time.Duration)
-	if !c.json && isTerminal(env.Stderr) {
+	if !c.json && cli.IsTerminal(env.Stderr) {
 		progress = func(n int64, el time.Duration) {
 			fmt.Fprintf(stderr, "\r  %6.1fs  %d responses", el.Seconds(), n)
 		}
@@ -656,18 +656,6 @@ func PrintSummary(w io.Writer, s *measure.Summary, dir string) {
 			fmt.Fprintf(w, "results  %s  (go tool vegeta report < %s)\n", l.ResultsFile, l.ResultsFile)
 		}
 	}
-}
-
-// isTerminal reports whether w is a terminal (a character device), where a
-// progress line rewritten with \r belongs; in a pipe or a log file it would
-// be noise, so it is only drawn on a terminal, as simulate does.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // lockedWriter serialises writes from several goroutines.

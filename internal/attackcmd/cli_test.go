@@ -381,7 +381,7 @@ func TestMainNoProgressOffTerminal(t *testing.T) {
 	if strings.ContainsAny(stderr, "\r\x1b") {
 		t.Errorf("stderr is not a terminal but got progress output: %q", stderr)
 	}
-	if isTerminal(&bytes.Buffer{}) {
+	if cli.IsTerminal(&bytes.Buffer{}) {
 		t.Errorf("a buffer taken for a terminal")
 	}
 	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
@@ -389,7 +389,7 @@ func TestMainNoProgressOffTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if isTerminal(f) {
+	if cli.IsTerminal(f) {
 		t.Errorf("a regular file taken for a terminal")
 	}
 }

@@ -101,8 +101,8 @@ func TestFlagsMatchSimulate(t *testing.T) {
 	}
 	_, _, attackUsage := runMain(t, Env{}, "-h")
 	sim, att := flagNames(simUsage.String()), flagNames(attackUsage)
-	simulateOnly := []string{"compare", "trials", "workers"}
-	shared := []string{"at", "json", "max-ratio", "no-report", "out", "scenario", "seed", "set", "version"}
+	simulateOnly := []string{"advise", "budget", "compare", "trials", "workers"}
+	shared := []string{"at", "json", "junit", "max-ratio", "merge", "no-report", "out", "scenario", "seed", "set", "shard", "threshold", "version"}
 	for _, f := range sim {
 		if !slices.Contains(simulateOnly, f) && !slices.Contains(att, f) {
 			t.Errorf("simulate has -%s and attack does not", f)

@@ -3,7 +3,11 @@
 // -version (Parse).
 package cli
 
-import "strings"
+import (
+	"io"
+	"os"
+	"strings"
+)
 
 // Exit codes, the same for every command.
 const (
@@ -30,3 +34,15 @@ func (s *Sets) String() string { return strings.Join(*s, " ") }
 
 // Set adds one override, for flag.
 func (s *Sets) Set(v string) error { *s = append(*s, v); return nil }
+
+// IsTerminal reports whether w is a terminal (a character device), where a
+// progress line rewritten with \r belongs; in a pipe or a log file it
+// would be noise, so commands draw it only on a terminal.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

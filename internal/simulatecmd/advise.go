@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/advise"
+	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/report"
@@ -105,13 +106,13 @@ func runAdvise(ctx context.Context, c *config, sc *scenario.Scenario, points []s
 	fmt.Fprintf(stderr, "simulate: advising on %d designs, %d trials per limit tried\n", len(space), trials)
 	started := time.Now()
 	progress := func(done int, d advise.Design, limit int64) {
-		if isTerminal(stderr) {
+		if cli.IsTerminal(stderr) {
 			fmt.Fprintf(stderr, "\r\033[K  %d simulations, %v: %s at limit %d", done, time.Since(started).Round(time.Second), d, limit)
 		}
 	}
 	results, err := advise.Advise(pl, advise.Options{Budget: budget, Designs: space, Seed: seed, Trials: trials, Workers: c.workers,
 		MaxLimit: sc.Advise.MaxLimit, Progress: progress, Context: ctx})
-	if isTerminal(stderr) {
+	if cli.IsTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	if err != nil {

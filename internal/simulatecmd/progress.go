@@ -3,9 +3,10 @@ package simulatecmd
 import (
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/cli"
 )
 
 // progressAfter is how long a run goes quietly before progress is shown.
@@ -23,18 +24,7 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, points int) *progress {
-	return &progress{w: w, on: isTerminal(w), start: time.Now(), points: points}
-}
-
-// isTerminal reports whether w is a terminal, where a line rewritten with
-// \r belongs; in a pipe or a log file it would be noise.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return &progress{w: w, on: cli.IsTerminal(w), start: time.Now(), points: points}
 }
 
 // update reports that done of total trials of sweep point i have finished.
