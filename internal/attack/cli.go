@@ -335,7 +335,7 @@ func Main(args []string, env Env) int {
 
 	base := measure.Summary{
 		Scenario: measure.ScenarioRef{Name: sc.Name, File: sc.Source(), Hash: sc.Hash(), Question: sc.Question, Params: sc.Overrides(),
-			Traffic: report.DescribeTraffic(sc)},
+			Traffic: report.DescribeTraffic(sc), Headline: sc.Report.Headline},
 		Limiter: limiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy}, storeName),
 		Live:    &measure.Live{Target: storeName},
 	}

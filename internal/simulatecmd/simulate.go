@@ -295,13 +295,14 @@ func run(ctx context.Context, c *config, sc *scenario.Scenario, points []scenari
 			break
 		}
 	}
+	measure.SetWorst(&out)
 	return out, runErr
 }
 
 // ref identifies a scenario in a summary.
 func ref(sc *scenario.Scenario) measure.ScenarioRef {
 	return measure.ScenarioRef{Name: sc.Name, File: sc.Source(), Hash: sc.Hash(), Question: sc.Question,
-		Params: sc.Overrides(), Traffic: report.DescribeTraffic(sc)}
+		Params: sc.Overrides(), Traffic: report.DescribeTraffic(sc), Headline: sc.Report.Headline}
 }
 
 // finish prints the summary, writes the report and applies the threshold.
