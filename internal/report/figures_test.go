@@ -181,14 +181,28 @@ func TestKVWorkFigure(t *testing.T) {
 	if !strings.HasSuffix(f.Plot.Title.Text, "\n$0.742 per million requests at paid-plan prices") {
 		t.Errorf("title does not carry the price: %q", f.Plot.Title.Text)
 	}
-	var bc *plotter.BarChart
+	var bc *bars
 	for _, pl := range plotters(f.Plot) {
-		if v, ok := pl.(*plotter.BarChart); ok {
+		if v, ok := pl.(*bars); ok {
 			bc = v
 		}
 	}
-	if bc == nil || len(bc.Values) != 5 || bc.Values[0] != 1e6 || bc.Values[1] != 48_455 {
+	// 1e6 reads beside 800 errors span more than 20x: a log axis, so that
+	// every bar shows, each with its value written on it.
+	if bc == nil || len(bc.ys) != 5 || bc.ys[0] != 6 || math.Abs(bc.ys[1]-math.Log10(48_455)) > 1e-9 {
 		t.Fatalf("bars %+v", bc)
+	}
+	if !strings.Contains(f.Plot.Y.Label.Text, "log scale") {
+		t.Errorf("y label %q: want a log scale", f.Plot.Y.Label.Text)
+	}
+	var labels []string
+	for _, pl := range plotters(f.Plot) {
+		if v, ok := pl.(*plotter.Labels); ok {
+			labels = v.Labels
+		}
+	}
+	if !slices.Equal(labels, []string{"1,000,000", "48,455", "0", "621", "4,200"}) {
+		t.Errorf("values on the bars %q", labels)
 	}
 	ticks := f.Plot.X.Tick.Marker.Ticks(0, 4)
 	if len(ticks) != 5 || ticks[0].Label != "reads (billed)" || ticks[3].Label != "write errors" {

@@ -81,7 +81,7 @@ func TestWriteFiles(t *testing.T) {
 			if err := json.Unmarshal(b, &back); err != nil {
 				t.Fatalf("summary.json: %v", err)
 			}
-			if back.Overshoot.MaxAllowed != tc.s.Overshoot.MaxAllowed || !bytes.Contains(b, []byte("\n  \"mode\"")) {
+			if len(back.Points) != len(tc.s.Points) || (len(tc.s.Points) == 0 && back.Overshoot.MaxAllowed != tc.s.Overshoot.MaxAllowed) || !bytes.Contains(b, []byte("\n  \"mode\"")) {
 				t.Errorf("summary.json does not hold the indented summary")
 			}
 			// report.html holds every figure inline and loads nothing.
@@ -131,9 +131,12 @@ func TestHeadline(t *testing.T) {
 		{"within the limit", within, "one user",
 			"With one user, a limit of 5 per day (fixed-window on kv) let through up to 5 (1.0x): no key-window went over the limit."},
 		{"no requests", noReq, "", "No requests were made in this run, so there is nothing to measure: no key-window, no overshoot, no figures."},
-		{"sweep only", sweepOnly, "", "Across 21 sweep points, a limit of 5 per day let through up to 38 (7.6x) at the worst point, store.kind=kv, traffic.bot.closed_loop.concurrency=32."},
+		{"sweep only", sweepOnly, "", "Across 21 sweep points, most allowed in one key-window / limit (ratio.max) was highest at store.kind=kv, traffic.bot.closed_loop.concurrency=32: 7.6x; lowest at store.kind=durable-object, traffic.bot.closed_loop.concurrency=1: 1.2x. A limit of 5 per day let through up to 38 in one key-window (7.6x) at store.kind=kv, traffic.bot.closed_loop.concurrency=32."},
+		{"sweep led by another metric", outageSweep(), "", "Across 2 sweep points, legitimate requests falsely denied (false_denials.rate) was highest at limiter.error_policy=fail-closed: 25.0%; lowest at limiter.error_policy=fail-open: 0.0%. A limit of 5 per day let through up to 38 in one key-window (7.6x) at limiter.error_policy=fail-open."},
+		{"one run led by another metric", natOffice(), "20 users behind 2 addresses",
+			"Legitimate requests falsely denied (false_denials.rate): 0.1%. With 20 users behind 2 addresses, a limit of 5 per day"},
 		{"sweep with a base run", sampleSweep(), "32 concurrent requests from one location",
-			"With 32 concurrent requests from one location, a limit of 5 per day (fixed-window on kv) let through up to 38 (7.6x); in 95% of 200 trials at most 36 (7.2x). Across 21 sweep points, a limit of 5 per day let through up to 38 (7.6x) at the worst point, store.kind=kv, traffic.bot.closed_loop.concurrency=32."},
+			"With 32 concurrent requests from one location, a limit of 5 per day (fixed-window on kv) let through up to 38 (7.6x); in 95% of 200 trials at most 36 (7.2x). Across 21 sweep points, most allowed in one key-window / limit (ratio.max) was highest at store.kind=kv, traffic.bot.closed_loop.concurrency=32: 7.6x;"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
