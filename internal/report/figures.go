@@ -503,7 +503,7 @@ func KVWork(s *measure.Summary) *Figure {
 	vals := []float64{s.Cost.ReadsPerMillionRequests, s.Cost.WritesPerMillionRequests,
 		float64(kv.ReadErrors) * per, float64(kv.WriteErrors) * per, float64(kv.LostUpdates) * per}
 	title := "How much KV work does a million requests cost?"
-	f := valueBars(title, "KV operations per million requests (count)", names, vals, "")
+	f := valueBars(title, "operations per million requests (count)", names, vals, "")
 	if f == nil {
 		return nil
 	}
@@ -538,7 +538,7 @@ func FreePlan(s *measure.Summary) *Figure {
 	if m := math.Max(w, r); m < 1 {
 		// Within the first hour: minutes, or 24 h would hide the bars.
 		w, r = w*60, r*60
-		top = math.Min(60, math.Max(w, r)*1.25)
+		top = math.Min(60, math.Max(w, r)*1.6)
 		p.X.Label.Text = "minutes after 00:00 UTC (min)"
 	}
 	bc, err := plotter.NewBarChart(plotter.Values{w, r}, 1.2*vg.Centimeter)
@@ -553,9 +553,11 @@ func FreePlan(s *measure.Summary) *Figure {
 	var labels []string
 	for i, secs := range []float64{c.FreeWritesExhaustedAfterSecs, c.FreeReadsExhaustedAfterSecs} {
 		v := []float64{w, r}[i]
+		xys = append(xys, plotter.XY{X: v, Y: float64(i)})
 		if v > 0 {
-			xys = append(xys, plotter.XY{X: v, Y: float64(i)})
 			labels = append(labels, " gone at "+measureClock(secs))
+		} else {
+			labels = append(labels, " lasts the day")
 		}
 	}
 	if lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels}); err == nil {
@@ -571,7 +573,7 @@ func FreePlan(s *measure.Summary) *Figure {
 	if top == 24 {
 		p.X.Tick.Marker = plot.ConstantTicks(hourTicks())
 	}
-	caption := fmt.Sprintf("Projected onto a steady day from midnight UTC at this run's rates (reads at its rate of requests, writes once per key per window): %s. After that the store errors and a fail-open limiter allows everything. A missing bar means that quota lasts the day.",
+	caption := fmt.Sprintf("Projected onto a steady day from midnight UTC at this run's rates (reads at its rate of requests, writes once per key per window): %s. After that the store errors and a fail-open limiter allows everything.",
 		measure.FreePlanSentence(c))
 	return &Figure{Name: "free-plan", Title: title, Caption: caption, Plot: p, Height: 6 * vg.Centimeter}
 }

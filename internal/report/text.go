@@ -112,7 +112,11 @@ func Headline(s *measure.Summary, traffic string) string {
 	default:
 		b.WriteString("let through up to ")
 	}
-	fmt.Fprintf(&b, "%s (%s)", count(o.MaxAllowed), ratio(float64(o.MaxAllowed)/float64(lim)))
+	named := ""
+	if s.Scenario.HeadlineMetric().Name == measure.DefaultHeadline {
+		named = ", " + measure.DefaultHeadline // the metric the question is about
+	}
+	fmt.Fprintf(&b, "%s (%s%s)", count(o.MaxAllowed), ratio(float64(o.MaxAllowed)/float64(lim)), named)
 	if o.MaxAllowed <= lim {
 		b.WriteString(": no key-window went over the limit")
 	}
@@ -566,23 +570,6 @@ func statusList(m map[string]int64) string {
 		parts[i] = k + ": " + count(m[k])
 	}
 	return strings.Join(parts, ", ")
-}
-
-// exhausted phrases "after N seconds from 00:00 UTC", 0 meaning never.
-func exhausted(secs float64) string {
-	if !finite(secs) || secs <= 0 {
-		return "not within the day"
-	}
-	h := int(secs) / 3600
-	m := (int(secs) % 3600) / 60
-	if secs >= 86400 {
-		return "not within the day"
-	}
-	after := num(secs/3600) + " h"
-	if secs < 3600 {
-		after = num(secs/60) + " min"
-	}
-	return fmt.Sprintf("at %02d:%02d UTC (%s after midnight)", h, m, after)
 }
 
 func paramList(ps []measure.Param) string {
