@@ -1,7 +1,12 @@
 package report
 
 import (
+	"bytes"
+	"image"
+	"image/png"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -350,3 +355,120 @@ func BenchmarkFigures(b *testing.B) {
 		}
 	}
 }
+
+// pointsSweep is a sweep over one parameter with the given max ratios (p50
+// and p99 equal to max unless set).
+func pointsSweep(path string, values []string, maxes, p50s []float64) *measure.Summary {
+	s := sampleSimulate()
+	s.Totals, s.Overshoot = measure.Totals{}, measure.Overshoot{}
+	for i, v := range values {
+		p := sampleSimulate()
+		p.Overshoot.Ratio.Max, p.Overshoot.Ratio.P99, p.Overshoot.Ratio.P50 = maxes[i], maxes[i], maxes[i]
+		if p50s != nil {
+			p.Overshoot.Ratio.P50 = p50s[i]
+		}
+		p.Overshoot.PerTrial.MaxRatio = measure.Interval{Lo: maxes[i] * 0.9, Hi: maxes[i]}
+		s.Points = append(s.Points, measure.Point{Params: []measure.Param{{Path: path, Value: v}}, Summary: p})
+	}
+	return s
+}
+
+func TestFigureScales(t *testing.T) {
+	conc := "traffic.bot.closed_loop.concurrency"
+	tests := []struct {
+		name       string
+		s          *measure.Summary
+		logX, logY bool
+		legend     []string
+	}{
+		{"multiplicative axis: log-log", pointsSweep(conc, []string{"1", "16", "256"}, []float64{10, 160, 2560}, []float64{8, 150, 2500}),
+			true, true, []string{"95% of trials' max", "max = p99", "p50", "the limit (ratio 1)"}},
+		{"narrow axis, narrow values: linear", pointsSweep(conc, []string{"1", "2", "4"}, []float64{2, 3, 4}, []float64{1, 1, 1}),
+			false, false, []string{"95% of trials' max", "max = p99", "p50", "the limit (ratio 1)"}},
+		{"categories spanning 40x: log y", pointsSweep("store.kind", []string{"kv", "per-location", "memory"}, []float64{40, 3, 1}, nil),
+			false, true, []string{"95% of trials' max", "max = p99 = p50", "the limit (ratio 1)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			figs := SweepFigures(tt.s)
+			if len(figs) == 0 {
+				t.Fatal("no sweep figure")
+			}
+			p := figs[0].Plot
+			if got := strings.Contains(p.X.Label.Text, "log scale"); got != tt.logX {
+				t.Errorf("x label %q: log %v, want %v", p.X.Label.Text, got, tt.logX)
+			}
+			if got := strings.Contains(p.Y.Label.Text, "log scale"); got != tt.logY {
+				t.Errorf("y label %q: log %v, want %v", p.Y.Label.Text, got, tt.logY)
+			}
+			if tt.logX && !tt.logY {
+				t.Error("log x over linear y")
+			}
+			if got := LegendEntries(p); !slices.Equal(got, tt.legend) {
+				t.Errorf("legend %q, want %q", got, tt.legend)
+			}
+		})
+	}
+}
+
+func TestFigureSaysWhenEmpty(t *testing.T) {
+	// Failing open denies no user: a false-denial figure would be a flat
+	// line at 0, so it says so instead.
+	s := outageSweep()
+	for _, p := range s.Points {
+		p.Summary.Populations[1].FalseDenials = 0
+	}
+	figs := SweepFigures(s)
+	if len(figs) != 2 || figs[0].Name != "sweep" || figs[0].Plot != nil || !strings.Contains(figs[0].Empty, "0 at every sweep point") {
+		t.Fatalf("figures %v; first: %+v", names(derefs(figs)), figs[0])
+	}
+	if figs[1].Name != "sweep-ratio" || figs[1].Plot == nil {
+		t.Errorf("the ratio figure should follow: %v", names(derefs(figs)))
+	}
+	v := sampleSimulate()
+	v.KV.Visibility = []measure.VisibilityPoint{{SinceMs: 10, Reads: 5, Fresh: 5, P: 1}, {SinceMs: 100, Reads: 7, Fresh: 7, P: 1}}
+	if f := Visibility(v); f == nil || f.Plot != nil || !strings.Contains(f.Empty, "no read was stale") {
+		t.Errorf("visibility with no stale read: %+v", f)
+	}
+	// An empty figure is text in the report, not an image.
+	dir := writeReport(t, s, Options{})
+	html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if !bytes.Contains(html, []byte(`<p class="empty-figure">`)) {
+		t.Error("report.html does not say the empty figure in words")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sweep.png")); err == nil {
+		t.Error("an empty figure was drawn")
+	}
+}
+
+func derefs(fs []*Figure) []Figure {
+	var out []Figure
+	for _, f := range fs {
+		out = append(out, *f)
+	}
+	return out
+}
+
+func TestFigureResolutionAndDots(t *testing.T) {
+	f := KVWork(sampleSimulate())
+	png, svg, err := render(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := pngDecode(png)
+	if err != nil || img.Bounds().Dx() != 2*f.ShownWidth() {
+		t.Errorf("PNG is %v wide, want twice the shown %d px (err %v)", img.Bounds().Dx(), f.ShownWidth(), err)
+	}
+	if !bytes.Contains(svg, []byte("<svg")) {
+		t.Error("no SVG")
+	}
+	// Percentiles of one distribution are points, not bars.
+	lat := liveLatency(sampleAttack().Live)
+	for _, pl := range plotters(lat.Plot) {
+		if _, ok := pl.(*bars); ok {
+			t.Error("latency percentiles drawn as bars")
+		}
+	}
+}
+
+func pngDecode(b []byte) (image.Image, error) { return png.Decode(bytes.NewReader(b)) }
