@@ -225,11 +225,12 @@ func TestSweepFigures(t *testing.T) {
 	if p.X.Label.Text != "traffic.bot.closed_loop.concurrency (value, log scale)" {
 		t.Errorf("x label %q", p.X.Label.Text)
 	}
-	want := []string{"kind=kv", "kind=durable-object", "kind=per-location", "max (solid)", "p99 (dashed)", "p50 (dotted)", "the limit (ratio 1)"}
+	// Every point's p50 is 1x, under the limit line: not drawn, no entry.
+	want := []string{"kind=kv", "kind=durable-object", "kind=per-location", "max (solid)", "p99 (dashed)", "the limit (ratio 1)"}
 	if got := LegendEntries(p); !slices.Equal(got, want) {
 		t.Errorf("legend %v, want %v", got, want)
 	}
-	// Per store: a band, a max, a p99 and a p50 line; each with 7 points.
+	// Per store: a band, a max and a p99 line; each with 7 points.
 	var polys, full int
 	for _, pl := range plotters(p) {
 		switch v := pl.(type) {
@@ -241,8 +242,8 @@ func TestSweepFigures(t *testing.T) {
 			}
 		}
 	}
-	if polys != 3 || full != 9 {
-		t.Errorf("%d bands and %d full lines, want 3 and 9", polys, full)
+	if polys != 3 || full != 6 {
+		t.Errorf("%d bands and %d full lines, want 3 and 6", polys, full)
 	}
 
 	g := SweepFigures(sampleGrid())
@@ -383,8 +384,8 @@ func TestFigureScales(t *testing.T) {
 	}{
 		{"multiplicative axis: log-log", pointsSweep(conc, []string{"1", "16", "256"}, []float64{10, 160, 2560}, []float64{8, 150, 2500}),
 			true, true, []string{"95% of trials' max", "max = p99", "p50", "the limit (ratio 1)"}},
-		{"narrow axis, narrow values: linear", pointsSweep(conc, []string{"1", "2", "4"}, []float64{2, 3, 4}, []float64{1, 1, 1}),
-			false, false, []string{"95% of trials' max", "max = p99", "p50", "the limit (ratio 1)"}},
+		{"narrow axis, narrow values: linear; p50 under the limit line", pointsSweep(conc, []string{"1", "2", "4"}, []float64{2, 3, 4}, []float64{1, 1, 1}),
+			false, false, []string{"95% of trials' max", "max = p99", "the limit (ratio 1)"}},
 		{"categories spanning 40x: log y", pointsSweep("store.kind", []string{"kv", "per-location", "memory"}, []float64{40, 3, 1}, nil),
 			false, true, []string{"95% of trials' max", "max = p99 = p50", "the limit (ratio 1)"}},
 	}

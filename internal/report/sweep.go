@@ -312,6 +312,31 @@ func sweepRatioFigure(s *measure.Summary, xa sweepAxis, others []sweepAxis, name
 	if !finite(xmin) {
 		return nil
 	}
+	// A statistic at the limit at every point lies under the limit line:
+	// it is not drawn, and the caption says where it is.
+	one, _ := ty(1)
+	atLimit := func(stat func(drawn) plotter.XYs) bool {
+		for _, n := range names {
+			for _, q := range stat(lines[n]) {
+				if math.Abs(q.Y-one) > 1e-9 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	p50Hidden := atLimit(func(d drawn) plotter.XYs { return d.p50 })
+	p99Hidden := atLimit(func(d drawn) plotter.XYs { return d.p99 })
+	for _, n := range names {
+		d := lines[n]
+		if p50Hidden {
+			d.p50 = nil
+		}
+		if p99Hidden {
+			d.p99 = nil
+		}
+		lines[n] = d
+	}
 	// A line hidden under another gets no legend entry of its own: its
 	// name joins the visible one's.
 	hiddenBy := map[string]string{}
@@ -395,10 +420,13 @@ func sweepRatioFigure(s *measure.Summary, xa sweepAxis, others []sweepAxis, name
 	}
 	if multi && xa.numeric {
 		addLine(p, "max (solid)", line(plotter.XYs{{X: xmin, Y: 0}}, grayColor, 2))
-		addLine(p, "p99 (dashed)", line(plotter.XYs{{X: xmin, Y: 0}}, grayColor, 1.4, 5, 3))
-		addLine(p, "p50 (dotted)", line(plotter.XYs{{X: xmin, Y: 0}}, grayColor, 1.4, 1, 2))
+		if !p99Hidden {
+			addLine(p, "p99 (dashed)", line(plotter.XYs{{X: xmin, Y: 0}}, grayColor, 1.4, 5, 3))
+		}
+		if !p50Hidden {
+			addLine(p, "p50 (dotted)", line(plotter.XYs{{X: xmin, Y: 0}}, grayColor, 1.4, 1, 2))
+		}
 	}
-	one, _ := ty(1)
 	addLine(p, "the limit (ratio 1)", hline(one, xmin, xmax, limitColor, 4, 2))
 	if logX {
 		p.X.Min, p.X.Max = xmin-0.08, xmax+0.08
@@ -426,6 +454,14 @@ func sweepRatioFigure(s *measure.Summary, xa sweepAxis, others []sweepAxis, name
 		caption += " Both axes are logarithmic: growth in proportion to " + xa.short() + " is a straight line rising one decade per decade."
 	case logY:
 		caption += " The ratio axis is logarithmic, so that ratios near the limit stay apart from ratios far above it."
+	}
+	switch {
+	case p50Hidden && p99Hidden:
+		caption += " The p50 and p99 are at the limit (1x) at every point, under the limit line, so they are not drawn."
+	case p50Hidden:
+		caption += " The p50 is at the limit (1x) at every point, under the limit line, so it is not drawn."
+	case p99Hidden:
+		caption += " The p99 is at the limit (1x) at every point, under the limit line, so it is not drawn."
 	}
 	if dropped > 0 {
 		caption += fmt.Sprintf(" %d values of 0 or less cannot be drawn on a log axis and were left out.", dropped)
