@@ -37,19 +37,19 @@ const DefaultHeadline = "ratio.max"
 // Metrics lists every metric, in the order tables list them.
 var Metrics = []Metric{
 	ratioMetric("p50", "median", func(r Stats) float64 { return r.P50 }),
-	ratioMetric("p95", "95th percentile", func(r Stats) float64 { return r.P95 }),
-	ratioMetric("p99", "99th percentile", func(r Stats) float64 { return r.P99 }),
+	ratioMetric("p95", "p95 of", func(r Stats) float64 { return r.P95 }),
+	ratioMetric("p99", "p99 of", func(r Stats) float64 { return r.P99 }),
 	ratioMetric("max", "most", func(r Stats) float64 { return r.Max }),
 	ratioMetric("mean", "mean", func(r Stats) float64 { return r.Mean }),
 	allowedMetric("p50", "median", func(r Stats) float64 { return r.P50 }),
-	allowedMetric("p95", "95th percentile", func(r Stats) float64 { return r.P95 }),
-	allowedMetric("p99", "99th percentile", func(r Stats) float64 { return r.P99 }),
+	allowedMetric("p95", "p95 of", func(r Stats) float64 { return r.P95 }),
+	allowedMetric("p99", "p99 of", func(r Stats) float64 { return r.P99 }),
 	allowedMetric("max", "most", func(r Stats) float64 { return r.Max }),
-	{Name: "trial_max.p95", Label: "worst key-window of a trial, 95% of trials at or under", Unit: "ratio",
+	{Name: "trial_max.p95", Label: "a trial's most allowed in one key-window / limit, 95% of trials at or under", Unit: "ratio",
 		value: func(s *Summary) (float64, bool) {
 			return s.Overshoot.PerTrial.MaxRatio.P95, s.Overshoot.KeyWindows > 0
 		}},
-	{Name: "interval.max", Label: "most allowed in any window-long interval", Unit: "ratio",
+	{Name: "interval.max", Label: "most allowed in any window-long interval / limit", Unit: "ratio",
 		value: func(s *Summary) (float64, bool) {
 			return s.Overshoot.MaxInIntervalRatio, s.Overshoot.KeyWindows > 0 && s.Limiter.Limit > 0
 		}},
@@ -89,7 +89,7 @@ var Metrics = []Metric{
 }
 
 func ratioMetric(stat, words string, f func(Stats) float64) Metric {
-	return Metric{Name: "ratio." + stat, Label: words + " allowed in one key-window, as a multiple of the limit", Unit: "ratio",
+	return Metric{Name: "ratio." + stat, Label: words + " allowed in one key-window / limit", Unit: "ratio",
 		value: func(s *Summary) (float64, bool) { return f(s.Overshoot.Ratio), s.Overshoot.KeyWindows > 0 }}
 }
 

@@ -102,3 +102,45 @@ func TestSweepJSON(t *testing.T) {
 		t.Errorf("a single run's summary.json: %s", one)
 	}
 }
+
+func TestFreePlan(t *testing.T) {
+	tests := []struct {
+		name                   string
+		reads, writes          float64 // quota demand over the run, all trials
+		trialSecs              float64
+		trials                 int
+		keyWindows             int64
+		windowSecs             float64
+		wantReadsDay, wantWDay float64
+	}{
+		// A 2-minute run across a daily boundary: one key, two key-windows
+		// a trial, 4 writes each; 350 reads/s. A steady day has one window:
+		// 4 writes per key-window x 2 keys (the run cannot tell one key in
+		// two windows from two keys), not 4 x 720.
+		{"short run at a boundary", 350 * 120 * 10, 8 * 10, 120, 10, 20, 86400, 350 * 86400, 8},
+		// A whole day: the run's own rates.
+		{"a day", 1000, 4000, 86400, 1, 1000, 86400, 1000, 4000},
+		// Short windows: every window of the day counts.
+		{"minute windows", 180, 12, 180, 1, 3, 60, 86400, 4 * 1440},
+		// No key-window: rates.
+		{"no key-window", 100, 10, 100, 1, 0, 60, 86400, 8640},
+	}
+	for _, tt := range tests {
+		r, w := steadyDay(tt.reads, tt.writes, tt.trialSecs*float64(tt.trials), tt.trialSecs, tt.trials, tt.keyWindows, tt.windowSecs)
+		if r < tt.wantReadsDay-1e-6 || r > tt.wantReadsDay+1e-6 || w < tt.wantWDay-1e-6 || w > tt.wantWDay+1e-6 {
+			t.Errorf("%s: steadyDay = %v reads, %v writes; want %v, %v", tt.name, r, w, tt.wantReadsDay, tt.wantWDay)
+		}
+	}
+	for _, tt := range []struct {
+		c    Cost
+		want string
+	}{
+		{Cost{}, "on the free plan, both the 100,000 reads and the 1,000 writes a day last the day"},
+		{Cost{FreeReadsExhaustedAfterSecs: 285}, "on the free plan, reads run out first: the 100,000 a day are gone at 00:04 UTC; the 1,000 writes last the day"},
+		{Cost{FreeWritesExhaustedAfterSecs: 12000, FreeReadsExhaustedAfterSecs: 40000}, "on the free plan, writes run out first: the 1,000 a day are gone at 03:20 UTC, the 100,000 reads at 11:06 UTC"},
+	} {
+		if got := FreePlanSentence(tt.c); got != tt.want {
+			t.Errorf("FreePlanSentence(%+v) =\n %q\nwant %q", tt.c, got, tt.want)
+		}
+	}
+}

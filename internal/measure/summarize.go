@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -76,7 +77,7 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 	sort.SliceStable(worst, func(i, j int) bool { return worst[i].Allowed > worst[j].Allowed })
 	s.WorstKeys = worst[:min(len(worst), worstKept)]
 	s.KV = kvWork(kvc)
-	s.Cost = cost(kvc, s.Totals, len(trials))
+	s.Cost = cost(kvc, s.Totals, len(trials), o.KeyWindows, s.Limiter.WindowSecs)
 	s.Warnings = s.Health()
 	return s
 }
@@ -177,8 +178,8 @@ func kvWork(c KVCounters) KVWork {
 }
 
 // cost prices the KV work per million requests and finds when the free
-// plan's daily quotas would run out at the run's average rates.
-func cost(c KVCounters, t Totals, trials int) Cost {
+// plan's daily quotas would run out on a steady day (see steadyDay).
+func cost(c KVCounters, t Totals, trials int, keyWindows int64, windowSecs float64) Cost {
 	var out Cost
 	if t.Requests == 0 {
 		return out
@@ -193,20 +194,64 @@ func cost(c KVCounters, t Totals, trials int) Cost {
 	out.USDPerMillionRequests = out.ReadsPerMillionRequests/1e6*usdPerMillionReads +
 		out.WritesPerMillionRequests/1e6*usdPerMillionWrites
 	if secs := t.SimulatedSeconds * float64(trials); secs > 0 {
-		writes := c.Writes - c.WriteErrors + c.WriteQuotaErrors
-		reads := c.Reads - c.ReadErrors + c.QuotaErrors - c.WriteQuotaErrors
-		out.FreeWritesExhaustedAfterSecs = exhaustedAfter(float64(writes), freeWritesPerDay, secs)
-		out.FreeReadsExhaustedAfterSecs = exhaustedAfter(float64(reads), freeReadsPerDay, secs)
+		writes := float64(c.Writes - c.WriteErrors + c.WriteQuotaErrors)
+		reads := float64(c.Reads - c.ReadErrors + c.QuotaErrors - c.WriteQuotaErrors)
+		readsPerDay, writesPerDay := steadyDay(reads, writes, secs, t.SimulatedSeconds, trials, keyWindows, windowSecs)
+		out.FreeWritesExhaustedAfterSecs = exhaustedAfter(writesPerDay, freeWritesPerDay)
+		out.FreeReadsExhaustedAfterSecs = exhaustedAfter(readsPerDay, freeReadsPerDay)
 	}
 	return out
 }
 
-// exhaustedAfter is when quota runs out in a day at n operations per secs,
-// or 0 when the day's quota lasts.
-func exhaustedAfter(n, quota, secs float64) float64 {
-	rate := n / secs
-	if rate*secondsPerDay <= quota {
+// steadyDay projects a run's quota demand onto a steady day. Reads follow
+// requests, so they keep the run's rate all day. Writes follow allowed
+// requests, which a window-based limiter grants at the start of each key's
+// window: a short run at a window boundary sees a day's writes in seconds,
+// so writes are projected per key-window instead: the run's writes per
+// key-window, for every key the run saw, once per window of the day (at
+// least once). The keys are the key-windows of a trial over the windows
+// the trial spans (at least one).
+func steadyDay(reads, writes, secs, trialSecs float64, trials int, keyWindows int64, windowSecs float64) (readsPerDay, writesPerDay float64) {
+	readsPerDay = reads / secs * secondsPerDay
+	writesPerDay = writes / secs * secondsPerDay
+	if keyWindows <= 0 || windowSecs <= 0 || trials <= 0 {
+		return readsPerDay, writesPerDay
+	}
+	keys := float64(keyWindows) / float64(trials) / max(1, math.Round(trialSecs/windowSecs))
+	windowsPerDay := max(1, secondsPerDay/windowSecs)
+	writesPerDay = writes / float64(keyWindows) * keys * windowsPerDay
+	return readsPerDay, writesPerDay
+}
+
+// exhaustedAfter is when quota runs out, from 00:00 UTC, at perDay
+// operations a day spread evenly, or 0 when the day's quota lasts.
+func exhaustedAfter(perDay, quota float64) float64 {
+	if perDay <= quota {
 		return 0
 	}
-	return quota / rate
+	return quota / perDay * secondsPerDay
+}
+
+// FreePlanSentence says which of the free plan's daily quotas runs out
+// first on a steady day at the run's rates, and when; the terminal and the
+// report both print it, so that they agree.
+func FreePlanSentence(c Cost) string {
+	w, r := c.FreeWritesExhaustedAfterSecs, c.FreeReadsExhaustedAfterSecs
+	switch {
+	case w <= 0 && r <= 0:
+		return "on the free plan, both the 100,000 reads and the 1,000 writes a day last the day"
+	case w <= 0:
+		return "on the free plan, reads run out first: the 100,000 a day are gone at " + clock(r) + "; the 1,000 writes last the day"
+	case r <= 0:
+		return "on the free plan, writes run out first: the 1,000 a day are gone at " + clock(w) + "; the 100,000 reads last the day"
+	case r <= w:
+		return "on the free plan, reads run out first: the 100,000 a day are gone at " + clock(r) + ", the 1,000 writes at " + clock(w)
+	}
+	return "on the free plan, writes run out first: the 1,000 a day are gone at " + clock(w) + ", the 100,000 reads at " + clock(r)
+}
+
+// clock is a time of day from seconds after 00:00 UTC: "03:20 UTC".
+func clock(secs float64) string {
+	s := int(secs)
+	return fmt.Sprintf("%02d:%02d UTC", s/3600, s%3600/60)
 }

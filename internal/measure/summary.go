@@ -224,9 +224,12 @@ type Cost struct {
 	WritesPerMillionRequests float64 `json:"writes_per_million_requests"`
 	USDPerMillionRequests    float64 `json:"usd_per_million_requests"`
 	// FreeWritesExhaustedAfterSecs is how long after 00:00 UTC the free
-	// plan's 1,000 writes a day run out at this run's rate of writes that
-	// count against it (accepted, or refused by the quota itself; a 429
-	// uses none); 0 when they last the day. Likewise for the 100,000 reads.
+	// plan's 1,000 writes a day run out on a steady day at this run's
+	// rates, counting the writes that use the quota (accepted, or refused
+	// by the quota itself; a 429 uses none): the run's writes per
+	// key-window, for each of its keys in every window of the day. 0 when
+	// they last the day. Likewise for the 100,000 reads, at the run's rate
+	// of reads.
 	FreeWritesExhaustedAfterSecs float64 `json:"free_writes_exhausted_after_seconds"`
 	FreeReadsExhaustedAfterSecs  float64 `json:"free_reads_exhausted_after_seconds"`
 }

@@ -48,13 +48,35 @@ func WriteText(w io.Writer, s *Summary) error {
 			labels[i] = strings.Join(names, " ")
 			width = max(width, len(labels[i]))
 		}
-		p.f("\n  %-*s %10s %8s %8s %8s %10s %10s\n", width, "sweep point", "requests", "p50", "p99", "max", "trial p95", "interval")
+		m := s.Scenario.HeadlineMetric()
+		mw := max(len(m.Name), 10)
+		p.f("\n  %-*s %*s %10s %8s %8s %8s %10s %10s %14s %10s\n", width, "sweep point", mw, m.Name, "requests", "p50", "p99", "max",
+			"trial p95", "interval", "false denials", "fail-open")
 		for i, pt := range s.Points {
-			r := pt.Summary.Overshoot
-			p.f("  %-*s %10d %7.2fx %7.2fx %7.2fx %9.2fx %9.2fx\n", width, labels[i], pt.Summary.Totals.Requests,
-				r.Ratio.P50, r.Ratio.P99, r.Ratio.Max, r.PerTrial.MaxRatio.P95, r.MaxInIntervalRatio)
+			ps := pt.Summary
+			r := ps.Overshoot
+			lead, fd, fo := "-", "-", "-"
+			if v, ok := m.Value(ps); ok {
+				lead = m.Format(v)
+			}
+			if v, ok := mustMetric("false_denials.rate").Value(ps); ok {
+				fd = mustMetric("false_denials.rate").Format(v)
+			}
+			if v, ok := mustMetric("fail_open.rate").Value(ps); ok {
+				fo = mustMetric("fail_open.rate").Format(v)
+			}
+			p.f("  %-*s %*s %10d %7.2fx %7.2fx %7.2fx %9.2fx %9.2fx %14s %10s\n", width, labels[i], mw, lead, ps.Totals.Requests,
+				r.Ratio.P50, r.Ratio.P99, r.Ratio.Max, r.PerTrial.MaxRatio.P95, r.MaxInIntervalRatio, fd, fo)
 		}
-		p.f("  (ratio = allowed/limit per key-window; interval = most allowed in any window-long interval / limit)\n")
+		p.f("  (%s = %s; ratio = allowed/limit per key-window; interval = most allowed in any window-long interval / limit;\n", m.Name, m.Label)
+		p.f("   false denials = share of legitimate requests; fail-open = share of requests)\n")
+		if w := s.Worst; w != nil {
+			var at []string
+			for _, q := range w.Params {
+				at = append(at, q.Path+"="+q.Value)
+			}
+			p.f("  worst %s: %s at %s\n", w.Metric, m.Format(w.Value), strings.Join(at, " "))
+		}
 		return p.err
 	}
 	p.body(s, what)
@@ -82,6 +104,13 @@ func (p *printer) body(s *Summary, what string) {
 		return
 	}
 	lim := float64(s.Limiter.Limit)
+	if m := s.Scenario.HeadlineMetric(); m.Name != DefaultHeadline {
+		if v, ok := m.Value(s); ok {
+			p.f("  %s (%s): %s\n", m.Label, m.Name, m.Format(v))
+		} else {
+			p.f("  %s (%s): not measured in this run\n", m.Label, m.Name)
+		}
+	}
 	p.f("  %s: a limit of %d per %s let through up to %d in one key-window (%.2fx);\n",
 		what, s.Limiter.Limit, s.Limiter.Window, o.MaxAllowed, o.Ratio.Max)
 	if s.Trials > 1 {
@@ -108,11 +137,8 @@ func (p *printer) body(s *Summary, what string) {
 		if k.StaleReads > 0 {
 			p.f(" (staleness p50 %.0f ms, p99 %.0f ms)", k.StalenessMs.P50, k.StalenessMs.P99)
 		}
-		p.f("\n  cost: $%.2f per million requests", s.Cost.USDPerMillionRequests)
-		if h := s.Cost.FreeWritesExhaustedAfterSecs; h > 0 {
-			p.f("; the free plan's 1,000 writes/day run out %.1f h after 00:00 UTC", h/3600)
-		}
-		p.f("\n")
+		p.f("\n  cost: $%.3f per million requests; %s (a steady day at this run's rates)\n",
+			s.Cost.USDPerMillionRequests, FreePlanSentence(s.Cost))
 	} else {
 		p.f("  kv: not observed (the store is out of sight of this run), so no KV work or cost\n")
 	}
@@ -133,4 +159,13 @@ func (p *printer) body(s *Summary, what string) {
 			p.f("  %d responses were too close to a window boundary to attribute and were left out\n", lv.Ambiguous)
 		}
 	}
+}
+
+// mustMetric is the metric called name, which Metrics holds.
+func mustMetric(name string) Metric {
+	m, err := LookupMetric(name)
+	if err != nil {
+		panic(err)
+	}
+	return m
 }

@@ -127,7 +127,7 @@ func (p *Plan) Scenario() *scenario.Scenario { return p.sc }
 // report package words it).
 func ScenarioRef(sc *scenario.Scenario, traffic string) measure.ScenarioRef {
 	return measure.ScenarioRef{Name: sc.Name, File: sc.Source(), Hash: sc.Hash(), Question: sc.Question,
-		Params: sc.Overrides(), Traffic: traffic}
+		Params: sc.Overrides(), Traffic: traffic, Headline: sc.Report.Headline}
 }
 
 // LimiterRef describes the limiter for a summary, with store naming what it

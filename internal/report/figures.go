@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -24,7 +27,7 @@ func Figures(s *measure.Summary, opts Options) []Figure {
 	var out []Figure
 	add := func(fs ...*Figure) {
 		for _, f := range fs {
-			if f != nil && f.Plot != nil {
+			if f != nil && (f.Plot != nil || f.Empty != "") {
 				out = append(out, *f)
 			}
 		}
@@ -81,7 +84,7 @@ func RatioHistogram(s *measure.Summary) *Figure {
 	width = math.Max(width, (hi-lo+1)/300)
 	ymax, ymin := slices.Max(ys), slices.Min(ys)
 	floor := 0.0
-	logY := ymax/ymin >= 100
+	logY := ymax/ymin > 20
 	hs := ys
 	if logY {
 		floor = math.Log10(0.5)
@@ -297,7 +300,7 @@ func Timeline(s *measure.Summary) *Figure {
 		xmin = math.Min(xmin, ts[0])
 		xmax = math.Max(xmax, ts[len(ts)-1])
 		ymax = math.Max(ymax, float64(len(ts)))
-		addLine(p, fmt.Sprintf("trial %d, %s (%s allowed)", k.Trial, shortKey(k.Key), count(k.Allowed)), stepLine(pts, colorAt(drawn)))
+		addLine(p, keyWords(s, k), stepLine(pts, colorAt(drawn)))
 		drawn++
 	}
 	if drawn == 0 {
@@ -369,6 +372,39 @@ func timelineFromFirst(keys []measure.KeyTimeline) bool {
 	return finite(lo) && hi-lo > 10*math.Max(span, 1e-3)
 }
 
+// tokenPopulation finds the population and client in a simulated key's
+// token ("anon-p<population>-c<client>").
+var tokenPopulation = regexp.MustCompile(`anon-p(\d+)(?:-c(\d+))?`)
+
+// keyWords names a worst key-window in the reader's terms: its population
+// and client when the key says them, its window's start, its trial and
+// how many it allowed; the raw key only when nothing better is known.
+func keyWords(s *measure.Summary, k measure.KeyTimeline) string {
+	who := shortKey(k.Key)
+	if m := tokenPopulation.FindStringSubmatch(k.Key); m != nil {
+		if pi, err := strconv.Atoi(m[1]); err == nil && pi < len(s.Populations) && s.Populations[pi].Name != "" {
+			who = s.Populations[pi].Name
+			if c, err := strconv.Atoi(m[2]); err == nil {
+				who += fmt.Sprintf(" client %d", c+1)
+			}
+		}
+	}
+	when := ""
+	if w := s.Limiter.WindowSecs; finite(w) && w > 0 && k.Window > 0 && float64(k.Window)*w < 1e11 {
+		start := time.Unix(int64(float64(k.Window)*w), 0).UTC()
+		layout := "Jan 2 15:04 UTC"
+		if math.Mod(w, 60) != 0 {
+			layout = "Jan 2 15:04:05 UTC"
+		}
+		when = ", window from " + start.Format(layout)
+	}
+	trial := ""
+	if s.Trials > 1 {
+		trial = fmt.Sprintf(", trial %d", k.Trial+1)
+	}
+	return fmt.Sprintf("%s%s%s: %s allowed", who, when, trial, count(k.Allowed))
+}
+
 // shortKey keeps a legend entry short.
 func shortKey(k string) string {
 	if len(k) <= 36 {
@@ -408,7 +444,13 @@ func Visibility(s *measure.Summary) *Figure {
 		return nil
 	}
 	sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
-	p := newPlot("How soon does a read see the latest write?",
+	title := "How soon does a read see the latest write?"
+	if allFresh(s.KV.Visibility) {
+		return &Figure{Name: "visibility", Title: title, Empty: fmt.Sprintf(
+			"Every one of the %s reads returned the latest write to its key, however soon after it was made: no read was stale, so there is no curve to draw.",
+			count(sumReads(s.KV.Visibility)))}
+	}
+	p := newPlot(title,
 		"time since the latest write (ms, log scale)", "P(read sees the latest write)")
 	p.X.Tick.Marker = log10Ticks{}
 	l := line(pts, colorAt(0), 1.6)
@@ -427,6 +469,16 @@ func Visibility(s *measure.Summary) *Figure {
 	}
 	caption += droppedNote(dropped, "bins")
 	return &Figure{Name: "visibility", Title: p.Title.Text, Caption: caption, Plot: p}
+}
+
+// allFresh reports whether every read of every bin saw the latest write.
+func allFresh(vs []measure.VisibilityPoint) bool {
+	for _, v := range vs {
+		if v.Reads > 0 && v.Fresh < v.Reads {
+			return false
+		}
+	}
+	return true
 }
 
 func sumReads(vs []measure.VisibilityPoint) int64 {
@@ -451,7 +503,7 @@ func KVWork(s *measure.Summary) *Figure {
 	vals := []float64{s.Cost.ReadsPerMillionRequests, s.Cost.WritesPerMillionRequests,
 		float64(kv.ReadErrors) * per, float64(kv.WriteErrors) * per, float64(kv.LostUpdates) * per}
 	title := "How much KV work does a million requests cost?"
-	f := valueBars(title, "KV operations per million requests (count)", names, vals, "")
+	f := valueBars(title, "operations per million requests (count)", names, vals, "")
 	if f == nil {
 		return nil
 	}
@@ -486,7 +538,7 @@ func FreePlan(s *measure.Summary) *Figure {
 	if m := math.Max(w, r); m < 1 {
 		// Within the first hour: minutes, or 24 h would hide the bars.
 		w, r = w*60, r*60
-		top = math.Min(60, math.Max(w, r)*1.25)
+		top = math.Min(60, math.Max(w, r)*1.6)
 		p.X.Label.Text = "minutes after 00:00 UTC (min)"
 	}
 	bc, err := plotter.NewBarChart(plotter.Values{w, r}, 1.2*vg.Centimeter)
@@ -497,13 +549,32 @@ func FreePlan(s *measure.Summary) *Figure {
 	bc.Color = colorAt(1)
 	bc.LineStyle.Width = 0
 	p.Add(bc)
+	var xys plotter.XYs
+	var labels []string
+	for i, secs := range []float64{c.FreeWritesExhaustedAfterSecs, c.FreeReadsExhaustedAfterSecs} {
+		v := []float64{w, r}[i]
+		xys = append(xys, plotter.XY{X: v, Y: float64(i)})
+		if v > 0 {
+			labels = append(labels, " gone at "+measureClock(secs))
+		} else {
+			labels = append(labels, " lasts the day")
+		}
+	}
+	if lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels}); err == nil {
+		for i := range lb.TextStyle {
+			lb.TextStyle[i].Font.Typeface = Sans.Typeface
+			lb.TextStyle[i].Font.Variant = Sans.Variant
+			lb.TextStyle[i].YAlign = -0.5
+		}
+		p.Add(lb)
+	}
 	p.NominalY("1,000 writes a day", "100,000 reads a day")
 	p.X.Min, p.X.Max = 0, top
 	if top == 24 {
 		p.X.Tick.Marker = plot.ConstantTicks(hourTicks())
 	}
-	caption := fmt.Sprintf("At this run's request mix and rate, sustained from midnight UTC, the free plan's daily writes run out %s and its reads %s; after that the store errors and a fail-open limiter allows everything. A missing bar means that quota lasts the day.",
-		exhausted(c.FreeWritesExhaustedAfterSecs), exhausted(c.FreeReadsExhaustedAfterSecs))
+	caption := fmt.Sprintf("Projected onto a steady day from midnight UTC at this run's rates (reads at its rate of requests, writes once per key per window): %s. After that the store errors and a fail-open limiter allows everything.",
+		measure.FreePlanSentence(c))
 	return &Figure{Name: "free-plan", Title: title, Caption: caption, Plot: p, Height: 6 * vg.Centimeter}
 }
 
@@ -513,6 +584,12 @@ func padRight(p *plot.Plot, frac float64) {
 	if finite(p.X.Min) && finite(p.X.Max) && p.X.Max > p.X.Min {
 		p.X.Max += frac * (p.X.Max - p.X.Min)
 	}
+}
+
+// measureClock is a time of day from seconds after 00:00 UTC: "03:20 UTC".
+func measureClock(secs float64) string {
+	n := int(secs)
+	return fmt.Sprintf("%02d:%02d UTC", n/3600, n%3600/60)
 }
 
 func hourTicks() []plot.Tick {

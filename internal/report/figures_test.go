@@ -1,7 +1,12 @@
 package report
 
 import (
+	"bytes"
+	"image"
+	"image/png"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -181,14 +186,28 @@ func TestKVWorkFigure(t *testing.T) {
 	if !strings.HasSuffix(f.Plot.Title.Text, "\n$0.742 per million requests at paid-plan prices") {
 		t.Errorf("title does not carry the price: %q", f.Plot.Title.Text)
 	}
-	var bc *plotter.BarChart
+	var bc *bars
 	for _, pl := range plotters(f.Plot) {
-		if v, ok := pl.(*plotter.BarChart); ok {
+		if v, ok := pl.(*bars); ok {
 			bc = v
 		}
 	}
-	if bc == nil || len(bc.Values) != 5 || bc.Values[0] != 1e6 || bc.Values[1] != 48_455 {
+	// 1e6 reads beside 800 errors span more than 20x: a log axis, so that
+	// every bar shows, each with its value written on it.
+	if bc == nil || len(bc.ys) != 5 || bc.ys[0] != 6 || math.Abs(bc.ys[1]-math.Log10(48_455)) > 1e-9 {
 		t.Fatalf("bars %+v", bc)
+	}
+	if !strings.Contains(f.Plot.Y.Label.Text, "log scale") {
+		t.Errorf("y label %q: want a log scale", f.Plot.Y.Label.Text)
+	}
+	var labels []string
+	for _, pl := range plotters(f.Plot) {
+		if v, ok := pl.(*plotter.Labels); ok {
+			labels = v.Labels
+		}
+	}
+	if !slices.Equal(labels, []string{"1,000,000", "48,455", "0", "621", "4,200"}) {
+		t.Errorf("values on the bars %q", labels)
 	}
 	ticks := f.Plot.X.Tick.Marker.Ticks(0, 4)
 	if len(ticks) != 5 || ticks[0].Label != "reads (billed)" || ticks[3].Label != "write errors" {
@@ -206,11 +225,12 @@ func TestSweepFigures(t *testing.T) {
 	if p.X.Label.Text != "traffic.bot.closed_loop.concurrency (value, log scale)" {
 		t.Errorf("x label %q", p.X.Label.Text)
 	}
-	want := []string{"kind=kv", "kind=durable-object", "kind=per-location", "max (solid)", "p99 (dashed)", "p50 (dotted)", "the limit (ratio 1)"}
+	// Every point's p50 is 1x, under the limit line: not drawn, no entry.
+	want := []string{"kind=kv", "kind=durable-object", "kind=per-location", "max (solid)", "p99 (dashed)", "the limit (ratio 1)"}
 	if got := LegendEntries(p); !slices.Equal(got, want) {
 		t.Errorf("legend %v, want %v", got, want)
 	}
-	// Per store: a band, a max, a p99 and a p50 line; each with 7 points.
+	// Per store: a band, a max and a p99 line; each with 7 points.
 	var polys, full int
 	for _, pl := range plotters(p) {
 		switch v := pl.(type) {
@@ -222,8 +242,8 @@ func TestSweepFigures(t *testing.T) {
 			}
 		}
 	}
-	if polys != 3 || full != 9 {
-		t.Errorf("%d bands and %d full lines, want 3 and 9", polys, full)
+	if polys != 3 || full != 6 {
+		t.Errorf("%d bands and %d full lines, want 3 and 6", polys, full)
 	}
 
 	g := SweepFigures(sampleGrid())
@@ -336,3 +356,120 @@ func BenchmarkFigures(b *testing.B) {
 		}
 	}
 }
+
+// pointsSweep is a sweep over one parameter with the given max ratios (p50
+// and p99 equal to max unless set).
+func pointsSweep(path string, values []string, maxes, p50s []float64) *measure.Summary {
+	s := sampleSimulate()
+	s.Totals, s.Overshoot = measure.Totals{}, measure.Overshoot{}
+	for i, v := range values {
+		p := sampleSimulate()
+		p.Overshoot.Ratio.Max, p.Overshoot.Ratio.P99, p.Overshoot.Ratio.P50 = maxes[i], maxes[i], maxes[i]
+		if p50s != nil {
+			p.Overshoot.Ratio.P50 = p50s[i]
+		}
+		p.Overshoot.PerTrial.MaxRatio = measure.Interval{Lo: maxes[i] * 0.9, Hi: maxes[i]}
+		s.Points = append(s.Points, measure.Point{Params: []measure.Param{{Path: path, Value: v}}, Summary: p})
+	}
+	return s
+}
+
+func TestFigureScales(t *testing.T) {
+	conc := "traffic.bot.closed_loop.concurrency"
+	tests := []struct {
+		name       string
+		s          *measure.Summary
+		logX, logY bool
+		legend     []string
+	}{
+		{"multiplicative axis: log-log", pointsSweep(conc, []string{"1", "16", "256"}, []float64{10, 160, 2560}, []float64{8, 150, 2500}),
+			true, true, []string{"95% of trials' max", "max = p99", "p50", "the limit (ratio 1)"}},
+		{"narrow axis, narrow values: linear; p50 under the limit line", pointsSweep(conc, []string{"1", "2", "4"}, []float64{2, 3, 4}, []float64{1, 1, 1}),
+			false, false, []string{"95% of trials' max", "max = p99", "the limit (ratio 1)"}},
+		{"categories spanning 40x: log y", pointsSweep("store.kind", []string{"kv", "per-location", "memory"}, []float64{40, 3, 1}, nil),
+			false, true, []string{"95% of trials' max", "max = p99 = p50", "the limit (ratio 1)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			figs := SweepFigures(tt.s)
+			if len(figs) == 0 {
+				t.Fatal("no sweep figure")
+			}
+			p := figs[0].Plot
+			if got := strings.Contains(p.X.Label.Text, "log scale"); got != tt.logX {
+				t.Errorf("x label %q: log %v, want %v", p.X.Label.Text, got, tt.logX)
+			}
+			if got := strings.Contains(p.Y.Label.Text, "log scale"); got != tt.logY {
+				t.Errorf("y label %q: log %v, want %v", p.Y.Label.Text, got, tt.logY)
+			}
+			if tt.logX && !tt.logY {
+				t.Error("log x over linear y")
+			}
+			if got := LegendEntries(p); !slices.Equal(got, tt.legend) {
+				t.Errorf("legend %q, want %q", got, tt.legend)
+			}
+		})
+	}
+}
+
+func TestFigureSaysWhenEmpty(t *testing.T) {
+	// Failing open denies no user: a false-denial figure would be a flat
+	// line at 0, so it says so instead.
+	s := outageSweep()
+	for _, p := range s.Points {
+		p.Summary.Populations[1].FalseDenials = 0
+	}
+	figs := SweepFigures(s)
+	if len(figs) != 2 || figs[0].Name != "sweep" || figs[0].Plot != nil || !strings.Contains(figs[0].Empty, "0 at every sweep point") {
+		t.Fatalf("figures %v; first: %+v", names(derefs(figs)), figs[0])
+	}
+	if figs[1].Name != "sweep-ratio" || figs[1].Plot == nil {
+		t.Errorf("the ratio figure should follow: %v", names(derefs(figs)))
+	}
+	v := sampleSimulate()
+	v.KV.Visibility = []measure.VisibilityPoint{{SinceMs: 10, Reads: 5, Fresh: 5, P: 1}, {SinceMs: 100, Reads: 7, Fresh: 7, P: 1}}
+	if f := Visibility(v); f == nil || f.Plot != nil || !strings.Contains(f.Empty, "no read was stale") {
+		t.Errorf("visibility with no stale read: %+v", f)
+	}
+	// An empty figure is text in the report, not an image.
+	dir := writeReport(t, s, Options{})
+	html, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if !bytes.Contains(html, []byte(`<p class="empty-figure">`)) {
+		t.Error("report.html does not say the empty figure in words")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sweep.png")); err == nil {
+		t.Error("an empty figure was drawn")
+	}
+}
+
+func derefs(fs []*Figure) []Figure {
+	var out []Figure
+	for _, f := range fs {
+		out = append(out, *f)
+	}
+	return out
+}
+
+func TestFigureResolutionAndDots(t *testing.T) {
+	f := KVWork(sampleSimulate())
+	png, svg, err := render(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := pngDecode(png)
+	if err != nil || img.Bounds().Dx() != 2*f.ShownWidth() {
+		t.Errorf("PNG is %v wide, want twice the shown %d px (err %v)", img.Bounds().Dx(), f.ShownWidth(), err)
+	}
+	if !bytes.Contains(svg, []byte("<svg")) {
+		t.Error("no SVG")
+	}
+	// Percentiles of one distribution are points, not bars.
+	lat := liveLatency(sampleAttack().Live)
+	for _, pl := range plotters(lat.Plot) {
+		if _, ok := pl.(*bars); ok {
+			t.Error("latency percentiles drawn as bars")
+		}
+	}
+}
+
+func pngDecode(b []byte) (image.Image, error) { return png.Decode(bytes.NewReader(b)) }

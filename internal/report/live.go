@@ -5,9 +5,11 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/overshoot-dev/overshoot/internal/measure"
 )
@@ -27,33 +29,70 @@ func LiveFigures(s *measure.Summary, extra *Extra) []*Figure {
 	return figs
 }
 
-// valueBars is a bar chart of named values with the values written on top;
-// nil when no value is a positive number.
+// valueBars is a bar chart of named values with each value written on its
+// bar; nil when no value is a positive number. The value axis is
+// logarithmic when the positive values span more than 20x, so that a small
+// bar beside a large one stays visible; a zero is written, not drawn.
 func valueBars(title, yLabel string, names []string, vals []float64, unit string) *Figure {
-	any := false
+	return valueChart(title, yLabel, names, vals, unit, false)
+}
+
+// valueDots is valueBars with a point per value instead of a bar, for
+// values that are not amounts (percentiles of one distribution).
+func valueDots(title, yLabel string, names []string, vals []float64, unit string) *Figure {
+	return valueChart(title, yLabel, names, vals, unit, true)
+}
+
+func valueChart(title, yLabel string, names []string, vals []float64, unit string, dots bool) *Figure {
+	lo, hi := math.Inf(1), 0.0
 	for i, v := range vals {
 		if !finite(v) || v < 0 {
 			vals[i] = 0
 		}
-		any = any || vals[i] > 0
+		if vals[i] > 0 {
+			lo, hi = math.Min(lo, vals[i]), math.Max(hi, vals[i])
+		}
 	}
-	if !any {
+	if hi == 0 {
 		return nil
 	}
 	p := newPlot(title, "", yLabel)
-	bc, err := plotter.NewBarChart(plotter.Values(vals), 1.4*vg.Centimeter)
-	if err != nil {
-		return nil
+	logY := hi/lo > 20
+	floor := 0.0
+	hs := slices.Clone(vals)
+	if logY {
+		floor = math.Floor(math.Log10(lo)) - 0.3
+		for i, v := range vals {
+			hs[i] = floor
+			if v > 0 {
+				hs[i] = math.Log10(v)
+			}
+		}
+		p.Y.Tick.Marker = log10Ticks{}
+		p.Y.Label.Text = strings.TrimSuffix(yLabel, ")") + ", log scale)"
 	}
-	bc.Color = colorAt(0)
-	bc.LineStyle.Width = 0
-	p.Add(bc)
+	xs := make([]float64, len(vals))
+	for i := range xs {
+		xs[i] = float64(i)
+	}
+	if dots {
+		var pts plotter.XYs
+		for i, v := range vals {
+			if v > 0 {
+				pts = append(pts, plotter.XY{X: xs[i], Y: hs[i]})
+			}
+		}
+		addLine(p, "", marks(pts, colorAt(0), draw.CircleGlyph{}, 4))
+	} else {
+		p.Add(&bars{xs: xs, ys: hs, width: 0.55, floor: floor, color: colorAt(0)})
+	}
 	p.NominalX(names...)
-	top := slices.Max(vals)
+	top := slices.Max(hs)
+	pad := 0.03 * (top - floor)
 	xys := make(plotter.XYs, len(vals))
 	labels := make([]string, len(vals))
 	for i, v := range vals {
-		xys[i] = plotter.XY{X: float64(i), Y: v + top*0.02}
+		xys[i] = plotter.XY{X: xs[i], Y: math.Max(hs[i], floor) + pad}
 		labels[i] = num(v) + unit
 	}
 	if lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels}); err == nil {
@@ -64,13 +103,14 @@ func valueBars(title, yLabel string, names []string, vals []float64, unit string
 		}
 		p.Add(lb)
 	}
-	p.Y.Min, p.Y.Max = 0, top*1.12
+	p.X.Min, p.X.Max = -0.6, float64(len(vals))-0.4
+	p.Y.Min, p.Y.Max = floor, top+0.14*(top-floor)
 	return &Figure{Title: title, Plot: p}
 }
 
 func liveLatency(lv *measure.Live) *Figure {
 	l := lv.LatencyMs
-	f := valueBars("How long did the limited endpoint take to answer?", "latency (ms)",
+	f := valueDots("How long did the limited endpoint take to answer?", "latency (ms)",
 		[]string{"mean", "p50", "p95", "p99", "max"}, []float64{l.Mean, l.P50, l.P95, l.P99, l.Max}, " ms")
 	if f == nil {
 		return nil

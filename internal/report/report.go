@@ -174,6 +174,9 @@ func Write(dir string, s *measure.Summary, opts Options) (err error) {
 
 	for i := range d.Figures {
 		f := &d.Figures[i]
+		if f.Plot == nil {
+			continue // said in words
+		}
 		png, svg, err := render(f)
 		if err != nil {
 			return fmt.Errorf("report: drawing figure %q: %w", f.Name, err)

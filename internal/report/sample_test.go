@@ -211,3 +211,37 @@ func sampleGrid() *measure.Summary {
 }
 
 func itoa(n int) string { return count(int64(n)) }
+
+// natOffice is the sample simulate run led by false denials, as
+// nat-office.yaml names them.
+func natOffice() *measure.Summary {
+	s := sampleSimulate()
+	s.Scenario.Name = "nat-office"
+	s.Scenario.Headline = "false_denials.rate"
+	return s
+}
+
+// outageSweep is a sweep over the error policy led by false denials, as
+// outage.yaml: failing open lets the bot through, failing closed denies
+// the users.
+func outageSweep() *measure.Summary {
+	s := sampleSimulate()
+	s.Scenario.Name = "outage"
+	s.Scenario.Headline = "false_denials.rate"
+	s.Totals, s.Overshoot, s.Populations, s.KV, s.Cost, s.WorstKeys = measure.Totals{}, measure.Overshoot{}, nil, measure.KVWork{}, measure.Cost{}, nil
+	for _, policy := range []string{"fail-open", "fail-closed"} {
+		p := sampleSimulate()
+		p.Limiter.ErrorPolicy = policy
+		if policy == "fail-closed" {
+			p.Populations[1].FalseDenials = 2_000
+			p.Overshoot.Ratio = measure.Stats{N: 6400, Max: 1, Mean: 0.8, P50: 1, P95: 1, P99: 1}
+			p.Overshoot.MaxAllowed, p.Overshoot.MaxInIntervalRatio = 5, 1
+			p.Totals.FailOpen, p.Totals.FailClosed = 0, 800
+		} else {
+			p.Populations[1].FalseDenials = 0
+		}
+		s.Points = append(s.Points, measure.Point{Params: []measure.Param{{Path: "limiter.error_policy", Value: policy}}, Summary: p})
+	}
+	measure.SetWorst(s)
+	return s
+}

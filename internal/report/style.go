@@ -27,6 +27,10 @@ type Figure struct {
 	Plot *plot.Plot
 	// Width and Height are the drawing's size.
 	Width, Height vg.Length
+	// Empty, when set, replaces the figure: it says in words why there is
+	// nothing to draw (every read saw the latest write, no point measured
+	// the metric). Plot is then nil and no image is written.
+	Empty string
 
 	png []byte // rendered, for the HTML
 }
@@ -36,12 +40,25 @@ type Figure struct {
 // every machine without system fonts.
 var Sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
 
-// Figure size and resolution: 16 cm x 10 cm at 120 dpi is 756 x 472 px.
+// Figure size and resolution: 16 cm x 10 cm is shown at 756 x 472 CSS
+// pixels (120 dpi) and drawn at twice that (240 dpi), so that it stays
+// sharp on high-density screens.
 const (
 	figWidth  = 16 * vg.Centimeter
 	figHeight = 10 * vg.Centimeter
-	figDPI    = 120
+	figDPI    = 240
+	shownDPI  = 120
 )
+
+// ShownWidth is the width in CSS pixels report.html shows the figure at:
+// half its PNG's, so that the PNG is sharp on high-density screens.
+func (f Figure) ShownWidth() int {
+	w := f.Width
+	if w <= 0 {
+		w = figWidth
+	}
+	return int(w.Points()/vg.Inch.Points()*shownDPI + 0.5)
+}
 
 // Colours: the Okabe-Ito palette, distinguishable with colour-blindness.
 var palette = []color.Color{

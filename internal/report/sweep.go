@@ -140,11 +140,14 @@ type sweepStat struct {
 	x, p50, p99, max, lo, hi float64
 }
 
-// SweepFigures draws a sweep: p50, p99 and max ratio against the first
-// numeric swept parameter (else the first swept one) with the 95% band of
-// trials' max ratio, one colour per combination of the other swept
-// parameters; and, when exactly two numeric parameters are swept, the grid
-// of max ratios as a heat map. Nil for a run without sweep points.
+// SweepFigures draws a sweep against the first numeric swept parameter
+// (else the first swept one), one colour per combination of the other
+// swept parameters, leading with the scenario's headline metric: for an
+// overshoot metric (ratio.*, allowed.*, trial_max.p95), p50, p99 and max
+// ratio with the 95% band of trials' max ("sweep"); for any other metric,
+// that metric ("sweep") and then the ratios ("sweep-ratio"). When exactly
+// two numeric parameters are swept, the headline metric over the grid as a
+// heat map follows. Nil for a run without sweep points.
 func SweepFigures(s *measure.Summary) []*Figure {
 	axes := sweepAxes(s.Points)
 	if len(axes) == 0 {
@@ -156,9 +159,91 @@ func SweepFigures(s *measure.Summary) []*Figure {
 	}
 	xa := axes[xi]
 	others := slices.Delete(slices.Clone(axes), xi, xi+1)
+	m := s.Scenario.HeadlineMetric()
+	var figs []*Figure
+	if overshootMetric(m) {
+		figs = append(figs, sweepRatioFigure(s, xa, others, "sweep"))
+	} else {
+		figs = append(figs, sweepMetricFigure(s, m, xa, others), sweepRatioFigure(s, xa, others, "sweep-ratio"))
+	}
+	if len(axes) == 2 && axes[0].numeric && axes[1].numeric {
+		figs = append(figs, sweepHeatmap(s, m, axes[0], axes[1]))
+	}
+	return slices.DeleteFunc(figs, func(f *Figure) bool { return f == nil })
+}
 
+// overshootMetric reports whether m is drawn by the ratio figure.
+func overshootMetric(m measure.Metric) bool {
+	return strings.HasPrefix(m.Name, "ratio.") || strings.HasPrefix(m.Name, "allowed.") || m.Name == "trial_max.p95"
+}
+
+// seriesName is the legend name of a point's series: the values of the
+// swept parameters other than the x axis's.
+func seriesName(pt measure.Point, others []sweepAxis) string {
+	var parts []string
+	for _, o := range others {
+		v, _ := paramValue(pt.Params, o.path)
+		parts = append(parts, o.short()+"="+v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// logAxis reports whether values (those > 0) span more than 20x, which a
+// linear axis would squash against its floor.
+func logAxis(vals []float64) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range vals {
+		if v > 0 && finite(v) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	return finite(lo) && hi/lo > 20
+}
+
+// scaleX sets up the x axis of a sweep figure: numeric values on a log
+// axis when they span 20x or more (a multiplicative sweep such as
+// concurrency 1..256), named positions for categories. It returns the
+// transform from an axis value to the plotted one (ok false: not drawable).
+func scaleX(p *plot.Plot, xa sweepAxis) (logX bool, tx func(float64) (float64, bool)) {
+	tx = func(x float64) (float64, bool) { return x, finite(x) }
+	if xa.numeric {
+		var vals []float64
+		lo := math.Inf(1)
+		for _, v := range xa.nums {
+			vals = append(vals, v)
+			lo = math.Min(lo, v)
+		}
+		if lo > 0 && logAxis(vals) {
+			p.X.Tick.Marker = log10Ticks{}
+			p.X.Label.Text = strings.TrimSuffix(p.X.Label.Text, ")") + ", log scale)"
+			return true, logValue
+		}
+		return false, tx
+	}
+	var ticks []plot.Tick
+	for i, v := range xa.values {
+		ticks = append(ticks, plot.Tick{Value: float64(i), Label: v})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	return false, tx
+}
+
+// logValue is log10(v) for a log axis; values <= 0 cannot be drawn there.
+func logValue(v float64) (float64, bool) {
+	if !(v > 0) || !finite(v) {
+		return 0, false
+	}
+	return math.Log10(v), true
+}
+
+// sweepRatioFigure draws p50, p99 and max ratio allowed/limit at each point
+// with the central 95% of trials' max. Log-log over a multiplicative x
+// axis (so linear growth reads as a straight line of slope 1, not as an
+// exponential), log y whenever the ratios span more than 20x.
+func sweepRatioFigure(s *measure.Summary, xa sweepAxis, others []sweepAxis, name string) *Figure {
 	var names []string
 	series := map[string][]sweepStat{}
+	var all []float64
 	for _, pt := range s.Points {
 		ps := pt.Summary
 		if ps == nil || ps.Totals.Requests <= 0 || ps.Overshoot.KeyWindows <= 0 {
@@ -168,81 +253,137 @@ func SweepFigures(s *measure.Summary) []*Figure {
 		if !ok {
 			continue
 		}
-		var parts []string
-		for _, o := range others {
-			v, _ := paramValue(pt.Params, o.path)
-			parts = append(parts, o.short()+"="+v)
-		}
-		name := strings.Join(parts, ", ")
 		r := ps.Overshoot.Ratio
 		m := ps.Overshoot.PerTrial.MaxRatio
 		st := sweepStat{x: xa.pos(xv), p50: r.P50, p99: r.P99, max: r.Max, lo: m.Lo, hi: m.Hi}
 		if !finite(st.x) || !finite(st.max) {
 			continue
 		}
-		if _, seen := series[name]; !seen {
-			names = append(names, name)
+		n := seriesName(pt, others)
+		if _, seen := series[n]; !seen {
+			names = append(names, n)
 		}
-		series[name] = append(series[name], st)
+		series[n] = append(series[n], st)
+		all = append(all, st.max, st.p99, st.p50)
 	}
 	if len(names) == 0 {
 		return nil
 	}
-
 	title := "How does the overshoot change with " + xa.short() + "?"
 	p := newPlot(title, xa.label(), "allowed / limit (ratio)")
-	logX := false
-	if xa.numeric {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, v := range xa.nums {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-		if lo > 0 && hi/lo >= 20 {
-			logX = true
-			p.X.Tick.Marker = log10Ticks{}
-			p.X.Label.Text = strings.TrimSuffix(p.X.Label.Text, ")") + ", log scale)"
-		}
-	} else {
-		var ticks []plot.Tick
-		for i, v := range xa.values {
-			ticks = append(ticks, plot.Tick{Value: float64(i), Label: v})
-		}
-		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	logX, tx := scaleX(p, xa)
+	logY := logX || logAxis(all)
+	ty := func(y float64) (float64, bool) { return y, finite(y) }
+	if logY {
+		ty = logValue
+		p.Y.Tick.Marker = log10Ticks{}
+		p.Y.Label.Text = "allowed / limit (ratio, log scale)"
 	}
-	xmin, xmax := math.Inf(1), math.Inf(-1)
 	multi := len(names) > 1
-	for i, name := range names {
-		sts := series[name]
+	dropped := 0
+	xmin, xmax, ymin := math.Inf(1), math.Inf(-1), math.Inf(1)
+	type drawn struct{ pMax, p99, p50 plotter.XYs }
+	lines := map[string]drawn{}
+	for _, n := range names {
+		sts := series[n]
 		sort.Slice(sts, func(a, b int) bool { return sts[a].x < sts[b].x })
-		c := colorAt(i)
-		var xs, los, his []float64
-		var pMax, p99, p50 plotter.XYs
+		var d drawn
 		for _, st := range sts {
-			if logX {
-				if st.x <= 0 {
-					continue
+			x, ok := tx(st.x)
+			if !ok {
+				dropped++
+				continue
+			}
+			add := func(q *plotter.XYs, v float64) {
+				if y, ok := ty(v); ok {
+					*q = append(*q, plotter.XY{X: x, Y: y})
+					ymin = math.Min(ymin, y)
+				} else if finite(v) {
+					dropped++
 				}
-				st.x = math.Log10(st.x)
 			}
-			xmin, xmax = math.Min(xmin, st.x), math.Max(xmax, st.x)
-			pMax = append(pMax, plotter.XY{X: st.x, Y: st.max})
-			if finite(st.p99) {
-				p99 = append(p99, plotter.XY{X: st.x, Y: st.p99})
-			}
-			if finite(st.p50) {
-				p50 = append(p50, plotter.XY{X: st.x, Y: st.p50})
-			}
-			if finite(st.lo) && finite(st.hi) && st.hi >= st.lo {
-				xs, los, his = append(xs, st.x), append(los, st.lo), append(his, st.hi)
+			add(&d.pMax, st.max)
+			add(&d.p99, st.p99)
+			add(&d.p50, st.p50)
+			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
+		}
+		lines[n] = d
+	}
+	if !finite(xmin) {
+		return nil
+	}
+	// A statistic at the limit at every point lies under the limit line:
+	// it is not drawn, and the caption says where it is.
+	one, _ := ty(1)
+	atLimit := func(stat func(drawn) plotter.XYs) bool {
+		for _, n := range names {
+			for _, q := range stat(lines[n]) {
+				if math.Abs(q.Y-one) > 1e-9 {
+					return false
+				}
 			}
 		}
-		bandName, maxName, p99Name, p50Name := "95% of trials' max", "max", "p99", "p50"
+		return true
+	}
+	p50Hidden := atLimit(func(d drawn) plotter.XYs { return d.p50 })
+	p99Hidden := atLimit(func(d drawn) plotter.XYs { return d.p99 })
+	for _, n := range names {
+		d := lines[n]
+		if p50Hidden {
+			d.p50 = nil
+		}
+		if p99Hidden {
+			d.p99 = nil
+		}
+		lines[n] = d
+	}
+	// A line hidden under another gets no legend entry of its own: its
+	// name joins the visible one's.
+	hiddenBy := map[string]string{}
+	for i, n := range names {
+		for _, o := range names[:i] {
+			if _, h := hiddenBy[o]; !h && sameXYs(lines[n].pMax, lines[o].pMax) {
+				hiddenBy[n] = o
+				break
+			}
+		}
+	}
+	for i, n := range names {
+		c := colorAt(i)
+		d := lines[n]
+		sts := series[n]
+		var xs, los, his []float64
+		for _, st := range sts {
+			x, okx := tx(st.x)
+			lo, ok1 := ty(st.lo)
+			hi, ok2 := ty(st.hi)
+			if okx && ok1 && ok2 && hi >= lo {
+				xs, los, his = append(xs, x), append(los, lo), append(his, hi)
+			}
+		}
+		maxName, p99Name, p50Name, bandName := "max", "p99", "p50", "95% of trials' max"
+		switch {
+		case sameXYs(d.p99, d.pMax) && sameXYs(d.p50, d.pMax):
+			maxName, p99Name, p50Name = "max = p99 = p50", "", ""
+		case sameXYs(d.p99, d.pMax):
+			maxName, p99Name = "max = p99", ""
+		case sameXYs(d.p50, d.p99):
+			p99Name, p50Name = "p99 = p50", ""
+		}
 		if multi {
-			bandName, maxName, p99Name, p50Name = "", name, "", ""
+			bandName, maxName, p99Name, p50Name = "", n, "", ""
+			if _, hidden := hiddenBy[n]; hidden {
+				maxName = ""
+			}
+			for _, o := range names {
+				if hiddenBy[o] == n {
+					maxName += " = " + o
+				}
+			}
 		}
 		if !xa.numeric {
-			// Categories have no order between them: points and bars,
-			// dodged per series, and no connecting lines.
+			// Categories have no order between them: points, dodged per
+			// series, and no connecting lines.
 			dodge := 0.0
 			if multi {
 				dodge = (float64(i) - float64(len(names)-1)/2) * 0.12
@@ -250,7 +391,7 @@ func SweepFigures(s *measure.Summary) []*Figure {
 			for k := range xs {
 				xs[k] += dodge
 			}
-			for _, q := range []plotter.XYs{pMax, p99, p50} {
+			for _, q := range []plotter.XYs{d.pMax, d.p99, d.p50} {
 				for k := range q {
 					q[k].X += dodge
 				}
@@ -258,9 +399,9 @@ func SweepFigures(s *measure.Summary) []*Figure {
 			for k := range xs {
 				addLine(p, nameOnce(bandName, k), errBar(xs[k], los[k], his[k], c))
 			}
-			addLine(p, maxName, marks(pMax, c, draw.CircleGlyph{}, 3.5))
-			addLine(p, p99Name, marks(p99, c, draw.TriangleGlyph{}, 3))
-			addLine(p, p50Name, marks(p50, c, draw.SquareGlyph{}, 2.5))
+			addLine(p, maxName, marks(d.pMax, c, draw.CircleGlyph{}, 3.5))
+			addLine(p, p99Name, marks(d.p99, c, draw.TriangleGlyph{}, 3))
+			addLine(p, p50Name, marks(d.p50, c, draw.SquareGlyph{}, 2.5))
 			continue
 		}
 		if len(xs) > 1 {
@@ -268,9 +409,9 @@ func SweepFigures(s *measure.Summary) []*Figure {
 		} else if len(xs) == 1 {
 			addLine(p, bandName, errBar(xs[0], los[0], his[0], c))
 		}
-		addLine(p, maxName, withPoints(p, line(pMax, c, 2)))
-		addLine(p, p99Name, line(p99, c, 1.4, 5, 3))
-		addLine(p, p50Name, line(p50, c, 1.4, 1, 2))
+		addLine(p, maxName, withPoints(p, line(d.pMax, c, 2)))
+		addLine(p, p99Name, line(d.p99, c, 1.4, 5, 3))
+		addLine(p, p50Name, line(d.p50, c, 1.4, 1, 2))
 	}
 	if multi && !xa.numeric {
 		p.Legend.Add("max (circle)", glyphKey{draw.GlyphStyle{Color: grayColor, Shape: draw.CircleGlyph{}, Radius: 3.5}})
@@ -278,20 +419,25 @@ func SweepFigures(s *measure.Summary) []*Figure {
 		p.Legend.Add("p50 (square)", glyphKey{draw.GlyphStyle{Color: grayColor, Shape: draw.SquareGlyph{}, Radius: 2.5}})
 	}
 	if multi && xa.numeric {
-		addLine(p, "max (solid)", line(plotter.XYs{{X: xmin, Y: 1}}, grayColor, 2))
-		addLine(p, "p99 (dashed)", line(plotter.XYs{{X: xmin, Y: 1}}, grayColor, 1.4, 5, 3))
-		addLine(p, "p50 (dotted)", line(plotter.XYs{{X: xmin, Y: 1}}, grayColor, 1.4, 1, 2))
+		addLine(p, "max (solid)", line(plotter.XYs{{X: xmin, Y: 0}}, grayColor, 2))
+		if !p99Hidden {
+			addLine(p, "p99 (dashed)", line(plotter.XYs{{X: xmin, Y: 0}}, grayColor, 1.4, 5, 3))
+		}
+		if !p50Hidden {
+			addLine(p, "p50 (dotted)", line(plotter.XYs{{X: xmin, Y: 0}}, grayColor, 1.4, 1, 2))
+		}
 	}
-	if !finite(xmin) {
-		return nil
-	}
-	addLine(p, "the limit (ratio 1)", hline(1, xmin, xmax, limitColor, 4, 2))
+	addLine(p, "the limit (ratio 1)", hline(one, xmin, xmax, limitColor, 4, 2))
 	if logX {
 		p.X.Min, p.X.Max = xmin-0.08, xmax+0.08
 	} else if !xa.numeric {
 		p.X.Min, p.X.Max = -0.3, float64(len(xa.values))-0.7
 	}
-	p.Y.Min = 0
+	if logY {
+		p.Y.Min = math.Min(ymin, 0) - 0.1
+	} else {
+		p.Y.Min = 0
+	}
 	padTop(p, 0.02+0.065*float64(legendLen(p))) // room for the legend
 	p.Legend.Left = true
 	styles := "max (solid), p99 (dashed) and p50 (dotted)"
@@ -303,11 +449,202 @@ func SweepFigures(s *measure.Summary) []*Figure {
 		caption += fmt.Sprintf(", one colour per value of %s", otherPaths(others))
 	}
 	caption += "; the shaded band (or bar) is the central 95% of trials' max ratio. The red dashed line is the limit."
-	figs := []*Figure{{Name: "sweep", Title: title, Caption: caption, Plot: p}}
-	if len(axes) == 2 && axes[0].numeric && axes[1].numeric {
-		figs = append(figs, sweepHeatmap(s, axes[0], axes[1]))
+	switch {
+	case logX:
+		caption += " Both axes are logarithmic: growth in proportion to " + xa.short() + " is a straight line rising one decade per decade."
+	case logY:
+		caption += " The ratio axis is logarithmic, so that ratios near the limit stay apart from ratios far above it."
 	}
-	return figs
+	switch {
+	case p50Hidden && p99Hidden:
+		caption += " The p50 and p99 are at the limit (1x) at every point, under the limit line, so they are not drawn."
+	case p50Hidden:
+		caption += " The p50 is at the limit (1x) at every point, under the limit line, so it is not drawn."
+	case p99Hidden:
+		caption += " The p99 is at the limit (1x) at every point, under the limit line, so it is not drawn."
+	}
+	if dropped > 0 {
+		caption += fmt.Sprintf(" %d values of 0 or less cannot be drawn on a log axis and were left out.", dropped)
+	}
+	return &Figure{Name: name, Title: title, Caption: caption, Plot: p}
+}
+
+// sameXYs reports whether two lines have the same points, so that one
+// would hide the other.
+func sameXYs(a, b plotter.XYs) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	for i := range a {
+		if math.Abs(a[i].X-b[i].X) > 1e-9 || math.Abs(a[i].Y-b[i].Y) > 1e-9*math.Max(1, math.Abs(a[i].Y)) {
+			return false
+		}
+	}
+	return true
+}
+
+// sweepMetricFigure draws the headline metric at each point: bars with
+// their values for categories, a line with its values for numbers. When no
+// point measured anything above 0 it says so in words.
+func sweepMetricFigure(s *measure.Summary, m measure.Metric, xa sweepAxis, others []sweepAxis) *Figure {
+	title := fmt.Sprintf("How does the %s change with %s?", metricNoun(m), xa.short())
+	type val struct{ x, v float64 }
+	var names []string
+	series := map[string][]val{}
+	var all []float64
+	for _, pt := range s.Points {
+		v, ok := m.Value(pt.Summary)
+		xv, okx := paramValue(pt.Params, xa.path)
+		if !ok || !okx || !finite(v) {
+			continue
+		}
+		n := seriesName(pt, others)
+		if _, seen := series[n]; !seen {
+			names = append(names, n)
+		}
+		series[n] = append(series[n], val{xa.pos(xv), v})
+		all = append(all, v)
+	}
+	if len(all) == 0 || slices.Max(all) <= 0 {
+		words := fmt.Sprintf("%s (%s) was 0 at every sweep point, so there is nothing to draw.", capitalize(m.Label), m.Name)
+		if len(all) == 0 {
+			words = fmt.Sprintf("No sweep point measured %s (%s), so there is nothing to draw.", m.Label, m.Name)
+		}
+		return &Figure{Name: "sweep", Title: title, Empty: words}
+	}
+	p := newPlot(title, xa.label(), axisWords(m))
+	logX, tx := scaleX(p, xa)
+	logY := (logX || logAxis(all)) && slices.Min(all) > 0
+	ty := func(y float64) (float64, bool) { return y, finite(y) }
+	floor := 0.0
+	if logY {
+		ty = logValue
+		lo, _ := logValue(slices.Min(all))
+		floor = math.Floor(lo) - 0.3
+		p.Y.Tick.Marker = log10Ticks{}
+		p.Y.Label.Text = strings.TrimSuffix(p.Y.Label.Text, ")") + ", log scale)"
+	}
+	multi := len(names) > 1
+	width := 0.6 / float64(len(names))
+	var lxys plotter.XYs
+	var labels []string
+	top := floor
+	for i, n := range names {
+		c := colorAt(i)
+		vs := series[n]
+		sort.Slice(vs, func(a, b int) bool { return vs[a].x < vs[b].x })
+		var pts plotter.XYs
+		for _, v := range vs {
+			x, okx := tx(v.x)
+			y, oky := ty(v.v)
+			if !okx {
+				continue
+			}
+			if !oky {
+				y = floor
+			}
+			if !xa.numeric && multi {
+				x += (float64(i) - float64(len(names)-1)/2) * width
+			}
+			pts = append(pts, plotter.XY{X: x, Y: y})
+			top = math.Max(top, y)
+			lxys = append(lxys, plotter.XY{X: x, Y: y})
+			labels = append(labels, metricText(m, v.v))
+		}
+		legend := ""
+		if multi {
+			legend = n
+		}
+		if !xa.numeric {
+			b := &bars{width: width * 0.9, floor: floor, color: c}
+			for _, q := range pts {
+				b.xs, b.ys = append(b.xs, q.X), append(b.ys, q.Y)
+			}
+			addLine(p, legend, b)
+			continue
+		}
+		addLine(p, legend, withPoints(p, line(pts, c, 2)))
+	}
+	pad := 0.03 * (top - floor)
+	for k := range lxys {
+		lxys[k].Y += pad
+	}
+	if lb, err := plotter.NewLabels(plotter.XYLabels{XYs: lxys, Labels: labels}); err == nil {
+		for k := range lb.TextStyle {
+			lb.TextStyle[k].Font.Typeface = Sans.Typeface
+			lb.TextStyle[k].Font.Variant = Sans.Variant
+			lb.TextStyle[k].XAlign = -0.5
+		}
+		p.Add(lb)
+	}
+	if m.Unit == "ratio" {
+		one, _ := ty(1)
+		xlo, xhi := -0.5, float64(len(xa.values))-0.5
+		if xa.numeric {
+			xlo, xhi = math.Inf(1), math.Inf(-1)
+			for _, q := range lxys {
+				xlo, xhi = math.Min(xlo, q.X), math.Max(xhi, q.X)
+			}
+		}
+		addLine(p, "the limit (ratio 1)", hline(one, xlo, xhi, limitColor, 4, 2))
+	}
+	if !xa.numeric {
+		p.X.Min, p.X.Max = -0.5, float64(len(xa.values))-0.5
+	}
+	p.Y.Min = floor
+	p.Y.Max = top
+	padTop(p, 0.12+0.065*float64(legendLen(p)))
+	p.Legend.Left = true
+	caption := fmt.Sprintf("%s (%s), the metric this scenario's question is about, at each sweep point against %s, its value written at each %s",
+		capitalize(m.Label), m.Name, xa.path, map[bool]string{true: "point", false: "bar"}[xa.numeric])
+	if multi {
+		caption += fmt.Sprintf("; one colour per value of %s", otherPaths(others))
+	}
+	caption += "."
+	if logY {
+		caption += " The value axis is logarithmic: the values span more than 20x."
+	}
+	return &Figure{Name: "sweep", Title: title, Caption: caption, Plot: p}
+}
+
+// metricNoun is a metric's label made a noun phrase for a title.
+func metricNoun(m measure.Metric) string {
+	switch m.Name {
+	case "false_denials.rate":
+		return "false-denial rate"
+	case "fail_open.rate":
+		return "fail-open rate"
+	case "errors.rate":
+		return "no-decision rate"
+	case "interval.max":
+		return "most in a window-long interval"
+	case "cost.usd_per_million":
+		return "KV cost"
+	}
+	return m.Label
+}
+
+// axisWords is a short value-axis label for a metric, with its unit.
+func axisWords(m measure.Metric) string {
+	switch m.Name {
+	case "false_denials.rate":
+		return "falsely denied (share, 0 to 1)"
+	case "fail_open.rate":
+		return "allowed by fail-open (share, 0 to 1)"
+	case "errors.rate":
+		return "no decision (share, 0 to 1)"
+	case "cost.usd_per_million":
+		return "cost (US$ per million requests)"
+	}
+	switch m.Unit {
+	case "ratio":
+		return "allowed / limit (ratio)"
+	case "count":
+		return "allowed (requests)"
+	case "ms":
+		return "latency (ms)"
+	}
+	return m.Name + " (" + m.Unit + ")"
 }
 
 func otherPaths(as []sweepAxis) string {
@@ -377,8 +714,8 @@ func (g grid) Z(c, r int) float64 { return g.z[c][r] }
 func (g grid) X(c int) float64    { return float64(c) }
 func (g grid) Y(r int) float64    { return float64(r) }
 
-// sweepHeatmap draws max ratio over a two-parameter numeric grid.
-func sweepHeatmap(s *measure.Summary, xa, ya sweepAxis) *Figure {
+// sweepHeatmap draws the headline metric over a two-parameter numeric grid.
+func sweepHeatmap(s *measure.Summary, m measure.Metric, xa, ya sweepAxis) *Figure {
 	xs, ys := slices.Clone(xa.values), slices.Clone(ya.values)
 	sort.SliceStable(xs, func(i, j int) bool { return xa.nums[xs[i]] < xa.nums[xs[j]] })
 	sort.SliceStable(ys, func(i, j int) bool { return ya.nums[ys[i]] < ya.nums[ys[j]] })
@@ -396,8 +733,8 @@ func sweepHeatmap(s *measure.Summary, xa, ya sweepAxis) *Figure {
 		}
 		xv, ok1 := paramValue(pt.Params, xa.path)
 		yv, ok2 := paramValue(pt.Params, ya.path)
-		z := pt.Summary.Overshoot.Ratio.Max
-		if !ok1 || !ok2 || !finite(z) {
+		z, ok3 := m.Value(pt.Summary)
+		if !ok1 || !ok2 || !ok3 || !finite(z) {
 			continue
 		}
 		i, j := slices.Index(xs, xv), slices.Index(ys, yv)
@@ -426,7 +763,7 @@ func sweepHeatmap(s *measure.Summary, xa, ya sweepAxis) *Figure {
 		for j := range ys {
 			if z := g.z[i][j]; finite(z) {
 				xys = append(xys, plotter.XY{X: float64(i), Y: float64(j)})
-				labels = append(labels, ratio(z))
+				labels = append(labels, metricText(m, z))
 			}
 		}
 	}
@@ -454,8 +791,8 @@ func sweepHeatmap(s *measure.Summary, xa, ya sweepAxis) *Figure {
 	p.Y.Tick.Marker = plot.ConstantTicks(yt)
 	p.X.Min, p.X.Max = -0.5, float64(len(xs))-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(len(ys))-0.5
-	caption := fmt.Sprintf("Max ratio allowed/limit at each point of the grid %s by %s, written in each cell; colour runs from blue (%s) to red (%s). Grey cells had no requests.",
-		xa.path, ya.path, ratio(lo), ratio(hi))
+	caption := fmt.Sprintf("%s (%s) at each point of the grid %s by %s, written in each cell; colour runs from blue (%s) to red (%s). Grey cells measured nothing.",
+		capitalize(m.Label), m.Name, xa.path, ya.path, metricText(m, lo), metricText(m, hi))
 	return &Figure{Name: "sweep-heatmap", Title: title, Caption: caption, Plot: p, Width: figWidth, Height: 12 * vg.Centimeter}
 }
 

@@ -66,11 +66,13 @@ var mdTemplate = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.Fun
 ## Figures
 {{range .Figures}}
 ### {{.Title}}
-
+{{if .Plot}}
 ![{{.Title}}]({{.Name}}.png)
 
 {{.Caption}} (Also as [SVG]({{.Name}}.svg).)
-{{end}}{{end}}{{range .Details}}
+{{else}}
+{{.Empty}}
+{{end}}{{end}}{{end}}{{range .Details}}
 ## {{.Title}}
 {{template "mdtable" .}}{{end}}{{define "mdtable"}}
 {{row .Header}}
@@ -122,8 +124,8 @@ figcaption { color: #444; font-size: 0.92rem; }
 {{template "table" .}}{{end}}{{if .Figures}}<h2>Figures</h2>
 {{range .Figures}}<figure id="{{.Name}}">
 <h3>{{.Title}}</h3>
-<img src="{{pngURI .}}" alt="{{.Title}}" data-figure="{{.Name}}">
-<figcaption>{{.Caption}} Files: <a href="{{.Name}}.png">{{.Name}}.png</a>, <a href="{{.Name}}.svg">{{.Name}}.svg</a>.</figcaption>
+{{if .Plot}}<img src="{{pngURI .}}" alt="{{.Title}}" data-figure="{{.Name}}" width="{{.ShownWidth}}">
+<figcaption>{{.Caption}} Files: <a href="{{.Name}}.png">{{.Name}}.png</a>, <a href="{{.Name}}.svg">{{.Name}}.svg</a>.</figcaption>{{else}}<p class="empty-figure">{{.Empty}}</p>{{end}}
 </figure>
 {{end}}{{end}}{{range .Details}}<h2>{{.Title}}</h2>
 {{template "table" .}}{{end}}</body>

@@ -99,6 +99,9 @@ func Headline(s *measure.Summary, traffic string) string {
 	}
 	measured := s.Mode == "attack"
 	var b strings.Builder
+	if m := s.Scenario.HeadlineMetric(); m.Name != measure.DefaultHeadline {
+		b.WriteString(capitalize(metricSentence(m, s)) + " ")
+	}
 	fmt.Fprintf(&b, "With %s, %s ", traffic, limit)
 	switch {
 	case lim <= 0:
@@ -109,7 +112,11 @@ func Headline(s *measure.Summary, traffic string) string {
 	default:
 		b.WriteString("let through up to ")
 	}
-	fmt.Fprintf(&b, "%s (%s)", count(o.MaxAllowed), ratio(float64(o.MaxAllowed)/float64(lim)))
+	named := ""
+	if s.Scenario.HeadlineMetric().Name == measure.DefaultHeadline {
+		named = ", " + measure.DefaultHeadline // the metric the question is about
+	}
+	fmt.Fprintf(&b, "%s (%s%s)", count(o.MaxAllowed), ratio(float64(o.MaxAllowed)/float64(lim)), named)
 	if o.MaxAllowed <= lim {
 		b.WriteString(": no key-window went over the limit")
 	}
@@ -127,31 +134,96 @@ func Headline(s *measure.Summary, traffic string) string {
 	return b.String()
 }
 
-// sweepHeadline is the headline of a sweep whose top level holds no run.
+// sweepHeadline is the headline of a sweep whose top level holds no run:
+// the scenario's headline metric, where it was highest and lowest, then
+// (unless that metric already said it) the most one key-window allowed.
 func sweepHeadline(s *measure.Summary) string {
-	var worst *measure.Point
-	worstRatio := math.Inf(-1)
+	m := s.Scenario.HeadlineMetric()
 	n := 0
+	var hi, lo, worst *measure.Point
+	var hiV, loV float64
+	worstRatio := math.Inf(-1)
 	for i := range s.Points {
 		p := &s.Points[i]
 		if p.Summary == nil || p.Summary.Totals.Requests <= 0 {
 			continue
 		}
 		n++
-		if r := p.Summary.Overshoot.Ratio.Max; finite(r) && r > worstRatio {
+		if v, ok := m.Value(p.Summary); ok && finite(v) {
+			if hi == nil || v > hiV {
+				hi, hiV = p, v
+			}
+			if lo == nil || v < loV {
+				lo, loV = p, v
+			}
+		}
+		if r := p.Summary.Overshoot.Ratio.Max; finite(r) && r > worstRatio && p.Summary.Overshoot.KeyWindows > 0 {
 			worst, worstRatio = p, r
 		}
 	}
-	if worst == nil {
+	if n == 0 {
 		return fmt.Sprintf("This sweep has %d points, and no requests were made at any of them: nothing to measure.", len(s.Points))
 	}
-	ps := worst.Summary
-	verb := "let through"
-	if s.Mode == "attack" {
-		verb = "was measured letting through"
+	var b strings.Builder
+	what := m.Label + " (" + m.Name + ")"
+	switch {
+	case hi == nil:
+		fmt.Fprintf(&b, "Across %d sweep points, %s was not measured.", n, what)
+	case hiV == loV:
+		fmt.Fprintf(&b, "Across %d sweep points, %s was %s at every point.", n, what, metricText(m, hiV))
+	default:
+		fmt.Fprintf(&b, "Across %d sweep points, %s was highest at %s: %s; lowest at %s: %s.", n, what,
+			paramList(hi.Params), metricText(m, hiV), paramList(lo.Params), metricText(m, loV))
 	}
-	return fmt.Sprintf("Across %d sweep points, a limit of %s %s %s up to %s (%s) at the worst point, %s.",
-		n, count(ps.Limiter.Limit), perWindow(ps.Limiter), verb, count(ps.Overshoot.MaxAllowed), ratio(worstRatio), paramList(worst.Params))
+	if worst != nil {
+		ps := worst.Summary
+		verb := "let through"
+		if s.Mode == "attack" {
+			verb = "was measured letting through"
+		}
+		fmt.Fprintf(&b, " A limit of %s %s %s up to %s in one key-window (%s) at %s.",
+			count(ps.Limiter.Limit), perWindow(ps.Limiter), verb, count(ps.Overshoot.MaxAllowed), ratio(worstRatio), paramList(worst.Params))
+	}
+	return b.String()
+}
+
+// metricSentence is "<label> (<name>): <value>." for one run.
+func metricSentence(m measure.Metric, s *measure.Summary) string {
+	v, ok := m.Value(s)
+	if !ok || !finite(v) {
+		return m.Label + " (" + m.Name + "): not measured in this run."
+	}
+	return m.Label + " (" + m.Name + "): " + metricText(m, v) + "."
+}
+
+// metricText formats a metric's value as the report writes numbers.
+func metricText(m measure.Metric, v float64) string {
+	if !finite(v) {
+		return "n/a"
+	}
+	switch m.Unit {
+	case "ratio":
+		return ratio(v)
+	case "count":
+		return count(int64(math.Round(v)))
+	case "share":
+		return pctf(v)
+	case "usd":
+		return usd(v)
+	case "ms":
+		return num(v) + " ms"
+	}
+	return num(v)
+}
+
+// metricCell is a metric's value at one point for a table, "-" when the
+// point did not measure it.
+func metricCell(m measure.Metric, s *measure.Summary) string {
+	v, ok := m.Value(s)
+	if !ok {
+		return "-"
+	}
+	return metricText(m, v)
 }
 
 // describeTraffic names the populations when the driver gave no words.
@@ -292,7 +364,7 @@ func modeWords(m string) string {
 func tables(s *measure.Summary) []table {
 	if s.Totals.Requests <= 0 {
 		if len(s.Points) > 0 {
-			return []table{sweepTable(s)}
+			return []table{sweepTable(s), sweepDetails(s)}
 		}
 		return nil
 	}
@@ -300,6 +372,9 @@ func tables(s *measure.Summary) []table {
 	o := s.Overshoot
 	res := table{Title: "Results", Header: []string{"What", "Value"}}
 	add := func(k, v string) { res.Rows = append(res.Rows, []string{k, v}) }
+	if m := s.Scenario.HeadlineMetric(); s.Limiter.Limit > 0 || m.Unit != "ratio" {
+		add(capitalize(m.Label)+" ("+m.Name+"): the question's metric", metricCell(m, s))
+	}
 	add("Requests", count(t.Requests))
 	add("Allowed", count(t.Allowed)+" ("+pct(t.Allowed, t.Requests)+")")
 	add("Denied", count(t.Denied)+" ("+pct(t.Denied, t.Requests)+")")
@@ -342,8 +417,7 @@ func tables(s *measure.Summary) []table {
 		c := s.Cost
 		kadd("Per million requests: reads, writes", num(c.ReadsPerMillionRequests)+", "+num(c.WritesPerMillionRequests))
 		kadd("Cost per million requests (paid plan)", usd(c.USDPerMillionRequests))
-		kadd("Free plan's 1,000 writes a day run out", exhausted(c.FreeWritesExhaustedAfterSecs))
-		kadd("Free plan's 100,000 reads a day run out", exhausted(c.FreeReadsExhaustedAfterSecs))
+		kadd("Free plan, on a steady day at this run's rates", capitalize(measure.FreePlanSentence(c)))
 		out = append(out, kt)
 	}
 	if lv := s.Live; lv != nil {
@@ -359,26 +433,120 @@ func tables(s *measure.Summary) []table {
 		out = append(out, lt)
 	}
 	if len(s.Points) > 0 {
-		out = append(out, sweepTable(s))
+		out = append(out, sweepTable(s), sweepDetails(s))
 	}
 	return out
 }
 
+// sweepColumn is one metric column of the sweep table.
+type sweepColumn struct {
+	header string
+	metric string
+}
+
+// sweepTable is one row per point, led by the scenario's headline metric,
+// then the overshoot's other numbers (a column that repeats the headline
+// metric is left out).
 func sweepTable(s *measure.Summary) table {
-	t := table{Title: "Sweep points", Header: []string{"Point", "Requests", "Max allowed", "Ratio p50", "p99", "max", "Trials' max: 95% interval"}}
+	m := s.Scenario.HeadlineMetric()
+	cols := []sweepColumn{
+		{"Ratio p50", "ratio.p50"}, {"Ratio p99", "ratio.p99"}, {"Ratio max", "ratio.max"},
+		{"Most in a window-long interval / limit", "interval.max"}, {"Trial's max: 95% of trials at or under", "trial_max.p95"},
+	}
+	t := table{Title: "Sweep points", Header: []string{"Point", capitalize(m.Label) + " (" + m.Name + ")", "Requests", "Max allowed"}}
+	for _, c := range cols {
+		if c.metric != m.Name {
+			t.Header = append(t.Header, c.header)
+		}
+	}
+	t.Header = append(t.Header, "Trials' max: central 95%")
 	for _, p := range s.Points {
 		row := []string{paramList(p.Params)}
-		if p.Summary == nil {
-			row = append(row, "-", "-", "-", "-", "-", "-")
+		ps := p.Summary
+		if ps == nil {
+			for len(row) < len(t.Header) {
+				row = append(row, "-")
+			}
+			t.Rows = append(t.Rows, row)
+			continue
+		}
+		row = append(row, metricCell(m, ps), count(ps.Totals.Requests), count(ps.Overshoot.MaxAllowed))
+		for _, c := range cols {
+			if c.metric != m.Name {
+				row = append(row, metricCell(mustMetric(c.metric), ps))
+			}
+		}
+		tm := ps.Overshoot.PerTrial.MaxRatio
+		row = append(row, ratio(tm.Lo)+" to "+ratio(tm.Hi))
+		t.Rows = append(t.Rows, row)
+	}
+	t.Note = "Ratios are allowed / limit per key-window (one limiter key in one window), pooled over trials."
+	return t
+}
+
+// sweepDetails is one row per point with what else a reader of the
+// question needs: each population's outcome (false denials for legitimate
+// ones), the error policy's decisions, and the store's work and cost.
+func sweepDetails(s *measure.Summary) table {
+	var pops []measure.Population
+	for _, p := range s.Points {
+		if p.Summary != nil && len(p.Summary.Populations) > len(pops) {
+			pops = p.Summary.Populations
+		}
+	}
+	t := table{Title: "Sweep points: users, store and cost", Header: []string{"Point"}}
+	for _, q := range pops {
+		if q.Legitimate {
+			t.Header = append(t.Header, "False denials: "+orDash(q.Name))
 		} else {
-			ps := p.Summary
-			r := ps.Overshoot.Ratio
-			m := ps.Overshoot.PerTrial.MaxRatio
-			row = append(row, count(ps.Totals.Requests), count(ps.Overshoot.MaxAllowed), ratio(r.P50), ratio(r.P99), ratio(r.Max), ratio(m.Lo)+" to "+ratio(m.Hi))
+			t.Header = append(t.Header, "Allowed: "+orDash(q.Name))
+		}
+	}
+	t.Header = append(t.Header, "Fail-open / fail-closed", "No decision", "KV reads / writes per million requests", "Writes refused (429 / quota)", "Cost per million requests", "Free plan")
+	for _, p := range s.Points {
+		row := []string{paramList(p.Params)}
+		ps := p.Summary
+		if ps == nil {
+			for len(row) < len(t.Header) {
+				row = append(row, "-")
+			}
+			t.Rows = append(t.Rows, row)
+			continue
+		}
+		for i, q := range pops {
+			if i >= len(ps.Populations) {
+				row = append(row, "-")
+				continue
+			}
+			got := ps.Populations[i]
+			if q.Legitimate {
+				row = append(row, fmt.Sprintf("%s of %s (%s)", count(got.FalseDenials), count(got.Requests), pct(got.FalseDenials, got.Requests)))
+			} else {
+				row = append(row, fmt.Sprintf("%s of %s (%s)", count(got.Allowed), count(got.Requests), pct(got.Allowed, got.Requests)))
+			}
+		}
+		tt := ps.Totals
+		row = append(row, count(tt.FailOpen)+" / "+count(tt.FailClosed), count(tt.Errors))
+		if ps.KV.Observed {
+			c := ps.Cost
+			row = append(row, num(c.ReadsPerMillionRequests)+" / "+num(c.WritesPerMillionRequests),
+				count(ps.KV.WriteRateLimited)+" / "+count(ps.KV.QuotaErrors), usd(c.USDPerMillionRequests), capitalize(measure.FreePlanSentence(c)))
+		} else {
+			row = append(row, "not observed", "-", "-", "-")
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	t.Note = "A false denial is a legitimate request denied while its client had itself been allowed fewer than limit requests in the window. Fail-open and fail-closed decisions were made because the store failed. KV operations are those the store accepted (billed); the cost is at the paid plan's $0.50 per million reads and $5.00 per million writes; the free plan is projected onto a steady day at the point's rates."
 	return t
+}
+
+// mustMetric is the metric called name, which measure.Metrics holds.
+func mustMetric(name string) measure.Metric {
+	m, err := measure.LookupMetric(name)
+	if err != nil {
+		panic(err)
+	}
+	return m
 }
 
 func staleDetail(st measure.Stats) string {
@@ -402,23 +570,6 @@ func statusList(m map[string]int64) string {
 		parts[i] = k + ": " + count(m[k])
 	}
 	return strings.Join(parts, ", ")
-}
-
-// exhausted phrases "after N seconds from 00:00 UTC", 0 meaning never.
-func exhausted(secs float64) string {
-	if !finite(secs) || secs <= 0 {
-		return "not within the day"
-	}
-	h := int(secs) / 3600
-	m := (int(secs) % 3600) / 60
-	if secs >= 86400 {
-		return "not within the day"
-	}
-	after := num(secs/3600) + " h"
-	if secs < 3600 {
-		after = num(secs/60) + " min"
-	}
-	return fmt.Sprintf("at %02d:%02d UTC (%s after midnight)", h, m, after)
 }
 
 func paramList(ps []measure.Param) string {

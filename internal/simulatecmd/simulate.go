@@ -478,6 +478,7 @@ func assemble(top measure.ScenarioRef, sweep bool, runs []pointRun) measure.Summ
 		out.Points = append(out.Points, measure.Point{Summary: &s, Params: r.Params})
 		out.Complete = s.Complete
 	}
+	measure.SetWorst(&out)
 	return out
 }
 
