@@ -48,35 +48,10 @@ traffic:
     open_loop: {rate: 1/s}
 `
 
+// TestIdentities checks what the golden transcript of TestRequestsMatchPlan
+// does not: that a spread population's low-discrepancy locations follow the
+// weights over many requests, and that a run id prefixes every token.
 func TestIdentities(t *testing.T) {
-	tests := []struct {
-		token, ip, arrive, identity string
-		keys                        []string
-		locs                        []string
-	}{
-		{"per-client", "per-client", "one", "token: per-client, ip: per-client",
-			[]string{"anon-p1-c0:10.0.1.44", "anon-p1-c1:10.0.1.45", "anon-p1-c2:10.0.1.46", "anon-p1-c0:10.0.1.44"},
-			[]string{"a", "a", "a", "a"}},
-		{"shared", "nat", "alternate", "token: shared, ip: nat, nat_pool: 2",
-			[]string{"anon-p1:100.64.0.0", "anon-p1:100.64.0.1", "anon-p1:100.64.0.0", "anon-p1:100.64.0.0"},
-			[]string{"a", "a", "a", "b"}},
-		{"rotating", "none", "spread", "token: rotating, rotate_every: 2, ip: none",
-			[]string{"anon-p1-c0-r0:unknown", "anon-p1-c1-r0:unknown", "anon-p1-c2-r0:unknown",
-				"anon-p1-c0-r0:unknown", "anon-p1-c1-r0:unknown", "anon-p1-c2-r0:unknown", "anon-p1-c0-r1:unknown"},
-			nil},
-	}
-	for _, tc := range tests {
-		yaml := sprintf(identityYAML, tc.identity, tc.arrive)
-		keys, locs := callers(t, yaml, 1, len(tc.keys), "")
-		for i := range tc.keys {
-			if keys[i] != tc.keys[i] {
-				t.Errorf("%s/%s request %d: caller %q, want %q", tc.token, tc.ip, i, keys[i], tc.keys[i])
-			}
-			if tc.locs != nil && locs[i] != tc.locs[i] {
-				t.Errorf("%s request %d: location %q, want %q", tc.arrive, i, locs[i], tc.locs[i])
-			}
-		}
-	}
 	// Spread follows the weights (3:1) closely.
 	_, locs := callers(t, sprintf(identityYAML, "token: shared, ip: none", "spread"), 1, 4000, "")
 	var a int
