@@ -28,7 +28,7 @@ import (
 // first location, as the target takes it).
 func attackRequests(pl *plan.Plan, pop int) ([]plantest.Request, error) {
 	p := &pl.Populations[pop]
-	id := newIdentities("http://x/", pl, pop, p.Name, "", "X-Forwarded-For", nil)
+	id := newIdentities("http://x/", pl, pop, p.Name, "", "X-Forwarded-For", nil, plan.Shard{})
 	clients := min(plantest.Clients, p.Clients)
 	var targets []vegeta.Target
 	if p.Send == plan.Closed {
