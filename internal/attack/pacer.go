@@ -20,39 +20,38 @@ type pacer interface {
 	hitsBy(elapsed time.Duration) float64
 }
 
-// constantRate returns the vegeta pacer for perSec requests a second, exact
-// to the nanosecond for fractional rates ({Freq: 1, Per: interval}).
-func constantRate(perSec float64) vegeta.Rate {
-	if perSec <= 0 {
-		return vegeta.Rate{Freq: 0, Per: 0}
-	}
-	return vegeta.Rate{Freq: 1, Per: time.Duration(math.Max(1, math.Round(1e9/perSec)))}
+// arrivalPacer paces an open loop of constant or ramped rate exactly as
+// the model sends it: of the population's clients together, hit m is at
+// cumulative intensity m/clients, due at plan.Population.ArrivalAt (client
+// 0 at the start, the others evenly out of phase), and the hits scheduled
+// by a time are clients x HitsBy. The arrival rule exists once, in the
+// plan.
+type arrivalPacer struct {
+	p       *plan.Population
+	clients float64
 }
 
-// constantPacer paces at a fixed rate: vegeta's ConstantPacer, which counts how
-// many hits it owes.
-type constantPacer struct{ cp vegeta.ConstantPacer }
-
-// newConstant returns a pacer of perSec requests a second.
-func newConstant(perSec float64) constantPacer { return constantPacer{constantRate(perSec)} }
-
-// Pace is vegeta's ConstantPacer.Pace.
-func (c constantPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
-	if c.cp.Per <= 0 {
-		return 0, true // a zero rate sends nothing (vegeta would send unboundedly)
-	}
-	return c.cp.Pace(elapsed, hits)
+// newArrivals returns the pacer of population p's open loop.
+func newArrivals(p *plan.Population) arrivalPacer {
+	return arrivalPacer{p: p, clients: float64(p.Clients)}
 }
 
-// Rate is vegeta's ConstantPacer.Rate.
-func (c constantPacer) Rate(elapsed time.Duration) float64 { return c.cp.Rate(elapsed) }
-
-func (c constantPacer) hitsBy(elapsed time.Duration) float64 {
-	if c.cp.Per <= 0 {
-		return 0
+// Pace returns the wait until hit number hits is due.
+func (a arrivalPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
+	at := a.p.ArrivalAt(float64(hits) / a.clients)
+	if at == math.MaxInt64 {
+		return 0, true // a ramp down to nothing: no more hits
 	}
-	return float64(c.cp.Freq) * float64(elapsed) / float64(c.cp.Per)
+	if due := at - a.p.Start; due > elapsed {
+		return due - elapsed, false
+	}
+	return 0, false
 }
+
+// Rate returns the population's rate per second at elapsed.
+func (a arrivalPacer) Rate(elapsed time.Duration) float64 { return a.clients * a.p.RateAt(elapsed) }
+
+func (a arrivalPacer) hitsBy(elapsed time.Duration) float64 { return a.clients * a.p.HitsBy(elapsed) }
 
 // poissonPacer paces an open loop whose gaps are exponential with mean 1/rate:
 // the arrivals of many independent users. Its arrival times are drawn from a
@@ -148,73 +147,6 @@ func (p *poissonPacer) hitsBy(elapsed time.Duration) float64 {
 		}
 	}
 	return float64(p.count.n)
-}
-
-// rampPacer paces a rate that grows linearly from a start rate to an end rate over
-// a given time and then holds: vegeta's LinearPacer for the ramp, a constant
-// rate after it.
-type rampPacer struct {
-	lin   vegeta.LinearPacer
-	from  float64 // per second
-	to    float64
-	over  time.Duration
-	atEnd float64 // hits scheduled by the end of the ramp
-}
-
-// newRamp returns a pacer from `from` to `to` requests a second over `over`.
-func newRamp(from, to float64, over time.Duration) *rampPacer {
-	r := &rampPacer{from: from, to: to, over: over}
-	slope := 0.0
-	if over > 0 {
-		slope = (to - from) / over.Seconds()
-	}
-	r.lin = vegeta.LinearPacer{StartAt: constantRate(from), Slope: slope}
-	r.atEnd = r.hitsBy(over)
-	return r
-}
-
-// Pace returns the wait before the next hit.
-func (r *rampPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
-	if r.over > 0 && elapsed < r.over && r.from > 0 {
-		wait, stop := r.lin.Pace(elapsed, hits)
-		if stop || elapsed+wait <= r.over {
-			return wait, stop
-		}
-	}
-	if r.over > 0 && elapsed < r.over && r.from <= 0 {
-		// LinearPacer treats a zero start rate as unbounded: solve the
-		// ramp's hits(t) = hits+1 directly instead.
-		a := (r.to - r.from) / r.over.Seconds()
-		if t := math.Sqrt(2 * float64(hits+1) / a); a > 0 && t < r.over.Seconds() {
-			return max(0, time.Duration(t*1e9)-elapsed), false
-		}
-	}
-	// Past the ramp: constant at r.to, after the hits the ramp scheduled.
-	if r.to <= 0 {
-		return 0, true
-	}
-	due := r.over + time.Duration((float64(hits+1)-r.atEnd)/r.to*1e9)
-	return max(0, due-elapsed), false
-}
-
-// Rate returns the instantaneous rate per second at elapsed.
-func (r *rampPacer) Rate(elapsed time.Duration) float64 {
-	if elapsed >= r.over {
-		return r.to
-	}
-	return r.from + (r.to-r.from)*elapsed.Seconds()/r.over.Seconds()
-}
-
-func (r *rampPacer) hitsBy(elapsed time.Duration) float64 {
-	t := min(elapsed, r.over).Seconds()
-	h := r.from*t + (r.to-r.from)/r.over.Seconds()*t*t/2
-	if r.over <= 0 {
-		h = 0
-	}
-	if elapsed > r.over {
-		h += r.to * (elapsed - r.over).Seconds()
-	}
-	return h
 }
 
 // burstPacer sends size requests at once at `at`, then again every `every` (once
@@ -319,8 +251,10 @@ func (w interruptible) Pace(elapsed time.Duration, hits uint64) (time.Duration, 
 		return w.end(elapsed)
 	case wait <= 0:
 		return 0, false
-	case w.du > 0 && elapsed+wait > w.du:
-		return w.end(w.du) // the attack sends nothing more before its end
+	case w.du > 0 && elapsed+wait >= w.du:
+		// A hit due at the end or after it is not sent, as the model
+		// sends nothing at its populations' end.
+		return w.end(w.du)
 	}
 	began := time.Now()
 	t := time.NewTimer(wait)

@@ -1,11 +1,14 @@
 package attack
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/overshoot-dev/overshoot/internal/plan"
 )
 
 // schedule replays a pacer the way vegeta's attack loop does (wait, then
@@ -28,22 +31,52 @@ func schedule(p vegeta.Pacer, n int, end time.Duration) []time.Duration {
 	return out
 }
 
-func TestConstantFractionalRate(t *testing.T) {
-	got := schedule(newConstant(2.5), 100, 4*time.Second) // one every 400 ms
-	want := []time.Duration{400 * time.Millisecond, 800 * time.Millisecond, 1200 * time.Millisecond}
+// openPop compiles one open-loop population.
+func openPop(t *testing.T, loop string, clients int) *plan.Population {
+	t.Helper()
+	pl := livePlan(t, parse(t, fmt.Sprintf(`
+name: p
+limiter: {name: t, limit: 5, window: 1s}
+traffic: [{name: p, clients: %d, open_loop: %s}]
+live: {duration: 1h}
+`, clients, loop)))
+	return &pl.Populations[0]
+}
+
+// TestArrivalPacer: the live runner sends an open loop's hits when the
+// model sends them: the first at the start, hit m at m/rate (2.5/s: every
+// 400 ms), the clients together, and a ramp by its cumulative rate.
+func TestArrivalPacer(t *testing.T) {
+	p := newArrivals(openPop(t, "{rate: 2.5/s}", 1))
+	got := schedule(p, 100, 4*time.Second-time.Nanosecond)
+	want := []time.Duration{0, 400 * time.Millisecond, 800 * time.Millisecond}
 	for i, w := range want {
 		if got[i] != w {
 			t.Errorf("hit %d at %v, want %v", i, got[i], w)
 		}
 	}
-	if len(got) != 10 {
-		t.Errorf("%d hits in 4 s at 2.5/s, want 10", len(got))
+	if len(got) != 10 || math.Abs(p.Rate(0)-2.5) > 1e-9 || p.hitsBy(4*time.Second) != 10 {
+		t.Errorf("%d hits in 4 s at 2.5/s (rate %v, hitsBy %v), want 10", len(got), p.Rate(0), p.hitsBy(4*time.Second))
 	}
-	if r := newConstant(2.5).Rate(0); math.Abs(r-2.5) > 1e-9 {
-		t.Errorf("rate %v", r)
+	// Four clients at 1/s each: out of phase, 250 ms apart together.
+	four := schedule(newArrivals(openPop(t, "{rate: 1/s}", 4)), 5, time.Hour)
+	for i, at := range four {
+		if at != time.Duration(i)*250*time.Millisecond {
+			t.Errorf("four clients: hit %d at %v, want %v", i, at, time.Duration(i)*250*time.Millisecond)
+		}
 	}
-	if _, stop := newConstant(0).Pace(0, 0); !stop {
-		t.Errorf("a zero rate must send nothing, not flood")
+	r := newArrivals(openPop(t, "{rate: 10/s, ramp: {to: 30/s, over: 2s}}", 1)) // 40 hits over the ramp, then 30/s
+	if got := r.hitsBy(2 * time.Second); math.Abs(got-40) > 1e-9 {
+		t.Errorf("hitsBy(ramp end) = %v, want 40", got)
+	}
+	if got := r.hitsBy(3 * time.Second); math.Abs(got-70) > 1e-9 {
+		t.Errorf("hitsBy(3s) = %v, want 70", got)
+	}
+	if n := len(schedule(r, 1000, 3*time.Second-time.Nanosecond)); n != 70 {
+		t.Errorf("%d hits in 3 s, want 70", n)
+	}
+	if r.Rate(time.Second) != 20 || r.Rate(time.Hour) != 30 {
+		t.Errorf("rates %v %v", r.Rate(time.Second), r.Rate(time.Hour))
 	}
 }
 
@@ -95,27 +128,6 @@ func TestPoisson(t *testing.T) {
 		if got := p.hitsBy(at); got != float64(want) {
 			t.Errorf("hitsBy(%v) = %v, want the %d arrivals scheduled by then", at, got, want)
 		}
-	}
-}
-
-func TestRamp(t *testing.T) {
-	r := newRamp(10, 30, 2*time.Second) // 40 hits over the ramp, then 30/s
-	if got := r.hitsBy(2 * time.Second); math.Abs(got-40) > 1e-9 {
-		t.Errorf("hitsBy(ramp end) = %v, want 40", got)
-	}
-	if got := r.hitsBy(3 * time.Second); math.Abs(got-70) > 1e-9 {
-		t.Errorf("hitsBy(3s) = %v, want 70", got)
-	}
-	got := schedule(r, 1000, 3*time.Second)
-	if n := len(got); n < 68 || n > 72 {
-		t.Errorf("%d hits in 3 s, want about 70", n)
-	}
-	if r.Rate(time.Second) != 20 || r.Rate(time.Hour) != 30 {
-		t.Errorf("rates %v %v", r.Rate(time.Second), r.Rate(time.Hour))
-	}
-	from0 := schedule(newRamp(0, 20, 2*time.Second), 1000, 2*time.Second)
-	if n := len(from0); n < 19 || n > 21 || from0[0] == 0 {
-		t.Errorf("ramp from 0: %d hits in 2 s starting at %v, want about 20 and not a flood at 0", n, from0)
 	}
 }
 

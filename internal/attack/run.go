@@ -453,14 +453,12 @@ func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.Ro
 				s.slots = shardSlots(p.Clients, p.Concurrency, o.Shard)
 			}
 		case plan.Open:
-			rate := p.Rate * clients
-			switch {
-			case p.RampOver > 0:
-				s.pacer = newRamp(rate, p.RampTo*clients, p.RampOver)
-			case p.Poisson:
-				s.pacer = newPoisson(rate, seed)
-			default:
-				s.pacer = newConstant(rate)
+			if p.Poisson && p.RampOver == 0 {
+				s.pacer = newPoisson(p.Rate*clients, seed)
+			} else {
+				// Constant and ramped rates (a Poisson ramp too, for
+				// now: see newPoisson) follow the plan's arrivals.
+				s.pacer = newArrivals(p)
 			}
 			s.workers, s.maxWork = 10, 2000
 		case plan.Burst:

@@ -290,6 +290,15 @@ func (p *Population) HitsBy(d time.Duration) float64 {
 	return p.Rate*over + p.slope*over*over/2 + (s-over)*p.RampTo
 }
 
+// RateAt returns one client's arrival rate per second d after the
+// population starts.
+func (p *Population) RateAt(d time.Duration) float64 {
+	if p.slope == 0 || d >= p.RampOver {
+		return p.RampTo
+	}
+	return p.Rate + p.slope*d.Seconds()
+}
+
 // inverse returns s for Λ(s) = y, in seconds after the population starts.
 func (p *Population) inverse(y float64) float64 {
 	if y <= 0 {
