@@ -46,6 +46,9 @@ type Summary struct {
 	// Worst is set for a sweep (see SetWorst): the point that did worst by
 	// the scenario's headline metric, and each metric's highest value.
 	Worst *Worst `json:"worst,omitempty"`
+	// Sensitivity is the headline with each of the model's assumptions at
+	// its alternatives (simulate, single runs; see Sensitivity).
+	Sensitivity []Sensitivity `json:"sensitivity,omitempty"`
 }
 
 // ScenarioRef identifies the scenario a run came from.
@@ -305,4 +308,24 @@ type Worst struct {
 	Params  []Param            `json:"params"`
 	Values  map[string]float64 `json:"values"`
 	Highest map[string]float64 `json:"highest"`
+}
+
+// Sensitivity is the headline re-predicted with one assumption of the
+// model at one of its plausible alternatives (simulate, single runs): how
+// far the answer moves when the assumption is wrong.
+type Sensitivity struct {
+	// Path and Value are the assumption's field and the alternative, as
+	// -set writes them; What says what the default assumes. The first
+	// entry has no Path: it is the defaults with the same number of trials
+	// as the alternatives, the reference they are compared with.
+	Path  string `json:"path"`
+	Value string `json:"value"`
+	What  string `json:"what"`
+	// Metric is the headline metric, Headline its value with the
+	// alternative (Measured false when the run did not measure it), over
+	// Trials trials.
+	Metric   string  `json:"metric"`
+	Headline float64 `json:"headline"`
+	Measured bool    `json:"measured"`
+	Trials   int     `json:"trials"`
 }

@@ -80,7 +80,28 @@ func WriteText(w io.Writer, s *Summary) error {
 		return p.err
 	}
 	p.body(s, what)
+	p.sensitivity(s)
 	return p.err
+}
+
+// sensitivity prints the headline under the model's assumptions, when the
+// run measured it.
+func (p *printer) sensitivity(s *Summary) {
+	if len(s.Sensitivity) < 2 || s.Sensitivity[0].Path != "" {
+		return
+	}
+	m := s.Scenario.HeadlineMetric()
+	ref := s.Sensitivity[0]
+	show := func(x Sensitivity) string {
+		if !x.Measured {
+			return "not measured"
+		}
+		return m.Format(x.Headline)
+	}
+	p.f("\n  how sure: %s with the defaults (%d trials each below), and with one assumption changed:\n", show(ref), ref.Trials)
+	for _, x := range s.Sensitivity[1:] {
+		p.f("    %-40s %s\n", x.Path+"="+x.Value, show(x))
+	}
 }
 
 // printer remembers the first write error so the formatting reads straight.

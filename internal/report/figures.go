@@ -38,7 +38,7 @@ func Figures(s *measure.Summary, opts Options) []Figure {
 		add(CompareCDF(pred, meas, pl, ml))
 	}
 	add(SweepFigures(s)...)
-	add(Timeline(s), Visibility(s), KVWork(s), FreePlan(s))
+	add(Timeline(s), Visibility(s), KVWork(s), FreePlan(s), SensitivityFigure(s))
 	add(LiveFigures(s, opts.Extra)...)
 	return out
 }

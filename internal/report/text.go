@@ -435,6 +435,9 @@ func tables(s *measure.Summary) []table {
 	if len(s.Points) > 0 {
 		out = append(out, sweepTable(s), sweepDetails(s))
 	}
+	if t, ok := sensitivityTable(s); ok {
+		out = append(out, t)
+	}
 	return out
 }
 

@@ -57,6 +57,9 @@ type shardFile struct {
 	// merged.
 	Complete bool       `json:"complete"`
 	Points   []pointRun `json:"points"`
+	// Sensitivity is the run's headline under the model's assumptions
+	// (see sensitivity), computed once, by shard 0.
+	Sensitivity []measure.Sensitivity `json:"sensitivity,omitempty"`
 }
 
 // shardFileName is the file shard i of n writes under -out.
@@ -79,7 +82,16 @@ func runShard(ctx context.Context, c *config, sc *scenario.Scenario, points []sc
 		fmt.Fprintln(stderr, "simulate:", err)
 		return ExitFailure
 	}
-	f := shardFile{Kind: shardKind, Schema: shardSchema, Shard: c.shard.Index, Shards: c.shard.Count,
+	var sens measure.Summary
+	if err == nil && c.shard.Index == 0 && c.sensitivity && !isSweep(points) {
+		sens = measure.Summary{Scenario: ref(sc), Seed: runs0Seed(runs), Trials: trials}
+		err = sensitivity(ctx, c, sc, &sens, stderr)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintln(stderr, "simulate:", err)
+			return ExitFailure
+		}
+	}
+	f := shardFile{Kind: shardKind, Sensitivity: sens.Sensitivity, Schema: shardSchema, Shard: c.shard.Index, Shards: c.shard.Count,
 		Hash: sc.Hash(), Seed: runs0Seed(runs), TrialsPerPoint: trials, Scenario: ref(sc), Sweep: isSweep(points),
 		Complete: err == nil, Points: runs}
 	b, merr := json.Marshal(&f)
@@ -238,5 +250,11 @@ func mergeShards(files []shardFile, paths []string) (measure.Summary, error) {
 			return measure.Summary{}, fmt.Errorf("-merge: point %d has %d trials, want %d", p, len(runs[p].Trials), first.TrialsPerPoint)
 		}
 	}
-	return assemble(first.Scenario, first.Sweep, runs), nil
+	s := assemble(first.Scenario, first.Sweep, runs)
+	for _, f := range files {
+		if f.Shard == 0 {
+			s.Sensitivity = f.Sensitivity
+		}
+	}
+	return s, nil
 }

@@ -37,21 +37,22 @@ const (
 
 // config is what the flags say.
 type config struct {
-	file     string
-	seed     uint64
-	seedSet  bool
-	trials   int
-	workers  int
-	out      string
-	json     bool
-	noReport bool
-	sets     []string
-	gates    cli.Gates
-	compare  string
-	shard    *plan.Shard // -shard I/N: run one shard, write its file under out
-	merge    []string    // -merge: the shard files or folders to merge
-	advise   bool        // -advise: search the design space for the budget
-	budget   []string    // -budget: the advice's conditions
+	file        string
+	seed        uint64
+	seedSet     bool
+	trials      int
+	workers     int
+	out         string
+	json        bool
+	noReport    bool
+	sets        []string
+	gates       cli.Gates
+	compare     string
+	shard       *plan.Shard // -shard I/N: run one shard, write its file under out
+	merge       []string    // -merge: the shard files or folders to merge
+	sensitivity bool        // -sensitivity: the headline under the model's assumptions
+	advise      bool        // -advise: search the design space for the budget
+	budget      []string    // -budget: the advice's conditions
 }
 
 const usage = `usage: simulate [flags] [SCENARIO.yaml]
@@ -99,6 +100,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 		c.shard = &sp
 		return err
 	})
+	fs.BoolVar(&c.sensitivity, "sensitivity", true, "re-predict the headline with each of the model's unpublished assumptions at its alternatives (single runs; -sensitivity=false skips it)")
 	fs.BoolVar(&c.advise, "advise", false, "search algorithms, stores, error policies and limits for the designs that meet the budget, ranked (with -budget or advise.budget)")
 	fs.Func("budget", "with -advise: a condition every design must meet, `METRIC OP VALUE` as -threshold (repeatable), e.g. 'allowed.p99<=120'", func(v string) error {
 		c.budget = append(c.budget, v)
@@ -231,6 +233,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return runShard(ctx, c, sc, points, prog, stdout, stderr)
 	}
 	s, err := run(ctx, c, sc, points, prog)
+	if err == nil && c.sensitivity && measured == nil && !isSweep(points) {
+		err = sensitivity(ctx, c, sc, &s, stderr)
+	}
 	prog.done()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		// The scenario was valid (it loaded); a run that fails is not bad input.

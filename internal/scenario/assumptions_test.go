@@ -1,0 +1,36 @@
+package scenario
+
+import "testing"
+
+// TestAssumptions: the assumptions that bear on a scenario are its store
+// kind's, less those it sets itself.
+func TestAssumptions(t *testing.T) {
+	sc, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := func(as []Assumption) map[string]bool {
+		m := map[string]bool{}
+		for _, a := range as {
+			m[a.Path] = true
+			if len(a.Alternatives) == 0 || a.What == "" {
+				t.Errorf("%s has no alternatives or no words", a.Path)
+			}
+		}
+		return m
+	}
+	if got := paths(sc.Assumptions()); !got["store.kv.write_limit.per_second"] || !got["store.kv.write"] || got["store.latency"] {
+		t.Errorf("kv assumptions %v", got)
+	}
+	sc, err = Default("store.kv.write=50ms", "store.kind=memory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(sc.Assumptions()); !got["store.latency"] || got["store.kv.write"] {
+		t.Errorf("memory assumptions %v", got)
+	}
+	sc, _ = Default("store.kv.write=50ms")
+	if got := paths(sc.Assumptions()); got["store.kv.write"] {
+		t.Errorf("a write latency the scenario sets is still an assumption: %v", got)
+	}
+}
