@@ -46,6 +46,12 @@ type Summary struct {
 	// Worst is set for a sweep (see SetWorst): the point that did worst by
 	// the scenario's headline metric, and each metric's highest value.
 	Worst *Worst `json:"worst,omitempty"`
+	// Repeats is set by attack -repeat N: each run's numbers and their
+	// median and spread; the rest of the summary is the runs pooled.
+	Repeats *Repeats `json:"repeats,omitempty"`
+	// Comparison is set by simulate -compare: the prediction against the
+	// measured summary.
+	Comparison *Comparison `json:"comparison,omitempty"`
 }
 
 // ScenarioRef identifies the scenario a run came from.
