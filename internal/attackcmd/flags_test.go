@@ -101,7 +101,7 @@ func TestFlagsMatchSimulate(t *testing.T) {
 	}
 	_, _, attackUsage := runMain(t, Env{}, "-h")
 	sim, att := flagNames(simUsage.String()), flagNames(attackUsage)
-	simulateOnly := []string{"compare", "force", "trials", "workers"}
+	simulateOnly := []string{"calibrate", "compare", "fit", "force", "trials", "workers"}
 	shared := []string{"at", "json", "max-ratio", "no-report", "out", "scenario", "seed", "set", "version"}
 	for _, f := range sim {
 		if !slices.Contains(simulateOnly, f) && !slices.Contains(att, f) {

@@ -37,20 +37,22 @@ const (
 
 // config is what the flags say.
 type config struct {
-	file     string
-	seed     uint64
-	seedSet  bool
-	trials   int
-	workers  int
-	out      string
-	json     bool
-	noReport bool
-	sets     []string
-	gates    cli.Gates
-	compare  string
-	force    bool        // -force: -compare even when scenario or mode differ
-	shard    *plan.Shard // -shard I/N: run one shard, write its file under out
-	merge    []string    // -merge: the shard files or folders to merge
+	file      string
+	seed      uint64
+	seedSet   bool
+	trials    int
+	workers   int
+	out       string
+	json      bool
+	noReport  bool
+	sets      []string
+	gates     cli.Gates
+	compare   string
+	force     bool        // -force: -compare even when scenario or mode differ
+	calibrate string      // -calibrate: live summaries to fit, comma-separated
+	fit       string      // -fit: the paths to fit (default DefaultFit)
+	shard     *plan.Shard // -shard I/N: run one shard, write its file under out
+	merge     []string    // -merge: the shard files or folders to merge
 }
 
 const usage = `usage: simulate [flags] [SCENARIO.yaml]
@@ -93,6 +95,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs.Var((*cli.Sets)(&c.sets), "set", "override a scenario value, `path=value` (e.g. limiter.limit=10); repeatable")
 	c.gates.Register(fs)
 	fs.StringVar(&c.compare, "compare", "", "a live run's summary.json: predict for its scenario and report both side by side")
+	fs.StringVar(&c.calibrate, "calibrate", "", "fit the model's free parameters (-fit) to live runs' `S1.json[,S2.json...]` and write OUT/calibrated.yaml, with the fit per run and leave-one-out predictions")
+	fs.StringVar(&c.fit, "fit", "", "with -calibrate: the `PATH[=START][,...]` to fit, each a duration (default "+strings.Join(DefaultFit, ",")+")")
 	fs.BoolVar(&c.force, "force", false, "with -compare: predict even when the summary's scenario (name, hash) is not the one predicted, or its mode is not attack")
 	fs.Func("shard", "run shard `I/N` of the run's trials and write OUT/shard-I-of-N.json (merge them with -merge)", func(v string) error {
 		sp, err := plan.ParseShard(v)
@@ -112,6 +116,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 		}
 		c.merge = fs.Args()
 		return c, c.gates.Validate()
+	}
+	if c.calibrate != "" && (c.compare != "" || c.shard != nil) {
+		return nil, fmt.Errorf("-calibrate goes alone: not with -compare or -shard")
+	}
+	if c.fit != "" && c.calibrate == "" {
+		return nil, fmt.Errorf("-fit goes with -calibrate: give the live summaries to fit, e.g. -calibrate a.json,b.json")
 	}
 	if c.shard != nil && c.compare != "" {
 		return nil, fmt.Errorf("-shard and -compare do not go together: shard the prediction's run without -compare")
@@ -176,6 +186,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stderr, "simulate:", err)
 		return ExitBadInput
+	}
+	if c.calibrate != "" {
+		return calibrateMain(c, stdout, stderr)
 	}
 	var measured *measure.Summary
 	if c.compare != "" {
