@@ -116,7 +116,7 @@ func Merge(o MergeOptions) (measure.Summary, error) {
 	}
 	ref := o.Summary
 	ref.Mode = "attack"
-	s := acct.summarize(ref, o.Limit, o.Elapsed, o.Offered, o.URL, o.ResultsFile)
+	s := acct.summarize(ref, o.Limit, o.Elapsed, o.Offered, o.URL, o.ResultsFile, nil)
 	s.KV.Observed = false // the shards attack a target whose store they do not see
 	return s, nil
 }

@@ -69,6 +69,10 @@ type Options struct {
 	// (a real Worker) do not count each other's requests; "" sends the
 	// simulator's tokens as they are.
 	RunID string
+	// Trial, when set, receives the run's accounting before it is
+	// summarised, so that repeated runs can be pooled exactly (attack
+	// -repeat).
+	Trial *measure.Trial
 	// Start, when set, is the wall-clock instant the run starts at: Run
 	// waits for it (the agreed start of a sharded run's shards). Zero
 	// starts at once.
@@ -329,7 +333,7 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	}
 	ref := o.Summary
 	ref.Mode, ref.Seed, ref.Complete = "attack", o.Seed, ctx.Err() == nil
-	s := acct.summarize(ref, o.Limit, elapsed, offered, o.URL, o.ResultsFile)
+	s := acct.summarize(ref, o.Limit, elapsed, offered, o.URL, o.ResultsFile, o.Trial)
 	// Without the store's counters (any URL) the KV work was not seen: its
 	// zeros are not measurements.
 	s.KV.Observed = o.KV != nil
@@ -342,8 +346,11 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 // summarize pools what the accountant saw into the run's summary, base
 // holding its identifying fields; elapsed is the time the run covered and
 // offered the requests its schedules called for in it.
-func (a *accountant) summarize(base measure.Summary, limit int64, elapsed time.Duration, offered float64, url, resultsFile string) measure.Summary {
+func (a *accountant) summarize(base measure.Summary, limit int64, elapsed time.Duration, offered float64, url, resultsFile string, out *measure.Trial) measure.Summary {
 	trial := a.rec.Finish(elapsed)
+	if out != nil {
+		*out = trial
+	}
 	s := measure.Summarize(base, limit, []measure.Trial{trial})
 	live := &measure.Live{URL: url, DurationSecs: elapsed.Seconds(), LatencyMs: a.lat.Stats(),
 		LatencyNote: LatencyNote, Status: a.statusCounts(), Ambiguous: a.ambiguous, ResultsFile: resultsFile}

@@ -75,6 +75,7 @@ type config struct {
 	cf           cloudflareFlags // -namespace, -cf-base-url (cloudflare.go)
 	sh           shardFlags      // -shard, -start-at, -run-id, -merge (shard.go)
 	mergeArgs    []string        // -merge: the shard files or folders
+	repeat       int             // -repeat N: independent runs, one summary
 }
 
 // usage is printed by -h and after a bad flag.
@@ -132,6 +133,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	c.gates.Register(fs)
 	fs.StringVar(&c.ipHeader, "ip-header", "X-Forwarded-For", "header carrying each client's address: X-Forwarded-For or CF-Connecting-IP")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "per-request timeout")
+	fs.IntVar(&c.repeat, "repeat", 1, "run the attack `N` times, one after another (fresh run id and tokens each, a fresh built-in store), and write one summary whose repeats hold each run and their median and spread")
 	if err := cli.Parse(fs, args, stdout); err != nil {
 		return nil, err
 	}
@@ -175,6 +177,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	}
 	if _, err := attack.IPHeader(c.ipHeader); err != nil {
 		return nil, err
+	}
+	if c.repeat < 1 || c.repeat > MaxRepeat {
+		return nil, fmt.Errorf("-repeat %d is out of range: give 1 to %d runs", c.repeat, MaxRepeat)
+	}
+	if c.repeat > 1 && (c.serve || c.sh.shard != nil) {
+		return nil, fmt.Errorf("-repeat goes with a plain attack: not with -serve or -shard (repeat the sharded run instead)")
 	}
 	if c.url != "" && c.serve {
 		return nil, fmt.Errorf("-url and -serve do not go together: -serve runs the built-in target, -url attacks another")
@@ -406,9 +414,34 @@ func Main(args []string, env Env) int {
 			fmt.Fprintf(stderr, "\r  %6.1fs  %d responses", el.Seconds(), n)
 		}
 	}
-	s, runErr := attack.Run(ctx, attack.Options{Plan: pl, URL: tgtURL, Limit: limit, Window: window,
+	var fresh freshTarget
+	if srv != nil && c.repeat > 1 {
+		prev := srv
+		fresh = func(i int) (string, func(*measure.KVCounters), func(), error) {
+			prev.Close() // its port may be the one asked for
+			bs, err := c.newBuiltinStore(ctx, pl, seed+uint64(i))
+			if err != nil {
+				return "", nil, nil, err
+			}
+			h, err := target.New(target.Config{Limiter: lim, Store: bs.Store, Token: token})
+			if err != nil {
+				return "", nil, nil, err
+			}
+			ns, err := target.Start(c.addr, h)
+			if err != nil {
+				return "", nil, nil, err
+			}
+			prev = ns
+			return ns.URL(), bs.AddTo, func() { ns.Close() }, nil
+		}
+	}
+	var announce func(i, n int)
+	if !c.json {
+		announce = func(i, n int) { fmt.Fprintf(stderr, "attack: run %d of %d\n", i, n) }
+	}
+	s, runErr := runRepeats(ctx, c.repeat, attack.Options{Plan: pl, URL: tgtURL, Limit: limit, Window: window,
 		Duration: c.duration, MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Skew: skew, RunID: runID,
-		Timeout: c.timeout, Results: results, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress, Series: &series})
+		Timeout: c.timeout, Results: results, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress, Series: &series}, fresh, announce)
 	if progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}

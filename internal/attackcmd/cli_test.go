@@ -106,6 +106,8 @@ func TestMainBadInput(t *testing.T) {
 		{"url answers 503", []string{"-url", broken.URL + "/", good}, broken.URL + "/ answered the preflight request with 503 Service Unavailable"},
 		{"url redirects", []string{"-url", redirect.URL + "/", good}, `answered the preflight request with 302 Found to "/login"`},
 		{"unknown flag", []string{"-bogus"}, "bogus"},
+		{"repeat zero", []string{"-repeat", "0", good}, "-repeat 0 is out of range: give 1 to 100 runs"},
+		{"repeat with serve", []string{"-repeat", "2", "-serve", good}, "-repeat goes with a plain attack"},
 		{"unknown store", []string{"-store", "redis", good}, "redis"},
 		{"unknown statistic", []string{"-at", "p42", good}, "p42"},
 		{"negative ratio", []string{"-max-ratio", "-1", good}, "max-ratio"},

@@ -49,6 +49,12 @@ type Summary struct {
 	// Sensitivity is the headline with each of the model's assumptions at
 	// its alternatives (simulate, single runs; see Sensitivity).
 	Sensitivity []Sensitivity `json:"sensitivity,omitempty"`
+	// Repeats is set by attack -repeat N: each run's numbers and their
+	// median and spread; the rest of the summary is the runs pooled.
+	Repeats *Repeats `json:"repeats,omitempty"`
+	// Comparison is set by simulate -compare: the prediction against the
+	// measured summary.
+	Comparison *Comparison `json:"comparison,omitempty"`
 }
 
 // ScenarioRef identifies the scenario a run came from.

@@ -119,6 +119,7 @@ type trial struct {
 	clients []client
 	reqs    []request
 	free    []int32
+	srv     *server // the serving side; nil for server mode none (server.go)
 
 	requests int64 // requests started
 	maxQueue int   // most events ever scheduled at once
@@ -148,6 +149,7 @@ func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Tr
 	if t.store, t.owned, err = c.newStore(t.rng, &t.rec.KV); err != nil {
 		return measure.Trial{}, trialStats{}, err
 	}
+	t.srv = newServer(t)
 	t.clients = newClients(c.pops, c.nClients)
 	t.schedule()
 	var st trialStats
@@ -269,6 +271,8 @@ func (t *trial) step(e event) {
 		t.atOwner(e.idx)
 	case evDone:
 		t.done(e.idx)
+	default:
+		t.srv.step(t, e)
 	}
 }
 
@@ -292,6 +296,10 @@ func (t *trial) send(ci int32) {
 		owner, in, out := t.owned.Route(time.Duration(t.now), int(r.loc), r.plan.Keys[0])
 		r.owner, r.out = int32(owner), int64(out)
 		t.push(t.now+int64(in), evOwner, ri)
+		return
+	}
+	if t.srv != nil {
+		t.srv.arrive(t, ri)
 		return
 	}
 	t.read(ri)
@@ -335,6 +343,10 @@ func (t *trial) readDone(ri int32) {
 			version = r.versions[i]
 			break
 		}
+	}
+	if t.srv != nil {
+		t.srv.hold(t, ri, d, version)
+		return
 	}
 	w, lat, err := t.store.Write(time.Duration(t.now), int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, version)
 	if err != nil {
@@ -383,6 +395,9 @@ func (t *trial) record(r *request, d limiter.Decision) {
 // done completes request ri: its response has reached the client. A closed
 // loop thinks, then sends again.
 func (t *trial) done(ri int32) {
+	if t.srv != nil && t.srv.respond(t, ri) {
+		return
+	}
 	ci := t.reqs[ri].client
 	t.release(ri)
 	c := &t.clients[ci]

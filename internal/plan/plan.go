@@ -28,6 +28,8 @@ type Plan struct {
 	Token limiter.TokenSource
 	// Store is the store and every kind's parameters.
 	Store Store
+	// Server is the serving side in front of the store (mode none: none).
+	Server ServerParams
 	// Locations are the points of presence; populations and store
 	// parameters refer to them by index.
 	Locations []string
@@ -79,6 +81,9 @@ func compile(sc *scenario.Scenario) (*Plan, error) {
 		p.Locations = append(p.Locations, l.Name)
 	}
 	if p.Store, err = compileStore(sc); err != nil {
+		return nil, err
+	}
+	if p.Server, err = compileServer(sc); err != nil {
 		return nil, err
 	}
 	if p.Populations, p.Clients, err = compilePopulations(sc, p.Duration); err != nil {

@@ -22,6 +22,19 @@ const (
 	KindMemory        = "memory"
 )
 
+// Server modes (server.mode).
+const (
+	// ServerNone is no serving side: every request runs on its own, as the
+	// model did before server existed.
+	ServerNone = "none"
+	// ServerSingleThread is wrangler dev: one thread shared by the Worker's
+	// steps and its local store's operations (docs/serving-side.md).
+	ServerSingleThread = "single-thread"
+)
+
+// ServerModes lists every server mode, for validation and docs.
+var ServerModes = []string{ServerNone, ServerSingleThread}
+
 // StoreKinds lists every store kind, for validation and docs.
 var StoreKinds = []string{KindKV, KindDurableObject, KindPerLocation, KindMemory}
 
@@ -134,6 +147,24 @@ func DefaultDurableObjectRTT() Latency { return Lognormal(50*time.Millisecond, 2
 // file: counters cached on the machine); assumed lognormal median 1 ms,
 // p99 5 ms, so that races within one location still exist.
 func DefaultStoreLatency() Latency { return Lognormal(time.Millisecond, 5*time.Millisecond) }
+
+// DefaultServer returns the single-thread server's defaults. No CPU cost of
+// any step is published or in workerd's source (docs/serving-side.md,
+// section 8): these are assumptions, meant to be calibrated, scaled so that
+// one request costs 3 ms of thread time (the README's burst of 50 taking
+// ~100-300 ms). before_read folds the Worker's entry and the local KV's
+// SELECT (0.5 + 0.6 ms in the research's split), between the parse,
+// compare and the put down to its INSERT (0.3 + 1.0 ms), after_write the
+// commit turn and the response (0.6 ms). The wrangler proxy's thread is not
+// modelled: its cost goes into these. The round trip is loopback, ~0.1 ms
+// (assumption).
+func DefaultServer() Server {
+	return Server{Mode: ServerNone, CPU: ServerCPU{
+		BeforeRead: Constant(1100 * time.Microsecond),
+		Between:    Constant(1300 * time.Microsecond),
+		AfterWrite: Constant(600 * time.Microsecond),
+	}, RTT: Constant(100 * time.Microsecond)}
+}
 
 // DefaultKV returns the Workers KV model's parameters as published, with
 // the unpublished ones at their stated assumptions.
@@ -321,6 +352,37 @@ func (s *Scenario) SetDefaults() {
 	if s.Report.Headline == "" {
 		s.Report.Headline = measure.DefaultHeadline
 	}
+	s.setServerDefaults()
+}
+
+// onlyMode reports whether sv sets nothing but its mode.
+func (sv *Server) onlyMode() bool {
+	c := sv.CPU
+	return c.BeforeRead.IsZero() && c.Between.IsZero() && c.AfterWrite.IsZero() && sv.RTT.IsZero()
+}
+
+// setServerDefaults fills the server section. A section that says no more
+// than mode none is dropped, so that it hashes as a scenario without one; a
+// mode none with other fields is kept for Validate to reject.
+func (s *Scenario) setServerDefaults() {
+	sv := s.Server
+	if sv == nil {
+		return
+	}
+	if sv.Mode == "" {
+		sv.Mode = ServerNone
+	}
+	if sv.Mode == ServerNone {
+		if sv.onlyMode() {
+			s.Server = nil
+		}
+		return
+	}
+	d := DefaultServer()
+	fillLatency(&sv.CPU.BeforeRead, d.CPU.BeforeRead)
+	fillLatency(&sv.CPU.Between, d.CPU.Between)
+	fillLatency(&sv.CPU.AfterWrite, d.CPU.AfterWrite)
+	fillLatency(&sv.RTT, d.RTT)
 }
 
 // fillLatency sets *l to def when l is unset.
@@ -357,7 +419,7 @@ type DefaultEntry struct {
 // DefaultTable lists the defaults SetDefaults fills in, with their sources,
 // in the order docs/scenarios.md shows them.
 func DefaultTable() []DefaultEntry {
-	kv, do := DefaultKV(), DefaultDurableObject()
+	kv, do, sv := DefaultKV(), DefaultDurableObject(), DefaultServer()
 	const facts = "facts file (../shared/facts/cloudflare-kv.md)"
 	return []DefaultEntry{
 		{"trials", fmt.Sprint(DefaultTrials), "choice: p99 across trials rests on 2 trials"},
@@ -395,6 +457,11 @@ func DefaultTable() []DefaultEntry {
 		{"traffic.*.closed_loop", "concurrency 1, think 0s", "seed threat: one bot loop"},
 		{"live.duration", Duration(DefaultLiveDuration).String(), "choice: a short loopback attack"},
 		{"live.time_scale", "1", "choice: real-time latencies"},
+		{"server.mode", ServerNone, "choice: no serving side, the model as before server existed"},
+		{"server.cpu.before_read", sv.CPU.BeforeRead.String(), "assumption: unpublished; calibrate (docs/serving-side.md)"},
+		{"server.cpu.between", sv.CPU.Between.String(), "assumption: unpublished; calibrate (docs/serving-side.md)"},
+		{"server.cpu.after_write", sv.CPU.AfterWrite.String(), "assumption: unpublished; calibrate (docs/serving-side.md)"},
+		{"server.rtt", sv.RTT.String(), "assumption: a loopback round trip"},
 		{"report.headline", measure.DefaultHeadline, "choice: the most one key-window allowed, as a multiple of the limit"},
 	}
 }

@@ -38,6 +38,10 @@ type Scenario struct {
 	// Advise is what simulate -advise looks for: a budget and the design
 	// space to search.
 	Advise Advise `yaml:"advise,omitempty" json:"advise,omitempty"`
+	// Server is the serving side in front of the store: nil (or mode none)
+	// models none, as before it existed; the canonical form and hash of a
+	// scenario without it are unchanged.
+	Server *Server `yaml:"server,omitempty" json:"server,omitempty"`
 
 	// src is the text the scenario was decoded from, for With and Expand.
 	src *source
@@ -253,6 +257,29 @@ type Report struct {
 	// measure.Metrics, e.g. "interval.max"): the headline, the sweep table
 	// and the sweep figure lead with it. Default ratio.max.
 	Headline string `yaml:"headline" json:"headline"`
+}
+
+// Server is the serving side the simulator puts in front of the store: who
+// runs a request's steps and the store's operations, and when (see
+// docs/serving-side.md).
+type Server struct {
+	// Mode is none (no serving side: each request runs on its own) or
+	// single-thread (wrangler dev: one thread runs every request's steps and
+	// the local store's operations, taking new requests in batches).
+	Mode string `yaml:"mode" json:"mode"`
+	// CPU is the thread time of each step of a request.
+	CPU ServerCPU `yaml:"cpu" json:"cpu"`
+	// RTT is the client's round trip to the server, half each way.
+	RTT Latency `yaml:"rtt" json:"rtt"`
+}
+
+// ServerCPU is the thread time of each step of a request under mode
+// single-thread; the store's read takes effect at the end of BeforeRead and
+// its write at the end of Between.
+type ServerCPU struct {
+	BeforeRead Latency `yaml:"before_read" json:"before_read"` // up to and including the store's read
+	Between    Latency `yaml:"between" json:"between"`         // from the value read to the write taking effect
+	AfterWrite Latency `yaml:"after_write" json:"after_write"` // the response, after the write (or the denial)
 }
 
 // Duration is a time.Duration written with units in YAML: "250ms", "60s",

@@ -82,6 +82,9 @@ func (s *Scenario) Validate() error {
 	if _, err := measure.LookupMetric(s.Report.Headline); err != nil {
 		return errAt("report.headline", "%v", err)
 	}
+	if err := s.validateServer(); err != nil {
+		return err
+	}
 	lv := s.Live
 	if lv.Duration <= 0 {
 		return errAt("live.duration", "must be above 0, e.g. 10s")
@@ -91,6 +94,43 @@ func (s *Scenario) Validate() error {
 	}
 	if !(lv.TimeScale > 0) || math.IsInf(lv.TimeScale, 0) {
 		return errAt("live.time_scale", "%v is out of range: must be above 0 (1 is real time)", lv.TimeScale)
+	}
+	return nil
+}
+
+// validateServer checks the server section: its mode, that mode none sets
+// nothing else, that single-thread runs on the store it models, and the
+// latencies.
+func (s *Scenario) validateServer() error {
+	sv := s.Server
+	if sv == nil {
+		return nil
+	}
+	switch sv.Mode {
+	case ServerNone:
+		if !sv.onlyMode() {
+			return errAt("server", "sets cpu or rtt but server.mode is none: set mode: single-thread, or remove them")
+		}
+		return nil
+	case ServerSingleThread:
+	default:
+		return errAt("server.mode", "%q is unknown: use one of %s", sv.Mode, strings.Join(ServerModes, ", "))
+	}
+	if s.Store.Kind != KindMemory {
+		return errAt("server.mode", "single-thread models wrangler dev, whose local KV is linearizable: it runs on store.kind memory, not %s; set store.kind: memory", s.Store.Kind)
+	}
+	for _, c := range []struct {
+		path string
+		l    Latency
+	}{
+		{"server.cpu.before_read", sv.CPU.BeforeRead},
+		{"server.cpu.between", sv.CPU.Between},
+		{"server.cpu.after_write", sv.CPU.AfterWrite},
+		{"server.rtt", sv.RTT},
+	} {
+		if err := latency(c.path, c.l); err != nil {
+			return err
+		}
 	}
 	return nil
 }

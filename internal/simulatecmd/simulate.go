@@ -48,6 +48,9 @@ type config struct {
 	sets        []string
 	gates       cli.Gates
 	compare     string
+	force       bool        // -force: -compare even when scenario or mode differ
+	calibrate   string      // -calibrate: live summaries to fit, comma-separated
+	fit         string      // -fit: the paths to fit (default DefaultFit)
 	shard       *plan.Shard // -shard I/N: run one shard, write its file under out
 	merge       []string    // -merge: the shard files or folders to merge
 	sensitivity bool        // -sensitivity: the headline under the model's assumptions
@@ -95,6 +98,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs.Var((*cli.Sets)(&c.sets), "set", "override a scenario value, `path=value` (e.g. limiter.limit=10); repeatable")
 	c.gates.Register(fs)
 	fs.StringVar(&c.compare, "compare", "", "a live run's summary.json: predict for its scenario and report both side by side")
+	fs.StringVar(&c.calibrate, "calibrate", "", "fit the model's free parameters (-fit) to live runs' `S1.json[,S2.json...]` and write OUT/calibrated.yaml, with the fit per run and leave-one-out predictions")
+	fs.StringVar(&c.fit, "fit", "", "with -calibrate: the `PATH[=START][,...]` to fit, each a duration (default "+strings.Join(DefaultFit, ",")+")")
+	fs.BoolVar(&c.force, "force", false, "with -compare: predict even when the summary's scenario (name, hash) is not the one predicted, or its mode is not attack")
 	fs.Func("shard", "run shard `I/N` of the run's trials and write OUT/shard-I-of-N.json (merge them with -merge)", func(v string) error {
 		sp, err := plan.ParseShard(v)
 		c.shard = &sp
@@ -125,6 +131,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	}
 	if c.advise && (c.shard != nil || c.compare != "") {
 		return nil, fmt.Errorf("-advise does not go with -shard or -compare")
+	}
+	if c.calibrate != "" && (c.compare != "" || c.shard != nil) {
+		return nil, fmt.Errorf("-calibrate goes alone: not with -compare or -shard")
+	}
+	if c.fit != "" && c.calibrate == "" {
+		return nil, fmt.Errorf("-fit goes with -calibrate: give the live summaries to fit, e.g. -calibrate a.json,b.json")
 	}
 	if c.shard != nil && c.compare != "" {
 		return nil, fmt.Errorf("-shard and -compare do not go together: shard the prediction's run without -compare")
@@ -190,20 +202,33 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simulate:", err)
 		return ExitBadInput
 	}
+	if c.calibrate != "" {
+		return calibrateMain(c, stdout, stderr)
+	}
 	var measured *measure.Summary
 	if c.compare != "" {
 		if measured, err = readSummary(c.compare); err != nil {
 			fmt.Fprintln(stderr, "simulate:", err)
 			return ExitBadInput
 		}
+		if measured.Mode != "attack" && !c.force {
+			fmt.Fprintf(stderr, "simulate: -compare %s: its mode is %q, not attack: compare a live run's summary (attack writes one), or add -force\n", c.compare, measured.Mode)
+			return ExitBadInput
+		}
 		if c.file == "" && measured.Scenario.File != "" {
-			c.file = measured.Scenario.File
+			if c.file, err = resolveScenario(measured.Scenario.File, c.compare); err != nil {
+				fmt.Fprintln(stderr, "simulate:", err)
+				return ExitBadInput
+			}
 		}
 	}
-	sc, err := load(c, measured)
+	sc, notes, err := load(c, measured)
 	if err != nil {
 		fmt.Fprintln(stderr, "simulate:", err)
 		return ExitBadInput
+	}
+	for _, n := range notes {
+		fmt.Fprintln(stderr, "simulate: note:", n)
 	}
 	points, err := sc.Expand()
 	if err != nil {
@@ -280,13 +305,17 @@ func checkOut(out string) error {
 	}
 }
 
-// load reads the scenario: the file named, or the embedded default.
-func load(c *config, measured *measure.Summary) (*scenario.Scenario, error) {
-	sets := c.sets
+// load reads the scenario: the file named, or the embedded default. With
+// a measured summary it first checks that the scenario, with the live run's
+// own overrides, is the one the run ran (name and hash; -force skips it),
+// then applies -set, then the live profile the run reports (for what -set
+// does not name), and returns notes on what -set kept from the run.
+func load(c *config, measured *measure.Summary) (*scenario.Scenario, []string, error) {
+	var sets []string
 	if measured != nil {
-		// Predict for exactly what the live run ran: its overrides first,
-		// then the live profile (window, duration) it used.
-		sets = append(append([]string(nil), measured.Scenario.Params...), sets...)
+		sets = measured.Scenario.Params
+	} else {
+		sets = c.sets
 	}
 	var sc *scenario.Scenario
 	var err error
@@ -295,13 +324,90 @@ func load(c *config, measured *measure.Summary) (*scenario.Scenario, error) {
 	} else {
 		sc, err = scenario.LoadWithOverrides(c.file, sets)
 	}
+	if err != nil || measured == nil {
+		return sc, nil, err
+	}
+	var notes []string
+	if n, err := sameScenario(sc, measured, c.compare, c.force); err != nil {
+		return nil, nil, err
+	} else if n != "" {
+		notes = append(notes, n)
+	}
+	if len(c.sets) > 0 {
+		if sc, err = sc.With(c.sets...); err != nil {
+			return nil, nil, err
+		}
+	}
+	sc, more, err := measuredProfile(sc, measured, setPaths(c.sets))
+	return sc, append(notes, more...), err
+}
+
+// sameScenario checks that sc is the scenario the measured run ran: the same
+// name, and the same hash when the summary records one. A summary without a
+// hash (written by hand, or by an old attack) is checked by name, with a
+// note saying so.
+func sameScenario(sc *scenario.Scenario, measured *measure.Summary, path string, force bool) (string, error) {
+	m := measured.Scenario
+	name, hash := sc.Name, sc.Hash()
+	switch {
+	case force:
+		return "", nil
+	case m.Name != name:
+		return "", fmt.Errorf("-compare %s: the live run ran scenario %q, but the scenario predicted is %q (%s): give the run's scenario file as the argument, or add -force",
+			path, m.Name, name, describeSource(sc))
+	case m.Hash == "":
+		return fmt.Sprintf("%s records no scenario hash: only the scenario's name (%q) was checked", path, name), nil
+	case m.Hash != hash:
+		return "", fmt.Errorf("-compare %s: the live run ran scenario %q with hash %s, but the scenario predicted (%s, with the run's overrides %v) has hash %s: the file changed since the run, or is another file; give the file the run used, or add -force",
+			path, m.Name, m.Hash, describeSource(sc), m.Params, hash)
+	}
+	return "", nil
+}
+
+// describeSource names where a scenario was read from.
+func describeSource(sc *scenario.Scenario) string {
+	if f := sc.Source(); f != "" {
+		return f
+	}
+	return "the embedded default"
+}
+
+// resolveScenario finds the scenario file a summary names: as given, else
+// relative to the summary's folder or one of its parents (a summary under
+// reports/<scenario>/<time>/ names the file relative to where attack ran).
+func resolveScenario(file, summaryPath string) (string, error) {
+	if _, err := os.Stat(file); err == nil || filepath.IsAbs(file) {
+		return file, nil
+	}
+	tried := []string{file}
+	dir, err := filepath.Abs(filepath.Dir(summaryPath))
 	if err != nil {
-		return nil, err
+		return "", fmt.Errorf("-compare %s: %v", summaryPath, err)
 	}
-	if measured != nil {
-		return measuredProfile(sc, measured)
+	for {
+		p := filepath.Join(dir, file)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		tried = append(tried, p)
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
 	}
-	return sc, nil
+	return "", fmt.Errorf("-compare %s: the live run's scenario %s is not found (tried %s): give the scenario file as the argument",
+		summaryPath, file, strings.Join(tried[:min(len(tried), 4)], ", "))
+}
+
+// setPaths returns the paths -set names.
+func setPaths(sets []string) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range sets {
+		p, _, _ := strings.Cut(s, "=")
+		out[strings.TrimSpace(p)] = true
+	}
+	return out
 }
 
 // measuredProfile is the scenario as the live run that wrote measured ran
@@ -310,34 +416,51 @@ func load(c *config, measured *measure.Summary) (*scenario.Scenario, error) {
 // really ran (a run stopped early covers less). compilePoint then compiles
 // it as a live run (plan.CompileLive), with the same time scale the live
 // store played.
-func measuredProfile(sc *scenario.Scenario, measured *measure.Summary) (*scenario.Scenario, error) {
-	var sets []string
+//
+// A path the user set with -set (in user) is kept as given, with a note
+// when the run reports another value.
+func measuredProfile(sc *scenario.Scenario, measured *measure.Summary, user map[string]bool) (*scenario.Scenario, []string, error) {
+	var sets, notes []string
+	add := func(path, value string, current string) {
+		if user[path] || path == "live.window" && user["limiter.window"] {
+			if current != value {
+				notes = append(notes, fmt.Sprintf("-set %s kept: the live run had %s=%s", path, path, value))
+			}
+			return
+		}
+		sets = append(sets, path+"="+value)
+	}
 	if l := measured.Limiter; l.Limit > 0 && l.WindowSecs > 0 {
-		sets = append(sets, fmt.Sprintf("limiter.limit=%d", l.Limit),
-			"live.window="+scenario.Duration(time.Duration(l.WindowSecs*float64(time.Second)).Round(time.Millisecond)).String())
+		add("limiter.limit", fmt.Sprint(l.Limit), fmt.Sprint(sc.Limiter.Limit))
+		w := sc.Live.Window
+		if w == 0 {
+			w = sc.Limiter.Window
+		}
+		add("live.window", scenario.Duration(time.Duration(l.WindowSecs*float64(time.Second)).Round(time.Millisecond)).String(), w.String())
 	}
 	if kind, ok := plan.LiveStore(measured.Limiter.Store).Models(); ok {
-		sets = append(sets, "store.kind="+kind.String())
+		add("store.kind", kind.String(), sc.Store.Kind)
 	}
 	out := sc
 	if len(sets) > 0 {
 		var err error
 		if out, err = sc.With(sets...); err != nil {
-			return nil, fmt.Errorf("-compare: the measured run's settings do not fit the scenario: %w", err)
+			return nil, nil, fmt.Errorf("-compare: the measured run's settings do not fit the scenario: %w", err)
 		}
 	}
 	// The run may have been shorter than planned (interrupted, -duration):
-	// predict that long, with the populations that had started by then.
-	if lv := measured.Live; lv != nil && lv.DurationSecs > 0 {
+	// predict that long, with the populations that had started by then,
+	// unless -set live.duration says how long.
+	if lv := measured.Live; lv != nil && lv.DurationSecs > 0 && !user["live.duration"] {
 		d := max(time.Duration(lv.DurationSecs*float64(time.Second)).Round(time.Millisecond), time.Millisecond)
 		if d < out.Live.Duration.D() {
 			out = shortened(out, d)
 			if len(out.Traffic) == 0 {
-				return nil, fmt.Errorf("-compare: the measured run lasted %v, before any population of the scenario started: there is nothing to predict", d)
+				return nil, nil, fmt.Errorf("-compare: the measured run lasted %v, before any population of the scenario started: there is nothing to predict", d)
 			}
 		}
 	}
-	return out, nil
+	return out, notes, nil
 }
 
 // shortened returns a copy of sc that lasts d, without the populations
@@ -539,6 +662,10 @@ func ref(sc *scenario.Scenario) measure.ScenarioRef {
 // The summary is printed before the report is written, so that a report
 // that cannot be written (a full disk, a bad -out) loses nothing measured.
 func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measure.Summary, stdout, stderr io.Writer) int {
+	if measured != nil && len(s.Points) == 0 {
+		cmp := measure.Compare(&s, measured)
+		s.Comparison = &cmp
+	}
 	if c.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -549,6 +676,8 @@ func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measu
 	} else if err := measure.WriteText(stdout, &s); err != nil {
 		fmt.Fprintln(stderr, "simulate:", err)
 		return ExitFailure
+	} else if s.Comparison != nil {
+		writeComparison(stdout, s.Comparison)
 	}
 	if !c.noReport {
 		opts := report.Options{Compare: measured, Traffic: s.Scenario.Traffic}
@@ -580,4 +709,20 @@ func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measu
 		return ExitThreshold
 	}
 	return ExitOK
+}
+
+// writeComparison prints the prediction against the measurement and the
+// verdict.
+func writeComparison(w io.Writer, c *measure.Comparison) {
+	what := "the live run"
+	if c.Repeats > 1 {
+		what = fmt.Sprintf("the median of %d live runs", c.Repeats)
+	}
+	verdict := "INSIDE"
+	if !c.InsideBand {
+		verdict = "OUTSIDE"
+	}
+	fmt.Fprintf(w, "\ncompared: measured max ratio %.3g (%s, %d key-windows)\n", c.MeasuredMaxRatio, what, c.KeyWindows)
+	fmt.Fprintf(w, "          predicted median %.3g, 95%% of trials in [%.3g, %.3g]\n", c.PredictedMedian, c.PredictedBand[0], c.PredictedBand[1])
+	fmt.Fprintf(w, "verdict:  %s the predicted band; relative error %.1f%%\n", verdict, 100*c.RelativeError)
 }

@@ -214,7 +214,7 @@ func TestReportFailureKeepsTheSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := load(c, nil)
+	sc, _, err := load(c, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func TestComparePredictsWithTheLiveLatencies(t *testing.T) {
 	// What a live run of the scenario on the built-in memory store reports.
 	measured := &measure.Summary{Limiter: measure.LimiterRef{Limit: 5, WindowSecs: 10, Store: string(plan.LiveMemory)},
 		Live: &measure.Live{DurationSecs: 5}}
-	profile, err := measuredProfile(sc, measured)
+	profile, _, err := measuredProfile(sc, measured, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

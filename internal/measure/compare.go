@@ -1,0 +1,115 @@
+package measure
+
+import (
+	"math"
+	"slices"
+)
+
+// Comparison is a prediction held against a live measurement (simulate
+// -compare): is what was measured inside the band the model's trials say a
+// single live run falls in, and how far is it from their median.
+type Comparison struct {
+	// InsideBand is whether MeasuredMaxRatio lies in PredictedBand.
+	InsideBand bool `json:"inside_band"`
+	// MeasuredMaxRatio is the live run's max ratio (allowed / limit in its
+	// worst key-window); with repeats, the median over them.
+	MeasuredMaxRatio float64 `json:"measured_max_ratio"`
+	// Repeats is how many live runs MeasuredMaxRatio is the median of.
+	Repeats int `json:"repeats"`
+	// PredictedBand is [lo, hi]: the central 95% of the trials' max ratios.
+	PredictedBand [2]float64 `json:"predicted_band"`
+	// PredictedMedian is the median of the trials' max ratios.
+	PredictedMedian float64 `json:"predicted_median"`
+	// RelativeError is |measured - predicted median| / measured (0 when
+	// nothing was measured).
+	RelativeError float64 `json:"relative_error"`
+	// KeyWindows is how many key-windows the live run observed.
+	KeyWindows int64 `json:"key_windows"`
+}
+
+// Compare holds predicted (a simulate summary) against measured (an attack
+// summary, possibly with repeats).
+func Compare(predicted, measured *Summary) Comparison {
+	c := Comparison{MeasuredMaxRatio: measured.Overshoot.Ratio.Max, Repeats: 1, KeyWindows: measured.Overshoot.KeyWindows}
+	if r := measured.Repeats; r != nil && len(r.Runs) > 0 {
+		c.MeasuredMaxRatio, c.Repeats = r.MaxRatio.Median, len(r.Runs)
+	}
+	pt := predicted.Overshoot.PerTrial
+	c.PredictedBand = [2]float64{pt.MaxRatio.Lo, pt.MaxRatio.Hi}
+	c.PredictedMedian = Median(pt.MaxRatios)
+	if len(pt.MaxRatios) == 0 {
+		c.PredictedMedian = pt.MaxRatio.Mean
+	}
+	c.InsideBand = c.MeasuredMaxRatio >= c.PredictedBand[0] && c.MeasuredMaxRatio <= c.PredictedBand[1]
+	if c.MeasuredMaxRatio > 0 {
+		c.RelativeError = math.Abs(c.MeasuredMaxRatio-c.PredictedMedian) / c.MeasuredMaxRatio
+	}
+	return c
+}
+
+// Median returns the median of xs (the mean of the middle two for an even
+// count), or 0 for none. xs is not changed.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Repeats is what attack -repeat N measured: each run's numbers, and over
+// the runs the median and spread of each, so that a prediction is held
+// against a distribution rather than one noisy sample.
+type Repeats struct {
+	// Runs are the runs in the order they ran.
+	Runs []RepeatRun `json:"runs"`
+	// MaxRatio, Allowed, LatencyP50Ms and LatencyP99Ms summarise the runs'
+	// values of the same name.
+	MaxRatio     Spread `json:"max_ratio"`
+	Allowed      Spread `json:"allowed"`
+	LatencyP50Ms Spread `json:"latency_p50_ms"`
+	LatencyP99Ms Spread `json:"latency_p99_ms"`
+}
+
+// RepeatRun is one run of a repeated attack.
+type RepeatRun struct {
+	RunID        string  `json:"run_id"`
+	MaxRatio     float64 `json:"max_ratio"`
+	Allowed      int64   `json:"allowed"`
+	MaxAllowed   int64   `json:"max_allowed"`
+	LatencyP50Ms float64 `json:"latency_p50_ms"`
+	LatencyP99Ms float64 `json:"latency_p99_ms"`
+	Complete     bool    `json:"complete"`
+}
+
+// Spread is a value's median, least and most over repeated runs.
+type Spread struct {
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+}
+
+// SpreadOf returns the median, least and most of xs.
+func SpreadOf(xs []float64) Spread {
+	if len(xs) == 0 {
+		return Spread{}
+	}
+	return Spread{Median: Median(xs), Min: slices.Min(xs), Max: slices.Max(xs)}
+}
+
+// NewRepeats summarises runs.
+func NewRepeats(runs []RepeatRun) *Repeats {
+	r := &Repeats{Runs: runs}
+	var mr, al, p50, p99 []float64
+	for _, x := range runs {
+		mr, al = append(mr, x.MaxRatio), append(al, float64(x.Allowed))
+		p50, p99 = append(p50, x.LatencyP50Ms), append(p99, x.LatencyP99Ms)
+	}
+	r.MaxRatio, r.Allowed, r.LatencyP50Ms, r.LatencyP99Ms = SpreadOf(mr), SpreadOf(al), SpreadOf(p50), SpreadOf(p99)
+	return r
+}

@@ -1,0 +1,239 @@
+package model
+
+import (
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/plan"
+)
+
+// The serving side (scenario server, plan.ServerParams). Mode none has no
+// server: requests run as sim.go runs them. Mode single-thread is wrangler
+// dev (docs/serving-side.md): one thread runs every request's steps and the
+// local store's operations.
+//
+// A request reaches the server half its round trip after it is sent and
+// waits in the inbox. When the thread's ready queue is empty, the whole
+// inbox joins it in arrival order (kj polls sockets only when no in-process
+// work is ready): that is a batch. The thread serves the ready queue in
+// order, one step at a time for that step's CPU draw; after each step the
+// request goes to the back of the queue (it awaited the store):
+//
+//	before_read  ends with the store's read (the value is read then)
+//	between      ends with the write: committed, visible to every later read
+//	after_write  ends with the response leaving; the client has it half a
+//	             round trip later
+//
+// A request that writes nothing (denied, or a failed read) goes from its
+// read to after_write. The store's own latency is not used: its work is the
+// thread's.
+
+// Server event kinds, after sim.go's.
+const (
+	evArrive uint8 = 64 + iota // a request reaches the server (idx: request)
+	evKick                     // the thread looks for its next step (idx unused)
+	evStep                     // the thread finishes a request's step (idx: request)
+)
+
+// The step a request waits for or is in.
+const (
+	phIdle    uint8 = iota // not at the server, or its response is on the way back
+	phRead                 // before_read
+	phWrite                // between
+	phRespond              // after_write
+	phBack                 // the response is on its way to the client
+)
+
+// srvReq is the server's state of one request slot.
+type srvReq struct {
+	phase   uint8
+	back    int64            // the way back: the round trip's second half
+	d       limiter.Decision // held between the read and the write
+	version uint64           // the version the write replaces
+}
+
+// server is one trial's single thread.
+type server struct {
+	p      *plan.ServerParams
+	busy   bool // a step is running
+	kicked bool // an evKick is scheduled
+	inbox  fifo
+	ready  fifo
+	reqs   []srvReq
+
+	// Batches and BatchedRequests count the batches taken and their
+	// requests, for tests.
+	batches, batched int64
+}
+
+// fifo is a first-in first-out queue of request slots.
+type fifo struct {
+	q    []int32
+	head int
+}
+
+func (f *fifo) push(ri int32) { f.q = append(f.q, ri) }
+func (f *fifo) len() int      { return len(f.q) - f.head }
+func (f *fifo) pop() int32 {
+	ri := f.q[f.head]
+	if f.head++; f.head == len(f.q) {
+		f.q, f.head = f.q[:0], 0
+	}
+	return ri
+}
+
+// newServer returns trial t's server, or nil for mode none. Under a
+// server the store's reads take effect when called and return at once.
+func newServer(t *trial) *server {
+	p := &t.c.plan.Server
+	if p.Mode == plan.ServerNone {
+		return nil
+	}
+	t.store = onThread{t.store}
+	return &server{p: p}
+}
+
+// onThread is a store whose operations run on the server's thread: the
+// thread's steps account for their time, so they return at once.
+type onThread struct{ Store }
+
+// Read implements Store.
+func (o onThread) Read(now time.Duration, loc, dom int, key string) ReadResult {
+	r := o.Store.Read(now, loc, dom, key)
+	r.Latency = 0
+	return r
+}
+
+// state returns ri's server state, growing the table as requests are.
+func (s *server) state(ri int32) *srvReq {
+	for int(ri) >= len(s.reqs) {
+		s.reqs = append(s.reqs, srvReq{})
+	}
+	return &s.reqs[ri]
+}
+
+// arrive sends request ri to the server: it arrives after half a round
+// trip (sim.go's send calls it instead of reading).
+func (s *server) arrive(t *trial, ri int32) {
+	st := s.state(ri)
+	rtt := int64(s.p.RTT.Sample(t.rng))
+	there := rtt / 2
+	st.phase, st.back = phRead, rtt-there
+	if there == 0 {
+		s.enter(t, ri)
+		return
+	}
+	t.push(t.now+there, evArrive, ri)
+}
+
+// enter puts request ri in the inbox.
+func (s *server) enter(t *trial, ri int32) {
+	s.inbox.push(ri)
+	s.wake(t)
+}
+
+// wake schedules a look for work now, unless the thread is busy or one is
+// already scheduled. Running it as an event lets everything else at this
+// instant (arrivals, a read's result) happen first.
+func (s *server) wake(t *trial) {
+	if !s.busy && !s.kicked {
+		s.kicked = true
+		t.push(t.now, evKick, 0)
+	}
+}
+
+// hold keeps request ri's decision and the version it replaces until its
+// between step ends (sim.go's readDone calls it instead of writing).
+func (s *server) hold(t *trial, ri int32, d limiter.Decision, version uint64) {
+	st := s.state(ri)
+	st.phase, st.d, st.version = phWrite, d, version
+	s.ready.push(ri)
+	s.wake(t)
+}
+
+// respond is called where request ri would be done. It queues the
+// response step and reports true, or, when the response has reached the
+// client, resets ri and reports false so that done proceeds.
+func (s *server) respond(t *trial, ri int32) bool {
+	st := s.state(ri)
+	if st.phase == phBack {
+		st.phase = phIdle
+		return false
+	}
+	st.phase = phRespond
+	s.ready.push(ri)
+	s.wake(t)
+	return true
+}
+
+// step runs a server event.
+func (s *server) step(t *trial, e event) {
+	switch e.kind {
+	case evArrive:
+		s.enter(t, e.idx)
+	case evKick:
+		s.kicked = false
+		s.next(t)
+	case evStep:
+		s.busy = false
+		s.finish(t, e.idx)
+	}
+}
+
+// next starts the thread's next step, taking the inbox as one batch when
+// the ready queue is empty.
+func (s *server) next(t *trial) {
+	if s.busy {
+		return
+	}
+	if s.ready.len() == 0 && s.inbox.len() > 0 {
+		s.batches++
+		s.batched += int64(s.inbox.len())
+		for s.inbox.len() > 0 {
+			s.ready.push(s.inbox.pop())
+		}
+	}
+	if s.ready.len() == 0 {
+		return
+	}
+	ri := s.ready.pop()
+	var cpu time.Duration
+	switch s.reqs[ri].phase {
+	case phRead:
+		cpu = s.p.BeforeRead.Sample(t.rng)
+	case phWrite:
+		cpu = s.p.Between.Sample(t.rng)
+	default:
+		cpu = s.p.AfterWrite.Sample(t.rng)
+	}
+	s.busy = true
+	t.push(t.now+int64(cpu), evStep, ri)
+}
+
+// finish ends request ri's step: the read, the write or the response.
+// Every path but the response's ends in hold or respond, which wake the
+// thread.
+func (s *server) finish(t *trial, ri int32) {
+	st := &s.reqs[ri]
+	switch st.phase {
+	case phRead:
+		t.read(ri)
+	case phWrite:
+		r := &t.reqs[ri]
+		d := st.d
+		st.d = limiter.Decision{}
+		now := time.Duration(t.now)
+		w, _, err := t.store.Write(now, int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, st.version)
+		if err != nil {
+			t.record(r, t.c.lim.Failed(r.plan, err))
+		} else {
+			t.store.Commit(now, w)
+			t.record(r, d)
+		}
+		t.done(ri)
+	default:
+		st.phase = phBack
+		t.push(t.now+st.back, evDone, ri)
+		s.wake(t)
+	}
+}

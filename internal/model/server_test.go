@@ -1,0 +1,95 @@
+package model
+
+import (
+	"testing"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+// singleThread puts sc behind one thread with constant steps (ms) and round
+// trip rtt (ms).
+func singleThread(sc *scenario.Scenario, before, between, after, rtt float64) *scenario.Scenario {
+	sc.Server = &scenario.Server{Mode: scenario.ServerSingleThread,
+		CPU: scenario.ServerCPU{BeforeRead: ms(before), Between: ms(between), AfterWrite: ms(after)}, RTT: ms(rtt)}
+	return sc
+}
+
+// TestOracleSingleThread checks the single-thread server against answers
+// derived by hand, in each case's comment, from the rules in server.go's
+// doc; the code was not run to get them. The store's own latency (5 ms)
+// must play no part: the thread's steps are the store's work.
+func TestOracleSingleThread(t *testing.T) {
+	spread := func(p scenario.Population, d time.Duration) scenario.Population {
+		p.Burst.Spread = dur(d)
+		return p
+	}
+	tests := []struct {
+		name                       string
+		sc                         *scenario.Scenario
+		requests, allowed          int64
+		reads, writes, lostUpdates int64
+	}{
+		// C = 8 at once, limit 3, steps 1, 2, 0.5 ms, no round trip. The
+		// eight arrive together: one batch. The thread runs the eight
+		// before_read steps first (reads at 1..8 ms, all "missing"), then
+		// the first between step: exactly 8 reads before the first write
+		// (at 10 ms). All 8 allowed (ratio 8/3); the first commit replaces
+		// nothing, the 7 others a version their writer never read.
+		{"eight at once", singleThread(memoryScenario(3, time.Hour, ms(5), time.Minute, burst(bot("bot"), 8, 0, 0)), 1, 2, 0.5, 0),
+			8, 8, 8, 8, 7},
+		// Six spread over 1.8 ms (one every 0.3 ms), limit 2, steps 1 ms
+		// each, no round trip. The first finds the thread idle: a batch of
+		// one. It reads at 1 ms; its between step is queued before the
+		// thread looks at the inbox, so it writes "1" at 2 ms and answers
+		// at 3 ms. The five others (arrived at 0.3..1.5 ms) then enter as
+		// one batch, read "1" at 4..8 ms (1 < 2: allowed) and write "2":
+		// 6 allowed, 4 lost updates.
+		{"one then five", singleThread(memoryScenario(2, time.Hour, ms(5), time.Minute, spread(burst(bot("bot"), 6, 0, 0), 1800*time.Microsecond)), 1, 1, 1, 0),
+			6, 6, 6, 6, 4},
+		// One closed loop, limit 5 per hour, steps 1 ms, round trip 1 ms,
+		// 100 ms. An allowed request takes 0.5 + 3 + 0.5 = 4 ms (sent at 0,
+		// 4, 8, 12, 16 ms); a denied one skips between: 3 ms (sent at
+		// 20 + 3k ms, decided at its read, 1.5 ms after sending). Decided
+		// before 100 ms: 21.5 + 3k < 100, k <= 26: 27 denied. 32 requests,
+		// 32 reads, 5 writes, nothing lost.
+		{"closed loop", singleThread(memoryScenario(5, time.Hour, ms(5), 100*time.Millisecond, closedLoop(bot("bot"), 1, ms(0))), 1, 1, 1, 1),
+			32, 5, 32, 5, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			trials, err := RunTrials(planOf(t, tc.sc), Options{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := trials[0]
+			if tr.Totals.Requests != tc.requests || tr.Totals.Allowed != tc.allowed {
+				t.Errorf("allowed %d of %d, want %d of %d", tr.Totals.Allowed, tr.Totals.Requests, tc.allowed, tc.requests)
+			}
+			if tr.KV.Reads != tc.reads || tr.KV.Writes != tc.writes || tr.KV.LostUpdates != tc.lostUpdates {
+				t.Errorf("kv = %d reads, %d writes, %d lost; want %d, %d, %d", tr.KV.Reads, tr.KV.Writes, tr.KV.LostUpdates, tc.reads, tc.writes, tc.lostUpdates)
+			}
+		})
+	}
+}
+
+// TestSingleThreadBetweenBounds checks the two limits docs/serving-side.md
+// states: a closed loop of C on one thread lets through between the limit
+// and C times it in its first window, and a larger C never fewer in the
+// first batch than a smaller one.
+func TestSingleThreadBetweenBounds(t *testing.T) {
+	for _, c := range []int{1, 2, 8, 32} {
+		sc := singleThread(memoryScenario(5, time.Hour, ms(1), 2*time.Second, closedLoop(bot("bot"), c, ms(0))), 0.5, 0.5, 0.5, 0.1)
+		trials, err := RunTrials(planOf(t, sc), Options{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := trials[0].Totals.Allowed
+		if a < 5 || a > int64(5*c) {
+			t.Errorf("C=%d: allowed %d, want between 5 and %d", c, a, 5*c)
+		}
+		if c == 1 && a != 5 {
+			t.Errorf("C=1: allowed %d, want exactly the limit 5", a)
+		}
+	}
+}

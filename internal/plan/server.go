@@ -1,0 +1,68 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+// ServerMode is the serving side the model puts in front of the store
+// (scenario server.mode).
+type ServerMode uint8
+
+// The server modes.
+const (
+	// ServerNone is no serving side: each request runs on its own.
+	ServerNone ServerMode = iota
+	// ServerSingleThread is wrangler dev: one thread runs every request's
+	// steps and the local store's operations.
+	ServerSingleThread
+)
+
+// String returns the mode's scenario name (server.mode).
+func (m ServerMode) String() string {
+	switch m {
+	case ServerNone:
+		return scenario.ServerNone
+	case ServerSingleThread:
+		return scenario.ServerSingleThread
+	}
+	return fmt.Sprintf("ServerMode(%d)", uint8(m))
+}
+
+// ServerParams is the serving side, compiled: the mode and, for
+// single-thread, the thread time of each step of a request and the client's
+// round trip, ready to sample. The zero value is mode none. A live run keeps
+// these unscaled: live.time_scale divides store latencies only.
+type ServerParams struct {
+	Mode ServerMode
+	// BeforeRead runs up to and including the store's read, Between from
+	// the value read to the write, AfterWrite the response.
+	BeforeRead, Between, AfterWrite Dist
+	// RTT is the client's round trip, half each way.
+	RTT Dist
+}
+
+// compileServer compiles a validated scenario's server section.
+func compileServer(sc *scenario.Scenario) (ServerParams, error) {
+	sv := sc.Server
+	if sv == nil || sv.Mode == scenario.ServerNone {
+		return ServerParams{}, nil
+	}
+	if sv.Mode != scenario.ServerSingleThread {
+		return ServerParams{}, fmt.Errorf("server.mode %q is unknown: use one of %v", sv.Mode, scenario.ServerModes)
+	}
+	out := ServerParams{Mode: ServerSingleThread}
+	for _, d := range []struct {
+		path string
+		l    scenario.Latency
+		to   *Dist
+	}{{"server.cpu.before_read", sv.CPU.BeforeRead, &out.BeforeRead}, {"server.cpu.between", sv.CPU.Between, &out.Between},
+		{"server.cpu.after_write", sv.CPU.AfterWrite, &out.AfterWrite}, {"server.rtt", sv.RTT, &out.RTT}} {
+		var err error
+		if *d.to, err = NewDist(d.l); err != nil {
+			return ServerParams{}, fmt.Errorf("%s: %v", d.path, err)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,132 @@
+package simulatecmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/model"
+	"github.com/overshoot-dev/overshoot/internal/plan"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+// calibrateScenario is a wrangler-dev-like scenario: memory store behind
+// one thread.
+const calibrateScenario = `name: cal
+limiter: {limit: 5, window: 10s}
+store: {kind: memory}
+server: {mode: single-thread}
+traffic:
+  - name: bot
+    closed_loop: {concurrency: 1}
+live: {duration: 1s}
+`
+
+// syntheticRun writes a summary as attack would have for the scenario at
+// scPath with sets, whose max ratio is the model's own median at truth (a
+// -set): a live run the model can explain exactly.
+func syntheticRun(t *testing.T, dir, scPath string, truth string, sets ...string) string {
+	t.Helper()
+	sc, err := scenario.LoadWithOverrides(scPath, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tsc, err := sc.With(truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := plan.CompileLive(tsc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials, err := model.RunTrials(pl, model.Options{Seed: 7, Trials: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := measure.Summarize(model.Base(pl, 7), 5, trials)
+	m := measure.Summary{Schema: measure.SchemaVersion, Mode: "attack", Complete: true, Trials: 1,
+		Scenario:  measure.ScenarioRef{Name: sc.Name, File: scPath, Hash: sc.Hash(), Params: sc.Overrides()},
+		Limiter:   measure.LimiterRef{Algorithm: "fixed-window", Limit: 5, Window: "10s", WindowSecs: 10, Store: "memory", ErrorPolicy: "fail-open"},
+		Overshoot: measure.Overshoot{KeyWindows: 1, Ratio: measure.Stats{N: 1, Max: measure.Median(s.Overshoot.PerTrial.MaxRatios)}},
+		Live:      &measure.Live{DurationSecs: 1}}
+	b, _ := json.Marshal(m)
+	out := filepath.Join(dir, fmt.Sprintf("run-%x.json", sc.Hash()))
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestCalibrate fits server.rtt to two synthetic runs (C = 2 and 8, made
+// by the model at rtt = 20ms) from a start of 1 ms. It checks what a fit
+// must do whatever the search's path: the same output twice (seeded,
+// deterministic), a loss below the start's, a
+// calibrated.yaml that loads and holds the printed value, and a
+// leave-one-out section.
+func TestCalibrate(t *testing.T) {
+	dir := t.TempDir()
+	scPath := filepath.Join(dir, "cal.yaml")
+	os.WriteFile(scPath, []byte(calibrateScenario), 0o644)
+	a := syntheticRun(t, dir, scPath, "server.rtt=20ms", "traffic.bot.closed_loop.concurrency=2")
+	b := syntheticRun(t, dir, scPath, "server.rtt=20ms", "traffic.bot.closed_loop.concurrency=8")
+	args := []string{"-calibrate", a + "," + b, "-fit", "server.rtt=1ms", "-trials", "9", "-seed", "7", "-out", filepath.Join(dir, "out")}
+	code, first, stderr := runMain(t, args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, second, _ := runMain(t, args...)
+	if code != ExitOK || second != first {
+		t.Errorf("second run differs (exit %d):\n%s\n---\n%s", code, first, second)
+	}
+	for _, want := range []string{"server.rtt", "fit per run", "leave-one-out", "calibrated.yaml"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("output does not say %q:\n%s", want, first)
+		}
+	}
+	sc, err := scenario.Load(filepath.Join(dir, "out", CalibratedFile))
+	if err != nil {
+		t.Fatalf("calibrated.yaml does not load: %v", err)
+	}
+	got := sc.Server.RTT.String()
+	if !strings.Contains(first, "server.rtt                 "+got) {
+		t.Errorf("calibrated.yaml holds rtt %s, not the printed value:\n%s", got, first)
+	}
+
+	// The loss at the fit is no higher than at the start.
+	runs, params, err := calibrateInputs(&config{calibrate: a + "," + b, fit: "server.rtt=1ms"}, &strings.Builder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fitter{runs: runs, params: params, trials: 9, seed: 7}
+	x, lossFit, err := f.fit(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lossStart, err := f.loss([]float64{0}) // ln 1 ms
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(lossFit < lossStart) {
+		t.Errorf("loss at the fit (%v, rtt %v) is not below the start's (%v)", lossFit, toDur(x[0]), lossStart)
+	}
+	t.Logf("rtt fitted %v (truth 20ms), loss %v from %v", toDur(x[0]), lossFit, lossStart)
+}
+
+// TestNelderMead checks the search on a bowl with a known minimum.
+func TestNelderMead(t *testing.T) {
+	x, v := nelderMead(func(x []float64) float64 { return (x[0]-1)*(x[0]-1) + 4*(x[1]+2)*(x[1]+2) }, []float64{0, 0}, 0.5, 400, 1e-12)
+	if v > 1e-6 || abs(x[0]-1) > 1e-3 || abs(x[1]+2) > 1e-3 {
+		t.Errorf("minimum at %v (%v), want (1, -2)", x, v)
+	}
+}
+
+func abs(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}
