@@ -211,6 +211,31 @@ func (l *Limiter) Plan(now time.Time, caller string) Plan {
 	return p
 }
 
+// Keys remembers the keys of one caller's latest plan, so that a driver
+// that plans many requests of one caller within a window (the simulator
+// keeps one per client) builds each key once per window instead of once per
+// request. The zero value is empty and ready to use. A Keys is not safe for
+// concurrent use.
+type Keys struct {
+	caller string
+	window int64
+	keys   [2]string
+	nKeys  int
+}
+
+// PlanWith returns Plan(now, caller), reusing the keys k holds when k last
+// planned for the same caller in the same window, and keeping the new keys
+// in k otherwise.
+func (l *Limiter) PlanWith(k *Keys, now time.Time, caller string) Plan {
+	w := l.WindowID(now)
+	if k.nKeys == 0 || k.window != w || k.caller != caller {
+		p := l.Plan(now, caller)
+		k.caller, k.window, k.keys, k.nKeys = caller, w, p.Keys, p.NKeys
+		return p
+	}
+	return Plan{Keys: k.keys, NKeys: k.nKeys, Window: w, Now: now}
+}
+
 // windowKey builds rl:<name>:<caller>:<window> with a single allocation.
 func (l *Limiter) windowKey(caller string, w int64) string {
 	var num [20]byte

@@ -77,5 +77,9 @@ func (q *queue) pop() event {
 	return top
 }
 
+// top returns the earliest event without removing it; the queue must not
+// be empty.
+func (q *queue) top() *event { return &q.ev[0] }
+
 // len returns the number of scheduled events.
 func (q *queue) len() int { return len(q.ev) }

@@ -120,6 +120,10 @@ type trial struct {
 	reqs    []request
 	free    []int32
 
+	i        int // the trial's number
+	st       trialStats
+	last     int64 // the latest event's time
+	same     int   // how many events ran at last
 	requests int64 // requests started
 	maxQueue int   // most events ever scheduled at once
 	maxReqs  int   // most requests ever in flight
@@ -141,33 +145,52 @@ var stuckLimit = 1 << 20
 
 // runTrial runs trial i of a run with seed and returns its results.
 func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Trial, trialStats, error) {
-	t := &trial{c: c, rng: TrialRand(seed, i)}
+	t, err := c.newTrial(seed, i)
+	if err != nil {
+		return measure.Trial{}, trialStats{}, err
+	}
+	if _, err := t.run(ctx, -1); err != nil {
+		return measure.Trial{}, t.st, err
+	}
+	t.st.Requests, t.st.MaxQueue, t.st.MaxInFlight = t.requests, t.maxQueue, t.maxReqs
+	return t.rec.Finish(time.Duration(c.end)), t.st, nil
+}
+
+// newTrial prepares trial i of a run with seed, its first events
+// scheduled.
+func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
+	t := &trial{c: c, i: i, rng: TrialRand(seed, i), last: -1}
 	t.rec = measure.NewRecorder(measure.Config{Limit: c.lim.Config().Limit, Window: c.lim.Config().Window,
 		Start: c.start, Populations: c.mpops})
 	var err error
 	if t.store, t.owned, err = c.newStore(t.rng, &t.rec.KV); err != nil {
-		return measure.Trial{}, trialStats{}, err
+		return nil, err
 	}
 	t.clients = newClients(c.pops, c.nClients)
 	t.schedule()
-	var st trialStats
-	last, same := int64(-1), 0
-	for t.q.len() > 0 {
-		e := t.q.pop()
-		if e.at >= c.end {
-			break
+	return t, nil
+}
+
+// run runs up to n events (all of them when n < 0) and reports whether
+// the trial has ended: no event is left before its end.
+func (t *trial) run(ctx context.Context, n int64) (bool, error) {
+	c := t.c
+	for ; n != 0; n-- {
+		if t.q.len() == 0 || t.q.top().at >= c.end {
+			return true, nil
 		}
-		st.Events++
-		if e.at == last {
-			if same++; same > c.stuckAfter {
-				return measure.Trial{}, st, fmt.Errorf("trial %d is stuck at %v: %d events without time advancing; give closed loops a think time or the store a latency above 0", i, time.Duration(e.at), same)
+		e := t.q.pop()
+		t.st.Events++
+		if e.at == t.last {
+			if t.same++; t.same > c.stuckAfter {
+				return true, fmt.Errorf("trial %d is stuck at %v: %d events without time advancing; give closed loops a think time or the store a latency above 0", t.i, time.Duration(e.at), t.same)
 			}
 		} else {
-			last, same = e.at, 0
+			t.last, t.same = e.at, 0
 		}
-		if st.Events&(probeEvery-1) == 0 {
+		if t.st.Events&(probeEvery-1) == 0 {
 			if ctx.Err() != nil {
-				return measure.Trial{}, st, ctx.Err()
+				return true, ctx.Err()
 			}
 			if c.probe != nil {
 				c.probe(t)
@@ -176,8 +199,7 @@ func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Tr
 		t.now = e.at
 		t.step(e)
 	}
-	st.Requests, st.MaxQueue, st.MaxInFlight = t.requests, t.maxQueue, t.maxReqs
-	return t.rec.Finish(time.Duration(c.end)), st, nil
+	return false, nil
 }
 
 // schedule queues every population's first sends.
@@ -284,7 +306,7 @@ func (t *trial) send(ci int32) {
 	// request reads before it writes it.
 	r.client, r.nread, r.caller, r.dom = ci, 0, c.caller, AnyDomain
 	r.loc = int32(pickLocation(p, n, t.rng))
-	r.plan = t.c.lim.Plan(t.c.start.Add(time.Duration(t.now)), c.caller)
+	r.plan = t.c.lim.PlanWith(&c.keys, t.c.start.Add(time.Duration(t.now)), c.caller)
 	if r.plan.NKeys < 2 && r.got[1] != (limiter.Read{}) {
 		r.got[1] = limiter.Read{} // Decide sees no other request's read
 	}

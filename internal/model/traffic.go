@@ -3,6 +3,7 @@ package model
 import (
 	"math/rand/v2"
 
+	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/plan"
 )
 
@@ -15,6 +16,9 @@ type client struct {
 	rot    int64   // current rotation (rotating tokens)
 	y      float64 // open loop: arrivals' cumulative intensity so far
 	stopAt int64   // when the client stops sending (population end)
+	// keys are the limiter keys of the client's latest request, built once
+	// per caller and window rather than once per request.
+	keys limiter.Keys
 }
 
 // nextCaller counts a request from client ci of population p and sets its
