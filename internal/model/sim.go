@@ -179,7 +179,7 @@ func (t *trial) run(ctx context.Context, n int64) (bool, error) {
 		if t.q.len() == 0 || t.q.top().at >= c.end {
 			return true, nil
 		}
-		e := t.q.pop()
+		e := t.q.take()
 		t.st.Events++
 		if e.at == t.last {
 			if t.same++; t.same > c.stuckAfter {
@@ -197,7 +197,8 @@ func (t *trial) run(ctx context.Context, n int64) (bool, error) {
 			}
 		}
 		t.now = e.at
-		t.step(e)
+		t.step(e) // its first push, if any, takes e's place in the queue
+		t.q.settle()
 	}
 	return false, nil
 }
