@@ -150,6 +150,7 @@ type KV struct {
 	ctr *measure.KVCounters
 
 	keys    map[string]*kvKey
+	epoch   uint64 // counts sweeps: a kvRef from an earlier one may point to a dropped key
 	nLocs   int
 	version uint64
 
@@ -247,8 +248,37 @@ func (s *KV) countWrite(err error) {
 	}
 }
 
+// kvRef remembers where a KV store keeps one key's state, so that a driver
+// that reads and writes the same key over and over (the simulator keeps one
+// per client and planned key) finds it without hashing the key each time.
+// The zero kvRef is empty; a ref is refreshed whenever its key changes or a
+// sweep may have dropped what it points to.
+type kvRef struct {
+	key   string
+	k     *kvKey
+	epoch uint64
+}
+
+// lookup returns key's state, or nil when the store holds none, using and
+// refreshing ref when it is not nil.
+func (s *KV) lookup(key string, ref *kvRef) *kvKey {
+	if ref != nil && ref.k != nil && ref.epoch == s.epoch && ref.key == key {
+		return ref.k
+	}
+	k := s.keys[key]
+	if ref != nil && k != nil {
+		*ref = kvRef{key: key, k: k, epoch: s.epoch}
+	}
+	return k
+}
+
 // Read implements Store.
 func (s *KV) Read(now time.Duration, loc, dom int, key string) ReadResult {
+	return s.read(now, loc, dom, key, nil)
+}
+
+// read is Read, finding the key's state through ref when it is not nil.
+func (s *KV) read(now time.Duration, loc, dom int, key string, ref *kvRef) ReadResult {
 	t := int64(now)
 	s.tick(t)
 	if len(key) > kv.MaxKeyBytes {
@@ -280,7 +310,7 @@ func (s *KV) Read(now time.Duration, loc, dom int, key string) ReadResult {
 	}
 	s.reads++
 	dom = s.pickDomain(dom)
-	k := s.keys[key]
+	k := s.lookup(key, ref)
 	if k == nil {
 		k = &kvKey{}
 		s.keys[key] = k
@@ -311,6 +341,11 @@ func (s *KV) Read(now time.Duration, loc, dom int, key string) ReadResult {
 
 // Write implements Store.
 func (s *KV) Write(now time.Duration, loc, dom int, key, value string, ttl time.Duration, readVersion uint64) (PendingWrite, time.Duration, error) {
+	return s.submit(now, loc, dom, key, value, ttl, readVersion, nil)
+}
+
+// submit is Write, finding the key's state through ref when it is not nil.
+func (s *KV) submit(now time.Duration, loc, dom int, key, value string, ttl time.Duration, readVersion uint64, ref *kvRef) (PendingWrite, time.Duration, error) {
 	t := int64(now)
 	s.tick(t)
 	if err := kv.CheckPut(key, ttl); err != nil {
@@ -331,7 +366,7 @@ func (s *KV) Write(now time.Duration, loc, dom int, key, value string, ttl time.
 	case s.writeQuota > 0 && s.writes >= s.writeQuota:
 		err = kv.NewDailyQuota("put", key)
 	}
-	k := s.keys[key]
+	k := s.lookup(key, ref)
 	if err == nil && s.writeEvery > 0 && k != nil {
 		if s.globalScope {
 			if k.submitted && t-k.lastSubmit < s.writeEvery {
@@ -362,7 +397,7 @@ func (s *KV) Write(now time.Duration, loc, dom int, key, value string, ttl time.
 			k.locSubmit[loc] = t + 1
 		}
 	}
-	return PendingWrite{Key: key, Value: value, TTL: ttl, Loc: loc, Domain: s.pickDomain(dom), ReadVersion: readVersion}, lat, nil
+	return PendingWrite{Key: key, Value: value, TTL: ttl, Loc: loc, Domain: s.pickDomain(dom), ReadVersion: readVersion, k: k}, lat, nil
 }
 
 // pickDomain returns the cache domain an operation uses: the request's
@@ -384,7 +419,12 @@ func (s *KV) pickDomain(dom int) int {
 func (s *KV) Commit(now time.Duration, w PendingWrite) {
 	t := int64(now)
 	s.tick(t)
-	k := s.keys[w.Key]
+	// A write in flight keeps its key's state from being swept, so the
+	// state Write found is still the key's.
+	k := w.k
+	if k == nil {
+		k = s.keys[w.Key]
+	}
 	if k == nil { // only if a driver commits a write it never submitted
 		k = &kvKey{entry: entry{pending: 1}}
 		s.keys[w.Key] = k
@@ -435,6 +475,7 @@ func (s *KV) Commit(now time.Duration, w PendingWrite) {
 // write in flight, no live cached copy, no write-limit state in force.
 func (s *KV) sweep(t int64) {
 	s.nextSweep = t + sweepEvery
+	s.epoch++ // the sweep may drop keys that refs point to
 	for key, k := range s.keys {
 		if k.pending != 0 || k.live(t) != 0 || (k.submitted && t-k.lastSubmit < s.writeEvery) {
 			continue

@@ -114,6 +114,7 @@ type trial struct {
 	q       queue
 	now     int64
 	store   Store
+	kv      *KV // store, when it is the KV model: called with key refs
 	owned   Owned
 	rec     *measure.Recorder
 	clients []client
@@ -166,6 +167,7 @@ func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
 	if t.store, t.owned, err = c.newStore(t.rng, &t.rec.KV); err != nil {
 		return nil, err
 	}
+	t.kv, _ = t.store.(*KV)
 	t.clients = newClients(c.pops, c.nClients)
 	t.schedule()
 	return t, nil
@@ -323,7 +325,12 @@ func (t *trial) send(ci int32) {
 // read issues the request's next read.
 func (t *trial) read(ri int32) {
 	r := &t.reqs[ri]
-	r.res = t.store.Read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread])
+	if t.kv != nil {
+		ref := &t.clients[r.client].refs[r.nread]
+		r.res = t.kv.read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread], ref)
+	} else {
+		r.res = t.store.Read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread])
+	}
 	r.dom = int32(r.res.Domain)
 	t.push(t.now+int64(r.res.Latency), evRead, ri)
 }
@@ -352,14 +359,22 @@ func (t *trial) readDone(ri int32) {
 	}
 	// The writer read the key it writes (every algorithm writes one of
 	// its planned keys); that read's version is what it replaces.
-	version := UnknownVersion
+	version, slot := UnknownVersion, -1
 	for i := 0; i < r.plan.NKeys; i++ {
 		if r.plan.Keys[i] == d.Write.Key {
-			version = r.versions[i]
+			version, slot = r.versions[i], i
 			break
 		}
 	}
-	w, lat, err := t.store.Write(time.Duration(t.now), int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, version)
+	var w PendingWrite
+	var lat time.Duration
+	var err error
+	if t.kv != nil && slot >= 0 {
+		ref := &t.clients[r.client].refs[slot]
+		w, lat, err = t.kv.submit(time.Duration(t.now), int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, version, ref)
+	} else {
+		w, lat, err = t.store.Write(time.Duration(t.now), int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, version)
+	}
 	if err != nil {
 		t.record(r, t.c.lim.Failed(r.plan, err))
 		t.push(t.now+int64(lat), evDone, ri)
@@ -399,7 +414,7 @@ func (t *trial) record(r *request, d limiter.Decision) {
 	if d.Allowed {
 		out = measure.Allowed
 	}
-	t.rec.Record(measure.Event{Pop: int(c.pop), Client: int(r.client), Key: r.caller, Window: d.Window, At: time.Duration(t.now),
+	t.rec.RecordWith(&c.rec, measure.Event{Pop: int(c.pop), Client: int(r.client), Key: r.caller, Window: d.Window, At: time.Duration(t.now),
 		Outcome: out, FailOpen: d.FailOpen, FailClosed: d.FailClosed})
 }
 

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
 )
 
@@ -19,6 +20,10 @@ type client struct {
 	// keys are the limiter keys of the client's latest request, built once
 	// per caller and window rather than once per request.
 	keys limiter.Keys
+	// refs find the KV store's state of keys.Keys[i] without hashing it.
+	refs [2]kvRef
+	// rec finds the recorder's state of the client's caller.
+	rec measure.KeyRef
 }
 
 // nextCaller counts a request from client ci of population p and sets its
