@@ -197,6 +197,9 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 // openWindow returns the key's counter for window w, and closes the key's
 // windows that ended more than the grace period before at.
 func (r *Recorder) openWindow(key string, ks *keyState, w int64, at time.Duration) *keyWindow {
+	if len(ks.open) == 1 && ks.open[0].window == w {
+		return ks.open[0] // the common case: nothing else is open, nothing to close
+	}
 	var kw *keyWindow
 	open := ks.open[:0]
 	for _, o := range ks.open {
