@@ -7,7 +7,9 @@
 # scenarios under valgrind: counts, unlike times, repeat on a busy machine
 # (within about 0.5%), so they are what to judge a change by there.
 #
-# usage: scripts/bench-sim.sh [-count N] [-bench REGEXP] [-callgrind] [-update]
+# usage: scripts/bench-sim.sh [-base FILE] [-count N] [-bench REGEXP] [-callgrind] [-update]
+#   -base FILE    compare with FILE (default bench/baseline.txt; the speed
+#                 before issue 14's work is bench/before-issue14.txt)
 #   -count N      runs of each benchmark (default 6; benchstat wants >= 6)
 #   -bench RE     which benchmarks (default 'Library|Clients')
 #   -callgrind    also count instructions per request (needs valgrind)
@@ -19,17 +21,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 benchstat=golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+base=bench/baseline.txt
 count=6
 bench='Library|Clients'
 callgrind=0
 update=0
 while [ $# -gt 0 ]; do
 	case "$1" in
+	-base) base=$2; shift 2 ;;
 	-count) count=$2; shift 2 ;;
 	-bench) bench=$2; shift 2 ;;
 	-callgrind) callgrind=1; shift ;;
 	-update) update=1; shift ;;
-	*) echo "usage: $0 [-count N] [-bench REGEXP] [-callgrind] [-update]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-base FILE] [-count N] [-bench REGEXP] [-callgrind] [-update]" >&2; exit 2 ;;
 	esac
 done
 
@@ -63,7 +67,7 @@ if [ "$callgrind" = 1 ]; then
 fi
 
 echo
-go run "$benchstat" bench/baseline.txt "$new" || true
+go run "$benchstat" "$base" "$new" || true
 
 echo
 echo "| benchmark | baseline req/cpu-s (median) | now | ratio |"
@@ -90,7 +94,7 @@ END {
 		d = unit[name] == "instr/req" ? 1 : 1e6
 		printf "| %s (%s) | " fmt " | " fmt " | %s |\n", name, unit[name], med[1] / d, med[2] / d, r
 	}
-}' bench/baseline.txt "$new"
+}' "$base" "$new"
 
 if [ "$update" = 1 ]; then
 	cp "$new" bench/baseline.txt
