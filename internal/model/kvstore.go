@@ -333,7 +333,11 @@ func (s *KV) read(now time.Duration, loc, dom int, key string, ref *kvRef) ReadR
 	if s.ctr != nil {
 		s.ctr.Read(nil)
 		if v := k.live(t); v != 0 {
-			s.ctr.Visibility(time.Duration(t-k.committed), time.Duration(t-k.replacedAt(e.version)), e.version == v)
+			var staleFor int64 // Visibility reads it only for a stale read
+			if e.version != v {
+				staleFor = t - k.replacedAt(e.version)
+			}
+			s.ctr.Visibility(time.Duration(t-k.committed), time.Duration(staleFor), e.version == v)
 		}
 	}
 	return ReadResult{Value: e.value, Found: e.found, Version: e.version, Domain: dom, Latency: lat}
