@@ -148,6 +148,8 @@ type KV struct {
 
 	rng *rand.Rand
 	ctr *measure.KVCounters
+	// failures holds the error last made of each kind, for failure.
+	failures [nFailures]failed
 
 	keys    map[string]*kvKey
 	epoch   uint64 // counts sweeps: a kvRef from an earlier one may point to a dropped key
@@ -211,6 +213,51 @@ func indexOf(names []string, name string) int {
 		}
 	}
 	return -1
+}
+
+// The kinds of error an operation can meet, for failure.
+const (
+	getDown   = iota // a get during an outage
+	getFailed        // a get that meets the error rate
+	getQuota         // a get over the daily quota
+	putDown
+	putFailed
+	putQuota
+	nFailures
+)
+
+// failed is the error last made of one kind, and the key it names.
+type failed struct {
+	key string
+	err error
+}
+
+// failure returns the error of the given kind for key. It reuses the last
+// one made when it names the same key, so that a flood of failing requests
+// (an outage, a spent quota) does not build an error for every request;
+// errors are never changed once made, so sharing one is safe.
+func (s *KV) failure(kind int, key string) error {
+	f := &s.failures[kind]
+	if f.err != nil && f.key == key {
+		return f.err
+	}
+	var err error
+	switch kind {
+	case getDown:
+		err = kv.NewUnavailable("get", key, "503 Service Unavailable")
+	case getFailed:
+		err = kv.NewUnavailable("get", key, "500 Internal Server Error")
+	case getQuota:
+		err = kv.NewDailyQuota("get", key)
+	case putDown:
+		err = kv.NewUnavailable("put", key, "503 Service Unavailable")
+	case putFailed:
+		err = kv.NewUnavailable("put", key, "500 Internal Server Error")
+	default:
+		err = kv.NewDailyQuota("put", key)
+	}
+	*f = failed{key: key, err: err}
+	return err
 }
 
 // tick advances time-driven state to t: the quota day, and now and then a
@@ -294,17 +341,17 @@ func (s *KV) read(now time.Duration, loc, dom int, key string, ref *kvRef) ReadR
 		return ReadResult{Err: err}
 	}
 	if s.down(t, loc, false) {
-		err := kv.NewUnavailable("get", key, "503 Service Unavailable")
+		err := s.failure(getDown, key)
 		s.countRead(err)
 		return ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
 	}
 	if s.errRead > 0 && s.rng.Float64() < s.errRead {
-		err := kv.NewUnavailable("get", key, "500 Internal Server Error")
+		err := s.failure(getFailed, key)
 		s.countRead(err)
 		return ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
 	}
 	if s.readQuota > 0 && s.reads >= s.readQuota {
-		err := kv.NewDailyQuota("get", key)
+		err := s.failure(getQuota, key)
 		s.countRead(err)
 		return ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
 	}
@@ -364,11 +411,11 @@ func (s *KV) submit(now time.Duration, loc, dom int, key, value string, ttl time
 	var err error
 	switch {
 	case s.down(t, loc, true):
-		err = kv.NewUnavailable("put", key, "503 Service Unavailable")
+		err = s.failure(putDown, key)
 	case s.errWrite > 0 && s.rng.Float64() < s.errWrite:
-		err = kv.NewUnavailable("put", key, "500 Internal Server Error")
+		err = s.failure(putFailed, key)
 	case s.writeQuota > 0 && s.writes >= s.writeQuota:
-		err = kv.NewDailyQuota("put", key)
+		err = s.failure(putQuota, key)
 	}
 	k := s.lookup(key, ref)
 	if err == nil && s.writeEvery > 0 && k != nil {
