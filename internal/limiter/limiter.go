@@ -217,23 +217,31 @@ func (l *Limiter) Plan(now time.Time, caller string) Plan {
 // request. The zero value is empty and ready to use. A Keys is not safe for
 // concurrent use.
 type Keys struct {
-	caller string
-	window int64
-	keys   [2]string
-	nKeys  int
+	caller   string
+	window   int64
+	from, to int64 // the window's bounds in Unix milliseconds: [from, to)
+	keys     [2]string
+	nKeys    int
 }
 
 // PlanWith returns Plan(now, caller), reusing the keys k holds when k last
 // planned for the same caller in the same window, and keeping the new keys
 // in k otherwise.
 func (l *Limiter) PlanWith(k *Keys, now time.Time, caller string) Plan {
-	w := l.WindowID(now)
-	if k.nKeys == 0 || k.window != w || k.caller != caller {
-		p := l.Plan(now, caller)
-		k.caller, k.window, k.keys, k.nKeys = caller, w, p.Keys, p.NKeys
-		return p
+	ms := now.UnixMilli()
+	if k.nKeys != 0 && ms >= k.from && ms < k.to && k.caller == caller {
+		return Plan{Keys: k.keys, NKeys: k.nKeys, Window: k.window, Now: now}
 	}
-	return Plan{Keys: k.keys, NKeys: k.nKeys, Window: w, Now: now}
+	p := l.Plan(now, caller)
+	wm := l.cfg.Window.Milliseconds()
+	k.caller, k.window, k.keys, k.nKeys = caller, p.Window, p.Keys, p.NKeys
+	// The bounds, saturating: a window at the end of time has no end.
+	k.from = p.Window * wm
+	k.to = k.from + wm
+	if k.to < k.from {
+		k.to = math.MaxInt64
+	}
+	return p
 }
 
 // windowKey builds rl:<name>:<caller>:<window> with a single allocation.

@@ -340,7 +340,8 @@ func (t *trial) read(ri int32) {
 func (t *trial) readDone(ri int32) {
 	r := &t.reqs[ri]
 	if r.res.Err != nil {
-		t.record(r, t.c.lim.Failed(r.plan, r.res.Err))
+		d := t.c.lim.Failed(r.plan, r.res.Err)
+		t.record(r, &d)
 		t.done(ri)
 		return
 	}
@@ -353,7 +354,7 @@ func (t *trial) readDone(ri int32) {
 	}
 	d := t.c.lim.Decide(r.plan, r.got)
 	if d.Write.Key == "" {
-		t.record(r, d)
+		t.record(r, &d)
 		t.done(ri)
 		return
 	}
@@ -376,11 +377,12 @@ func (t *trial) readDone(ri int32) {
 		w, lat, err = t.store.Write(time.Duration(t.now), int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, version)
 	}
 	if err != nil {
-		t.record(r, t.c.lim.Failed(r.plan, err))
+		d := t.c.lim.Failed(r.plan, err)
+		t.record(r, &d)
 		t.push(t.now+int64(lat), evDone, ri)
 		return
 	}
-	t.record(r, d)
+	t.record(r, &d)
 	r.w = w
 	t.push(t.now+int64(lat), evCommit, ri)
 }
@@ -391,7 +393,8 @@ func (t *trial) atOwner(ri int32) {
 	now := time.Duration(t.now)
 	owner := int(r.owner)
 	if err := t.owned.Admit(now, owner, r.plan.Keys[0]); err != nil {
-		t.record(r, t.c.lim.Failed(r.plan, err))
+		d := t.c.lim.Failed(r.plan, err)
+		t.record(r, &d)
 	} else {
 		for i := 0; i < r.plan.NKeys; i++ {
 			r.got[i].Value, r.got[i].Found = t.owned.Get(now, owner, r.plan.Keys[i])
@@ -402,13 +405,13 @@ func (t *trial) atOwner(ri int32) {
 				d = t.c.lim.Failed(r.plan, err)
 			}
 		}
-		t.record(r, d)
+		t.record(r, &d)
 	}
 	t.push(t.now+r.out, evDone, ri)
 }
 
 // record reports the decision for r, made now.
-func (t *trial) record(r *request, d limiter.Decision) {
+func (t *trial) record(r *request, d *limiter.Decision) {
 	c := &t.clients[r.client]
 	out := measure.Denied
 	if d.Allowed {
