@@ -15,12 +15,19 @@
 #   -callgrind    also count instructions per request (needs valgrind)
 #   -update       write the results to bench/baseline.txt
 #
+# The benchmarks are built with the profile cmd/simulate is built with
+# (cmd/simulate/default.pgo, profile-guided optimisation), as users run it.
+# After a large change to the model, regenerate that profile with
+#   go test -run '^$' -bench 'Library/(default|botnet|store-comparison|virtual-caches|outage)$' \
+#       -benchtime 3s -cpuprofile cmd/simulate/default.pgo ./internal/model/
+#
 # The last table it prints (median req/cpu-s, and the ratio to the
 # baseline's median) is what the README's Speed section quotes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 benchstat=golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+pgo=cmd/simulate/default.pgo
 base=bench/baseline.txt
 count=6
 bench='Library|Clients'
@@ -42,14 +49,14 @@ trap 'rm -rf "$work"' EXIT
 new=$work/new.txt
 
 echo "# $(go version), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)" | tee "$new"
-go test -run '^$' -bench "$bench" -count "$count" ./internal/model/ | tee -a "$new"
+go test -pgo="$pgo" -run '^$' -bench "$bench" -count "$count" ./internal/model/ | tee -a "$new"
 
 if [ "$callgrind" = 1 ]; then
 	# One process per count, on one thread, without asynchronous preemption
 	# (its signals upset callgrind). Instructions per request are the
 	# difference between 5 iterations and 1, over the 4 iterations' requests,
 	# so that process start and compilation cancel out.
-	go test -c -o "$work/model.test" ./internal/model/
+	go test -c -pgo="$pgo" -o "$work/model.test" ./internal/model/
 	instr() { # scenario iterations -> "instructions requests-per-op"
 		GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind \
 			--callgrind-out-file="$work/cg.out" "$work/model.test" -test.run='^$' \
