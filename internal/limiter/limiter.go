@@ -211,6 +211,39 @@ func (l *Limiter) Plan(now time.Time, caller string) Plan {
 	return p
 }
 
+// Keys remembers the keys of one caller's latest plan, so that a driver
+// that plans many requests of one caller within a window (the simulator
+// keeps one per client) builds each key once per window instead of once per
+// request. The zero value is empty and ready to use. A Keys is not safe for
+// concurrent use.
+type Keys struct {
+	caller   string
+	window   int64
+	from, to int64 // the window's bounds in Unix milliseconds: [from, to)
+	keys     [2]string
+	nKeys    int
+}
+
+// PlanWith returns Plan(now, caller), reusing the keys k holds when k last
+// planned for the same caller in the same window, and keeping the new keys
+// in k otherwise.
+func (l *Limiter) PlanWith(k *Keys, now time.Time, caller string) Plan {
+	ms := now.UnixMilli()
+	if k.nKeys != 0 && ms >= k.from && ms < k.to && k.caller == caller {
+		return Plan{Keys: k.keys, NKeys: k.nKeys, Window: k.window, Now: now}
+	}
+	p := l.Plan(now, caller)
+	wm := l.cfg.Window.Milliseconds()
+	k.caller, k.window, k.keys, k.nKeys = caller, p.Window, p.Keys, p.NKeys
+	// The bounds, saturating: a window at the end of time has no end.
+	k.from = p.Window * wm
+	k.to = k.from + wm
+	if k.to < k.from {
+		k.to = math.MaxInt64
+	}
+	return p
+}
+
 // windowKey builds rl:<name>:<caller>:<window> with a single allocation.
 func (l *Limiter) windowKey(caller string, w int64) string {
 	var num [20]byte

@@ -439,3 +439,28 @@ func FuzzDecide(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPlanWith holds PlanWith to Plan: for any sequence of callers and
+// times planned through one Keys, every plan is the one Plan makes.
+func FuzzPlanWith(f *testing.F) {
+	f.Add(int64(1_700_000_000_000), int64(86400_000), []byte{0, 1, 1, 0, 200, 3})
+	f.Add(int64(0), int64(1000), []byte{7, 7, 7, 255})
+	f.Add(int64(-5), int64(1), []byte{})
+	f.Fuzz(func(t *testing.T, startMilli, windowSeed int64, steps []byte) {
+		window := time.Duration(uint64(windowSeed)%(400*24*3600*1000)+1) * time.Millisecond
+		callers := []string{"a:1.2.3.4", "b:unknown", "a:1.2.3.4"[:1]}
+		for _, alg := range Algorithms {
+			l := mustNew(t, Config{Name: "f", Algorithm: alg, Limit: 5, Window: window})
+			var k Keys
+			now := time.UnixMilli(startMilli)
+			for _, s := range steps {
+				// The low bits pick the caller, the rest how far time moves.
+				caller := callers[int(s&3)%len(callers)]
+				now = now.Add(time.Duration(s>>2) * window / 16)
+				if got, want := l.PlanWith(&k, now, caller), l.Plan(now, caller); got != want {
+					t.Fatalf("%s: PlanWith(%v, %q) = %+v, want %+v", alg, now, caller, got, want)
+				}
+			}
+		}
+	})
+}

@@ -20,6 +20,9 @@ const jsCountLimit = 1 << 62
 // Counts beyond ±2^62 saturate there rather than overflow (JavaScript would
 // keep an approximation that compares with any limit the same way).
 func ParseCount(raw string) int64 {
+	if len(raw) == 1 && raw[0] >= '0' && raw[0] <= '9' {
+		return int64(raw[0] - '0') // the usual stored count, a digit
+	}
 	i := skipJSSpace(raw)
 	neg := false
 	if i < len(raw) && (raw[i] == '+' || raw[i] == '-') {

@@ -57,6 +57,7 @@ type Recorder struct {
 	start  time.Time
 	grace  time.Duration // how long after its end a key-window stays open
 	keys   map[string]*keyState
+	epoch  uint64        // counts sweeps: a KeyRef from an earlier one may point to a dropped key
 	swept  time.Duration // when keys were last swept for closed windows
 	// clients holds legitimate clients' own allowed counts per window, for
 	// false denials; like key-windows, they close after the grace period.
@@ -122,9 +123,24 @@ func NewRecorder(c Config) *Recorder {
 	return r
 }
 
+// KeyRef remembers where a Recorder keeps one key's state, so that a
+// driver that records many requests of one key (the simulator keeps one per
+// client) finds it without hashing the key each time. The zero KeyRef is
+// empty; RecordWith refreshes it whenever its key changes or a sweep may
+// have dropped what it points to. A KeyRef serves one Recorder only.
+type KeyRef struct {
+	key   string
+	ks    *keyState
+	epoch uint64
+}
+
 // Record accounts for one request. Events of one key must come in order of
 // At, give or take one window.
-func (r *Recorder) Record(e Event) {
+func (r *Recorder) Record(e Event) { r.RecordWith(nil, e) }
+
+// RecordWith is Record, finding the key's state through ref when it is not
+// nil (and keeping it there for the next request of the key).
+func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 	r.totals.Requests++
 	p := &r.pops[e.Pop]
 	p.Requests++
@@ -139,10 +155,17 @@ func (r *Recorder) Record(e Event) {
 		p.Errors++
 		return
 	}
-	ks := r.keys[e.Key]
-	if ks == nil {
-		ks = &keyState{}
-		r.keys[e.Key] = ks
+	var ks *keyState
+	if ref != nil && ref.ks != nil && ref.epoch == r.epoch && ref.key == e.Key {
+		ks = ref.ks
+	} else {
+		if ks = r.keys[e.Key]; ks == nil {
+			ks = &keyState{}
+			r.keys[e.Key] = ks
+		}
+		if ref != nil {
+			*ref = KeyRef{key: e.Key, ks: ks, epoch: r.epoch}
+		}
 	}
 	ks.last = max(ks.last, e.At)
 	kw := r.openWindow(e.Key, ks, e.Window, e.At)
@@ -174,6 +197,9 @@ func (r *Recorder) Record(e Event) {
 // openWindow returns the key's counter for window w, and closes the key's
 // windows that ended more than the grace period before at.
 func (r *Recorder) openWindow(key string, ks *keyState, w int64, at time.Duration) *keyWindow {
+	if len(ks.open) == 1 && ks.open[0].window == w {
+		return ks.open[0] // the common case: nothing else is open, nothing to close
+	}
 	var kw *keyWindow
 	open := ks.open[:0]
 	for _, o := range ks.open {
@@ -236,6 +262,7 @@ func (r *Recorder) slide(ks *keyState, t time.Duration) {
 // and forgets keys with nothing left open, so memory follows live keys.
 func (r *Recorder) sweep(now time.Duration) {
 	r.swept = now
+	r.epoch++ // keys may be dropped below
 	for key, ks := range r.keys {
 		open := ks.open[:0]
 		for _, kw := range ks.open {

@@ -148,8 +148,11 @@ type KV struct {
 
 	rng *rand.Rand
 	ctr *measure.KVCounters
+	// failures holds the error last made of each kind, for failure.
+	failures [nFailures]failed
 
 	keys    map[string]*kvKey
+	epoch   uint64 // counts sweeps: a kvRef from an earlier one may point to a dropped key
 	nLocs   int
 	version uint64
 
@@ -212,6 +215,51 @@ func indexOf(names []string, name string) int {
 	return -1
 }
 
+// The kinds of error an operation can meet, for failure.
+const (
+	getDown   = iota // a get during an outage
+	getFailed        // a get that meets the error rate
+	getQuota         // a get over the daily quota
+	putDown
+	putFailed
+	putQuota
+	nFailures
+)
+
+// failed is the error last made of one kind, and the key it names.
+type failed struct {
+	key string
+	err error
+}
+
+// failure returns the error of the given kind for key. It reuses the last
+// one made when it names the same key, so that a flood of failing requests
+// (an outage, a spent quota) does not build an error for every request;
+// errors are never changed once made, so sharing one is safe.
+func (s *KV) failure(kind int, key string) error {
+	f := &s.failures[kind]
+	if f.err != nil && f.key == key {
+		return f.err
+	}
+	var err error
+	switch kind {
+	case getDown:
+		err = kv.NewUnavailable("get", key, "503 Service Unavailable")
+	case getFailed:
+		err = kv.NewUnavailable("get", key, "500 Internal Server Error")
+	case getQuota:
+		err = kv.NewDailyQuota("get", key)
+	case putDown:
+		err = kv.NewUnavailable("put", key, "503 Service Unavailable")
+	case putFailed:
+		err = kv.NewUnavailable("put", key, "500 Internal Server Error")
+	default:
+		err = kv.NewDailyQuota("put", key)
+	}
+	*f = failed{key: key, err: err}
+	return err
+}
+
 // tick advances time-driven state to t: the quota day, and now and then a
 // sweep of expired state.
 func (s *KV) tick(t int64) {
@@ -247,8 +295,37 @@ func (s *KV) countWrite(err error) {
 	}
 }
 
+// kvRef remembers where a KV store keeps one key's state, so that a driver
+// that reads and writes the same key over and over (the simulator keeps one
+// per client and planned key) finds it without hashing the key each time.
+// The zero kvRef is empty; a ref is refreshed whenever its key changes or a
+// sweep may have dropped what it points to.
+type kvRef struct {
+	key   string
+	k     *kvKey
+	epoch uint64
+}
+
+// lookup returns key's state, or nil when the store holds none, using and
+// refreshing ref when it is not nil.
+func (s *KV) lookup(key string, ref *kvRef) *kvKey {
+	if ref != nil && ref.k != nil && ref.epoch == s.epoch && ref.key == key {
+		return ref.k
+	}
+	k := s.keys[key]
+	if ref != nil && k != nil {
+		*ref = kvRef{key: key, k: k, epoch: s.epoch}
+	}
+	return k
+}
+
 // Read implements Store.
 func (s *KV) Read(now time.Duration, loc, dom int, key string) ReadResult {
+	return s.read(now, loc, dom, key, nil)
+}
+
+// read is Read, finding the key's state through ref when it is not nil.
+func (s *KV) read(now time.Duration, loc, dom int, key string, ref *kvRef) ReadResult {
 	t := int64(now)
 	s.tick(t)
 	if len(key) > kv.MaxKeyBytes {
@@ -264,23 +341,23 @@ func (s *KV) Read(now time.Duration, loc, dom int, key string) ReadResult {
 		return ReadResult{Err: err}
 	}
 	if s.down(t, loc, false) {
-		err := kv.NewUnavailable("get", key, "503 Service Unavailable")
+		err := s.failure(getDown, key)
 		s.countRead(err)
 		return ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
 	}
 	if s.errRead > 0 && s.rng.Float64() < s.errRead {
-		err := kv.NewUnavailable("get", key, "500 Internal Server Error")
+		err := s.failure(getFailed, key)
 		s.countRead(err)
 		return ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
 	}
 	if s.readQuota > 0 && s.reads >= s.readQuota {
-		err := kv.NewDailyQuota("get", key)
+		err := s.failure(getQuota, key)
 		s.countRead(err)
 		return ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
 	}
 	s.reads++
 	dom = s.pickDomain(dom)
-	k := s.keys[key]
+	k := s.lookup(key, ref)
 	if k == nil {
 		k = &kvKey{}
 		s.keys[key] = k
@@ -303,7 +380,11 @@ func (s *KV) Read(now time.Duration, loc, dom int, key string) ReadResult {
 	if s.ctr != nil {
 		s.ctr.Read(nil)
 		if v := k.live(t); v != 0 {
-			s.ctr.Visibility(time.Duration(t-k.committed), time.Duration(t-k.replacedAt(e.version)), e.version == v)
+			var staleFor int64 // Visibility reads it only for a stale read
+			if e.version != v {
+				staleFor = t - k.replacedAt(e.version)
+			}
+			s.ctr.Visibility(time.Duration(t-k.committed), time.Duration(staleFor), e.version == v)
 		}
 	}
 	return ReadResult{Value: e.value, Found: e.found, Version: e.version, Domain: dom, Latency: lat}
@@ -311,6 +392,11 @@ func (s *KV) Read(now time.Duration, loc, dom int, key string) ReadResult {
 
 // Write implements Store.
 func (s *KV) Write(now time.Duration, loc, dom int, key, value string, ttl time.Duration, readVersion uint64) (PendingWrite, time.Duration, error) {
+	return s.submit(now, loc, dom, key, value, ttl, readVersion, nil)
+}
+
+// submit is Write, finding the key's state through ref when it is not nil.
+func (s *KV) submit(now time.Duration, loc, dom int, key, value string, ttl time.Duration, readVersion uint64, ref *kvRef) (PendingWrite, time.Duration, error) {
 	t := int64(now)
 	s.tick(t)
 	if err := kv.CheckPut(key, ttl); err != nil {
@@ -325,13 +411,13 @@ func (s *KV) Write(now time.Duration, loc, dom int, key, value string, ttl time.
 	var err error
 	switch {
 	case s.down(t, loc, true):
-		err = kv.NewUnavailable("put", key, "503 Service Unavailable")
+		err = s.failure(putDown, key)
 	case s.errWrite > 0 && s.rng.Float64() < s.errWrite:
-		err = kv.NewUnavailable("put", key, "500 Internal Server Error")
+		err = s.failure(putFailed, key)
 	case s.writeQuota > 0 && s.writes >= s.writeQuota:
-		err = kv.NewDailyQuota("put", key)
+		err = s.failure(putQuota, key)
 	}
-	k := s.keys[key]
+	k := s.lookup(key, ref)
 	if err == nil && s.writeEvery > 0 && k != nil {
 		if s.globalScope {
 			if k.submitted && t-k.lastSubmit < s.writeEvery {
@@ -362,7 +448,7 @@ func (s *KV) Write(now time.Duration, loc, dom int, key, value string, ttl time.
 			k.locSubmit[loc] = t + 1
 		}
 	}
-	return PendingWrite{Key: key, Value: value, TTL: ttl, Loc: loc, Domain: s.pickDomain(dom), ReadVersion: readVersion}, lat, nil
+	return PendingWrite{Key: key, Value: value, TTL: ttl, Loc: loc, Domain: s.pickDomain(dom), ReadVersion: readVersion, k: k}, lat, nil
 }
 
 // pickDomain returns the cache domain an operation uses: the request's
@@ -384,7 +470,12 @@ func (s *KV) pickDomain(dom int) int {
 func (s *KV) Commit(now time.Duration, w PendingWrite) {
 	t := int64(now)
 	s.tick(t)
-	k := s.keys[w.Key]
+	// A write in flight keeps its key's state from being swept, so the
+	// state Write found is still the key's.
+	k := w.k
+	if k == nil {
+		k = s.keys[w.Key]
+	}
 	if k == nil { // only if a driver commits a write it never submitted
 		k = &kvKey{entry: entry{pending: 1}}
 		s.keys[w.Key] = k
@@ -435,6 +526,7 @@ func (s *KV) Commit(now time.Duration, w PendingWrite) {
 // write in flight, no live cached copy, no write-limit state in force.
 func (s *KV) sweep(t int64) {
 	s.nextSweep = t + sweepEvery
+	s.epoch++ // the sweep may drop keys that refs point to
 	for key, k := range s.keys {
 		if k.pending != 0 || k.live(t) != 0 || (k.submitted && t-k.lastSubmit < s.writeEvery) {
 			continue

@@ -71,3 +71,36 @@ func TestQueueTable(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueTakeReplaces runs the engine's pattern (take the earliest event,
+// push zero or more, settle) on one queue and pop-then-push on another:
+// the events must come out the same, in the same order.
+func TestQueueTakeReplaces(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var a, b queue
+	for i := 0; i < 100; i++ {
+		at := r.Int64N(20)
+		a.push(at, evLoop, int32(i))
+		b.push(at, evLoop, int32(i))
+	}
+	for n := 0; a.len() > 0; n++ {
+		ea, eb := a.take(), b.pop()
+		if ea != eb {
+			t.Fatalf("step %d: take = %+v, pop = %+v", n, ea, eb)
+		}
+		if n < 5000 {
+			for k := r.IntN(3); k > 0; k-- { // 0, 1 or 2 pushes, 1 on average
+				at := ea.at + r.Int64N(10)
+				a.push(at, evRead, int32(n))
+				b.push(at, evRead, int32(n))
+			}
+		}
+		a.settle()
+		if a.len() != b.len() {
+			t.Fatalf("step %d: len %d, want %d", n, a.len(), b.len())
+		}
+	}
+	if b.len() != 0 {
+		t.Errorf("pop-then-push queue holds %d after the other drained", b.len())
+	}
+}

@@ -225,11 +225,11 @@ func (s *server) finish(t *trial, ri int32) {
 		now := time.Duration(t.now)
 		w, _, err := t.store.Write(now, int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, st.version)
 		if err != nil {
-			t.record(r, t.c.lim.Failed(r.plan, err))
+			d = t.c.lim.Failed(r.plan, err)
 		} else {
 			t.store.Commit(now, w)
-			t.record(r, d)
 		}
+		t.record(r, &d)
 		t.done(ri)
 	default:
 		st.phase = phBack

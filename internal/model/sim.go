@@ -114,6 +114,7 @@ type trial struct {
 	q       queue
 	now     int64
 	store   Store
+	kv      *KV // store, when it is the KV model: called with key refs
 	owned   Owned
 	rec     *measure.Recorder
 	clients []client
@@ -121,6 +122,10 @@ type trial struct {
 	free    []int32
 	srv     *server // the serving side; nil for server mode none (server.go)
 
+	i        int // the trial's number
+	st       trialStats
+	last     int64 // the latest event's time
+	same     int   // how many events ran at last
 	requests int64 // requests started
 	maxQueue int   // most events ever scheduled at once
 	maxReqs  int   // most requests ever in flight
@@ -142,44 +147,64 @@ var stuckLimit = 1 << 20
 
 // runTrial runs trial i of a run with seed and returns its results.
 func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Trial, trialStats, error) {
-	t := &trial{c: c, rng: TrialRand(seed, i)}
+	t, err := c.newTrial(seed, i)
+	if err != nil {
+		return measure.Trial{}, trialStats{}, err
+	}
+	if _, err := t.run(ctx, -1); err != nil {
+		return measure.Trial{}, t.st, err
+	}
+	t.st.Requests, t.st.MaxQueue, t.st.MaxInFlight = t.requests, t.maxQueue, t.maxReqs
+	return t.rec.Finish(time.Duration(c.end)), t.st, nil
+}
+
+// newTrial prepares trial i of a run with seed, its first events
+// scheduled.
+func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
+	t := &trial{c: c, i: i, rng: TrialRand(seed, i), last: -1}
 	t.rec = measure.NewRecorder(measure.Config{Limit: c.lim.Config().Limit, Window: c.lim.Config().Window,
 		Start: c.start, Populations: c.mpops})
 	var err error
 	if t.store, t.owned, err = c.newStore(t.rng, &t.rec.KV); err != nil {
-		return measure.Trial{}, trialStats{}, err
+		return nil, err
 	}
 	t.srv = newServer(t)
+	t.kv, _ = t.store.(*KV)
 	t.clients = newClients(c.pops, c.nClients)
 	t.schedule()
-	var st trialStats
-	last, same := int64(-1), 0
-	for t.q.len() > 0 {
-		e := t.q.pop()
-		if e.at >= c.end {
-			break
+	return t, nil
+}
+
+// run runs up to n events (all of them when n < 0) and reports whether
+// the trial has ended: no event is left before its end.
+func (t *trial) run(ctx context.Context, n int64) (bool, error) {
+	c := t.c
+	for ; n != 0; n-- {
+		if t.q.len() == 0 || t.q.top().at >= c.end {
+			return true, nil
 		}
-		st.Events++
-		if e.at == last {
-			if same++; same > c.stuckAfter {
-				return measure.Trial{}, st, fmt.Errorf("trial %d is stuck at %v: %d events without time advancing; give closed loops a think time or the store a latency above 0", i, time.Duration(e.at), same)
+		e := t.q.take()
+		t.st.Events++
+		if e.at == t.last {
+			if t.same++; t.same > c.stuckAfter {
+				return true, fmt.Errorf("trial %d is stuck at %v: %d events without time advancing; give closed loops a think time or the store a latency above 0", t.i, time.Duration(e.at), t.same)
 			}
 		} else {
-			last, same = e.at, 0
+			t.last, t.same = e.at, 0
 		}
-		if st.Events&(probeEvery-1) == 0 {
+		if t.st.Events&(probeEvery-1) == 0 {
 			if ctx.Err() != nil {
-				return measure.Trial{}, st, ctx.Err()
+				return true, ctx.Err()
 			}
 			if c.probe != nil {
 				c.probe(t)
 			}
 		}
 		t.now = e.at
-		t.step(e)
+		t.step(e) // its first push, if any, takes e's place in the queue
+		t.q.settle()
 	}
-	st.Requests, st.MaxQueue, st.MaxInFlight = t.requests, t.maxQueue, t.maxReqs
-	return t.rec.Finish(time.Duration(c.end)), st, nil
+	return false, nil
 }
 
 // schedule queues every population's first sends.
@@ -288,7 +313,7 @@ func (t *trial) send(ci int32) {
 	// request reads before it writes it.
 	r.client, r.nread, r.caller, r.dom = ci, 0, c.caller, AnyDomain
 	r.loc = int32(pickLocation(p, n, t.rng))
-	r.plan = t.c.lim.Plan(t.c.start.Add(time.Duration(t.now)), c.caller)
+	r.plan = t.c.lim.PlanWith(&c.keys, t.c.start.Add(time.Duration(t.now)), c.caller)
 	if r.plan.NKeys < 2 && r.got[1] != (limiter.Read{}) {
 		r.got[1] = limiter.Read{} // Decide sees no other request's read
 	}
@@ -308,7 +333,12 @@ func (t *trial) send(ci int32) {
 // read issues the request's next read.
 func (t *trial) read(ri int32) {
 	r := &t.reqs[ri]
-	r.res = t.store.Read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread])
+	if t.kv != nil {
+		ref := &t.clients[r.client].refs[r.nread]
+		r.res = t.kv.read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread], ref)
+	} else {
+		r.res = t.store.Read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread])
+	}
 	r.dom = int32(r.res.Domain)
 	t.push(t.now+int64(r.res.Latency), evRead, ri)
 }
@@ -318,7 +348,8 @@ func (t *trial) read(ri int32) {
 func (t *trial) readDone(ri int32) {
 	r := &t.reqs[ri]
 	if r.res.Err != nil {
-		t.record(r, t.c.lim.Failed(r.plan, r.res.Err))
+		d := t.c.lim.Failed(r.plan, r.res.Err)
+		t.record(r, &d)
 		t.done(ri)
 		return
 	}
@@ -331,16 +362,16 @@ func (t *trial) readDone(ri int32) {
 	}
 	d := t.c.lim.Decide(r.plan, r.got)
 	if d.Write.Key == "" {
-		t.record(r, d)
+		t.record(r, &d)
 		t.done(ri)
 		return
 	}
 	// The writer read the key it writes (every algorithm writes one of
 	// its planned keys); that read's version is what it replaces.
-	version := UnknownVersion
+	version, slot := UnknownVersion, -1
 	for i := 0; i < r.plan.NKeys; i++ {
 		if r.plan.Keys[i] == d.Write.Key {
-			version = r.versions[i]
+			version, slot = r.versions[i], i
 			break
 		}
 	}
@@ -348,13 +379,22 @@ func (t *trial) readDone(ri int32) {
 		t.srv.hold(t, ri, d, version)
 		return
 	}
-	w, lat, err := t.store.Write(time.Duration(t.now), int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, version)
+	var w PendingWrite
+	var lat time.Duration
+	var err error
+	if t.kv != nil && slot >= 0 {
+		ref := &t.clients[r.client].refs[slot]
+		w, lat, err = t.kv.submit(time.Duration(t.now), int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, version, ref)
+	} else {
+		w, lat, err = t.store.Write(time.Duration(t.now), int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, version)
+	}
 	if err != nil {
-		t.record(r, t.c.lim.Failed(r.plan, err))
+		d := t.c.lim.Failed(r.plan, err)
+		t.record(r, &d)
 		t.push(t.now+int64(lat), evDone, ri)
 		return
 	}
-	t.record(r, d)
+	t.record(r, &d)
 	r.w = w
 	t.push(t.now+int64(lat), evCommit, ri)
 }
@@ -365,7 +405,8 @@ func (t *trial) atOwner(ri int32) {
 	now := time.Duration(t.now)
 	owner := int(r.owner)
 	if err := t.owned.Admit(now, owner, r.plan.Keys[0]); err != nil {
-		t.record(r, t.c.lim.Failed(r.plan, err))
+		d := t.c.lim.Failed(r.plan, err)
+		t.record(r, &d)
 	} else {
 		for i := 0; i < r.plan.NKeys; i++ {
 			r.got[i].Value, r.got[i].Found = t.owned.Get(now, owner, r.plan.Keys[i])
@@ -376,19 +417,19 @@ func (t *trial) atOwner(ri int32) {
 				d = t.c.lim.Failed(r.plan, err)
 			}
 		}
-		t.record(r, d)
+		t.record(r, &d)
 	}
 	t.push(t.now+r.out, evDone, ri)
 }
 
 // record reports the decision for r, made now.
-func (t *trial) record(r *request, d limiter.Decision) {
+func (t *trial) record(r *request, d *limiter.Decision) {
 	c := &t.clients[r.client]
 	out := measure.Denied
 	if d.Allowed {
 		out = measure.Allowed
 	}
-	t.rec.Record(measure.Event{Pop: int(c.pop), Client: int(r.client), Key: r.caller, Window: d.Window, At: time.Duration(t.now),
+	t.rec.RecordWith(&c.rec, measure.Event{Pop: int(c.pop), Client: int(r.client), Key: r.caller, Window: d.Window, At: time.Duration(t.now),
 		Outcome: out, FailOpen: d.FailOpen, FailClosed: d.FailClosed})
 }
 

@@ -40,6 +40,8 @@ type PendingWrite struct {
 	// ReadVersion is the version the writer read (0: it read "missing";
 	// UnknownVersion: not known), for lost-update accounting.
 	ReadVersion uint64
+
+	k *kvKey // the KV store's state of Key, which the write keeps from being swept
 }
 
 // Store is a store the simulator drives operation by operation: kv and

@@ -3,6 +3,8 @@ package model
 import (
 	"math/rand/v2"
 
+	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
 )
 
@@ -15,6 +17,13 @@ type client struct {
 	rot    int64   // current rotation (rotating tokens)
 	y      float64 // open loop: arrivals' cumulative intensity so far
 	stopAt int64   // when the client stops sending (population end)
+	// keys are the limiter keys of the client's latest request, built once
+	// per caller and window rather than once per request.
+	keys limiter.Keys
+	// refs find the KV store's state of keys.Keys[i] without hashing it.
+	refs [2]kvRef
+	// rec finds the recorder's state of the client's caller.
+	rec measure.KeyRef
 }
 
 // nextCaller counts a request from client ci of population p and sets its

@@ -519,3 +519,65 @@ func TestParseShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestExpandSweepless holds the points Expand decodes from the file with
+// its sweep entry blanked (sweepless) to those it would decode from the
+// whole file: the same scenario and question at every point, and a bad
+// value's error at the same line and column.
+func TestExpandSweepless(t *testing.T) {
+	src := `# Does the grid decode the same without its sweep?
+limiter:
+  limit: 5
+  window: 1d
+sweep:   # in the middle, with comments
+  - path: traffic.bot.closed_loop.concurrency
+    values: [1, 4]
+  # between entries
+  - path: limiter.limit
+    values: [5, 7]
+traffic:
+  - name: bot
+    closed_loop: {concurrency: 1}
+`
+	s, err := ParseWithOverrides("grid.yaml", []byte(src), []string{"limiter.window=1h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sweepless(s.src); !ok {
+		t.Fatal("sweepless refused a block-style sweep")
+	}
+	pts, err := s.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pts {
+		whole, _, err := decode(s.src.file, s.src.data, p.Scenario.src.sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole.Sweep = nil
+		if got, want := string(p.Scenario.Canonical()), string(whole.Canonical()); got != want {
+			t.Errorf("point %s:\n got %s\nwant %s", p.Label(), got, want)
+		}
+		if p.Scenario.Question != whole.Question || p.Scenario.Question == "" {
+			t.Errorf("point %s: question %q, want %q", p.Label(), p.Scenario.Question, whole.Question)
+		}
+	}
+	// A bad value: the error is at the value, line 10 column 17.
+	_, err = Parse("grid.yaml", []byte(strings.Replace(src, "[5, 7]", "[5, 0]", 1)))
+	var e *Error
+	if !errors.As(err, &e) || e.Line != 10 || e.Column != 17 {
+		t.Errorf("bad value: %v (%+v), want line 10 column 17", err, e)
+	}
+	// A sweep given with -set is decoded the slow way.
+	s, err = ParseWithOverrides("grid.yaml", []byte(minimal), []string{"sweep=[{path: limiter.limit, values: [1, 2]}]"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sweepless(s.src); ok {
+		t.Error("sweepless accepted a sweep given with -set")
+	}
+	if pts, err := s.Expand(); err != nil || len(pts) != 2 {
+		t.Errorf("Expand of a -set sweep: %d points, %v", len(pts), err)
+	}
+}

@@ -165,6 +165,10 @@ func (s *Scenario) Expand() ([]Point, error) {
 			return nil, &Error{File: src.file, Path: "sweep", Msg: fmt.Sprintf("sweep: the grid has more than %d points: sweep fewer values", MaxSweepPoints)}
 		}
 	}
+	data := src.data
+	if d, ok := sweepless(src); ok {
+		data = d
+	}
 	points := make([]Point, 0, total)
 	idx := make([]int, len(s.Sweep))
 	for n := 0; n < total; n++ {
@@ -179,7 +183,7 @@ func (s *Scenario) Expand() ([]Point, error) {
 			sets = append(sets, override{path: q.Path, value: q.Value,
 				origin: "sweep point " + strings.Join(label, ",")})
 		}
-		ps, _, err := decode(src.file, src.data, sets)
+		ps, _, err := decode(src.file, data, sets)
 		if err != nil {
 			return nil, s.pointError(err, idx)
 		}
@@ -195,6 +199,60 @@ func (s *Scenario) Expand() ([]Point, error) {
 		}
 	}
 	return points, nil
+}
+
+// sweepless returns src's text with the lines of its top-level sweep entry
+// blanked, for decoding a sweep's points: a point does not sweep, and
+// decoding the whole grid again for every point would make a sweep's time
+// and memory grow with the square of its points. The lines are blanked, not
+// removed, so that every position an error names is still the file's. ok
+// is false (decode the whole text) when the entry cannot be told apart
+// safely: a sweep given or changed with -set, a top level in flow style, an
+// anchor or alias in the entry.
+func sweepless(src *source) ([]byte, bool) {
+	if src.body == nil {
+		return nil, false
+	}
+	for _, o := range src.sets {
+		if o.path == "sweep" || strings.HasPrefix(o.path, "sweep.") || strings.HasPrefix(o.path, "sweep[") {
+			return nil, false
+		}
+	}
+	m, ok := unwrap(src.body).(*ast.MappingNode)
+	if !ok || m.IsFlowStyle {
+		return nil, false
+	}
+	lines := strings.SplitAfter(string(src.data), "\n")
+	from, to := 0, len(lines)+1 // the entry's lines, 1-based: [from, to)
+	for _, v := range m.Values {
+		if tk := v.Key.GetToken(); tk != nil && tk.Value == "sweep" {
+			from = line(tk)
+		}
+	}
+	if from <= 0 || from > len(lines) {
+		return nil, false
+	}
+	for _, v := range m.Values {
+		if l := line(v.Key.GetToken()); l > from {
+			to = min(to, l)
+		} else if l == from && v.Key.GetToken().Value != "sweep" {
+			return nil, false
+		}
+	}
+	var out strings.Builder
+	for i, l := range lines {
+		if n := i + 1; n >= from && n < to {
+			if strings.ContainsAny(l, "&*") {
+				return nil, false
+			}
+			if strings.HasSuffix(l, "\n") {
+				out.WriteByte('\n')
+			}
+			continue
+		}
+		out.WriteString(l)
+	}
+	return []byte(out.String()), true
 }
 
 // pointError positions an error of a sweep point at the swept value in the
