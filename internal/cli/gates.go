@@ -153,7 +153,7 @@ func appendStepSummary(path, command, scenario string, vs []measure.Verdict) err
 			mark = "❌"
 		}
 		if v.Measured {
-			value = measure.FormatMetric(v.Condition.Metric, v.Value)
+			value = v.Condition.Metric.Format(v.Value)
 		}
 		where := v.Where
 		if where == "" {

@@ -71,9 +71,9 @@ func TestGatesApply(t *testing.T) {
 		t.Fatalf("broken %v, err %v", broken, err)
 	}
 	for _, want := range []string{
-		"simulate: threshold ✓ ratio.max<=3 at limiter.algorithm=fixed-window: 2x",
-		"simulate: threshold broken: ✗ interval.max<2 at limiter.algorithm=fixed-window: 2x",
-		"simulate: threshold ✓ interval.max<2 at limiter.algorithm=token-bucket: 1.8x",
+		"simulate: threshold ✓ ratio.max<=3 at limiter.algorithm=fixed-window: 2.00x",
+		"simulate: threshold broken: ✗ interval.max<2 at limiter.algorithm=fixed-window: 2.00x",
+		"simulate: threshold ✓ interval.max<2 at limiter.algorithm=token-bucket: 1.80x",
 		"simulate: threshold ✓ false_denials.rate<=1% at limiter.algorithm=token-bucket: 0.5%",
 	} {
 		if !strings.Contains(out.String(), want+"\n") {
@@ -92,7 +92,7 @@ func TestGatesApply(t *testing.T) {
 		t.Errorf("JUnit: %d tests, %d failures, %d suites", doc.Tests, doc.Failures, len(doc.Suites))
 	}
 	md, err := os.ReadFile(summary)
-	if err != nil || strings.Count(string(md), "| ✅ |")+strings.Count(string(md), "| ❌ |") != 6 || !strings.Contains(string(md), "❌ | `interval.max<2` | limiter.algorithm=fixed-window | 2x |") {
+	if err != nil || strings.Count(string(md), "| ✅ |")+strings.Count(string(md), "| ❌ |") != 6 || !strings.Contains(string(md), "❌ | `interval.max<2` | limiter.algorithm=fixed-window | 2.00x |") {
 		t.Errorf("step summary (%v):\n%s", err, md)
 	}
 	// Passing gates say so too, and report nothing broken.

@@ -132,22 +132,7 @@ func (v Verdict) String() string {
 	if !v.Measured {
 		return fmt.Sprintf("%s %s%s: not measured by this run", mark, v.Condition.Text, where)
 	}
-	return fmt.Sprintf("%s %s%s: %s", mark, v.Condition.Text, where, FormatMetric(v.Condition.Metric, v.Value))
-}
-
-// FormatMetric writes a metric's value in its unit, for people.
-func FormatMetric(m Metric, v float64) string {
-	switch m.Unit {
-	case "ratio":
-		return strconv.FormatFloat(v, 'f', -1, 64) + "x"
-	case "share":
-		return strconv.FormatFloat(v*100, 'g', 4, 64) + "%"
-	case "ms":
-		return strconv.FormatFloat(v, 'g', 4, 64) + " ms"
-	case "usd":
-		return "$" + strconv.FormatFloat(v, 'g', 4, 64)
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
+	return fmt.Sprintf("%s %s%s: %s", mark, v.Condition.Text, where, v.Condition.Metric.Format(v.Value))
 }
 
 // Check checks every condition against s: the run, or every point of a

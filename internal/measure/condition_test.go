@@ -89,7 +89,7 @@ func TestCheck(t *testing.T) {
 	if len(got) != 2 || !got[0].Pass || !got[1].Pass || got[1].Value != 0.02 {
 		t.Errorf("a run under both: %v", got)
 	}
-	if got[0].String() != "✓ ratio.p99<=2: 1.5x" || got[1].String() != "✓ false_denials.rate<5%: 2%" {
+	if got[0].String() != "✓ ratio.p99<=2: 1.50x" || got[1].String() != "✓ false_denials.rate<5%: 2.0%" {
 		t.Errorf("lines %q, %q", got[0], got[1])
 	}
 	sweep := &Summary{Points: []Point{
@@ -97,8 +97,8 @@ func TestCheck(t *testing.T) {
 		{Params: []Param{{Path: "c", Value: "8"}}, Summary: point(4, true)},
 	}}
 	got = Check(sweep, conds)
-	want := []string{"✓ ratio.p99<=2 at c=1: 1x", "✗ ratio.p99<=2 at c=8: 4x",
-		"✗ false_denials.rate<5% at c=1: not measured by this run", "✓ false_denials.rate<5% at c=8: 2%"}
+	want := []string{"✓ ratio.p99<=2 at c=1: 1.00x", "✗ ratio.p99<=2 at c=8: 4.00x",
+		"✗ false_denials.rate<5% at c=1: not measured by this run", "✓ false_denials.rate<5% at c=8: 2.0%"}
 	if len(got) != len(want) {
 		t.Fatalf("%d verdicts: %v", len(got), got)
 	}

@@ -34,7 +34,7 @@ func TestThreshold(t *testing.T) {
 		{Params: []Param{{"c", "1"}}, Summary: &Summary{Overshoot: Overshoot{KeyWindows: 1, Ratio: Stats{Max: 1}}}},
 		{Params: []Param{{"c", "8"}}, Summary: &Summary{Overshoot: Overshoot{KeyWindows: 1, Ratio: Stats{Max: 4}}}},
 	}}
-	if got := (Threshold{Max: 2, At: "max"}).Check(sweep); len(got) != 1 || got[0] != "✗ ratio.max<=2 at c=8: 4x" {
+	if got := (Threshold{Max: 2, At: "max"}).Check(sweep); len(got) != 1 || got[0] != "✗ ratio.max<=2 at c=8: 4.00x" {
 		t.Errorf("sweep check = %q", got)
 	}
 	// A run where nothing got a decision cannot pass a gate.
