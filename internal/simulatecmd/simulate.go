@@ -56,6 +56,7 @@ type config struct {
 	sensitivity bool        // -sensitivity: the headline under the model's assumptions
 	advise      bool        // -advise: search the design space for the budget
 	budget      []string    // -budget: the advice's conditions
+	diff        []string    // -diff: the two summaries to compare
 }
 
 const usage = `usage: simulate [flags] [SCENARIO.yaml]
@@ -70,6 +71,9 @@ Exit codes: 0 ok (also after -h and -version), 1 failure or interrupted
 written), 3 the prediction breaks -max-ratio. A store that failed most
 reads is flagged in the summary, not failed: in a model, an outage is a
 result.
+
+Two runs side by side (before and after a limiter change):
+  simulate -diff A/summary.json B/summary.json
 
 Sharded runs (docs/distributed.md): each of N processes runs
   simulate -shard I/N -out DIR [flags] [SCENARIO.yaml]
@@ -112,9 +116,17 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 		c.budget = append(c.budget, v)
 		return nil
 	})
+	diff := fs.Bool("diff", false, "compare two summary.json files given as arguments (A B): every metric side by side, the change and which is better")
 	merge := fs.Bool("merge", false, "merge the shard files (or the folders holding them) given as arguments into one summary and report")
 	if err := cli.Parse(fs, args, stdout); err != nil {
 		return nil, err
+	}
+	if *diff {
+		if fs.NArg() != 2 || *merge {
+			return nil, fmt.Errorf("-diff takes two summary.json files, A and B (before and after), e.g. -diff reports/a/summary.json reports/b/summary.json")
+		}
+		c.diff = fs.Args()
+		return c, nil
 	}
 	if *merge {
 		if fs.NArg() == 0 {
@@ -184,6 +196,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "simulate:", err)
 		return ExitBadInput
+	}
+	if c.diff != nil {
+		return runDiff(c, stdout, stderr)
 	}
 	if c.merge != nil {
 		files, paths, err := readShards(c.merge)
