@@ -295,7 +295,7 @@ func mergeMain(c *config, env Env, stderr io.Writer, args []string) int {
 		return cli.ExitFailure
 	}
 	printRun(env.Stdout, c.json, &s, dir)
-	if err := report.Write(dir, &s, report.Options{Traffic: s.Scenario.Traffic, Generated: time.Now()}); err != nil {
+	if err := writeReport(dir, &s, report.Options{Traffic: s.Scenario.Traffic, Generated: time.Now()}); err != nil {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
 		return cli.ExitFailure
 	}

@@ -42,6 +42,9 @@ type Options struct {
 	Extra *Extra
 	// Generated is when the report was made; shown when not zero.
 	Generated time.Time
+	// NoFigures writes the report's text and tables without its figures,
+	// which take most of its time (the commands' tests use it).
+	NoFigures bool
 }
 
 // Extra is data beyond measure.Summary that a driver may pass to the report:

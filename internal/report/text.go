@@ -68,7 +68,9 @@ func build(s *measure.Summary, opts Options) *doc {
 		ct := compareTable(pred, meas, pl, ml)
 		d.CompareTable = &ct
 	}
-	d.Figures = Figures(s, opts)
+	if !opts.NoFigures {
+		d.Figures = Figures(s, opts)
+	}
 	return d
 }
 
