@@ -331,7 +331,7 @@ func FuzzWrite(f *testing.F) {
 		}
 		extra := &Extra{LiveSeries: []LivePoint{{AtSecs: since, OfferedRate: a, AchievedRate: b, LatencyP50Ms: r, Status: map[string]int64{val: kws}}, {AtSecs: t0, LatencyP99Ms: p}}}
 		dir := t.TempDir()
-		if err := Write(dir, s, Options{Compare: s, Extra: extra}); err != nil {
+		if err := Write(dir, s, Options{Compare: s, Extra: extra, NoFigures: raceEnabled}); err != nil {
 			t.Fatalf("Write: %v", err)
 		}
 		checkSafeReport(t, dir, s)
