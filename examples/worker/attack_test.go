@@ -156,22 +156,22 @@ func TestAttackSequentialExactLimit(t *testing.T) {
 // received all 50 before its first write lands, as the latencies (tens of
 // milliseconds of queueing, against ~2 ms for a lone request) show it does.
 //
-// Asserted: at most the 50 sent, and at least burstSize - limit (45 at the
-// default limit of 5). Why that bound: a request is denied only when its
-// read sees a count of limit, and concurrent writes of count+1 lose updates,
-// so the count reaches limit only after limit read-then-write rounds have
-// landed one after another inside the burst. The README documents the
-// Worker receiving the whole burst before its first write lands, and all 50
-// allowed in every run; the margin of up to limit denied (requests arriving
-// after such a chain of rounds) is a judgement, kept small. A limiter with no
-// overshoot allows exactly limit, far under the bound, so it fails here; so
-// does one that lets through only a little more. The prediction is logged,
-// not asserted against the measurement.
+// Asserted: more than the limit and at most the 50 sent. On an idle
+// machine all 50 get through (every read of the burst lands before the
+// first write), but not always: in a CI run with the test suite loading
+// both cores the Worker let 19 through, because workerd takes requests
+// that arrived while its one thread was busy in batches (docs/serving-side.md),
+// and a write of one batch lands before the reads of the next. How many
+// batches a burst splits into depends on the load, so the bound only holds
+// what every run shows: a race (a limiter without one allows exactly the
+// limit and fails here). The prediction is logged, not asserted against
+// the measurement; the server: section of the model is what predicts the
+// batches.
 func TestAttackBurstAgainstPrediction(t *testing.T) {
 	base := workerURL(t)
 	limit, window := policy(t, base)
-	if 2*limit >= burstSize {
-		t.Skipf("the Worker's limit %d is not under half the burst of %d: the bound burst-limit would not tell a race from none", limit, burstSize)
+	if limit >= burstSize {
+		t.Skipf("the Worker's limit %d is not under the burst of %d: a race could not show", limit, burstSize)
 	}
 	out := reportsDir(t)
 	awaitRoom(t, window, 2*time.Second) // the 50 answer within a second (live.duration only bounds a stuck run)
@@ -180,10 +180,9 @@ func TestAttackBurstAgainstPrediction(t *testing.T) {
 	if tot.Requests != burstSize || tot.Errors != 0 || s.Live.Ambiguous != 0 {
 		t.Fatalf("totals %+v, ambiguous %d: want %d requests answered 200 or 429, all attributed", tot, s.Live.Ambiguous, burstSize)
 	}
-	if least := burstSize - limit; o.MaxAllowed < least || o.MaxAllowed > burstSize {
-		t.Errorf("%d of %d concurrent requests allowed in one window (limit %d): want %d to %d, all or nearly all, "+
-			"since every read of the burst comes before the first write lands (see the comment above)",
-			o.MaxAllowed, burstSize, limit, least, burstSize)
+	if o.MaxAllowed <= limit || o.MaxAllowed > burstSize {
+		t.Errorf("%d of %d concurrent requests allowed in one window (limit %d): want more than the limit (the race) and at most the %d sent (see the comment above)",
+			o.MaxAllowed, burstSize, limit, burstSize)
 	}
 
 	// The prediction for the same scenario and overrides, on the memory

@@ -77,8 +77,8 @@ func TestLargestLimitByBisection(t *testing.T) {
 // recommendation says so; when one does, it is ranked first and named.
 func TestRankAndRecommendation(t *testing.T) {
 	pl := compile(t, oneClient)
-	mem := Design{Algorithm: limiter.FixedWindow, Store: plan.Memory, StoreName: "memory", Policy: limiter.FailOpen}
-	tb := Design{Algorithm: limiter.TokenBucket, Store: plan.Memory, StoreName: "memory", Policy: limiter.FailOpen}
+	mem := Design{Algorithm: limiter.FixedWindow, Store: plan.DurableObject, StoreName: "durable-object", Policy: limiter.FailOpen}
+	tb := Design{Algorithm: limiter.TokenBucket, Store: plan.DurableObject, StoreName: "durable-object", Policy: limiter.FailOpen}
 	rs, err := Advise(pl, Options{Budget: conds(t, "allowed.max<=0.5"), Designs: []Design{mem, tb}, Seed: 1, Trials: 2, MaxLimit: 8})
 	if err != nil {
 		t.Fatal(err)
@@ -97,8 +97,14 @@ func TestRankAndRecommendation(t *testing.T) {
 	}
 	var b strings.Builder
 	WriteTable(&b, conds(t, "allowed.max<=7"), rs)
-	if !strings.Contains(b.String(), "Recommended: ") || !rs[0].Meets {
+	if !strings.Contains(b.String(), "Recommended: ") || !rs[0].Meets || Recommend(rs) != 0 {
 		t.Errorf("table:\n%s", b.String())
+	}
+	// The memory store is the reference: it is never what to ship.
+	ref := Design{Algorithm: limiter.FixedWindow, Store: plan.Memory, StoreName: "memory", Policy: limiter.FailOpen}
+	rs, err = Advise(pl, Options{Budget: conds(t, "allowed.max<=7"), Designs: []Design{ref}, Seed: 1, Trials: 2, MaxLimit: 16})
+	if err != nil || !rs[0].Meets || Recommend(rs) != -1 {
+		t.Errorf("memory alone: %v, meets %v, recommended %d", err, rs[0].Meets, Recommend(rs))
 	}
 }
 

@@ -6,9 +6,12 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
+	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
 )
@@ -51,6 +54,9 @@ func (r Result) costOrMax() float64 {
 	return math.Inf(1)
 }
 
+// allowed is what the design lets through: allowed p99 in a key-window.
+func (r Result) allowed() float64 { v, _ := r.metric("allowed.p99"); return v }
+
 // passing counts the budget's conditions r's summary meets.
 func (r Result) passing() int {
 	n := 0
@@ -63,8 +69,9 @@ func (r Result) passing() int {
 }
 
 // rank orders results: those that meet the budget first, by fewest
-// legitimate requests denied, then fewest false denials, then more
-// confidence, then lowest cost, then largest limit;
+// legitimate requests denied, then fewest false denials, then least let
+// through (allowed p99), then more confidence, then lowest cost, then
+// largest limit;
 // the others by how many of the budget's conditions they meet. Ties keep
 // the design space's order.
 func rank(rs []Result) []Result {
@@ -79,7 +86,8 @@ func rank(rs []Result) []Result {
 			return cmp.Compare(b.passing(), a.passing())
 		}
 		return cmp.Or(cmp.Compare(a.LegitDenied(), b.LegitDenied()), cmp.Compare(a.FalseDenials(), b.FalseDenials()),
-			cmp.Compare(b.Confidence, a.Confidence), cmp.Compare(a.costOrMax(), b.costOrMax()), cmp.Compare(b.Limit, a.Limit))
+			cmp.Compare(a.allowed(), b.allowed()), cmp.Compare(b.Confidence, a.Confidence),
+			cmp.Compare(a.costOrMax(), b.costOrMax()), cmp.Compare(b.Limit, a.Limit))
 	})
 	return rs
 }
@@ -107,7 +115,11 @@ func WriteTable(w io.Writer, budget []measure.Condition, rs []Result) {
 			ratio, _ := r.metric("ratio.p99")
 			allowed = fmt.Sprintf("%.0f (%.2fx)", v, ratio)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f%% of %d\t\n", i+1, r.Design, meets, limit, allowed,
+		design := r.Design.String()
+		if r.Design.Store == plan.Memory {
+			design += " (reference)"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f%% of %d\t\n", i+1, design, meets, limit, allowed,
 			falseDenials(r.Summary), cost(r), 100*r.Confidence, r.Summary.Trials)
 	}
 	tw.Flush()
@@ -120,26 +132,50 @@ func WriteTable(w io.Writer, budget []measure.Condition, rs []Result) {
 	fmt.Fprintln(w, Recommendation(budget, rs))
 }
 
+// Recommend returns the index of the design to ship: the best ranked that
+// meets the budget and is a Workers product (memory is the reference, not
+// something to deploy), or -1 when none is.
+func Recommend(rs []Result) int {
+	for i, r := range rs {
+		if r.Meets && r.Design.Store != plan.Memory {
+			return i
+		}
+	}
+	return -1
+}
+
 // Recommendation says in one sentence which design to ship, or that none
 // of the space meets the budget and which came closest.
 func Recommendation(budget []measure.Condition, rs []Result) string {
 	if len(rs) == 0 {
 		return "No design was simulated."
 	}
-	r := rs[0]
-	if !r.Meets {
-		var broken []string
-		for _, v := range r.Verdicts {
-			if !v.Pass {
-				broken = append(broken, v.String())
+	i := Recommend(rs)
+	if i < 0 {
+		for j, r := range rs {
+			if r.Design.Store != plan.Memory {
+				i = j
+				break
 			}
 		}
-		return fmt.Sprintf("No design meets the budget at any limit up to the search's bound. Closest: %s, at its scenario limit: %s.",
-			r.Design, strings.Join(broken, "; "))
+		if i < 0 {
+			i = 0
+		}
+		r := rs[i]
+		if r.Meets {
+			return fmt.Sprintf("Only the memory reference meets the budget (%s at a limit of %d): no Workers store does at any limit up to the search's bound.", r.Design, r.Limit)
+		}
+		return fmt.Sprintf("No design meets the budget at any limit up to the search's bound. Closest: %s; at its scenario limit the budget binds on %s.",
+			r.Design, Binding(r.Verdicts))
+	}
+	r := rs[i]
+	if !r.Meets {
+		return fmt.Sprintf("No design meets the budget at any limit up to the search's bound. Closest: %s; at its scenario limit the budget binds on %s.",
+			r.Design, Binding(r.Verdicts))
 	}
 	allowed, _ := r.metric("allowed.p99")
 	ratio, _ := r.metric("ratio.p99")
-	return fmt.Sprintf("Recommended: %s with a limit of %d: the 99th percentile key-window lets %.0f through (%.2fx), legitimate requests denied (falsely) %s, %s per million requests; the budget holds in %.0f%% of %d trials.",
+	return fmt.Sprintf("Recommended: %s with a limit of %d: the 99th percentile key-window lets %.0f through (%.2fx), legitimate requests denied (falsely) %s, cost %s per million requests; the budget holds in %.0f%% of %d trials.",
 		r.Design, r.Limit, allowed, ratio, falseDenials(r.Summary), cost(r), 100*r.Confidence, r.Summary.Trials)
 }
 
@@ -157,7 +193,7 @@ func falseDenials(s *measure.Summary) string {
 		}
 	}
 	if len(parts) == 0 {
-		return "none legit."
+		return "no legit. population"
 	}
 	return strings.Join(parts, ", ")
 }
@@ -168,4 +204,69 @@ func cost(r Result) string {
 		return fmt.Sprintf("$%.3g", v)
 	}
 	return "not priced"
+}
+
+// Binding says which of the budget's conditions fail and by how much: the
+// value against the bound, as a multiple of it when both are above 0.
+func Binding(vs []measure.Verdict) string {
+	var out []string
+	for _, v := range vs {
+		if v.Pass {
+			continue
+		}
+		c := v.Condition
+		if !v.Measured {
+			out = append(out, c.Text+" (not measured)")
+			continue
+		}
+		s := fmt.Sprintf("%s: %s against %s %s", c.Metric.Name, c.Metric.Format(v.Value), c.Op, c.Metric.Format(c.Value))
+		if c.Value > 0 && v.Value > 0 {
+			s += fmt.Sprintf(" (%.2g times the bound)", v.Value/c.Value)
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, "; ")
+}
+
+// Snippet is the recommended design as a scenario snippet: the limiter and
+// store sections to put in the scenario (and the Worker's configuration).
+func Snippet(r Result, window string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "limiter: {algorithm: %s, limit: %d, window: %s, error_policy: %s}\n", r.Design.Algorithm, r.Limit, window, r.Design.Policy)
+	switch r.Design.Store {
+	case plan.KV:
+		fmt.Fprintf(&b, "store: {kind: kv, kv: {cache_ttl: %s}}\n", strconv.FormatFloat(r.Design.CacheTTL.Seconds(), 'f', -1, 64)+"s")
+	default:
+		fmt.Fprintf(&b, "store: {kind: %s}\n", r.Design.Store)
+	}
+	return b.String()
+}
+
+// WorkerChange says in words what changes in a Worker like the seed's
+// (fixed window in Workers KV, fail-open, cacheTtl 60 s) to ship r.
+func WorkerChange(r Result) string {
+	var out []string
+	switch r.Design.Store {
+	case plan.DurableObject:
+		out = append(out, "move the counter from Workers KV to a Durable Object (one object per key: its get and put are atomic)")
+	case plan.PerLocation:
+		out = append(out, "replace the KV counter with the Workers Rate Limiting binding (counters per location, a 10 s or 60 s period)")
+	case plan.Memory:
+		out = append(out, "keep the count in a linearizable store (memory is the reference, not a Workers product: a Durable Object is the nearest)")
+	case plan.KV:
+		if r.Design.CacheTTL != 60*time.Second {
+			out = append(out, fmt.Sprintf("pass cacheTtl: %d to the KV get", int(r.Design.CacheTTL.Seconds())))
+		}
+	}
+	switch r.Design.Algorithm {
+	case limiter.SlidingWindow:
+		out = append(out, "count in a sliding window (the previous window's count weighted by what is left of it)")
+	case limiter.TokenBucket:
+		out = append(out, "keep a token bucket (one stored timestamp, GCRA) instead of a per-window count")
+	}
+	if r.Design.Policy == limiter.FailClosed {
+		out = append(out, "deny when the store throws instead of allowing (fail closed)")
+	}
+	out = append(out, fmt.Sprintf("set the limit to %d", r.Limit))
+	return strings.Join(out, "; ")
 }

@@ -51,7 +51,15 @@ func (a arrivalPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, b
 // Rate returns the population's rate per second at elapsed.
 func (a arrivalPacer) Rate(elapsed time.Duration) float64 { return a.clients * a.p.RateAt(elapsed) }
 
-func (a arrivalPacer) hitsBy(elapsed time.Duration) float64 { return a.clients * a.p.HitsBy(elapsed) }
+// hitsBy counts the hits due before elapsed: hit m is due at intensity
+// m/clients, so those with m < clients x HitsBy(elapsed), as many as the
+// model sends before the same time.
+func (a arrivalPacer) hitsBy(elapsed time.Duration) float64 {
+	if elapsed <= 0 {
+		return 0
+	}
+	return math.Ceil(a.clients*a.p.HitsBy(elapsed) - 1e-9)
+}
 
 // poissonPacer paces an open loop whose gaps are exponential with mean 1/rate:
 // the arrivals of many independent users. Its arrival times are drawn from a

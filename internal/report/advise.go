@@ -12,15 +12,17 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
 )
 
 // AdvicePoint is one design of simulate -advise on its Pareto figure.
 type AdvicePoint struct {
 	// Rank is the design's place in the ranked table, its label here.
 	Rank int
-	// Allowed is what the design lets through (allowed p99 in a
-	// key-window) and Denied the share of legitimate requests it denies,
-	// at the limit the search found (or the scenario's).
+	// Allowed is what the design lets through (the figure's overshoot
+	// metric) and Denied the share of legitimate requests it denies, at
+	// the limit the search found (or the scenario's).
 	Allowed, Denied float64
 	// Cost is dollars per million requests (0 when not priced).
 	Cost float64
@@ -33,9 +35,9 @@ type AdvicePoint struct {
 // budget in colour and the others in grey, each marker labelled with the
 // ranks in the table of the designs it stands for (designs with the same
 // numbers share one). The designs nearest the origin are worth shipping.
-func ParetoFigure(points []AdvicePoint) *Figure {
+func ParetoFigure(points []AdvicePoint, overshoot measure.Metric) *Figure {
 	p := newPlot("What each design lets through, and whom it locks out",
-		"allowed in the 99th percentile key-window (requests)", "legitimate requests denied (%)")
+		capitalize(overshoot.Label)+" ("+overshoot.Name+")", "legitimate requests denied (%)")
 	var maxCost float64
 	for _, pt := range points {
 		maxCost = max(maxCost, pt.Cost)
@@ -135,12 +137,12 @@ func ParetoFigure(points []AdvicePoint) *Figure {
 		Caption: "Each design at the largest limit meeting the budget (or the scenario's limit when none does), labelled with its rank in the table (designs with about the same numbers share a marker); a larger marker costs more per million requests (Workers KV's prices; other stores are not priced and drawn smallest)."}
 }
 
-// rankLabel lists ranks as "1, 2, 5", at most four and then "+n".
+// rankLabel lists ranks as "1, 2, 5", at most three and then "+n".
 func rankLabel(ranks []int) string {
 	var parts []string
 	for i, r := range ranks {
-		if i == 4 {
-			parts = append(parts, fmt.Sprintf("+%d", len(ranks)-4))
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("+%d", len(ranks)-3))
 			break
 		}
 		parts = append(parts, fmt.Sprint(r))

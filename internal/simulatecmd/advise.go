@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/advise"
@@ -21,22 +22,41 @@ import (
 // adviceFile is the advice's machine-readable form in the report folder.
 const adviceFile = "advice.json"
 
-// adviceJSON is advice.json: the budget, the ranked results (each with its
-// summary at the limit found) and the recommendation.
+// adviceJSON is advice.json, and what -advise -json prints: the budget,
+// the options ranked (each with its summary at the limit found), the
+// index of the recommended option (-1 when none meets the budget) and why.
 type adviceJSON struct {
+	Advice adviceBody `json:"advice"`
+}
+
+type adviceBody struct {
 	Scenario       measure.ScenarioRef `json:"scenario"`
 	Seed           uint64              `json:"seed"`
 	Budget         []string            `json:"budget"`
+	Options        []adviceOption      `json:"options"`
+	Recommended    int                 `json:"recommended"`
 	Recommendation string              `json:"recommendation"`
-	Results        []adviceResult      `json:"results"`
+	// Snippet and WorkerChange say what to ship, when an option meets the
+	// budget; Binding says which condition binds when none does.
+	Snippet      string `json:"snippet,omitempty"`
+	WorkerChange string `json:"worker_change,omitempty"`
+	Binding      string `json:"binding,omitempty"`
 }
 
-type adviceResult struct {
-	advise.Result
-	Rank     int              `json:"rank"`
-	Design   string           `json:"design_name"`
-	Verdicts []string         `json:"verdicts"`
-	Summary  *measure.Summary `json:"summary"`
+// adviceOption is one design in advice.json.
+type adviceOption struct {
+	Algorithm   string             `json:"algorithm"`
+	Store       string             `json:"store"`
+	CacheTTL    string             `json:"cache_ttl,omitempty"`
+	ErrorPolicy string             `json:"error_policy"`
+	Limit       int64              `json:"limit"`
+	Meets       bool               `json:"meets"`
+	Confidence  float64            `json:"confidence"`
+	Monotone    bool               `json:"monotone"`
+	Note        string             `json:"note,omitempty"`
+	Metrics     map[string]float64 `json:"metrics"`
+	Verdicts    []string           `json:"verdicts"`
+	Summary     *measure.Summary   `json:"summary"`
 }
 
 // budgetOf is the advice's budget: the scenario's advise.budget, then each
@@ -119,42 +139,106 @@ func runAdvise(ctx context.Context, c *config, sc *scenario.Scenario, points []s
 		fmt.Fprintln(stderr, "simulate: -advise:", err)
 		return ExitFailure
 	}
-	advise.WriteTable(stdout, budget, results)
+	doc := adviceDoc(sc, pl, seed, budget, results)
+	if c.json {
+		b, _ := json.MarshalIndent(&doc, "", "  ")
+		stdout.Write(append(b, '\n'))
+	} else {
+		advise.WriteTable(stdout, budget, results)
+		writeShip(stdout, doc.Advice)
+	}
 	if !c.noReport {
-		dir, err := writeAdvice(c.out, sc, seed, budget, results)
+		dir, err := writeAdvice(c.out, sc, doc, budget, results)
 		if err != nil {
 			fmt.Fprintln(stderr, "simulate: the advice is above, but its report was not written:", err)
 			return ExitFailure
 		}
-		fmt.Fprintf(stdout, "\nadvice: %s (advice.json, pareto.png beside it)\n", filepath.Join(dir, "advice.md"))
+		if c.json {
+			fmt.Fprintf(stderr, "advice: %s\n", dir)
+		} else {
+			fmt.Fprintf(stdout, "\nadvice: %s (advice.json, pareto.png beside it)\n", filepath.Join(dir, "advice.md"))
+		}
 	}
-	if len(results) == 0 || !results[0].Meets {
+	if advise.Recommend(results) < 0 {
 		return ExitThreshold
 	}
 	return ExitOK
 }
 
-// allowedP99 is the Pareto figure's overshoot axis.
+// allowedP99 is the Pareto figure's overshoot axis when the budget has no
+// count or ratio.
 var allowedP99, _ = measure.LookupMetric("allowed.p99")
 
-// writeAdvice writes the advice under out/<scenario>/<time>/.
-func writeAdvice(out string, sc *scenario.Scenario, seed uint64, budget []measure.Condition, rs []advise.Result) (string, error) {
+// adviceDoc is the advice as advice.json holds it.
+func adviceDoc(sc *scenario.Scenario, pl *plan.Plan, seed uint64, budget []measure.Condition, rs []advise.Result) adviceJSON {
+	body := adviceBody{Scenario: plan.ScenarioRef(sc, report.DescribeTraffic(sc)), Seed: seed, Recommended: -1,
+		Recommendation: advise.Recommendation(budget, rs)}
+	for _, b := range budget {
+		body.Budget = append(body.Budget, b.Text)
+	}
+	for _, r := range rs {
+		o := adviceOption{Algorithm: string(r.Design.Algorithm), Store: r.Design.Store.String(), ErrorPolicy: string(r.Design.Policy),
+			Limit: r.Limit, Meets: r.Meets, Confidence: r.Confidence, Monotone: r.Monotone, Note: r.Note, Metrics: map[string]float64{},
+			Summary: r.Summary}
+		if r.Design.Store == plan.KV {
+			o.CacheTTL = scenario.Duration(r.Design.CacheTTL).String()
+		}
+		for _, m := range measure.Metrics {
+			if v, ok := m.Value(r.Summary); ok {
+				o.Metrics[m.Name] = v
+			}
+		}
+		for _, v := range r.Verdicts {
+			o.Verdicts = append(o.Verdicts, v.String())
+		}
+		body.Options = append(body.Options, o)
+	}
+	if i := advise.Recommend(rs); i >= 0 {
+		body.Recommended = i
+		body.Snippet = advise.Snippet(rs[i], scenario.Duration(pl.Limiter.Window).String())
+		body.WorkerChange = advise.WorkerChange(rs[i])
+	} else if len(rs) > 0 {
+		body.Binding = advise.Binding(rs[0].Verdicts)
+	}
+	return adviceJSON{Advice: body}
+}
+
+// writeShip says what to ship: the scenario snippet and the Worker change.
+func writeShip(w io.Writer, a adviceBody) {
+	if a.Snippet == "" {
+		return
+	}
+	fmt.Fprintf(w, "\nAs a scenario:\n\n%s\nIn the Worker: %s.\n", indent(a.Snippet), a.WorkerChange)
+}
+
+// indent indents every line of s by two spaces.
+func indent(s string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if l != "" {
+			b.WriteString("  " + l)
+		}
+	}
+	return b.String()
+}
+
+// writeAdvice writes the advice under out/<scenario>-advice/<time>/.
+func writeAdvice(out string, sc *scenario.Scenario, doc adviceJSON, budget []measure.Condition, rs []advise.Result) (string, error) {
 	dir, err := report.NewDir(out, sc.Name+"-advice", time.Now())
 	if err != nil {
 		return "", err
 	}
-	doc := adviceJSON{Scenario: plan.ScenarioRef(sc, report.DescribeTraffic(sc)), Seed: seed, Recommendation: advise.Recommendation(budget, rs)}
+	// The figure's overshoot axis is the budget's first count or ratio.
+	x := allowedP99
 	for _, b := range budget {
-		doc.Budget = append(doc.Budget, b.Text)
+		if b.Metric.Unit == "count" || b.Metric.Unit == "ratio" {
+			x = b.Metric
+			break
+		}
 	}
 	var points []report.AdvicePoint
 	for i, r := range rs {
-		ar := adviceResult{Result: r, Rank: i + 1, Design: r.Design.String(), Summary: r.Summary}
-		for _, v := range r.Verdicts {
-			ar.Verdicts = append(ar.Verdicts, v.String())
-		}
-		doc.Results = append(doc.Results, ar)
-		allowed, _ := allowedP99.Value(r.Summary)
+		allowed, _ := x.Value(r.Summary)
 		usd, _ := r.Cost()
 		points = append(points, report.AdvicePoint{Rank: i + 1, Allowed: allowed, Denied: r.LegitDenied(), Cost: usd, Meets: r.Meets})
 	}
@@ -165,7 +249,7 @@ func writeAdvice(out string, sc *scenario.Scenario, seed uint64, budget []measur
 	if err := writeAtomic(filepath.Join(dir, adviceFile), append(b, '\n')); err != nil {
 		return "", err
 	}
-	fig := report.ParetoFigure(points)
+	fig := report.ParetoFigure(points, x)
 	if err := report.WriteFigure(dir, fig); err != nil {
 		return "", err
 	}
@@ -173,6 +257,7 @@ func writeAdvice(out string, sc *scenario.Scenario, seed uint64, budget []measur
 	fmt.Fprintf(&md, "# Advice: %s\n\n%s\n\n", sc.Name, sc.Question)
 	fmt.Fprintln(&md, "```")
 	advise.WriteTable(&md, budget, rs)
+	writeShip(&md, doc.Advice)
 	fmt.Fprintln(&md, "```")
 	fmt.Fprintf(&md, "\n![%s](pareto.png)\n\n%s\n", fig.Title, fig.Caption)
 	if err := writeAtomic(filepath.Join(dir, "advice.md"), md.Bytes()); err != nil {

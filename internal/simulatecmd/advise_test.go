@@ -2,10 +2,13 @@ package simulatecmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
 )
 
 // adviseYAML is one client at 10 requests a second, limited per minute on
@@ -56,8 +59,27 @@ func TestAdvise(t *testing.T) {
 	if len(matches) == 1 {
 		b, _ := os.ReadFile(matches[0])
 		var doc adviceJSON
-		if err := json.Unmarshal(b, &doc); err != nil || len(doc.Results) != 4 || !strings.HasPrefix(doc.Recommendation, "Recommended:") {
-			t.Errorf("advice.json: %v, %d results, %q", err, len(doc.Results), doc.Recommendation)
+		if err := json.Unmarshal(b, &doc); err != nil || len(doc.Advice.Options) != 4 || doc.Advice.Recommended < 0 || doc.Advice.Options[doc.Advice.Recommended].Store != "durable-object" || !strings.HasPrefix(doc.Advice.Recommendation, "Recommended:") || doc.Advice.Snippet == "" {
+			t.Errorf("advice.json: %v, %+v", err, doc.Advice)
+		}
+	}
+	// The recommended option, simulated again with another seed, meets the
+	// budget: the advice holds beyond the trials it was found with.
+	if len(matches) == 1 {
+		b, _ := os.ReadFile(matches[0])
+		var doc adviceJSON
+		json.Unmarshal(b, &doc)
+		rec := doc.Advice.Options[doc.Advice.Recommended]
+		code, out, stderr := runMain(t, "-json", "-no-report", "-sensitivity=false", "-advise=false", "-seed", "99",
+			"-set", "limiter.algorithm="+rec.Algorithm, "-set", fmt.Sprintf("limiter.limit=%d", rec.Limit),
+			"-set", "limiter.error_policy="+rec.ErrorPolicy, "-set", "store.kind="+rec.Store, file)
+		var s measure.Summary
+		if code != ExitOK || json.Unmarshal([]byte(out), &s) != nil {
+			t.Fatalf("re-simulating the recommendation: exit %d: %s", code, stderr)
+		}
+		c, _ := measure.ParseCondition("allowed.max<=7")
+		if v := measure.Check(&s, []measure.Condition{c}); !v[0].Pass {
+			t.Errorf("the recommendation with seed 99: %s", v[0])
 		}
 	}
 	// A budget no design meets exits 3, as a broken gate does.

@@ -57,6 +57,7 @@ type config struct {
 	advise      bool        // -advise: search the design space for the budget
 	budget      []string    // -budget: the advice's conditions
 	diff        []string    // -diff: the two summaries to compare
+	adviseSet   bool        // -advise was given (true or false)
 }
 
 const usage = `usage: simulate [flags] [SCENARIO.yaml]
@@ -160,6 +161,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 			c.seed, c.seedSet = *seed, true
 		case "scenario":
 			fileSet = true
+		case "advise":
+			c.adviseSet = true
 		}
 	})
 	switch fs.NArg() {
@@ -264,7 +267,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	defer stop()
-	if c.advise {
+	if c.advise || !c.adviseSet && len(sc.Advise.Budget) > 0 && measured == nil && c.shard == nil {
+		// A scenario that states a budget asks what to ship.
 		return runAdvise(ctx, c, sc, points, stdout, stderr)
 	}
 	prog := newProgress(stderr, len(points))
