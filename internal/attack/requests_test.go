@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"testing"
@@ -99,22 +98,7 @@ func attackRequests(pl *plan.Plan, pop int) ([]plantest.Request, error) {
 // sends the hits due before the end, as many as the model does,
 // ceil(clients x HitsBy).
 func TestRequestsMatchPlan(t *testing.T) {
-	cases, err := plantest.Cases()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cases {
-		want, err := os.ReadFile(plantest.GoldenPath(c.Name))
-		if err != nil {
-			t.Fatalf("%v (go test ./internal/plan -run RequestsGolden -update writes it)", err)
-		}
-		got, err := plantest.Transcript(c, attackRequests)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := plantest.Compare(string(want), got); d != "" {
-			t.Errorf("%s: the live run's requests are not the plan's:\n%s", c.Name, d)
-		}
+	plantest.CheckDriver(t, "the live run", attackRequests, func(c plantest.Case) {
 		for _, pt := range c.Points {
 			pl := pt.Plan
 			specs, _ := buildSpecs(Options{Plan: pl, URL: "http://x/"}, pl.Duration, nil, nil)
@@ -129,5 +113,5 @@ func TestRequestsMatchPlan(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }

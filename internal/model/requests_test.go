@@ -2,7 +2,6 @@ package model
 
 import (
 	"math"
-	"os"
 	"testing"
 
 	"github.com/overshoot-dev/overshoot/internal/plan"
@@ -44,26 +43,11 @@ func modelRequests(pl *plan.Plan, pop int) ([]plantest.Request, error) {
 // population's end, so it sends exactly ceil(e): e itself when e is whole,
 // since arrival e falls on the end and is not sent.
 func TestRequestsMatchPlan(t *testing.T) {
-	cases, err := plantest.Cases()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cases {
-		want, err := os.ReadFile(plantest.GoldenPath(c.Name))
-		if err != nil {
-			t.Fatalf("%v (go test ./internal/plan -run RequestsGolden -update writes it)", err)
-		}
-		got, err := plantest.Transcript(c, modelRequests)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := plantest.Compare(string(want), got); d != "" {
-			t.Errorf("%s: the model's requests are not the plan's:\n%s", c.Name, d)
-		}
+	plantest.CheckDriver(t, "the model", modelRequests, func(c plantest.Case) {
 		for _, pt := range c.Points {
 			checkArrivals(t, c.Name+" "+pt.Label, pt.Plan)
 		}
-	}
+	})
 }
 
 // checkArrivals runs one trial of pl when it has a constant-rate or ramped

@@ -23,12 +23,14 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
 
 	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
@@ -244,4 +246,31 @@ func drawnMatch(w, g string) bool {
 		return false
 	}
 	return slices.Contains(strings.Split(w[i+2:], ","), g[j+1:])
+}
+
+// CheckDriver checks that driver d, named who, sends the requests of every
+// case's golden transcript, and calls each (when set) with every case for
+// the driver's own checks.
+func CheckDriver(t testing.TB, who string, d Driver, each func(c Case)) {
+	t.Helper()
+	cases, err := Cases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		want, err := os.ReadFile(GoldenPath(c.Name))
+		if err != nil {
+			t.Fatalf("%v (go test ./internal/plan -run RequestsGolden -update writes it)", err)
+		}
+		got, err := Transcript(c, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := Compare(string(want), got); diff != "" {
+			t.Errorf("%s: %s's requests are not the plan's:\n%s", c.Name, who, diff)
+		}
+		if each != nil {
+			each(c)
+		}
+	}
 }
