@@ -95,7 +95,8 @@ func rank(rs []Result) []Result {
 // WriteTable writes the ranked results for people: a line per design
 // with whether it meets the budget, its limit, what it lets through (as a
 // count and as a multiple of its limit), the false denials of each
-// legitimate population, its cost and the confidence, then the
+// legitimate population, its cost, the latency a request has with it
+// (p99, simulated: the store's round trips) and the confidence, then the
 // recommendation.
 func WriteTable(w io.Writer, budget []measure.Condition, rs []Result) {
 	var texts []string
@@ -104,7 +105,7 @@ func WriteTable(w io.Writer, budget []measure.Condition, rs []Result) {
 	}
 	fmt.Fprintf(w, "budget: %s\n\n", strings.Join(texts, " and "))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tdesign\tmeets?\tlimit\tallowed p99\tlegit denied (false)\t$/M req\tconfidence\t")
+	fmt.Fprintln(tw, "#\tdesign\tmeets?\tlimit\tallowed p99\tlegit denied (false)\t$/M req\tlatency p99\tconfidence\t")
 	for i, r := range rs {
 		meets, limit := "no", "-"
 		if r.Meets {
@@ -119,8 +120,12 @@ func WriteTable(w io.Writer, budget []measure.Condition, rs []Result) {
 		if r.Design.Store == plan.Memory {
 			design += " (reference)"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f%% of %d\t\n", i+1, design, meets, limit, allowed,
-			falseDenials(r.Summary), cost(r), 100*r.Confidence, r.Summary.Trials)
+		lat := "-"
+		if v, ok := r.metric("latency.p99"); ok {
+			lat = fmt.Sprintf("%.3g ms", v)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f%% of %d\t\n", i+1, design, meets, limit, allowed,
+			falseDenials(r.Summary), cost(r), lat, 100*r.Confidence, r.Summary.Trials)
 	}
 	tw.Flush()
 	for _, r := range rs {

@@ -362,6 +362,10 @@ func (a *accountant) summarize(base measure.Summary, limit int64, elapsed time.D
 		live.AchievedRate = float64(a.results) / secs
 	}
 	s.Live = live
+	if live.LatencyMs.N > 0 {
+		lat := live.LatencyMs // the same measurement, where simulate puts its own
+		s.LatencyMs = &lat
+	}
 	return s
 }
 

@@ -101,12 +101,15 @@ func allowedMetric(stat, words string, f func(Stats) float64) Metric {
 }
 
 func latencyMetric(stat string, f func(Stats) float64) Metric {
-	return Metric{Name: "latency." + stat, Label: stat + " latency of the live run", Unit: "ms",
+	return Metric{Name: "latency." + stat, Label: stat + " request latency", Unit: "ms",
 		value: func(s *Summary) (float64, bool) {
-			if s.Live == nil || s.Live.LatencyMs.N == 0 {
-				return 0, false
+			switch {
+			case s.Live != nil && s.Live.LatencyMs.N > 0:
+				return f(s.Live.LatencyMs), true
+			case s.LatencyMs != nil && s.LatencyMs.N > 0:
+				return f(*s.LatencyMs), true
 			}
-			return f(s.Live.LatencyMs), true
+			return 0, false
 		}}
 }
 

@@ -72,6 +72,15 @@ type Recorder struct {
 	worst  []KeyTimeline
 	// KV is filled by the store the driver runs on.
 	KV KVCounters
+	// latency is each request's time from sent to answered, in ms, for a
+	// driver that knows it (the model; the live runner measures latency
+	// its own way, in Live).
+	latency LogHist
+}
+
+// Latency records one request's latency, from sent to answered.
+func (r *Recorder) Latency(d time.Duration) {
+	r.latency.Add(float64(d) / float64(time.Millisecond))
 }
 
 // keyState is one key's open windows and its recent allowed times.
@@ -335,6 +344,7 @@ type Trial struct {
 	MaxIn       int64
 	Worst       []KeyTimeline
 	KV          KVCounters
+	Latency     LogHist
 }
 
 // Finish closes every open key-window and returns the trial's results;
@@ -353,5 +363,5 @@ func (r *Recorder) Finish(elapsed time.Duration) Trial {
 	r.keys = nil
 	r.totals.SimulatedSeconds = elapsed.Seconds()
 	return Trial{Totals: r.totals, Populations: r.pops, Hist: r.hist, OverLimit: r.over,
-		Excess: r.excess, MaxIn: r.maxIn, Worst: r.worst, KV: r.KV}
+		Excess: r.excess, MaxIn: r.maxIn, Worst: r.worst, KV: r.KV, Latency: r.latency}
 }

@@ -27,6 +27,7 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 	hist := map[int64]int64{}
 	var kvc KVCounters
 	kvc.init()
+	var lat LogHist
 	var perMax, perP99, perExcess []float64
 	var worst []KeyTimeline
 	for i, t := range trials {
@@ -55,6 +56,7 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 		s.Overshoot.Excess += t.Excess
 		s.Overshoot.MaxInInterval = max(s.Overshoot.MaxInInterval, t.MaxIn)
 		kvc.Add(t.KV)
+		lat.Merge(t.Latency)
 		ts := histStats(t.Hist, limit)
 		perMax = append(perMax, ts.Max)
 		perP99 = append(perP99, ts.P99)
@@ -79,6 +81,10 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 	s.KV = kvWork(kvc)
 	s.Cost = cost(kvc, s.Totals, len(trials), o.KeyWindows, s.Limiter.WindowSecs)
 	s.Warnings = s.Health()
+	if lat.N > 0 {
+		st := lat.Stats()
+		s.LatencyMs = &st
+	}
 	return s
 }
 

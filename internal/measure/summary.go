@@ -46,6 +46,9 @@ type Summary struct {
 	// Worst is set for a sweep (see SetWorst): the point that did worst by
 	// the scenario's headline metric, and each metric's highest value.
 	Worst *Worst `json:"worst,omitempty"`
+	// LatencyMs is the requests' latency, from sent to answered: simulated,
+	// or a live run's (the same numbers as Live.LatencyMs).
+	LatencyMs *Stats `json:"latency_ms,omitempty"`
 	// Sensitivity is the headline with each of the model's assumptions at
 	// its alternatives (simulate, single runs; see Sensitivity).
 	Sensitivity []Sensitivity `json:"sensitivity,omitempty"`

@@ -105,6 +105,7 @@ type request struct {
 	res      ReadResult
 	w        PendingWrite
 	out      int64 // owned stores: the way back
+	sentAt   int64 // when the request was sent, for its latency
 }
 
 // trial is the state of one trial.
@@ -311,7 +312,7 @@ func (t *trial) send(ci int32) {
 	r := &t.reqs[ri]
 	// A reused slot keeps its last request's fields; set every one this
 	// request reads before it writes it.
-	r.client, r.nread, r.caller, r.dom = ci, 0, c.caller, AnyDomain
+	r.client, r.nread, r.caller, r.dom, r.sentAt = ci, 0, c.caller, AnyDomain, t.now
 	r.loc = int32(pickLocation(p, n, t.rng))
 	r.plan = t.c.lim.PlanWith(&c.keys, t.c.start.Add(time.Duration(t.now)), c.caller)
 	if r.plan.NKeys < 2 && r.got[1] != (limiter.Read{}) {
@@ -439,6 +440,7 @@ func (t *trial) done(ri int32) {
 	if t.srv != nil && t.srv.respond(t, ri) {
 		return
 	}
+	t.rec.Latency(time.Duration(t.now - t.reqs[ri].sentAt))
 	ci := t.reqs[ri].client
 	t.release(ri)
 	c := &t.clients[ci]
