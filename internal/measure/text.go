@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -132,29 +133,30 @@ func (p *printer) body(s *Summary, what string) {
 			p.f("  %s (%s): not measured in this run\n", m.Label, m.Name)
 		}
 	}
-	p.f("  %s: a limit of %d per %s let through up to %d in one key-window (%.2fx);\n",
-		what, s.Limiter.Limit, s.Limiter.Window, o.MaxAllowed, o.Ratio.Max)
+	p.f("  %s: a limit of %s per %s let through up to %s in one key-window (%.2fx);\n",
+		what, thousands(s.Limiter.Limit), s.Limiter.Window, thousands(o.MaxAllowed), o.Ratio.Max)
 	if s.Trials > 1 {
 		m := o.PerTrial.MaxRatio
 		p.f("  in 95%% of trials at most %.0f (%.2fx); a trial's max ratio averages %.2fx (95%% CI %.2fx..%.2fx),\n",
 			m.P95*lim, m.P95, m.Mean, m.MeanLo, m.MeanHi)
 		p.f("  and 95%% of trials fall between %.2fx and %.2fx.\n", m.Lo, m.Hi)
 	}
-	p.f("  ratio over %d key-windows: p50 %.2fx  p95 %.2fx  p99 %.2fx  mean %.2fx; %.1f%% over the limit, excess %d\n",
-		o.KeyWindows, o.Ratio.P50, o.Ratio.P95, o.Ratio.P99, o.Ratio.Mean, 100*o.OverLimitShare, o.Excess)
-	p.f("  most allowed in any window-long interval: %d (%.2fx)\n", o.MaxInInterval, o.MaxInIntervalRatio)
-	p.f("\n  requests %d: allowed %d, denied %d, errors %d; fail-open %d, fail-closed %d\n",
-		t.Requests, t.Allowed, t.Denied, t.Errors, t.FailOpen, t.FailClosed)
+	p.f("  ratio over %s key-windows: p50 %.2fx  p95 %.2fx  p99 %.2fx  mean %.2fx; %.1f%% over the limit, excess %s\n",
+		thousands(o.KeyWindows), o.Ratio.P50, o.Ratio.P95, o.Ratio.P99, o.Ratio.Mean, 100*o.OverLimitShare, thousands(o.Excess))
+	p.f("  most allowed in any window-long interval: %s (%.2fx)\n", thousands(o.MaxInInterval), o.MaxInIntervalRatio)
+	p.f("\n  requests %s: allowed %s, denied %s, errors %s; fail-open %s, fail-closed %s\n",
+		thousands(t.Requests), thousands(t.Allowed), thousands(t.Denied), thousands(t.Errors), thousands(t.FailOpen), thousands(t.FailClosed))
 	for _, q := range s.Populations {
 		legit := ""
 		if q.Legitimate {
-			legit = fmt.Sprintf(", false denials %d", q.FalseDenials)
+			legit = ", false denials " + thousands(q.FalseDenials)
 		}
-		p.f("    %-16s requests %d, allowed %d, denied %d, errors %d%s\n", q.Name, q.Requests, q.Allowed, q.Denied, q.Errors, legit)
+		p.f("    %-16s requests %s, allowed %s, denied %s, errors %s%s\n", q.Name, thousands(q.Requests), thousands(q.Allowed), thousands(q.Denied), thousands(q.Errors), legit)
 	}
 	if k := s.KV; k.Observed {
-		p.f("  kv: reads %d, writes %d, read errors %d, write errors %d (429: %d, quota: %d), lost updates %d, stale reads %d",
-			k.Reads, k.Writes, k.ReadErrors, k.WriteErrors, k.WriteRateLimited, k.QuotaErrors, k.LostUpdates, k.StaleReads)
+		p.f("  kv: reads %s, writes %s, read errors %s, write errors %s (429: %s, quota: %s), lost updates %s, stale reads %s",
+			thousands(k.Reads), thousands(k.Writes), thousands(k.ReadErrors), thousands(k.WriteErrors), thousands(k.WriteRateLimited),
+			thousands(k.QuotaErrors), thousands(k.LostUpdates), thousands(k.StaleReads))
 		if k.StaleReads > 0 {
 			p.f(" (staleness p50 %.0f ms, p99 %.0f ms)", k.StalenessMs.P50, k.StalenessMs.P99)
 		}
@@ -189,4 +191,25 @@ func mustMetric(name string) Metric {
 		panic(err)
 	}
 	return m
+}
+
+// thousands writes n with a comma between each group of three digits, as
+// people read counts: 8,273,044.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
 }
