@@ -134,7 +134,7 @@ func (p *printer) body(s *Summary, what string) {
 		}
 	}
 	p.f("  %s: a limit of %s per %s let through up to %s in one key-window (%.2fx);\n",
-		what, thousands(s.Limiter.Limit), s.Limiter.Window, thousands(o.MaxAllowed), o.Ratio.Max)
+		what, Thousands(s.Limiter.Limit), s.Limiter.Window, Thousands(o.MaxAllowed), o.Ratio.Max)
 	if s.Trials > 1 {
 		m := o.PerTrial.MaxRatio
 		p.f("  in 95%% of trials at most %.0f (%.2fx); a trial's max ratio averages %.2fx (95%% CI %.2fx..%.2fx),\n",
@@ -142,21 +142,21 @@ func (p *printer) body(s *Summary, what string) {
 		p.f("  and 95%% of trials fall between %.2fx and %.2fx.\n", m.Lo, m.Hi)
 	}
 	p.f("  ratio over %s key-windows: p50 %.2fx  p95 %.2fx  p99 %.2fx  mean %.2fx; %.1f%% over the limit, excess %s\n",
-		thousands(o.KeyWindows), o.Ratio.P50, o.Ratio.P95, o.Ratio.P99, o.Ratio.Mean, 100*o.OverLimitShare, thousands(o.Excess))
-	p.f("  most allowed in any window-long interval: %s (%.2fx)\n", thousands(o.MaxInInterval), o.MaxInIntervalRatio)
+		Thousands(o.KeyWindows), o.Ratio.P50, o.Ratio.P95, o.Ratio.P99, o.Ratio.Mean, 100*o.OverLimitShare, Thousands(o.Excess))
+	p.f("  most allowed in any window-long interval: %s (%.2fx)\n", Thousands(o.MaxInInterval), o.MaxInIntervalRatio)
 	p.f("\n  requests %s: allowed %s, denied %s, errors %s; fail-open %s, fail-closed %s\n",
-		thousands(t.Requests), thousands(t.Allowed), thousands(t.Denied), thousands(t.Errors), thousands(t.FailOpen), thousands(t.FailClosed))
+		Thousands(t.Requests), Thousands(t.Allowed), Thousands(t.Denied), Thousands(t.Errors), Thousands(t.FailOpen), Thousands(t.FailClosed))
 	for _, q := range s.Populations {
 		legit := ""
 		if q.Legitimate {
-			legit = ", false denials " + thousands(q.FalseDenials)
+			legit = ", false denials " + Thousands(q.FalseDenials)
 		}
-		p.f("    %-16s requests %s, allowed %s, denied %s, errors %s%s\n", q.Name, thousands(q.Requests), thousands(q.Allowed), thousands(q.Denied), thousands(q.Errors), legit)
+		p.f("    %-16s requests %s, allowed %s, denied %s, errors %s%s\n", q.Name, Thousands(q.Requests), Thousands(q.Allowed), Thousands(q.Denied), Thousands(q.Errors), legit)
 	}
 	if k := s.KV; k.Observed {
 		p.f("  kv: reads %s, writes %s, read errors %s, write errors %s (429: %s, quota: %s), lost updates %s, stale reads %s",
-			thousands(k.Reads), thousands(k.Writes), thousands(k.ReadErrors), thousands(k.WriteErrors), thousands(k.WriteRateLimited),
-			thousands(k.QuotaErrors), thousands(k.LostUpdates), thousands(k.StaleReads))
+			Thousands(k.Reads), Thousands(k.Writes), Thousands(k.ReadErrors), Thousands(k.WriteErrors), Thousands(k.WriteRateLimited),
+			Thousands(k.QuotaErrors), Thousands(k.LostUpdates), Thousands(k.StaleReads))
 		if k.StaleReads > 0 {
 			p.f(" (staleness p50 %.0f ms, p99 %.0f ms)", k.StalenessMs.P50, k.StalenessMs.P99)
 		}
@@ -193,9 +193,9 @@ func mustMetric(name string) Metric {
 	return m
 }
 
-// thousands writes n with a comma between each group of three digits, as
+// Thousands writes n with a comma between each group of three digits, as
 // people read counts: 8,273,044.
-func thousands(n int64) string {
+func Thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")
 	if neg {

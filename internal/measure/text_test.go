@@ -8,8 +8,8 @@ func TestThousands(t *testing.T) {
 		n    int64
 		want string
 	}{{0, "0"}, {999, "999"}, {1000, "1,000"}, {8273044, "8,273,044"}, {-1234567, "-1,234,567"}, {100000, "100,000"}} {
-		if got := thousands(tc.n); got != tc.want {
-			t.Errorf("thousands(%d) = %q, want %q", tc.n, got, tc.want)
+		if got := Thousands(tc.n); got != tc.want {
+			t.Errorf("Thousands(%d) = %q, want %q", tc.n, got, tc.want)
 		}
 	}
 }

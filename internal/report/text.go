@@ -590,24 +590,7 @@ func paramList(ps []measure.Param) string {
 
 // Number formatting: counts with thousands separators, ratios as "7.6x".
 
-func count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func count(n int64) string { return measure.Thousands(n) }
 
 func ratio(r float64) string {
 	if !finite(r) {
