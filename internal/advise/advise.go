@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/limiter"
@@ -229,7 +230,7 @@ func (s *search) design(d Design) (Result, error) {
 			}
 			ls = append(ls, fmt.Sprintf("%d %s", l, mark))
 		}
-		r.Note = "the budget is not monotone in the limit here (" + joinComma(ls) + "): the largest grid limit that meets it is kept, without bisection"
+		r.Note = "the budget is not monotone in the limit here (" + strings.Join(ls, ", ") + "): the largest grid limit that meets it is kept, without bisection"
 	}
 	lo := grid[last]
 	if r.Monotone && last+1 < len(grid) {
@@ -311,15 +312,4 @@ func allPass(vs []measure.Verdict) bool {
 		}
 	}
 	return len(vs) > 0
-}
-
-func joinComma(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += x
-	}
-	return out
 }

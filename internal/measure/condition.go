@@ -145,11 +145,7 @@ func Check(s *Summary, conds []Condition) []Verdict {
 			continue
 		}
 		for _, p := range s.Points {
-			var where []string
-			for _, q := range p.Params {
-				where = append(where, q.Path+"="+q.Value)
-			}
-			out = append(out, check(c, strings.Join(where, ", "), p.Summary))
+			out = append(out, check(c, paramsText(p.Params), p.Summary))
 		}
 	}
 	return out

@@ -46,6 +46,7 @@ func Diff(a, b *Summary) ([]MetricChange, error) {
 	return out, nil
 }
 
+// paramsText names a sweep point by its parameters: "c=8, think=1ms".
 func paramsText(ps []Param) string {
 	var s []string
 	for _, p := range ps {

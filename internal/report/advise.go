@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -156,10 +155,15 @@ func WriteFigure(dir string, f *Figure) error {
 	if err != nil {
 		return fmt.Errorf("figure %s: %v", f.Name, err)
 	}
-	for name, data := range map[string][]byte{f.Name + ".png": png, f.Name + ".svg": svg} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return err
-		}
+	if err := WriteFile(dir, f.Name+".png", png); err != nil {
+		return err
 	}
-	return nil
+	return WriteFile(dir, f.Name+".svg", svg)
+}
+
+// WriteFile writes data as dir/name the way every file of a report is
+// written: atomically (a reader never sees half of it), and never over a
+// file that is there already.
+func WriteFile(dir, name string, data []byte) error {
+	return writeAtomic(filepath.Join(dir, name), data)
 }

@@ -246,7 +246,7 @@ func writeAdvice(out string, sc *scenario.Scenario, doc adviceJSON, budget []mea
 	if err != nil {
 		return "", err
 	}
-	if err := writeAtomic(filepath.Join(dir, adviceFile), append(b, '\n')); err != nil {
+	if err := report.WriteFile(dir, adviceFile, append(b, '\n')); err != nil {
 		return "", err
 	}
 	fig := report.ParetoFigure(points, x)
@@ -260,7 +260,7 @@ func writeAdvice(out string, sc *scenario.Scenario, doc adviceJSON, budget []mea
 	writeShip(&md, doc.Advice)
 	fmt.Fprintln(&md, "```")
 	fmt.Fprintf(&md, "\n![%s](pareto.png)\n\n%s\n", fig.Title, fig.Caption)
-	if err := writeAtomic(filepath.Join(dir, "advice.md"), md.Bytes()); err != nil {
+	if err := report.WriteFile(dir, "advice.md", md.Bytes()); err != nil {
 		return "", err
 	}
 	return dir, nil

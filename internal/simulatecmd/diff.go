@@ -85,7 +85,7 @@ func runDiff(c *config, stdout, stderr io.Writer) int {
 	}
 	md := fmt.Sprintf("# Diff\n\nA: %s\n\nB: %s\n\n```\n%s```\n", nameA, nameB, text.String())
 	for name, data := range map[string][]byte{"diff.json": append(b, '\n'), "diff.md": []byte(md)} {
-		if err := writeAtomic(filepath.Join(dir, name), data); err != nil {
+		if err := report.WriteFile(dir, name, data); err != nil {
 			fmt.Fprintln(stderr, "simulate: the diff is above, but it was not written:", err)
 			return ExitFailure
 		}

@@ -125,7 +125,9 @@ func runs0Seed(runs []pointRun) uint64 {
 }
 
 // writeAtomic writes b to path through a temporary file in the same
-// folder, so that a reader never sees half a file.
+// folder, so that a reader never sees half a file. Unlike a report's files
+// (report.WriteFile) it replaces one that is there: a shard run again (a
+// Job retries a failed pod with its index) writes its file anew.
 func writeAtomic(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
