@@ -308,21 +308,9 @@ const maxShardFile = 1 << 20
 // readShardFiles reads the shard files named, or found in the folders
 // named, and returns them with the folder each is in.
 func readShardFiles(args []string) ([]shardFile, []string, error) {
-	var paths []string
-	for _, a := range args {
-		fi, err := os.Stat(a)
-		if err != nil {
-			return nil, nil, err
-		}
-		if !fi.IsDir() {
-			paths = append(paths, a)
-			continue
-		}
-		m, _ := filepath.Glob(filepath.Join(a, "shard-*-of-*.json"))
-		if len(m) == 0 {
-			return nil, nil, fmt.Errorf("%s has no shard-*-of-*.json files: give the folder the shards wrote under (-out)", a)
-		}
-		paths = append(paths, m...)
+	paths, err := cli.ShardPaths(args)
+	if err != nil {
+		return nil, nil, err
 	}
 	var files []shardFile
 	var dirs []string

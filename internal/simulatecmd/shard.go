@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
@@ -158,24 +159,9 @@ const maxShardFileSize = 1 << 30
 // readShards reads the shard files named by args: files, or folders whose
 // shard-*-of-*.json files are read.
 func readShards(args []string) ([]shardFile, []string, error) {
-	var paths []string
-	for _, a := range args {
-		fi, err := os.Stat(a)
-		if err != nil {
-			return nil, nil, fmt.Errorf("-merge: %v", err)
-		}
-		if !fi.IsDir() {
-			paths = append(paths, a)
-			continue
-		}
-		m, _ := filepath.Glob(filepath.Join(a, "shard-*-of-*.json"))
-		if len(m) == 0 {
-			return nil, nil, fmt.Errorf("-merge: %s has no shard-*-of-*.json files: give the folder the shards wrote under (-out)", a)
-		}
-		paths = append(paths, m...)
-	}
-	if len(paths) == 0 {
-		return nil, nil, fmt.Errorf("-merge: give the shard files, or the folder they were written under")
+	paths, err := cli.ShardPaths(args)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-merge: %v", err)
 	}
 	var out []shardFile
 	for _, p := range paths {
