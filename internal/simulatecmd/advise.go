@@ -110,10 +110,7 @@ func runAdvise(ctx context.Context, c *config, sc *scenario.Scenario, points []s
 		fmt.Fprintln(stderr, "simulate:", err)
 		return ExitBadInput
 	}
-	seed := sc.Seed
-	if c.seedSet {
-		seed = c.seed
-	}
+	seed := c.seedOf(sc)
 	trials := c.trials
 	if trials == 0 {
 		trials = min(sc.Trials, 10)

@@ -85,7 +85,7 @@ func runShard(ctx context.Context, c *config, sc *scenario.Scenario, points []sc
 	}
 	var sens measure.Summary
 	if err == nil && c.shard.Index == 0 && c.sensitivity && !isSweep(points) {
-		sens = measure.Summary{Scenario: ref(sc), Seed: runs0Seed(runs), Trials: trials}
+		sens = measure.Summary{Scenario: ref(sc), Seed: c.seedOf(sc), Trials: trials}
 		err = sensitivity(ctx, c, sc, &sens, stderr)
 		if err != nil && !errors.Is(err, context.Canceled) {
 			fmt.Fprintln(stderr, "simulate:", err)
@@ -93,7 +93,7 @@ func runShard(ctx context.Context, c *config, sc *scenario.Scenario, points []sc
 		}
 	}
 	f := shardFile{Kind: shardKind, Sensitivity: sens.Sensitivity, Schema: shardSchema, Shard: c.shard.Index, Shards: c.shard.Count,
-		Hash: sc.Hash(), Seed: runs0Seed(runs), TrialsPerPoint: trials, Scenario: ref(sc), Sweep: isSweep(points),
+		Hash: sc.Hash(), Seed: c.seedOf(sc), TrialsPerPoint: trials, Scenario: ref(sc), Sweep: isSweep(points),
 		Complete: err == nil, Points: runs}
 	b, merr := json.Marshal(&f)
 	if merr != nil {
@@ -115,14 +115,6 @@ func runShard(ctx context.Context, c *config, sc *scenario.Scenario, points []sc
 		return ExitFailure
 	}
 	return ExitOK
-}
-
-// runs0Seed is the seed the run used (every point's is the same).
-func runs0Seed(runs []pointRun) uint64 {
-	if len(runs) == 0 {
-		return 0
-	}
-	return runs[0].Base.Seed
 }
 
 // writeAtomic writes b to path through a temporary file in the same

@@ -548,10 +548,7 @@ func isSweep(points []scenario.Point) bool {
 // and the context's error.
 func simulatePoints(ctx context.Context, c *config, sc *scenario.Scenario, points []scenario.Point, prog *progress,
 	only func(point, trial int) bool) ([]pointRun, error) {
-	seed := sc.Seed
-	if c.seedSet {
-		seed = c.seed
-	}
+	seed := c.seedOf(sc)
 	var runs []pointRun
 	for i, p := range points {
 		pl, err := compilePoint(p.Scenario, c.compare != "")
@@ -591,6 +588,14 @@ func simulatePoints(ctx context.Context, c *config, sc *scenario.Scenario, point
 		}
 	}
 	return runs, nil
+}
+
+// seedOf is the run's seed: -seed, else the scenario's.
+func (c *config) seedOf(sc *scenario.Scenario) uint64 {
+	if c.seedSet {
+		return c.seed
+	}
+	return sc.Seed
 }
 
 // trialCount is the number of trials each point of the run has.
