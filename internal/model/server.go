@@ -27,12 +27,18 @@ import (
 // A request that writes nothing (denied, or a failed read) goes from its
 // read to after_write. The store's own latency is not used: its work is the
 // thread's.
+//
+// With a proxy (wrangler dev's proxy process), a request passes a second
+// thread of its own on the way in, before the inbox, and its response on
+// the way out, before the way back. The proxy serves them one at a time in
+// order of arrival, for its cpu_in or cpu_out draw.
 
 // Server event kinds, after sim.go's.
 const (
 	evArrive uint8 = 64 + iota // a request reaches the server (idx: request)
 	evKick                     // the thread looks for its next step (idx unused)
 	evStep                     // the thread finishes a request's step (idx: request)
+	evProxy                    // the proxy finishes passing a request in or out (idx: request)
 )
 
 // The step a request waits for or is in.
@@ -42,6 +48,8 @@ const (
 	phWrite                // between
 	phRespond              // after_write
 	phBack                 // the response is on its way to the client
+	phProxyIn              // at the proxy, on the way in
+	phProxyOut             // at the proxy, on the way out
 )
 
 // srvReq is the server's state of one request slot.
@@ -60,6 +68,11 @@ type server struct {
 	inbox  fifo
 	ready  fifo
 	reqs   []srvReq
+
+	// The proxy thread, when there is one: its queue and whether it is
+	// passing a request.
+	pbusy bool
+	pq    fifo
 
 	// Batches and BatchedRequests count the batches taken and their
 	// requests, for tests.
@@ -119,6 +132,9 @@ func (s *server) arrive(t *trial, ri int32) {
 	rtt := int64(s.p.RTT.Sample(t.rng))
 	there := rtt / 2
 	st.phase, st.back = phRead, rtt-there
+	if s.p.Proxy {
+		st.phase = phProxyIn
+	}
 	if there == 0 {
 		s.enter(t, ri)
 		return
@@ -126,10 +142,53 @@ func (s *server) arrive(t *trial, ri int32) {
 	t.push(t.now+there, evArrive, ri)
 }
 
-// enter puts request ri in the inbox.
+// enter puts request ri in the inbox, or in the proxy's queue when it has
+// yet to pass the proxy.
 func (s *server) enter(t *trial, ri int32) {
+	if s.reqs[ri].phase == phProxyIn {
+		s.toProxy(t, ri)
+		return
+	}
 	s.inbox.push(ri)
 	s.wake(t)
+}
+
+// toProxy queues request ri at the proxy and starts the proxy if idle.
+func (s *server) toProxy(t *trial, ri int32) {
+	s.pq.push(ri)
+	s.proxyNext(t)
+}
+
+// proxyNext starts passing the next request in the proxy's queue unless
+// the proxy is busy.
+func (s *server) proxyNext(t *trial) {
+	if s.pbusy || s.pq.len() == 0 {
+		return
+	}
+	ri := s.pq.pop()
+	var cpu time.Duration
+	if s.reqs[ri].phase == phProxyIn {
+		cpu = s.p.ProxyIn.Sample(t.rng)
+	} else {
+		cpu = s.p.ProxyOut.Sample(t.rng)
+	}
+	s.pbusy = true
+	t.push(t.now+int64(cpu), evProxy, ri)
+}
+
+// proxied ends the proxy's pass of request ri: in, to the inbox; out, on
+// the way back to the client.
+func (s *server) proxied(t *trial, ri int32) {
+	s.pbusy = false
+	st := &s.reqs[ri]
+	if st.phase == phProxyIn {
+		st.phase = phRead
+		s.enter(t, ri)
+	} else {
+		st.phase = phBack
+		t.push(t.now+st.back, evDone, ri)
+	}
+	s.proxyNext(t)
 }
 
 // wake schedules a look for work now, unless the thread is busy or one is
@@ -177,6 +236,8 @@ func (s *server) step(t *trial, e event) {
 	case evStep:
 		s.busy = false
 		s.finish(t, e.idx)
+	case evProxy:
+		s.proxied(t, e.idx)
 	}
 }
 
@@ -232,8 +293,13 @@ func (s *server) finish(t *trial, ri int32) {
 		t.record(r, &d)
 		t.done(ri)
 	default:
-		st.phase = phBack
-		t.push(t.now+st.back, evDone, ri)
+		if s.p.Proxy {
+			st.phase = phProxyOut
+			s.toProxy(t, ri)
+		} else {
+			st.phase = phBack
+			t.push(t.now+st.back, evDone, ri)
+		}
 		s.wake(t)
 	}
 }

@@ -15,6 +15,13 @@ func singleThread(sc *scenario.Scenario, before, between, after, rtt float64) *s
 	return sc
 }
 
+// withProxy puts a proxy thread with constant passes in and out (ms) in
+// front of sc's server.
+func withProxy(sc *scenario.Scenario, in, out float64) *scenario.Scenario {
+	sc.Server.Proxy = &scenario.ServerProxy{CPUIn: ms(in), CPUOut: ms(out)}
+	return sc
+}
+
 // TestOracleSingleThread checks the single-thread server against answers
 // derived by hand, in each case's comment, from the rules in server.go's
 // doc; the code was not run to get them. The store's own latency (5 ms)
@@ -55,6 +62,13 @@ func TestOracleSingleThread(t *testing.T) {
 		// 32 reads, 5 writes, nothing lost.
 		{"closed loop", singleThread(memoryScenario(5, time.Hour, ms(5), 100*time.Millisecond, closedLoop(bot("bot"), 1, ms(0))), 1, 1, 1, 1),
 			32, 5, 32, 5, 0},
+		// The same behind a proxy taking 0.5 ms in and 0.5 ms out. An
+		// allowed request takes 0.5 + 0.5 + 3 + 0.5 + 0.5 = 5 ms (sent at
+		// 0, 5, 10, 15, 20 ms), a denied one 4 ms (sent at 25 + 4k ms,
+		// decided at its read, 2 ms after sending). Decided before 100 ms:
+		// 27 + 4k < 100, k <= 18: 19 denied. 24 requests, 5 writes.
+		{"closed loop behind a proxy", withProxy(singleThread(memoryScenario(5, time.Hour, ms(5), 100*time.Millisecond, closedLoop(bot("bot"), 1, ms(0))), 1, 1, 1, 1), 0.5, 0.5),
+			24, 5, 24, 5, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -91,5 +105,30 @@ func TestSingleThreadBetweenBounds(t *testing.T) {
 		if c == 1 && a != 5 {
 			t.Errorf("C=1: allowed %d, want exactly the limit 5", a)
 		}
+	}
+}
+
+// TestProxySplitsBatches checks what the proxy is in the model for: with
+// every request passing it one at a time, a closed loop of C no longer
+// reaches the server's thread as one batch, so its first window lets
+// through less than without the proxy, and still at least the limit.
+func TestProxySplitsBatches(t *testing.T) {
+	for _, c := range []int{8, 32} {
+		allowed := func(proxy bool) int64 {
+			sc := singleThread(memoryScenario(5, time.Hour, ms(1), 2*time.Second, closedLoop(bot("bot"), c, ms(0))), 0.5, 0.6, 0.3, 0.1)
+			if proxy {
+				sc = withProxy(sc, 0.5, 0.5)
+			}
+			trials, err := RunTrials(planOf(t, sc), Options{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return trials[0].Totals.Allowed
+		}
+		without, with := allowed(false), allowed(true)
+		if with >= without || with < 5 {
+			t.Errorf("C=%d: allowed %d behind the proxy, %d without: want at least the limit 5 and fewer than without", c, with, without)
+		}
+		t.Logf("C=%d: allowed %d behind the proxy, %d without", c, with, without)
 	}
 }

@@ -41,6 +41,10 @@ type ServerParams struct {
 	BeforeRead, Between, AfterWrite Dist
 	// RTT is the client's round trip, half each way.
 	RTT Dist
+	// Proxy is set when requests pass a proxy thread on their way in and
+	// out, taking ProxyIn and ProxyOut of its time.
+	Proxy             bool
+	ProxyIn, ProxyOut Dist
 }
 
 // compileServer compiles a validated scenario's server section.
@@ -62,6 +66,16 @@ func compileServer(sc *scenario.Scenario) (ServerParams, error) {
 		var err error
 		if *d.to, err = NewDist(d.l); err != nil {
 			return ServerParams{}, fmt.Errorf("%s: %v", d.path, err)
+		}
+	}
+	if px := sv.Proxy; px != nil {
+		out.Proxy = true
+		var err error
+		if out.ProxyIn, err = NewDist(px.CPUIn); err != nil {
+			return ServerParams{}, fmt.Errorf("server.proxy.cpu_in: %v", err)
+		}
+		if out.ProxyOut, err = NewDist(px.CPUOut); err != nil {
+			return ServerParams{}, fmt.Errorf("server.proxy.cpu_out: %v", err)
 		}
 	}
 	return out, nil

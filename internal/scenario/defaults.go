@@ -358,7 +358,7 @@ func (s *Scenario) SetDefaults() {
 // onlyMode reports whether sv sets nothing but its mode.
 func (sv *Server) onlyMode() bool {
 	c := sv.CPU
-	return c.BeforeRead.IsZero() && c.Between.IsZero() && c.AfterWrite.IsZero() && sv.RTT.IsZero()
+	return c.BeforeRead.IsZero() && c.Between.IsZero() && c.AfterWrite.IsZero() && sv.RTT.IsZero() && sv.Proxy == nil
 }
 
 // setServerDefaults fills the server section. A section that says no more
@@ -462,6 +462,7 @@ func DefaultTable() []DefaultEntry {
 		{"server.cpu.between", sv.CPU.Between.String(), "assumption: unpublished; calibrate (docs/serving-side.md)"},
 		{"server.cpu.after_write", sv.CPU.AfterWrite.String(), "assumption: unpublished; calibrate (docs/serving-side.md)"},
 		{"server.rtt", sv.RTT.String(), "assumption: a loopback round trip"},
+		{"server.proxy", "none", "choice: no proxy thread; wrangler dev has one (docs/serving-side.md, section 1), calibrate its CPU"},
 		{"report.headline", measure.DefaultHeadline, "choice: the most one key-window allowed, as a multiple of the limit"},
 	}
 }

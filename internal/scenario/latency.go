@@ -306,3 +306,21 @@ func (l *Latency) UnmarshalJSON(b []byte) error {
 	*l = Latency(f)
 	return nil
 }
+
+// Scaled returns l with every duration multiplied by f: the same shape,
+// its mean and every quantile f times as long (rounded to the
+// microsecond). -calibrate fits latencies this way.
+func (l Latency) Scaled(f float64) Latency {
+	sc := func(d Duration) Duration {
+		return Duration(time.Duration(float64(d) * f).Round(time.Microsecond))
+	}
+	out := l
+	out.Value, out.Min, out.Max, out.Mean, out.Median, out.P99 = sc(l.Value), sc(l.Min), sc(l.Max), sc(l.Mean), sc(l.Median), sc(l.P99)
+	if l.Points != nil {
+		out.Points = make([]Quantile, len(l.Points))
+		for i, q := range l.Points {
+			out.Points[i] = Quantile{P: q.P, Value: sc(q.Value)}
+		}
+	}
+	return out
+}

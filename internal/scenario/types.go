@@ -271,6 +271,18 @@ type Server struct {
 	CPU ServerCPU `yaml:"cpu" json:"cpu"`
 	// RTT is the client's round trip to the server, half each way.
 	RTT Latency `yaml:"rtt" json:"rtt"`
+	// Proxy is a second thread every request passes on its way in and out
+	// (wrangler dev's proxy process); nil: none.
+	Proxy *ServerProxy `yaml:"proxy,omitempty" json:"proxy,omitempty"`
+}
+
+// ServerProxy is a thread of its own in front of the server's: wrangler
+// dev's ProxyWorker process, which takes each request and hands it to the
+// Worker's process, and passes the response back. Requests wait for it in
+// order of arrival.
+type ServerProxy struct {
+	CPUIn  Latency `yaml:"cpu_in" json:"cpu_in"`   // the proxy's thread time for a request on its way in
+	CPUOut Latency `yaml:"cpu_out" json:"cpu_out"` // and for its response on the way out
 }
 
 // ServerCPU is the thread time of each step of a request under mode

@@ -109,7 +109,7 @@ func (s *Scenario) validateServer() error {
 	switch sv.Mode {
 	case ServerNone:
 		if !sv.onlyMode() {
-			return errAt("server", "sets cpu or rtt but server.mode is none: set mode: single-thread, or remove them")
+			return errAt("server", "sets cpu, rtt or proxy but server.mode is none: set mode: single-thread, or remove them")
 		}
 		return nil
 	case ServerSingleThread:
@@ -130,6 +130,19 @@ func (s *Scenario) validateServer() error {
 	} {
 		if err := latency(c.path, c.l); err != nil {
 			return err
+		}
+	}
+	if px := sv.Proxy; px != nil {
+		for _, c := range []struct {
+			path string
+			l    Latency
+		}{{"server.proxy.cpu_in", px.CPUIn}, {"server.proxy.cpu_out", px.CPUOut}} {
+			if c.l.IsZero() {
+				return errAt(c.path, "is missing: give the proxy's thread time per request, e.g. 500us")
+			}
+			if err := latency(c.path, c.l); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package simulatecmd
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -13,19 +14,21 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/model"
 	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
-// DefaultFit is what -calibrate fits when -fit is not given: the server's
-// CPU per step and the round trip (docs/serving-side.md: no published
-// value, calibrate them). The round trip is in because, with constant CPU
-// draws, a closed loop's max ratio does not move with the CPU values at all
-// (every batch holds all C); time spent off the thread is what splits
-// batches.
-var DefaultFit = []string{"server.cpu.before_read", "server.cpu.between", "server.cpu.after_write", "server.rtt"}
+// DefaultFit is what -calibrate fits when -fit is not given: one scale for
+// the server thread's CPU (every step of server.cpu together, the split
+// between steps kept) and one for the proxy thread's (docs/serving-side.md:
+// no published value, calibrate them). One scale per thread keeps the fit
+// identifiable from two runs: a run at concurrency 1 fixes their sum (its
+// latency), one at a higher concurrency how they share it (its overshoot:
+// time a request spends off the server thread splits its batches).
+var DefaultFit = []string{"server.cpu", "server.proxy"}
 
 // CalibratedFile is the scenario -calibrate writes under -out.
 const CalibratedFile = "calibrated.yaml"
@@ -43,16 +46,51 @@ type liveRun struct {
 	sc       *scenario.Scenario
 }
 
-// fitParam is one parameter -calibrate fits: a scenario path whose value
-// is a duration, searched in log space.
+// fitParam is one parameter -calibrate fits: the scale of the latencies
+// under a scenario path (one latency, or a section such as server.cpu whose
+// latencies keep their shapes and proportions), searched in log space.
 type fitParam struct {
-	path string
-	init time.Duration
+	path   string
+	leaves []string           // the latency paths it scales
+	base   []scenario.Latency // their values at scale 1
+	init   float64            // ln of the starting scale
+}
+
+// mean is the mean of the param's latencies (summed) at scale exp(x).
+func (p fitParam) mean(x float64) time.Duration {
+	var sum time.Duration
+	for _, l := range p.base {
+		sum += l.Scaled(math.Exp(x)).MeanDuration()
+	}
+	return sum
+}
+
+// target is what a fit matches for one live run: its max ratio and median
+// latency (each the median over the run's repeats, or one repeat's own).
+type target struct {
+	ratio, latencyP50 float64
+}
+
+// targetOf is run m's target: the median over its repeats, or repeat i's
+// values (i >= 0).
+func targetOf(m *measure.Summary, i int) target {
+	t := target{ratio: m.Overshoot.Ratio.Max}
+	if m.LatencyMs != nil {
+		t.latencyP50 = m.LatencyMs.P50
+	}
+	if r := m.Repeats; r != nil && len(r.Runs) > 0 {
+		if i >= 0 {
+			return target{ratio: r.Runs[i].MaxRatio, latencyP50: r.Runs[i].LatencyP50Ms}
+		}
+		t = target{ratio: r.MaxRatio.Median, latencyP50: r.LatencyP50Ms.Median}
+	}
+	return t
 }
 
 // calibrateMain is simulate -calibrate: fit the -fit parameters to the
 // live summaries by Nelder-Mead over the model, write calibrated.yaml and
-// print the fit per run and each run's leave-one-out prediction.
+// print the fitted values with their spread over the repeats, the fit per
+// run and each run's leave-one-out prediction.
 func calibrateMain(c *config, stdout, stderr io.Writer) int {
 	runs, params, err := calibrateInputs(c, stderr)
 	if err != nil {
@@ -67,60 +105,129 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 	if c.seedSet {
 		seed = c.seed
 	}
-	f := &fitter{runs: runs, params: params, trials: trials, seed: seed, workers: c.workers, stderr: stderr}
-	x, loss, err := f.fit(nil)
-	if err != nil {
+	f := &fitter{runs: runs, params: params, trials: trials, seed: seed, workers: c.workers}
+	fail := func(err error) int {
 		fmt.Fprintln(stderr, "simulate: -calibrate:", err)
 		return ExitFailure
 	}
-	fmt.Fprintf(stdout, "calibrated on %d live run(s), %d trials per evaluation, seed %d; loss %.4g (sum over runs of (ln predicted median - ln measured)^2)\n",
-		len(runs), trials, seed, loss)
-	for i, p := range params {
-		fmt.Fprintf(stdout, "  %-26s %v  (start %v)\n", p.path, scenario.Duration(toDur(x[i])), scenario.Duration(p.init))
+	prog := &fitProgress{w: stderr, on: cli.IsTerminal(stderr)}
+	f.onEval = prog.eval
+	prog.stage("fit")
+	x, loss, err := f.fit(nil, nil)
+	if err != nil {
+		return fail(err)
 	}
-	fmt.Fprintln(stdout, "\nfit per run: measured max ratio (median over repeats) against the prediction")
-	for _, r := range runs {
-		cmp, err := f.compare(r, x)
+	// The spread: the same fit to each repeat on its own (repeat i of every
+	// run), when every run has as many repeats.
+	reps := commonRepeats(runs)
+	var xs [][]float64
+	for i := 0; i < reps; i++ {
+		prog.stage(fmt.Sprintf("fit to repeat %d of %d", i+1, reps))
+		xi, _, err := f.fit(x, targetsAt(runs, i))
 		if err != nil {
-			fmt.Fprintln(stderr, "simulate: -calibrate:", err)
-			return ExitFailure
+			return fail(err)
 		}
-		printFitLine(stdout, r.path, cmp)
+		xs = append(xs, xi)
 	}
+	var loo []measure.Comparison
 	if len(runs) > 1 {
-		fmt.Fprintln(stdout, "\nleave-one-out: each run predicted from a fit to the others")
-		for i, r := range runs {
+		for i := range runs {
+			prog.stage(fmt.Sprintf("leave-one-out %d of %d", i+1, len(runs)))
 			g := *f
 			g.runs = append(append([]liveRun(nil), runs[:i]...), runs[i+1:]...)
-			xi, _, err := g.fit(x)
-			if err == nil {
-				var cmp measure.Comparison
-				if cmp, err = f.compare(r, xi); err == nil {
-					printFitLine(stdout, r.path, cmp)
-					continue
-				}
+			xi, _, err := g.fit(x, nil)
+			if err != nil {
+				return fail(err)
 			}
-			fmt.Fprintln(stderr, "simulate: -calibrate:", err)
-			return ExitFailure
+			cmp, _, err := f.compare(runs[i], xi)
+			if err != nil {
+				return fail(err)
+			}
+			loo = append(loo, cmp)
 		}
 	}
-	out, err := writeCalibrated(c.out, runs, params, x)
+	prog.done()
+
+	fmt.Fprintf(stdout, "calibrated on %d live run(s), %d trials per evaluation, seed %d; loss %.4g (sum over runs of squared log errors of the median max ratio and the median latency)\n",
+		len(runs), trials, seed, loss)
+	for i, p := range params {
+		fmt.Fprintf(stdout, "  %-14s mean %v (x%.3g the start's %v)%s\n", p.path, scenario.Duration(p.mean(x[i]).Round(time.Microsecond)),
+			math.Exp(x[i]-p.init), scenario.Duration(p.mean(p.init).Round(time.Microsecond)), spreadText(p, i, xs))
+	}
+	fmt.Fprintln(stdout, "\nfit per run: measured (median over repeats) against the prediction")
+	for _, r := range runs {
+		cmp, lat, err := f.compare(r, x)
+		if err != nil {
+			return fail(err)
+		}
+		printFitLine(stdout, r, cmp, lat)
+	}
+	if len(loo) > 0 {
+		fmt.Fprintln(stdout, "\nleave-one-out: each run predicted from a fit to the others")
+		for i, r := range runs {
+			printFitLine(stdout, r, loo[i], -1)
+		}
+	}
+	out, err := writeCalibrated(c.out, runs, params, x, xs)
 	if err != nil {
-		fmt.Fprintln(stderr, "simulate: -calibrate:", err)
-		return ExitFailure
+		return fail(err)
 	}
 	fmt.Fprintf(stdout, "\nwrote %s\n", out)
 	return ExitOK
 }
 
-// printFitLine prints one run's comparison.
-func printFitLine(w io.Writer, path string, c measure.Comparison) {
+// spreadText says how far the fits to single repeats moved parameter i.
+func spreadText(p fitParam, i int, xs [][]float64) string {
+	if len(xs) < 2 {
+		return "; one repeat per run, so no spread"
+	}
+	lo, hi := xs[0][i], xs[0][i]
+	for _, x := range xs {
+		lo, hi = min(lo, x[i]), max(hi, x[i])
+	}
+	return fmt.Sprintf("; %v to %v over fits to each of %d repeats", scenario.Duration(p.mean(lo).Round(time.Microsecond)),
+		scenario.Duration(p.mean(hi).Round(time.Microsecond)), len(xs))
+}
+
+// commonRepeats is the number of repeats every run has (0 when a run has
+// none or they differ in number).
+func commonRepeats(runs []liveRun) int {
+	n := -1
+	for _, r := range runs {
+		k := 0
+		if r.measured.Repeats != nil {
+			k = len(r.measured.Repeats.Runs)
+		}
+		if n >= 0 && k != n {
+			return 0
+		}
+		n = k
+	}
+	return max(n, 0)
+}
+
+// targetsAt is repeat i of every run, as fit targets.
+func targetsAt(runs []liveRun, i int) []target {
+	ts := make([]target, len(runs))
+	for j, r := range runs {
+		ts[j] = targetOf(r.measured, i)
+	}
+	return ts
+}
+
+// printFitLine prints one run's comparison: the max ratio against the
+// band, and the median latency when lat >= 0.
+func printFitLine(w io.Writer, r liveRun, c measure.Comparison, lat float64) {
 	in := "inside"
 	if !c.InsideBand {
 		in = "OUTSIDE"
 	}
-	fmt.Fprintf(w, "  %s: measured %.3g (%d run(s)), predicted median %.3g, band [%.3g, %.3g]: %s, relative error %.1f%%\n",
-		path, c.MeasuredMaxRatio, c.Repeats, c.PredictedMedian, c.PredictedBand[0], c.PredictedBand[1], in, 100*c.RelativeError)
+	fmt.Fprintf(w, "  %s: max ratio measured %.3g (%d run(s)), predicted median %.3g, band [%.3g, %.3g]: %s, relative error %.1f%%",
+		r.path, c.MeasuredMaxRatio, c.Repeats, c.PredictedMedian, c.PredictedBand[0], c.PredictedBand[1], in, 100*c.RelativeError)
+	if t := targetOf(r.measured, -1); lat >= 0 && t.latencyP50 > 0 {
+		fmt.Fprintf(w, "; latency p50 measured %.3gms, predicted %.3gms", t.latencyP50, lat)
+	}
+	fmt.Fprintln(w)
 }
 
 // calibrateInputs reads the summaries and builds each one's scenario as
@@ -166,14 +273,23 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 	for _, f := range fit {
 		path, val, hasVal := strings.Cut(strings.TrimSpace(f), "=")
 		p := fitParam{path: path}
+		for _, l := range fitLatencies(runs[0].sc) {
+			if l.path == path || strings.HasPrefix(l.path, path+".") {
+				p.leaves, p.base = append(p.leaves, l.path), append(p.base, l.l)
+			}
+		}
+		if len(p.leaves) == 0 {
+			if path == "server.proxy" {
+				return nil, nil, fmt.Errorf("-fit server.proxy: %s has no server.proxy: give it one (e.g. -set server.proxy.cpu_in=500us -set server.proxy.cpu_out=500us), or leave server.proxy out of -fit", runs[0].path)
+			}
+			return nil, nil, fmt.Errorf("-fit %s: not a latency -calibrate can fit: use one of %s, or a section of them (server.cpu, server.proxy)", path, strings.Join(fitPaths(runs[0].sc), ", "))
+		}
 		if hasVal {
 			d, err := scenario.ParseDuration(val)
 			if err != nil || d <= 0 {
 				return nil, nil, fmt.Errorf("-fit %s: the start value %q is not a duration above 0: give e.g. %s=1ms", f, val, path)
 			}
-			p.init = d.D()
-		} else if p.init = serverValue(runs[0].sc, path); p.init <= 0 {
-			return nil, nil, fmt.Errorf("-fit %s: no start value known for it: give one, e.g. -fit %s=1ms", path, path)
+			p.init = math.Log(float64(d.D()) / float64(p.mean(0)))
 		}
 		params = append(params, p)
 	}
@@ -190,99 +306,136 @@ func needsServer(fit []string) bool {
 	return false
 }
 
-// serverValue is the mean of a server latency path in sc, the start of its
-// fit; 0 when path is not one.
-func serverValue(sc *scenario.Scenario, path string) time.Duration {
+// pathLatency is a latency of a scenario and its path.
+type pathLatency struct {
+	path string
+	l    scenario.Latency
+}
+
+// fitLatencies are the latencies -calibrate can fit in sc, with their
+// values: the server's (its defaults when sc has none yet) and the memory
+// store's.
+func fitLatencies(sc *scenario.Scenario) []pathLatency {
 	sv := sc.Server
-	if sv == nil {
+	if sv == nil || sv.Mode == scenario.ServerNone {
 		d := scenario.DefaultServer()
 		sv = &d
 	}
-	switch path {
-	case "server.cpu.before_read":
-		return sv.CPU.BeforeRead.MeanDuration()
-	case "server.cpu.between":
-		return sv.CPU.Between.MeanDuration()
-	case "server.cpu.after_write":
-		return sv.CPU.AfterWrite.MeanDuration()
-	case "server.rtt":
-		return sv.RTT.MeanDuration()
+	out := []pathLatency{{"server.cpu.before_read", sv.CPU.BeforeRead}, {"server.cpu.between", sv.CPU.Between},
+		{"server.cpu.after_write", sv.CPU.AfterWrite}, {"server.rtt", sv.RTT}}
+	if px := sv.Proxy; px != nil {
+		out = append(out, pathLatency{"server.proxy.cpu_in", px.CPUIn}, pathLatency{"server.proxy.cpu_out", px.CPUOut})
 	}
-	return 0
+	return append(out, pathLatency{"store.latency", sc.Store.Latency})
 }
 
-// fitter evaluates the loss of a parameter vector (ln of each duration in
-// ms) over its runs, with the same seed and trials every time, so that the
-// loss is a deterministic function and the search repeatable.
+// fitPaths names what fitLatencies finds, for an error.
+func fitPaths(sc *scenario.Scenario) []string {
+	var out []string
+	for _, l := range fitLatencies(sc) {
+		out = append(out, l.path)
+	}
+	return out
+}
+
+// fitter evaluates the loss of a parameter vector (ln of each parameter's
+// scale) over its runs, with the same seed and trials every time, so that
+// the loss is a deterministic function and the search repeatable.
 type fitter struct {
 	runs    []liveRun
 	params  []fitParam
 	trials  int
 	seed    uint64
 	workers int
-	stderr  io.Writer
 	evals   int
+	onEval  func() // called at each evaluation (progress), when set
 }
 
-func toDur(x float64) time.Duration {
-	return time.Duration(math.Exp(x) * float64(time.Millisecond)).Round(time.Microsecond)
-}
-
-// with returns sc with the parameters at x, as constant durations.
+// with returns sc with the parameters at x: each latency scaled, its shape
+// kept.
 func (f *fitter) with(sc *scenario.Scenario, x []float64) (*scenario.Scenario, error) {
-	sets := make([]string, len(f.params))
+	var sets []string
 	for i, p := range f.params {
-		sets[i] = p.path + "=" + scenario.Duration(max(toDur(x[i]), time.Microsecond)).String()
+		for j, leaf := range p.leaves {
+			b, err := json.Marshal(p.base[j].Scaled(math.Exp(x[i])))
+			if err != nil {
+				return nil, err
+			}
+			sets = append(sets, leaf+"="+string(b))
+		}
 	}
 	return sc.With(sets...)
 }
 
-// compare predicts run r at x and holds it against its measurement.
-func (f *fitter) compare(r liveRun, x []float64) (measure.Comparison, error) {
+// compare predicts run r at x and holds it against its measurement; it
+// also returns the predicted median latency in ms.
+func (f *fitter) compare(r liveRun, x []float64) (measure.Comparison, float64, error) {
 	sc, err := f.with(r.sc, x)
 	if err != nil {
-		return measure.Comparison{}, fmt.Errorf("%s: %v", r.path, err)
+		return measure.Comparison{}, 0, fmt.Errorf("%s: %v", r.path, err)
 	}
 	pl, err := plan.CompileLive(sc)
 	if err != nil {
-		return measure.Comparison{}, fmt.Errorf("%s: %v", r.path, err)
+		return measure.Comparison{}, 0, fmt.Errorf("%s: %v", r.path, err)
 	}
 	trials, err := model.RunTrials(pl, model.Options{Seed: f.seed, Trials: f.trials, Workers: f.workers, Context: context.Background()})
 	if err != nil {
-		return measure.Comparison{}, fmt.Errorf("%s: %v", r.path, err)
+		return measure.Comparison{}, 0, fmt.Errorf("%s: %v", r.path, err)
 	}
 	s := measure.Summarize(model.Base(pl, f.seed), pl.Limiter.Limit, trials)
-	return measure.Compare(&s, r.measured), nil
+	lat := 0.0
+	if s.LatencyMs != nil {
+		lat = s.LatencyMs.P50
+	}
+	return measure.Compare(&s, r.measured), lat, nil
 }
 
-// loss is the sum over runs of the squared log error of the predicted
-// median max ratio against the measured one (the median over repeats).
-func (f *fitter) loss(x []float64) (float64, error) {
+// loss is the sum over runs of the squared log errors of the predicted
+// median max ratio and median latency against the targets (nil: each
+// run's median over its repeats). A run without a latency is fitted on
+// its ratio alone.
+func (f *fitter) loss(x []float64, targets []target) (float64, error) {
 	f.evals++
+	if f.onEval != nil {
+		f.onEval()
+	}
 	total := 0.0
-	for _, r := range f.runs {
-		c, err := f.compare(r, x)
+	for i, r := range f.runs {
+		t := targetOf(r.measured, -1)
+		if targets != nil {
+			t = targets[i]
+		}
+		c, lat, err := f.compare(r, x)
 		if err != nil {
 			return 0, err
 		}
-		if c.MeasuredMaxRatio <= 0 || c.PredictedMedian <= 0 {
-			total += 100 // nothing measured or predicted: as far off as can be
-			continue
+		total += sqLogErr(c.PredictedMedian, t.ratio)
+		if t.latencyP50 > 0 {
+			total += sqLogErr(lat, t.latencyP50)
 		}
-		d := math.Log(c.PredictedMedian) - math.Log(c.MeasuredMaxRatio)
-		total += d * d
 	}
 	return total, nil
 }
 
-// fit runs Nelder-Mead from start (nil: the parameters' start values) and
-// returns the best point and its loss. It is deterministic: the simplex
-// starts at fixed offsets and the loss is seeded.
-func (f *fitter) fit(start []float64) ([]float64, float64, error) {
+// sqLogErr is (ln predicted - ln measured)^2; 100 (as far off as can be)
+// when either is not above 0.
+func sqLogErr(predicted, measured float64) float64 {
+	if predicted <= 0 || measured <= 0 {
+		return 100
+	}
+	d := math.Log(predicted) - math.Log(measured)
+	return d * d
+}
+
+// fit runs Nelder-Mead from start (nil: the parameters' start values)
+// against targets (nil: each run's median over its repeats) and returns
+// the best point and its loss. It is deterministic: the simplex starts at
+// fixed offsets and the loss is seeded.
+func (f *fitter) fit(start []float64, targets []target) ([]float64, float64, error) {
 	n := len(f.params)
 	x0 := make([]float64, n)
 	for i, p := range f.params {
-		x0[i] = math.Log(float64(p.init) / float64(time.Millisecond))
+		x0[i] = p.init
 	}
 	if start != nil {
 		copy(x0, start)
@@ -292,7 +445,7 @@ func (f *fitter) fit(start []float64) ([]float64, float64, error) {
 		if ferr != nil {
 			return math.Inf(1)
 		}
-		v, err := f.loss(x)
+		v, err := f.loss(x, targets)
 		if err != nil {
 			ferr = err
 			return math.Inf(1)
@@ -367,7 +520,7 @@ func nelderMead(fn func([]float64) float64, x0 []float64, step float64, maxEvals
 // writeCalibrated writes the first run's scenario with the fitted values
 // (and every default written out) to out/calibrated.yaml, each fitted
 // value named in a comment with the runs it came from.
-func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64) (string, error) {
+func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64, xs [][]float64) (string, error) {
 	f := &fitter{params: params}
 	sc, err := f.with(runs[0].sc, x)
 	if err != nil {
@@ -384,7 +537,8 @@ func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64)
 	}
 	fmt.Fprintf(&b, "# Written by simulate -calibrate: %s fitted to %s.\n", plural(len(params), "value"), strings.Join(paths, ", "))
 	for i, p := range params {
-		fmt.Fprintf(&b, "#   %s: %v (from %s; start %v)\n", p.path, scenario.Duration(toDur(x[i])), strings.Join(paths, ", "), scenario.Duration(p.init))
+		fmt.Fprintf(&b, "#   %s: mean %v, x%.3g the start's (from %s%s)\n", p.path, scenario.Duration(p.mean(x[i]).Round(time.Microsecond)),
+			math.Exp(x[i]-p.init), strings.Join(paths, ", "), spreadText(p, i, xs))
 	}
 	b.Write(body)
 	if err := os.MkdirAll(out, 0o755); err != nil {
@@ -404,4 +558,40 @@ func plural(n int, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// fitProgress shows on a terminal which fit runs and how many evaluations
+// it has made, so that a calibration of a minute or two is not silent.
+type fitProgress struct {
+	w     io.Writer
+	on    bool
+	name  string
+	evals int
+	start time.Time
+	shown bool
+}
+
+// stage starts a new fit.
+func (p *fitProgress) stage(name string) {
+	if p.start.IsZero() {
+		p.start = time.Now()
+	}
+	p.name, p.evals = name, 0
+}
+
+// eval counts one evaluation of the loss.
+func (p *fitProgress) eval() {
+	p.evals++
+	if !p.on || time.Since(p.start) < progressAfter {
+		return
+	}
+	p.shown = true
+	fmt.Fprintf(p.w, "\r\033[Kcalibrate: %s, evaluation %d (at most %d), %s so far", p.name, p.evals, maxEvals, time.Since(p.start).Round(time.Second))
+}
+
+// done clears the progress line.
+func (p *fitProgress) done() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
 }

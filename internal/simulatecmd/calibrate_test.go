@@ -92,7 +92,7 @@ func TestCalibrate(t *testing.T) {
 		t.Fatalf("calibrated.yaml does not load: %v", err)
 	}
 	got := sc.Server.RTT.String()
-	if !strings.Contains(first, "server.rtt                 "+got) {
+	if !strings.Contains(first, "server.rtt     mean "+got+" ") {
 		t.Errorf("calibrated.yaml holds rtt %s, not the printed value:\n%s", got, first)
 	}
 
@@ -102,18 +102,18 @@ func TestCalibrate(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := &fitter{runs: runs, params: params, trials: 9, seed: 7}
-	x, lossFit, err := f.fit(nil)
+	x, lossFit, err := f.fit(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lossStart, err := f.loss([]float64{0}) // ln 1 ms
+	lossStart, err := f.loss([]float64{params[0].init}, nil) // 1 ms
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !(lossFit < lossStart) {
-		t.Errorf("loss at the fit (%v, rtt %v) is not below the start's (%v)", lossFit, toDur(x[0]), lossStart)
+		t.Errorf("loss at the fit (%v, rtt %v) is not below the start's (%v)", lossFit, params[0].mean(x[0]), lossStart)
 	}
-	t.Logf("rtt fitted %v (truth 20ms), loss %v from %v", toDur(x[0]), lossFit, lossStart)
+	t.Logf("rtt fitted %v (truth 20ms), loss %v from %v", params[0].mean(x[0]), lossFit, lossStart)
 }
 
 // TestNelderMead checks the search on a bowl with a known minimum.
