@@ -43,13 +43,13 @@ const (
 
 // The step a request waits for or is in.
 const (
-	phIdle    uint8 = iota // not at the server, or its response is on the way back
-	phRead                 // before_read
-	phWrite                // between
-	phRespond              // after_write
-	phBack                 // the response is on its way to the client
-	phProxyIn              // at the proxy, on the way in
-	phProxyOut             // at the proxy, on the way out
+	phIdle     uint8 = iota // not at the server, or its response is on the way back
+	phRead                  // before_read
+	phWrite                 // between
+	phRespond               // after_write
+	phBack                  // the response is on its way to the client
+	phProxyIn               // at the proxy, on the way in
+	phProxyOut              // at the proxy, on the way out
 )
 
 // srvReq is the server's state of one request slot.
