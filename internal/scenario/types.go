@@ -42,9 +42,23 @@ type Scenario struct {
 	// models none, as before it existed; the canonical form and hash of a
 	// scenario without it are unchanged.
 	Server *Server `yaml:"server,omitempty" json:"server,omitempty"`
+	// Calibrated is set in a scenario that simulate -calibrate wrote: what
+	// it was fitted to. The model ignores it; -compare reads it to accept
+	// live runs of the scenario it was calibrated from.
+	Calibrated *Calibration `yaml:"calibrated,omitempty" json:"calibrated,omitempty"`
 
 	// src is the text the scenario was decoded from, for With and Expand.
 	src *source
+}
+
+// Calibration records where a calibrated scenario's fitted values came
+// from.
+type Calibration struct {
+	// Runs are the live summaries the values were fitted to.
+	Runs []string `yaml:"runs" json:"runs"`
+	// Fitted are the paths fitted (a section such as server.cpu scales
+	// every latency under it).
+	Fitted []string `yaml:"fitted" json:"fitted"`
 }
 
 // Limiter is the limiter's configuration as a scenario states it.

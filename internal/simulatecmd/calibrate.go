@@ -526,6 +526,14 @@ func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64,
 	if err != nil {
 		return "", err
 	}
+	cal := &scenario.Calibration{}
+	for _, r := range runs {
+		cal.Runs = append(cal.Runs, r.path)
+	}
+	for _, p := range params {
+		cal.Fitted = append(cal.Fitted, p.path)
+	}
+	sc.Calibrated = cal
 	body, err := yaml.Marshal(sc)
 	if err != nil {
 		return "", err

@@ -96,6 +96,13 @@ func TestCalibrate(t *testing.T) {
 		t.Errorf("calibrated.yaml holds rtt %s, not the printed value:\n%s", got, first)
 	}
 
+	// -compare accepts a run of the scenario calibrated.yaml came from, by
+	// name, and says so; a run of another scenario is still refused.
+	code, out, errOut := runMain(t, "-compare", b, "-no-report", "-trials", "9", filepath.Join(dir, "out", CalibratedFile))
+	if code != ExitOK || !strings.Contains(errOut, "checked by name only") || !strings.Contains(out, "verdict") {
+		t.Errorf("-compare with calibrated.yaml: exit %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+
 	// The loss at the fit is no higher than at the start.
 	runs, params, err := calibrateInputs(&config{calibrate: a + "," + b, fit: "server.rtt=1ms"}, &strings.Builder{})
 	if err != nil {

@@ -374,6 +374,9 @@ func sameScenario(sc *scenario.Scenario, measured *measure.Summary, path string,
 	case m.Name != name:
 		return "", fmt.Errorf("-compare %s: the live run ran scenario %q, but the scenario predicted is %q (%s): give the run's scenario file as the argument, or add -force",
 			path, m.Name, name, describeSource(sc))
+	case sc.Calibrated != nil:
+		return fmt.Sprintf("%s is scenario %q calibrated on %s (%s fitted): the run's scenario was checked by name only, as calibrating changed its hash",
+			describeSource(sc), name, strings.Join(sc.Calibrated.Runs, ", "), strings.Join(sc.Calibrated.Fitted, ", ")), nil
 	case m.Hash == "":
 		return fmt.Sprintf("%s records no scenario hash: only the scenario's name (%q) was checked", path, name), nil
 	case m.Hash != hash:
