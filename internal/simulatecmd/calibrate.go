@@ -23,12 +23,14 @@ import (
 
 // DefaultFit is what -calibrate fits when -fit is not given: one scale for
 // the server thread's CPU (every step of server.cpu together, the split
-// between steps kept) and one for the proxy thread's (docs/serving-side.md:
-// no published value, calibrate them). One scale per thread keeps the fit
-// identifiable from two runs: a run at concurrency 1 fixes their sum (its
-// latency), one at a higher concurrency how they share it (its overshoot:
-// time a request spends off the server thread splits its batches).
-var DefaultFit = []string{"server.cpu", "server.proxy"}
+// between steps kept), one for the proxy thread's, and the round trip
+// (docs/serving-side.md: no published value, calibrate them). One scale per
+// thread keeps the fit identifiable from two runs: a run at concurrency 1
+// fixes the sum of the three (its latency); one at a higher concurrency the
+// busier thread's share (its latency: that thread's throughput) and how
+// much of a request's time is off the server's thread (its overshoot: that
+// time splits batches).
+var DefaultFit = []string{"server.cpu", "server.proxy", "server.rtt"}
 
 // CalibratedFile is the scenario -calibrate writes under -out.
 const CalibratedFile = "calibrated.yaml"
@@ -282,7 +284,7 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 			if path == "server.proxy" {
 				return nil, nil, fmt.Errorf("-fit server.proxy: %s has no server.proxy: give it one (e.g. -set server.proxy.cpu_in=500us -set server.proxy.cpu_out=500us), or leave server.proxy out of -fit", runs[0].path)
 			}
-			return nil, nil, fmt.Errorf("-fit %s: not a latency -calibrate can fit: use one of %s, or a section of them (server.cpu, server.proxy)", path, strings.Join(fitPaths(runs[0].sc), ", "))
+			return nil, nil, fmt.Errorf("-fit %s: not a latency -calibrate can fit: use one of %s, or a section of them (server.cpu, server.proxy, store.kv)", path, strings.Join(fitPaths(runs[0].sc), ", "))
 		}
 		if hasVal {
 			d, err := scenario.ParseDuration(val)
@@ -313,8 +315,8 @@ type pathLatency struct {
 }
 
 // fitLatencies are the latencies -calibrate can fit in sc, with their
-// values: the server's (its defaults when sc has none yet) and the memory
-// store's.
+// values: the server's (its defaults when sc has none yet), the memory and
+// per-location stores' and Workers KV's.
 func fitLatencies(sc *scenario.Scenario) []pathLatency {
 	sv := sc.Server
 	if sv == nil || sv.Mode == scenario.ServerNone {
@@ -326,7 +328,9 @@ func fitLatencies(sc *scenario.Scenario) []pathLatency {
 	if px := sv.Proxy; px != nil {
 		out = append(out, pathLatency{"server.proxy.cpu_in", px.CPUIn}, pathLatency{"server.proxy.cpu_out", px.CPUOut})
 	}
-	return append(out, pathLatency{"store.latency", sc.Store.Latency})
+	kv := sc.Store.KV
+	return append(out, pathLatency{"store.latency", sc.Store.Latency}, pathLatency{"store.kv.hot_read", kv.HotRead},
+		pathLatency{"store.kv.cold_read", kv.ColdRead}, pathLatency{"store.kv.write", kv.Write})
 }
 
 // fitPaths names what fitLatencies finds, for an error.

@@ -137,3 +137,40 @@ func abs(f float64) float64 {
 	}
 	return f
 }
+
+// TestCalibrateFitPaths checks which -fit paths resolve to which latencies,
+// and that a path that names none says what can be fitted.
+func TestCalibrateFitPaths(t *testing.T) {
+	dir := t.TempDir()
+	scPath := filepath.Join(dir, "cal.yaml")
+	os.WriteFile(scPath, []byte(calibrateScenario), 0o644)
+	a := syntheticRun(t, dir, scPath, "server.rtt=20ms", "traffic.bot.closed_loop.concurrency=2")
+	tests := []struct {
+		fit    string
+		leaves []string
+		err    string
+	}{
+		{fit: "server.cpu", leaves: []string{"server.cpu.before_read", "server.cpu.between", "server.cpu.after_write"}},
+		{fit: "server.rtt=2ms", leaves: []string{"server.rtt"}},
+		{fit: "store.kv", leaves: []string{"store.kv.hot_read", "store.kv.cold_read", "store.kv.write"}},
+		{fit: "server.proxy", err: "has no server.proxy: give it one"},
+		{fit: "limiter.limit", err: "not a latency -calibrate can fit: use one of server.cpu.before_read"},
+		{fit: "server.rtt=-1ms", err: "is not a duration above 0"},
+	}
+	for _, tc := range tests {
+		_, params, err := calibrateInputs(&config{calibrate: a, fit: tc.fit}, &strings.Builder{})
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("-fit %s: error %v, want one saying %q", tc.fit, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("-fit %s: %v", tc.fit, err)
+			continue
+		}
+		if got := strings.Join(params[0].leaves, ","); got != strings.Join(tc.leaves, ",") {
+			t.Errorf("-fit %s scales %s, want %s", tc.fit, got, strings.Join(tc.leaves, ","))
+		}
+	}
+}

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# validate-worker.sh: does the model, calibrated on two live runs, predict
+# the example Worker at concurrencies it was not calibrated on?
+#
+# For each limit it starts the example Worker under `wrangler dev` (loopback,
+# examples/worker/dev.sh, with the wrangler var LIMIT set), measures one
+# caller keeping C requests in flight (examples/worker/closed-loop.yaml) at
+# every C with `attack -repeat R`, stops the Worker, calibrates the model
+# (`simulate -calibrate`) on the runs at the fit concurrencies, and predicts
+# every other cell from that calibration (`simulate -compare` with the
+# calibrated scenario). Nothing is tuned per cell.
+#
+# It prints, and writes to OUT/matrix.md, one line per cell: the live max
+# ratio (median of the repeats, and their range), the predicted median and
+# 95% band, whether the live median is inside the band, and the relative
+# error; then, over the held-out cells, the share inside the band and the
+# median relative error, against issue 10's bar (>= 90% inside, median error
+# <= 15%).
+#
+# Usage: scripts/validate-worker.sh [-limits 5,20] [-c 1,2,8,32,64] [-fit 1,8]
+#                                   [-repeat 3] [-duration 3s] [-out DIR] [-check]
+#   -check   exit 1 when the held-out cells miss the bar (CI uses it)
+# Environment: VALIDATE_PORT (first port, default 8790); dev.sh's own
+# (OVERSHOOT_WORKER_CACHE, ...).
+#
+# Every request goes to 127.0.0.1; each run is bounded by -duration.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$here"
+
+limits=5,20
+concs=1,2,8,32,64
+fitc=1,8
+repeat=3
+duration=3s
+out=""
+check=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-limits) limits=$2; shift 2 ;;
+	-c) concs=$2; shift 2 ;;
+	-fit) fitc=$2; shift 2 ;;
+	-repeat) repeat=$2; shift 2 ;;
+	-duration) duration=$2; shift 2 ;;
+	-out) out=$2; shift 2 ;;
+	-check) check=1; shift ;;
+	*) echo "usage: $0 [-limits 5,20] [-c 1,2,8,32,64] [-fit 1,8] [-repeat 3] [-duration 3s] [-out DIR] [-check]" >&2; exit 2 ;;
+	esac
+done
+command -v jq >/dev/null || { echo "validate-worker.sh: needs jq" >&2; exit 1; }
+out=${out:-reports/validate-worker/$(date -u +%Y%m%dT%H%M%SZ)}
+mkdir -p "$out"
+scenario=examples/worker/closed-loop.yaml
+port=${VALIDATE_PORT:-8790}
+
+bin=$(mktemp -d)
+started=""
+cleanup() {
+	if [ -n "$started" ]; then examples/worker/dev.sh stop "$started" >/dev/null 2>&1 || true; fi
+	rm -rf "$bin"
+}
+trap cleanup EXIT
+go build -o "$bin/attack" ./cmd/attack
+go build -o "$bin/simulate" ./cmd/simulate
+
+IFS=, read -r -a limit_list <<<"$limits"
+IFS=, read -r -a c_list <<<"$concs"
+IFS=, read -r -a fit_list <<<"$fitc"
+is_fit() { local c; for c in "${fit_list[@]}"; do [ "$c" = "$1" ] && return 0; done; return 1; }
+
+echo "# $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ), repeats $repeat of $duration" | tee "$out/matrix.md"
+for limit in "${limit_list[@]}"; do
+	url=$(WORKER_VARS="LIMIT:$limit" examples/worker/dev.sh start "$port")
+	started=$port
+	for c in "${c_list[@]}"; do
+		echo "limit $limit, C=$c: attack -repeat $repeat" >&2
+		"$bin/attack" -url "$url" -no-report -json -repeat "$repeat" \
+			-set "limiter.limit=$limit" -set "traffic.caller.closed_loop.concurrency=$c" \
+			-set "live.duration=$duration" -set "duration=$duration" \
+			"$scenario" >"$out/L$limit-C$c.json" 2>"$out/L$limit-C$c.err" ||
+			{ echo "validate-worker.sh: the attack at limit $limit, C=$c failed:" >&2; cat "$out/L$limit-C$c.err" >&2; exit 1; }
+	done
+	examples/worker/dev.sh stop "$port" >/dev/null
+	started=""
+	port=$((port + 1))
+
+	runs=()
+	for c in "${fit_list[@]}"; do runs+=("$out/L$limit-C$c.json"); done
+	echo "limit $limit: calibrate on C in {$fitc}" >&2
+	(IFS=,; "$bin/simulate" -calibrate "${runs[*]}" -out "$out/cal-L$limit") >"$out/cal-L$limit.txt" 2>"$out/cal-L$limit.err" ||
+		{ echo "validate-worker.sh: calibrating limit $limit failed:" >&2; cat "$out/cal-L$limit.err" >&2; exit 1; }
+	for c in "${c_list[@]}"; do
+		"$bin/simulate" -compare "$out/L$limit-C$c.json" -no-report -json "$out/cal-L$limit/calibrated.yaml" \
+			2>/dev/null | jq -c '.comparison' >"$out/L$limit-C$c.cmp.json"
+	done
+done
+
+# The matrix, from the files written above.
+{
+	echo
+	echo "| limit | C | role | live max ratio: median (range) | predicted median | predicted 95% band | inside | relative error |"
+	echo "|---|---|---|---|---|---|---|---|"
+	for limit in "${limit_list[@]}"; do
+		for c in "${c_list[@]}"; do
+			role=held-out
+			is_fit "$c" && role=fitted
+			jq -r --arg limit "$limit" --arg c "$c" --arg role "$role" --slurpfile cmp "$out/L$limit-C$c.cmp.json" \
+				'$cmp[0] as $k | "| \($limit) | \($c) | \($role) | \(.repeats.max_ratio.median) (\(.repeats.max_ratio.min)-\(.repeats.max_ratio.max)) | \($k.predicted_median) | \($k.predicted_band[0])-\($k.predicted_band[1]) | \(if $k.inside_band then "yes" else "NO" end) | \($k.relative_error * 1000 | round / 10)% |"' \
+				"$out/L$limit-C$c.json"
+		done
+	done
+	echo
+	for limit in "${limit_list[@]}"; do
+		echo "limit $limit, calibrated on C in {$fitc}:"
+		sed -n '2,3p' "$out/cal-L$limit.txt"
+	done
+} | tee -a "$out/matrix.md"
+
+# The bar, over the held-out cells.
+held=()
+for limit in "${limit_list[@]}"; do
+	for c in "${c_list[@]}"; do is_fit "$c" || held+=("$out/L$limit-C$c.cmp.json"); done
+done
+verdict=$(jq -s -r '
+	(map(select(.inside_band)) | length) as $in | length as $n |
+	(map(.relative_error) | sort) as $e |
+	(if $n % 2 == 1 then $e[($n - 1) / 2] else ($e[$n / 2 - 1] + $e[$n / 2]) / 2 end) as $med |
+	"held-out cells: \($in) of \($n) inside the band (\($in * 1000 / $n | round / 10)%), median relative error \($med * 1000 | round / 10)%; " +
+	(if $in * 10 >= $n * 9 and $med <= 0.15 then "MEETS" else "MISSES" end) + " the bar (>= 90% inside, median error <= 15%)"' "${held[@]}")
+echo | tee -a "$out/matrix.md"
+echo "$verdict" | tee -a "$out/matrix.md"
+echo "wrote $out/matrix.md" >&2
+if [ "$check" = 1 ] && [[ "$verdict" == *MISSES* ]]; then exit 1; fi
