@@ -17,8 +17,12 @@
 # median relative error, against issue 10's bar (>= 90% inside, median error
 # <= 15%).
 #
+# Each cell's repeats run inside one 60 s window (the script waits for a
+# window with room for them), so no run is cut by a window boundary.
+#
 # Usage: scripts/validate-worker.sh [-limits 5,20] [-c 1,2,8,32,64] [-fit 1,8]
 #                                   [-repeat 3] [-duration 3s] [-out DIR] [-check]
+#   -duration  each run's length in whole seconds (e.g. 3s)
 #   -check   exit 1 when the held-out cells miss the bar (CI uses it)
 # Environment: VALIDATE_PORT (first port, default 8790); dev.sh's own
 # (OVERSHOOT_WORKER_CACHE, ...).
@@ -66,6 +70,15 @@ go build -o "$bin/simulate" ./cmd/simulate
 IFS=, read -r -a limit_list <<<"$limits"
 IFS=, read -r -a c_list <<<"$concs"
 IFS=, read -r -a fit_list <<<"$fitc"
+# room waits until the Worker's current window (floor(unix time / 60 s), on
+# this machine's clock, which wrangler dev shares) has at least $1 seconds
+# left, so that every repeat of a cell counts in one window from its first
+# request, as the model predicts it.
+room() {
+	local left
+	left=$(awk -v need="$1" -v now="$(date +%s.%N)" 'BEGIN { l = 60 - (now % 60); if (l < need) printf "%.2f", l + 0.2; else print 0 }')
+	if [ "$left" != 0 ]; then echo "waiting ${left}s for the next window" >&2; sleep "$left"; fi
+}
 is_fit() { local c; for c in "${fit_list[@]}"; do [ "$c" = "$1" ] && return 0; done; return 1; }
 
 echo "# $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ), repeats $repeat of $duration" | tee "$out/matrix.md"
@@ -73,6 +86,7 @@ for limit in "${limit_list[@]}"; do
 	url=$(WORKER_VARS="LIMIT:$limit" examples/worker/dev.sh start "$port")
 	started=$port
 	for c in "${c_list[@]}"; do
+		room "$(awk -v r="$repeat" -v d="${duration%s}" 'BEGIN { print r * (d + 1.5) }')"
 		echo "limit $limit, C=$c: attack -repeat $repeat" >&2
 		"$bin/attack" -url "$url" -no-report -json -repeat "$repeat" \
 			-set "limiter.limit=$limit" -set "traffic.caller.closed_loop.concurrency=$c" \

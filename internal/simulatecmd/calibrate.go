@@ -154,7 +154,7 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 		len(runs), trials, seed, loss)
 	for i, p := range params {
 		fmt.Fprintf(stdout, "  %-14s mean %v (x%.3g the start's %v)%s\n", p.path, scenario.Duration(p.mean(x[i]).Round(time.Microsecond)),
-			math.Exp(x[i]-p.init), scenario.Duration(p.mean(p.init).Round(time.Microsecond)), spreadText(p, i, xs))
+			math.Exp(x[i]-p.init), scenario.Duration(p.mean(p.init).Round(time.Microsecond)), spreadText(p, i, x, xs))
 	}
 	fmt.Fprintln(stdout, "\nfit per run: measured (median over repeats) against the prediction")
 	for _, r := range runs {
@@ -178,16 +178,17 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
-// spreadText says how far the fits to single repeats moved parameter i.
-func spreadText(p fitParam, i int, xs [][]float64) string {
+// spreadText says how far the fits to single repeats (xs) moved parameter
+// i from the fit to the medians (x), as the range of all of them.
+func spreadText(p fitParam, i int, x []float64, xs [][]float64) string {
 	if len(xs) < 2 {
 		return "; one repeat per run, so no spread"
 	}
-	lo, hi := xs[0][i], xs[0][i]
-	for _, x := range xs {
-		lo, hi = min(lo, x[i]), max(hi, x[i])
+	lo, hi := x[i], x[i]
+	for _, xr := range xs {
+		lo, hi = min(lo, xr[i]), max(hi, xr[i])
 	}
-	return fmt.Sprintf("; %v to %v over fits to each of %d repeats", scenario.Duration(p.mean(lo).Round(time.Microsecond)),
+	return fmt.Sprintf("; %v to %v over this fit and fits to each of %d repeats alone", scenario.Duration(p.mean(lo).Round(time.Microsecond)),
 		scenario.Duration(p.mean(hi).Round(time.Microsecond)), len(xs))
 }
 
@@ -550,7 +551,7 @@ func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64,
 	fmt.Fprintf(&b, "# Written by simulate -calibrate: %s fitted to %s.\n", plural(len(params), "value"), strings.Join(paths, ", "))
 	for i, p := range params {
 		fmt.Fprintf(&b, "#   %s: mean %v, x%.3g the start's (from %s%s)\n", p.path, scenario.Duration(p.mean(x[i]).Round(time.Microsecond)),
-			math.Exp(x[i]-p.init), strings.Join(paths, ", "), spreadText(p, i, xs))
+			math.Exp(x[i]-p.init), strings.Join(paths, ", "), spreadText(p, i, x, xs))
 	}
 	b.Write(body)
 	if err := os.MkdirAll(out, 0o755); err != nil {
