@@ -59,6 +59,10 @@ type Calibration struct {
 	// Fitted are the paths fitted (a section such as server.cpu scales
 	// every latency under it).
 	Fitted []string `yaml:"fitted" json:"fitted"`
+	// LeaveOneOut are the relative errors of each run's max ratio predicted
+	// from a fit to the other runs: the error to expect of a prediction
+	// from this calibration, near the traffic it was fitted to.
+	LeaveOneOut []float64 `yaml:"leave_one_out,omitempty" json:"leave_one_out,omitempty"`
 }
 
 // Limiter is the limiter's configuration as a scenario states it.

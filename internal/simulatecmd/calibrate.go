@@ -170,7 +170,7 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 			printFitLine(stdout, r, loo[i], -1)
 		}
 	}
-	out, err := writeCalibrated(c.out, runs, params, x, xs)
+	out, err := writeCalibrated(c.out, runs, params, x, xs, loo)
 	if err != nil {
 		return fail(err)
 	}
@@ -525,7 +525,7 @@ func nelderMead(fn func([]float64) float64, x0 []float64, step float64, maxEvals
 // writeCalibrated writes the first run's scenario with the fitted values
 // (and every default written out) to out/calibrated.yaml, each fitted
 // value named in a comment with the runs it came from.
-func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64, xs [][]float64) (string, error) {
+func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64, xs [][]float64, loo []measure.Comparison) (string, error) {
 	f := &fitter{params: params}
 	sc, err := f.with(runs[0].sc, x)
 	if err != nil {
@@ -537,6 +537,9 @@ func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64,
 	}
 	for _, p := range params {
 		cal.Fitted = append(cal.Fitted, p.path)
+	}
+	for _, c := range loo {
+		cal.LeaveOneOut = append(cal.LeaveOneOut, math.Round(c.RelativeError*1000)/1000)
 	}
 	sc.Calibrated = cal
 	body, err := yaml.Marshal(sc)

@@ -99,7 +99,8 @@ func TestCalibrate(t *testing.T) {
 	// -compare accepts a run of the scenario calibrated.yaml came from, by
 	// name, and says so; a run of another scenario is still refused.
 	code, out, errOut := runMain(t, "-compare", b, "-no-report", "-trials", "9", filepath.Join(dir, "out", CalibratedFile))
-	if code != ExitOK || !strings.Contains(errOut, "checked by name only") || !strings.Contains(out, "verdict") {
+	if code != ExitOK || !strings.Contains(errOut, "checked by name only") || !strings.Contains(out, "verdict") ||
+		!strings.Contains(out, "error: each run predicted from the others missed by") {
 		t.Errorf("-compare with calibrated.yaml: exit %d, stderr %q, stdout:\n%s", code, errOut, out)
 	}
 

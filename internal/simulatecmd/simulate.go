@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -703,8 +704,11 @@ func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measu
 	} else if err := measure.WriteText(stdout, &s); err != nil {
 		fmt.Fprintln(stderr, "simulate:", err)
 		return ExitFailure
-	} else if s.Comparison != nil {
-		writeComparison(stdout, s.Comparison)
+	} else {
+		if s.Comparison != nil {
+			writeComparison(stdout, s.Comparison)
+		}
+		writeCalibration(stdout, sc.Calibrated)
 	}
 	if !c.noReport {
 		opts := report.Options{Compare: measured, Traffic: s.Scenario.Traffic}
@@ -752,4 +756,25 @@ func writeComparison(w io.Writer, c *measure.Comparison) {
 	fmt.Fprintf(w, "\ncompared: measured max ratio %.3g (%s, %d key-windows)\n", c.MeasuredMaxRatio, what, c.KeyWindows)
 	fmt.Fprintf(w, "          predicted median %.3g, 95%% of trials in [%.3g, %.3g]\n", c.PredictedMedian, c.PredictedBand[0], c.PredictedBand[1])
 	fmt.Fprintf(w, "verdict:  %s the predicted band; relative error %.1f%%\n", verdict, 100*c.RelativeError)
+}
+
+// writeCalibration states, for a scenario simulate -calibrate wrote, what
+// it was fitted to and the error its leave-one-out predictions made: the
+// error to expect of this prediction near that traffic.
+func writeCalibration(w io.Writer, cal *scenario.Calibration) {
+	if cal == nil {
+		return
+	}
+	fmt.Fprintf(w, "\ncalibrated: %s fitted to %s\n", strings.Join(cal.Fitted, ", "), strings.Join(cal.Runs, ", "))
+	if len(cal.LeaveOneOut) == 0 {
+		fmt.Fprintln(w, "  error: unknown (one run, so no leave-one-out prediction); calibrate on two runs or more to know it")
+		return
+	}
+	worst := slices.Max(cal.LeaveOneOut)
+	parts := make([]string, len(cal.LeaveOneOut))
+	for i, e := range cal.LeaveOneOut {
+		parts[i] = fmt.Sprintf("%.0f%%", 100*e)
+	}
+	fmt.Fprintf(w, "  error: each run predicted from the others missed by %s (worst %.0f%%); expect at least that, more the further this traffic is from theirs\n",
+		strings.Join(parts, ", "), 100*worst)
 }
