@@ -35,6 +35,10 @@ var DefaultFit = []string{"server.cpu", "server.proxy", "server.rtt"}
 // CalibratedFile is the scenario -calibrate writes under -out.
 const CalibratedFile = "calibrated.yaml"
 
+// CalibrationReport is the file beside CalibratedFile that keeps what
+// -calibrate printed: the fitted values, the fit per run, leave-one-out.
+const CalibrationReport = "calibration.md"
+
 // calibrateTrials is the trials per evaluation unless -trials says.
 const calibrateTrials = 40
 
@@ -150,31 +154,37 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 	}
 	prog.done()
 
-	fmt.Fprintf(stdout, "calibrated on %d live run(s), %d trials per evaluation, seed %d; loss %.4g (sum over runs of squared log errors of the median max ratio and the median latency)\n",
+	var text strings.Builder
+	fmt.Fprintf(&text, "calibrated on %d live run(s), %d trials per evaluation, seed %d; loss %.4g (sum over runs of squared log errors of the median max ratio and the median latency)\n",
 		len(runs), trials, seed, loss)
 	for i, p := range params {
-		fmt.Fprintf(stdout, "  %-14s mean %v (x%.3g the start's %v)%s\n", p.path, scenario.Duration(p.mean(x[i]).Round(time.Microsecond)),
+		fmt.Fprintf(&text, "  %-14s mean %v (x%.3g the start's %v)%s\n", p.path, scenario.Duration(p.mean(x[i]).Round(time.Microsecond)),
 			math.Exp(x[i]-p.init), scenario.Duration(p.mean(p.init).Round(time.Microsecond)), spreadText(p, i, x, xs))
 	}
-	fmt.Fprintln(stdout, "\nfit per run: measured (median over repeats) against the prediction")
+	fmt.Fprintln(&text, "\nfit per run: measured (median over repeats) against the prediction")
 	for _, r := range runs {
 		cmp, lat, err := f.compare(r, x)
 		if err != nil {
 			return fail(err)
 		}
-		printFitLine(stdout, r, cmp, lat)
+		printFitLine(&text, r, cmp, lat)
 	}
 	if len(loo) > 0 {
-		fmt.Fprintln(stdout, "\nleave-one-out: each run predicted from a fit to the others")
+		fmt.Fprintln(&text, "\nleave-one-out: each run predicted from a fit to the others")
 		for i, r := range runs {
-			printFitLine(stdout, r, loo[i], -1)
+			printFitLine(&text, r, loo[i], -1)
 		}
 	}
+	io.WriteString(stdout, text.String())
 	out, err := writeCalibrated(c.out, runs, params, x, xs, loo)
 	if err != nil {
 		return fail(err)
 	}
-	fmt.Fprintf(stdout, "\nwrote %s\n", out)
+	// The same text beside it, as the calibration's report.
+	if err := writeFileAtomic(filepath.Join(c.out, CalibrationReport), "# simulate -calibrate\n\n```\n"+text.String()+"```\n"); err != nil {
+		return fail(err)
+	}
+	fmt.Fprintf(stdout, "\nwrote %s and %s\n", out, filepath.Join(c.out, CalibrationReport))
 	return ExitOK
 }
 
@@ -557,15 +567,21 @@ func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64,
 			math.Exp(x[i]-p.init), strings.Join(paths, ", "), spreadText(p, i, x, xs))
 	}
 	b.Write(body)
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return "", err
-	}
 	path := filepath.Join(out, CalibratedFile)
-	tmp := path + ".partial"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
-		return "", err
+	return path, writeFileAtomic(path, b.String())
+}
+
+// writeFileAtomic writes text to path through a temporary file, making its
+// folder first, so that a reader never sees half of it.
+func writeFileAtomic(path, text string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
 	}
-	return path, os.Rename(tmp, path)
+	tmp := path + ".partial"
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // plural says n things.
