@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -25,14 +26,43 @@ type Comparison struct {
 	RelativeError float64 `json:"relative_error"`
 	// KeyWindows is how many key-windows the live run observed.
 	KeyWindows int64 `json:"key_windows"`
+	// Excluded is how many repeated runs were kept out of
+	// MeasuredMaxRatio because they observed another number of
+	// key-windows than a trial of the model (a run that crossed a window
+	// boundary saw its key's windows for part of their length).
+	Excluded int `json:"excluded,omitempty"`
+	// Note says what was not like for like, when something was not.
+	Note string `json:"note,omitempty"`
 }
 
 // Compare holds predicted (a simulate summary) against measured (an attack
 // summary, possibly with repeats).
 func Compare(predicted, measured *Summary) Comparison {
 	c := Comparison{MeasuredMaxRatio: measured.Overshoot.Ratio.Max, Repeats: 1, KeyWindows: measured.Overshoot.KeyWindows}
+	// The key-windows a trial of the model saw, when every trial saw as
+	// many: a live run that saw another number is not like for like.
+	perTrial := int64(-1)
+	if predicted.Trials > 0 && predicted.Overshoot.KeyWindows%int64(predicted.Trials) == 0 {
+		perTrial = predicted.Overshoot.KeyWindows / int64(predicted.Trials)
+	}
 	if r := measured.Repeats; r != nil && len(r.Runs) > 0 {
 		c.MeasuredMaxRatio, c.Repeats = r.MaxRatio.Median, len(r.Runs)
+		var kept []float64
+		for _, run := range r.Runs {
+			if perTrial < 0 || run.KeyWindows == 0 || run.KeyWindows == perTrial {
+				kept = append(kept, run.MaxRatio)
+			}
+		}
+		switch c.Excluded = len(r.Runs) - len(kept); {
+		case c.Excluded == len(r.Runs):
+			c.Excluded = 0
+			c.Note = fmt.Sprintf("every live run saw another number of key-windows than a trial of the model (%d): none is like for like, so all are kept; a run that crosses a window boundary sees its key's windows for part of their length", perTrial)
+		case c.Excluded > 0:
+			c.MeasuredMaxRatio, c.Repeats = Median(kept), len(kept)
+			c.Note = fmt.Sprintf("%d of %d live runs kept out: they saw another number of key-windows than a trial of the model (%d), so saw some for part of their length (a window boundary fell in the run)", c.Excluded, len(r.Runs), perTrial)
+		}
+	} else if perTrial >= 0 && measured.Overshoot.KeyWindows != perTrial {
+		c.Note = fmt.Sprintf("the live run saw %d key-windows, a trial of the model %d: some were seen for part of their length (a window boundary fell in the run), so this is not like for like; repeat the run (attack -repeat) so that such runs can be kept out", measured.Overshoot.KeyWindows, perTrial)
 	}
 	pt := predicted.Overshoot.PerTrial
 	c.PredictedBand = [2]float64{pt.MaxRatio.Lo, pt.MaxRatio.Hi}
@@ -82,6 +112,7 @@ type RepeatRun struct {
 	MaxRatio     float64 `json:"max_ratio"`
 	Allowed      int64   `json:"allowed"`
 	MaxAllowed   int64   `json:"max_allowed"`
+	KeyWindows   int64   `json:"key_windows"`
 	LatencyP50Ms float64 `json:"latency_p50_ms"`
 	LatencyP99Ms float64 `json:"latency_p99_ms"`
 	Complete     bool    `json:"complete"`
