@@ -185,10 +185,16 @@ func (s *server) proxied(t *trial, ri int32) {
 		st.phase = phRead
 		s.enter(t, ri)
 	} else {
-		st.phase = phBack
-		t.push(t.now+st.back, evDone, ri)
+		goBack(t, st, ri)
 	}
 	s.proxyNext(t)
+}
+
+// goBack sends request ri's response on its way to the client, which has
+// it the second half of its round trip later.
+func goBack(t *trial, st *srvReq, ri int32) {
+	st.phase = phBack
+	t.push(t.now+st.back, evDone, ri)
 }
 
 // wake schedules a look for work now, unless the thread is busy or one is
@@ -297,8 +303,7 @@ func (s *server) finish(t *trial, ri int32) {
 			st.phase = phProxyOut
 			s.toProxy(t, ri)
 		} else {
-			st.phase = phBack
-			t.push(t.now+st.back, evDone, ri)
+			goBack(t, st, ri)
 		}
 		s.wake(t)
 	}
