@@ -408,6 +408,7 @@ func Main(args []string, env Env) int {
 		env.Ready(tgtURL)
 	}
 	var series []measure.LivePoint
+	var samples []measure.LatencySample
 	var progress func(int64, time.Duration)
 	if !c.json && cli.IsTerminal(env.Stderr) {
 		progress = func(n int64, el time.Duration) {
@@ -441,7 +442,7 @@ func Main(args []string, env Env) int {
 	}
 	s, runErr := runRepeats(ctx, c.repeat, attack.Options{Plan: pl, URL: tgtURL, Limit: limit, Window: window,
 		Duration: c.duration, MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Skew: skew, RunID: runID,
-		Timeout: c.timeout, Results: results, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress, Series: &series}, fresh, announce)
+		Timeout: c.timeout, Results: results, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress, Series: &series, Samples: &samples}, fresh, announce)
 	if progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -467,7 +468,7 @@ func Main(args []string, env Env) int {
 		if s.Live != nil {
 			s.Live.ResultsFile = partial
 		}
-		_, kept := keepReport(dir, &s, series, stderr)
+		_, kept := keepReport(dir, &s, &report.Extra{LiveSeries: series, LatencySamples: samples}, stderr)
 		printRun(env.Stdout, c.json, &s, dir)
 		fmt.Fprintf(stderr, "attack: %v: the results file is incomplete (what was written is in %s)", runErr, partial)
 		if kept {
@@ -482,7 +483,7 @@ func Main(args []string, env Env) int {
 	}
 	// Print first, so that a report that cannot be written loses nothing.
 	printRun(env.Stdout, c.json, &s, dir)
-	switch full, summary := keepReport(dir, &s, series, stderr); {
+	switch full, summary := keepReport(dir, &s, &report.Extra{LiveSeries: series, LatencySamples: samples}, stderr); {
 	case !summary:
 		fmt.Fprintf(stderr, "attack: neither the report nor summary.json was written; the summary is printed above and the results are in %s\n", resultsPath)
 		return cli.ExitFailure
@@ -556,8 +557,8 @@ func printRun(w io.Writer, asJSON bool, s *measure.Summary, dir string) {
 // keepReport writes the report of s into dir, or at least summary.json when
 // the report cannot be written, and says on stderr what failed. It reports
 // whether the whole report was written, and whether summary.json was.
-func keepReport(dir string, s *measure.Summary, series []measure.LivePoint, stderr io.Writer) (full, summary bool) {
-	err := writeReport(dir, s, report.Options{Traffic: s.Scenario.Traffic, Extra: &report.Extra{LiveSeries: series}, Generated: time.Now()})
+func keepReport(dir string, s *measure.Summary, extra *report.Extra, stderr io.Writer) (full, summary bool) {
+	err := writeReport(dir, s, report.Options{Traffic: s.Scenario.Traffic, Extra: extra, Generated: time.Now()})
 	if err == nil {
 		return true, true
 	}

@@ -473,3 +473,57 @@ func TestFigureResolutionAndDots(t *testing.T) {
 }
 
 func pngDecode(b []byte) (image.Image, error) { return png.Decode(bytes.NewReader(b)) }
+
+// TestLatencyFigures: a live run with latency split by decision draws it
+// (log scale when allowed and denied are far apart) and, with samples, a
+// dot per response coloured by decision instead of percentiles per
+// interval; without the split the pooled percentiles stay.
+func TestLatencyFigures(t *testing.T) {
+	s := sampleAttack()
+	s.LatencyMs = &s.Live.LatencyMs
+	s.LatencyByDecision = &measure.LatencyByDecision{
+		Allowed: &measure.Stats{N: 35, P50: 100, P95: 140, P99: 150, Max: 160, Mean: 105},
+		Denied:  &measure.Stats{N: 3_965, P50: 3, P95: 9, P99: 14, Max: 21, Mean: 4},
+	}
+	var samples []measure.LatencySample
+	for i := range 40 {
+		d, ms := measure.DecidedDenied, 3.0
+		if i%10 == 0 {
+			d, ms = measure.DecidedAllowed, 100
+		}
+		samples = append(samples, measure.LatencySample{AtSecs: float64(i) / 4, Ms: ms, Decision: d})
+	}
+	samples = append(samples, measure.LatencySample{AtSecs: 1, Ms: 0, Decision: measure.DecidedDenied})
+	live := LiveFigures(s, &Extra{LiveSeries: sampleSeries(), LatencySamples: samples})
+	var got []string
+	for _, f := range live {
+		if f != nil {
+			got = append(got, f.Name)
+		}
+	}
+	if want := []string{"live-latency-decision", "live-rate", "live-status", "live-latency-time", "live-rate-time", "live-status-time"}; !slices.Equal(got, want) {
+		t.Fatalf("live figures %v, want %v", got, want)
+	}
+	dec := live[0]
+	if _, ok := dec.Plot.Y.Tick.Marker.(log10Ticks); !ok {
+		t.Error("latency from 3 to 160 ms is not on a log scale")
+	}
+	if st := LegendEntries(dec.Plot); !slices.Equal(st, []string{"p50", "p95", "p99", "max"}) {
+		t.Errorf("latency by decision legend %v", st)
+	}
+	if !strings.Contains(dec.Caption, "denied: 3,965 responses, p50 3 ms") {
+		t.Errorf("caption does not give the denied latency: %s", dec.Caption)
+	}
+	overTime := live[3]
+	if st := LegendEntries(overTime.Plot); !slices.Equal(st, []string{"denied (3,965)", "allowed (35)"}) {
+		t.Errorf("latency over time legend %v, want the most numerous first", st)
+	}
+	if !strings.Contains(overTime.Caption, "1 response that took no measurable time is") {
+		t.Errorf("a 0 ms response off the log scale is not said: %s", overTime.Caption)
+	}
+
+	s.LatencyByDecision = nil
+	if f := LiveFigures(s, nil); f[0] == nil || f[0].Name != "live-latency" {
+		t.Errorf("without the split the first live figure is %v, want live-latency", f[0])
+	}
+}
