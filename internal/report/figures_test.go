@@ -218,8 +218,8 @@ func TestKVWorkFigure(t *testing.T) {
 func TestSweepFigures(t *testing.T) {
 	s := sampleSweep()
 	figs := SweepFigures(s)
-	if len(figs) != 1 {
-		t.Fatalf("a numeric x categorical sweep gives %d figures, want 1 (no heat map)", len(figs))
+	if len(figs) != 2 || figs[1].Name != "sweep-trials" {
+		t.Fatalf("a numeric x categorical sweep gives %v, want sweep and sweep-trials (no heat map)", names(derefs(figs)))
 	}
 	p := figs[0].Plot
 	if p.X.Label.Text != "traffic.bot.closed_loop.concurrency (value, log scale)" {
@@ -247,7 +247,7 @@ func TestSweepFigures(t *testing.T) {
 	}
 
 	g := SweepFigures(sampleGrid())
-	if len(g) != 2 || g[1].Name != "sweep-heatmap" {
+	if len(g) != 3 || g[1].Name != "sweep-heatmap" || g[2].Name != "sweep-trials" {
 		t.Fatalf("grid figures %v", g)
 	}
 	var hm *plotter.HeatMap
@@ -276,7 +276,7 @@ func TestSweepFigures(t *testing.T) {
 		cat.Points = append(cat.Points, measure.Point{Params: []measure.Param{{Path: "store.kind", Value: k}}, Summary: p})
 	}
 	cf := SweepFigures(cat)
-	if len(cf) != 1 || nominal(cf[0].Plot.X) == false {
+	if len(cf) != 2 || nominal(cf[0].Plot.X) == false || cf[1].Name != "sweep-trials" {
 		t.Fatalf("categorical sweep: %v", cf)
 	}
 }
@@ -420,7 +420,7 @@ func TestFigureSaysWhenEmpty(t *testing.T) {
 		p.Summary.Populations[1].FalseDenials = 0
 	}
 	figs := SweepFigures(s)
-	if len(figs) != 2 || figs[0].Name != "sweep" || figs[0].Plot != nil || !strings.Contains(figs[0].Empty, "0 at every sweep point") {
+	if len(figs) != 3 || figs[0].Name != "sweep" || figs[0].Plot != nil || !strings.Contains(figs[0].Empty, "0 at every sweep point") {
 		t.Fatalf("figures %v; first: %+v", names(derefs(figs)), figs[0])
 	}
 	if figs[1].Name != "sweep-ratio" || figs[1].Plot == nil {
@@ -525,5 +525,34 @@ func TestLatencyFigures(t *testing.T) {
 	s.LatencyByDecision = nil
 	if f := LiveFigures(s, nil); f[0] == nil || f[0].Name != "live-latency" {
 		t.Errorf("without the split the first live figure is %v, want live-latency", f[0])
+	}
+}
+
+// TestSweepTrials: a sweep gets each point's per-trial max ratios as a
+// strip with the median; points without trials say so in words.
+func TestSweepTrials(t *testing.T) {
+	s := sampleSweep()
+	f := SweepTrials(s)
+	if f == nil || f.Plot == nil || f.Name != "sweep-trials" {
+		t.Fatalf("sweep trials figure %+v", f)
+	}
+	if got := LegendEntries(f.Plot); !slices.Equal(got, []string{"one trial's max ratio", "median over the trials"}) {
+		t.Errorf("legend %v", got)
+	}
+	var names []string
+	for _, g := range SweepFigures(s) {
+		names = append(names, g.Name)
+	}
+	if !slices.Contains(names, "sweep-trials") {
+		t.Errorf("sweep figures %v lack sweep-trials", names)
+	}
+	for i := range s.Points {
+		s.Points[i].Summary.Overshoot.PerTrial.MaxRatios = nil
+	}
+	if f := SweepTrials(s); f == nil || f.Plot != nil || !strings.Contains(f.Empty, "No sweep point has a trial") {
+		t.Errorf("no trials: %+v", f)
+	}
+	if SweepTrials(sampleSimulate()) != nil {
+		t.Error("a single run got a sweep trials figure")
 	}
 }

@@ -41,8 +41,8 @@ func TestWriteFiles(t *testing.T) {
 		{"simulate", sampleSimulate(), Options{}, []string{"ratio-histogram", "ratio-cdf", "trial-max-cdf", "timeline", "visibility", "kv-cost", "free-plan"}},
 		{"attack+compare", sampleAttack(), Options{Compare: sampleSimulate(), Extra: &Extra{LiveSeries: sampleSeries()}},
 			[]string{"ratio-histogram", "ratio-cdf", "compare-cdf", "timeline", "kv-cost", "free-plan", "live-latency", "live-rate", "live-status", "live-latency-time", "live-rate-time", "live-status-time"}},
-		{"sweep", sampleSweep(), Options{}, []string{"ratio-histogram", "ratio-cdf", "trial-max-cdf", "sweep", "timeline", "visibility", "kv-cost", "free-plan"}},
-		{"grid", sampleGrid(), Options{}, []string{"ratio-histogram", "ratio-cdf", "trial-max-cdf", "sweep", "sweep-heatmap", "timeline", "visibility", "kv-cost", "free-plan"}},
+		{"sweep", sampleSweep(), Options{}, []string{"ratio-histogram", "ratio-cdf", "trial-max-cdf", "sweep", "sweep-trials", "timeline", "visibility", "kv-cost", "free-plan"}},
+		{"grid", sampleGrid(), Options{}, []string{"ratio-histogram", "ratio-cdf", "trial-max-cdf", "sweep", "sweep-heatmap", "sweep-trials", "timeline", "visibility", "kv-cost", "free-plan"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
