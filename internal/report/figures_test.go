@@ -522,6 +522,16 @@ func TestLatencyFigures(t *testing.T) {
 		t.Errorf("a 0 ms response off the log scale is not said: %s", overTime.Caption)
 	}
 
+	var rows []string
+	for _, tb := range tables(s) {
+		for _, r := range tb.Rows {
+			rows = append(rows, strings.Join(r, ": "))
+		}
+	}
+	if !slices.Contains(rows, "Latency of denied responses (3,965): p50, p99, max: 3, 14, 21 ms") {
+		t.Errorf("the live table lacks the denied latency: %q", rows)
+	}
+
 	s.LatencyByDecision = nil
 	if f := LiveFigures(s, nil); f[0] == nil || f[0].Name != "live-latency" {
 		t.Errorf("without the split the first live figure is %v, want live-latency", f[0])

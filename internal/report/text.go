@@ -435,6 +435,11 @@ func tables(s *measure.Summary) []table {
 		ladd("Duration", num(lv.DurationSecs)+" s")
 		l := lv.LatencyMs
 		ladd("Latency mean, p50, p95, p99, max", strings.Join([]string{num(l.Mean), num(l.P50), num(l.P95), num(l.P99), num(l.Max)}, ", ")+" ms")
+		for d := range measure.NumDecisions {
+			if st := s.LatencyByDecision.Of(d); st != nil && st.N > 0 {
+				ladd("Latency of "+d.String()+" responses ("+count(st.N)+"): p50, p99, max", strings.Join([]string{num(st.P50), num(st.P99), num(st.Max)}, ", ")+" ms")
+			}
+		}
 		ladd("Status codes", statusList(lv.Status))
 		ladd("Responses too near a window boundary to attribute", count(lv.Ambiguous))
 		lt.Note = lv.LatencyNote
