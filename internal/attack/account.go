@@ -1,6 +1,7 @@
 package attack
 
 import (
+	"sort"
 	"strconv"
 	"time"
 
@@ -40,6 +41,45 @@ type accountant struct {
 	// time, for the report's figures over time.
 	step   time.Duration
 	series []interval
+
+	// samples keeps up to maxSamples responses per decision, a uniform
+	// sample over the run (reservoir sampling), for the report's latency
+	// over time; seen counts each decision's responses and rng drives the
+	// sampling (a fixed seed: the same results give the same sample).
+	samples [measure.NumDecisions][]measure.LatencySample
+	seen    [measure.NumDecisions]int64
+	rng     uint64
+}
+
+// maxSamples is how many responses of each decision the latency-over-time
+// figure shows at most: enough to see every band, few enough to draw.
+const maxSamples = 2000
+
+// keepSample offers one response to its decision's reservoir.
+func (a *accountant) keepSample(d measure.Decision, r *vegeta.Result) {
+	a.seen[d]++
+	smp := measure.LatencySample{AtSecs: r.Timestamp.Sub(a.start).Seconds(), Ms: float64(r.Latency) / float64(time.Millisecond), Decision: d}
+	if len(a.samples[d]) < maxSamples {
+		a.samples[d] = append(a.samples[d], smp)
+		return
+	}
+	// xorshift64*: cheap and deterministic.
+	a.rng ^= a.rng >> 12
+	a.rng ^= a.rng << 25
+	a.rng ^= a.rng >> 27
+	if j := (a.rng * 2685821657736338717) % uint64(a.seen[d]); j < maxSamples {
+		a.samples[d][j] = smp
+	}
+}
+
+// latencySamples returns the kept samples, every decision's, in time order.
+func (a *accountant) latencySamples() []measure.LatencySample {
+	var out []measure.LatencySample
+	for _, s := range a.samples {
+		out = append(out, s...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].AtSecs < out[j].AtSecs })
+	return out
 }
 
 // interval is one step of the live series.
@@ -62,7 +102,7 @@ func seriesStep(d time.Duration) time.Duration {
 
 func newAccountant(rec *measure.Recorder, pops map[string]int, npop int, window, skew time.Duration, start time.Time) *accountant {
 	return &accountant{rec: rec, pops: pops, windowMs: window.Milliseconds(), skew: skew, start: start,
-		perPop: make([]int64, npop), closed: make([]bool, npop), step: time.Second}
+		perPop: make([]int64, npop), closed: make([]bool, npop), step: time.Second, rng: 0x9E3779B97F4A7C15}
 }
 
 // sample adds r to its interval of the series.
@@ -122,11 +162,13 @@ func (a *accountant) add(r *vegeta.Result, sentKey string, client int) {
 		e.Outcome = measure.Denied
 	default:
 		e.Outcome = measure.Errored
+		a.decided(e, r)
 		a.rec.Record(e)
 		return
 	}
 	e.FailOpen = first(h, target.HeaderFailOpen) == "1"
 	e.FailClosed = first(h, target.HeaderFailClosed) == "1"
+	a.decided(e, r) // ambiguous or not: its latency is what it is
 	e.Key = first(h, target.HeaderKey)
 	if e.Key == "" {
 		e.Key = sentKey
@@ -146,6 +188,13 @@ func (a *accountant) add(r *vegeta.Result, sentKey string, client int) {
 		e.Window = lo
 	}
 	a.rec.Record(e)
+}
+
+// decided records r's latency under e's decision.
+func (a *accountant) decided(e measure.Event, r *vegeta.Result) {
+	d := measure.DecisionOf(e)
+	a.rec.DecisionLatency(d, r.Latency)
+	a.keepSample(d, r)
 }
 
 // first returns the first value of a canonical header key, or "".

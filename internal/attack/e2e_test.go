@@ -201,7 +201,10 @@ func TestSummarySchemaMatchesSimulate(t *testing.T) {
 		}
 	}
 	for _, p := range attPaths {
-		if !inSim[p] && !optional(p) && p != "live" && !strings.HasPrefix(p, "live.") {
+		// Live only: live, and latency by decision (the model does not
+		// split its latency by decision yet).
+		liveOnly := p == "live" || strings.HasPrefix(p, "live.") || strings.HasPrefix(p, "latency_by_decision_ms")
+		if !inSim[p] && !optional(p) && !liveOnly {
 			t.Errorf("attack's summary has %q, simulate's does not", p)
 		}
 	}
@@ -325,7 +328,25 @@ traffic:
 live: {duration: 2500ms}
 `)
 	var series []measure.LivePoint
-	s := runBuiltin(t, sc, kv.NewMemory(kv.MemoryOptions{}), Options{Series: &series})
+	var samples []measure.LatencySample
+	s := runBuiltin(t, sc, kv.NewMemory(kv.MemoryOptions{}), Options{Series: &series, Samples: &samples})
+	// Latency split by decision: the limit's 5 allowed, the rest denied,
+	// every response in one class and in the sample (under 2,000 each).
+	by := s.LatencyByDecision
+	if by == nil || by.Allowed == nil || by.Denied == nil {
+		t.Fatalf("latency by decision %+v, want allowed and denied", by)
+	}
+	if by.Allowed.N != s.Totals.Allowed || by.Denied.N != s.Totals.Denied || by.FailOpen != nil || by.Error != nil {
+		t.Errorf("latency by decision counts allowed %d, denied %d; totals %+v", by.Allowed.N, by.Denied.N, s.Totals)
+	}
+	if int64(len(samples)) != s.Totals.Requests {
+		t.Errorf("%d samples of %d responses, want all of them", len(samples), s.Totals.Requests)
+	}
+	for i := 1; i < len(samples); i++ {
+		if samples[i].AtSecs < samples[i-1].AtSecs {
+			t.Fatalf("samples out of time order at %d: %v after %v", i, samples[i].AtSecs, samples[i-1].AtSecs)
+		}
+	}
 	if len(series) != 3 {
 		t.Fatalf("%d intervals for 2.5 s, want 3: %+v", len(series), series)
 	}

@@ -110,6 +110,10 @@ type Options struct {
 	// Series, when set, receives the run over time (rates, latency,
 	// statuses per interval) for the report's figures.
 	Series *[]measure.LivePoint
+	// Samples, when set, receives a sample of the run's responses (up to
+	// 2,000 of each decision, uniform over the run) with their latency,
+	// for the report's latency over time.
+	Samples *[]measure.LatencySample
 }
 
 // normalize checks o and fills in its defaults; it returns the run's
@@ -339,6 +343,9 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	s.KV.Observed = o.KV != nil
 	if o.Series != nil {
 		*o.Series = liveSeries(acct, specs, elapsed)
+	}
+	if o.Samples != nil {
+		*o.Samples = acct.latencySamples()
 	}
 	return s, encErr
 }

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/attack"
@@ -401,17 +402,28 @@ func Main(args []string, env Env) int {
 		if bstore != nil {
 			what = "built-in target, store " + bstore.Describe
 		}
-		fmt.Fprintf(env.Stdout, "overshoot attack: scenario %s, %s %d per %v, %s\n  target  %s (%s)\n  running up to %v; Ctrl-C stops and keeps what was measured\n",
-			sc.Name, lcfg.Algorithm, limit, scenario.Duration(window), lcfg.Policy, tgtURL, what, runDuration(c, pl))
+		hdr := measure.Summary{Mode: "attack", Scenario: base.Scenario, Limiter: base.Limiter, Seed: seed}
+		measure.WriteHeader(env.Stdout, &hdr, cli.Width(env.Stdout))
+		runs := ""
+		if c.repeat > 1 {
+			runs = fmt.Sprintf(", %d times", c.repeat)
+		}
+		fmt.Fprintf(env.Stdout, "  target:   %s (%s)\n  running up to %v%s; Ctrl-C stops and keeps what was measured\n",
+			tgtURL, what, runDuration(c, pl), runs)
 	}
 	if env.Ready != nil {
 		env.Ready(tgtURL)
 	}
 	var series []measure.LivePoint
+	var samples []measure.LatencySample
 	var progress func(int64, time.Duration)
+	var run atomic.Int64 // the run under way, from 1 (-repeat)
+	run.Store(1)
 	if !c.json && cli.IsTerminal(env.Stderr) {
 		progress = func(n int64, el time.Duration) {
-			fmt.Fprintf(stderr, "\r  %6.1fs  %d responses", el.Seconds(), n)
+			if line, ok := attackProgress(n, el, runDuration(c, pl), int(run.Load()), c.repeat); ok {
+				fmt.Fprintf(stderr, "\r%s\033[K", line)
+			}
 		}
 	}
 	var fresh freshTarget
@@ -437,11 +449,17 @@ func Main(args []string, env Env) int {
 	}
 	var announce func(i, n int)
 	if !c.json {
-		announce = func(i, n int) { fmt.Fprintf(stderr, "attack: run %d of %d\n", i, n) }
+		announce = func(i, n int) {
+			run.Store(int64(i))
+			if progress != nil {
+				fmt.Fprint(stderr, "\r\033[K") // the last run's progress line
+			}
+			fmt.Fprintf(stderr, "attack: run %d of %d\n", i, n)
+		}
 	}
 	s, runErr := runRepeats(ctx, c.repeat, attack.Options{Plan: pl, URL: tgtURL, Limit: limit, Window: window,
 		Duration: c.duration, MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Skew: skew, RunID: runID,
-		Timeout: c.timeout, Results: results, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress, Series: &series}, fresh, announce)
+		Timeout: c.timeout, Results: results, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress, Series: &series, Samples: &samples}, fresh, announce)
 	if progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -449,7 +467,7 @@ func Main(args []string, env Env) int {
 		srv.Close()
 	}
 	if c.noReport {
-		printRun(env.Stdout, c.json, &s, "")
+		printRun(env.Stdout, c.json, &s, "", true)
 		if runErr != nil {
 			fmt.Fprintf(stderr, "attack: %v\n", runErr)
 			return cli.ExitFailure
@@ -467,8 +485,8 @@ func Main(args []string, env Env) int {
 		if s.Live != nil {
 			s.Live.ResultsFile = partial
 		}
-		_, kept := keepReport(dir, &s, series, stderr)
-		printRun(env.Stdout, c.json, &s, dir)
+		_, kept := keepReport(dir, &s, &report.Extra{LiveSeries: series, LatencySamples: samples}, stderr)
+		printRun(env.Stdout, c.json, &s, dir, true)
 		fmt.Fprintf(stderr, "attack: %v: the results file is incomplete (what was written is in %s)", runErr, partial)
 		if kept {
 			fmt.Fprintf(stderr, "; summary.json, marked incomplete, is in %s", dir)
@@ -481,8 +499,8 @@ func Main(args []string, env Env) int {
 		return cli.ExitFailure
 	}
 	// Print first, so that a report that cannot be written loses nothing.
-	printRun(env.Stdout, c.json, &s, dir)
-	switch full, summary := keepReport(dir, &s, series, stderr); {
+	printRun(env.Stdout, c.json, &s, dir, true)
+	switch full, summary := keepReport(dir, &s, &report.Extra{LiveSeries: series, LatencySamples: samples}, stderr); {
 	case !summary:
 		fmt.Fprintf(stderr, "attack: neither the report nor summary.json was written; the summary is printed above and the results are in %s\n", resultsPath)
 		return cli.ExitFailure
@@ -543,11 +561,17 @@ func liveWindowFollows(sets []string) []string {
 }
 
 // printRun prints the run's summary on stdout: summary.json itself with
-// -json, else the summary for people and where the files are.
-func printRun(w io.Writer, asJSON bool, s *measure.Summary, dir string) {
+// -json, else the summary for people and where the files are; its results
+// only when the header was printed before the run (headerShown).
+func printRun(w io.Writer, asJSON bool, s *measure.Summary, dir string, headerShown bool) {
 	if asJSON {
 		b, _ := json.MarshalIndent(s, "", "  ")
 		w.Write(append(b, '\n'))
+		return
+	}
+	if headerShown {
+		measure.WriteResults(w, s)
+		printFiles(w, s, dir)
 		return
 	}
 	PrintSummary(w, s, dir)
@@ -556,8 +580,8 @@ func printRun(w io.Writer, asJSON bool, s *measure.Summary, dir string) {
 // keepReport writes the report of s into dir, or at least summary.json when
 // the report cannot be written, and says on stderr what failed. It reports
 // whether the whole report was written, and whether summary.json was.
-func keepReport(dir string, s *measure.Summary, series []measure.LivePoint, stderr io.Writer) (full, summary bool) {
-	err := writeReport(dir, s, report.Options{Traffic: s.Scenario.Traffic, Extra: &report.Extra{LiveSeries: series}, Generated: time.Now()})
+func keepReport(dir string, s *measure.Summary, extra *report.Extra, stderr io.Writer) (full, summary bool) {
+	err := writeReport(dir, s, report.Options{Traffic: s.Scenario.Traffic, Extra: extra, Generated: time.Now()})
 	if err == nil {
 		return true, true
 	}
@@ -678,10 +702,16 @@ func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout
 	return q, w, nil
 }
 
-// PrintSummary prints a run's summary for people, as simulate does, then
-// where the report, summary and results files are.
+// PrintSummary prints a run's summary for people, as simulate does
+// (wrapped to the terminal's width, else 80 columns), then where the
+// report, summary and results files are.
 func PrintSummary(w io.Writer, s *measure.Summary, dir string) {
-	measure.WriteText(w, s)
+	measure.WriteTextWidth(w, s, cli.Width(w))
+	printFiles(w, s, dir)
+}
+
+// printFiles says where the report, summary and results files are.
+func printFiles(w io.Writer, s *measure.Summary, dir string) {
 	if dir != "" {
 		fmt.Fprintf(w, "\nreport   %s\n", filepath.Join(dir, report.HTMLFile))
 		fmt.Fprintf(w, "summary  %s\n", filepath.Join(dir, report.SummaryFile))
@@ -689,6 +719,22 @@ func PrintSummary(w io.Writer, s *measure.Summary, dir string) {
 			fmt.Fprintf(w, "results  %s  (go tool vegeta report < %s)\n", l.ResultsFile, l.ResultsFile)
 		}
 	}
+}
+
+// attackProgress is the progress line el into run of runs (each of d, at
+// most): time, responses and roughly the time left. Not ok before
+// cli.ProgressAfter of the first run: a short run shows none.
+func attackProgress(n int64, el, d time.Duration, run, runs int) (string, bool) {
+	runs = max(runs, 1)
+	if run <= 1 && el < cli.ProgressAfter {
+		return "", false
+	}
+	line := fmt.Sprintf("  %v of %v, %s responses", scenario.Duration(el.Round(time.Second)), scenario.Duration(d.Round(time.Second)), measure.Thousands(n))
+	if runs > 1 {
+		line = fmt.Sprintf("  run %d of %d:%s", run, runs, line[1:])
+	}
+	left := d - el + time.Duration(runs-run)*d
+	return line + ", " + cli.TimeLeft(left), true
 }
 
 // lockedWriter serialises writes from several goroutines.

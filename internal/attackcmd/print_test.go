@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/measure"
 )
@@ -41,5 +42,24 @@ func TestPrintSummaryGolden(t *testing.T) {
 	}
 	if !bytes.Equal(buf.Bytes(), want) {
 		t.Errorf("summary output changed (run with -update if intended):\n%s\nwant:\n%s", buf.Bytes(), want)
+	}
+}
+
+func TestAttackProgress(t *testing.T) {
+	for _, tc := range []struct {
+		n         int64
+		el, d     time.Duration
+		run, runs int
+		want      string
+	}{
+		{100, time.Second, 10 * time.Second, 1, 1, ""}, // too early
+		{1234, 3200 * time.Millisecond, 10 * time.Second, 1, 1, "  3s of 10s, 1,234 responses, about 7 s left"},
+		{50, time.Second, 10 * time.Second, 2, 3, "  run 2 of 3: 1s of 10s, 50 responses, about 19 s left"},
+		{50, 12 * time.Second, 10 * time.Second, 1, 0, "  12s of 10s, 50 responses, about 0 s left"}, // draining
+	} {
+		got, ok := attackProgress(tc.n, tc.el, tc.d, tc.run, tc.runs)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("attackProgress(%d, %v, %v, %d, %d) = %q, %v; want %q", tc.n, tc.el, tc.d, tc.run, tc.runs, got, ok, tc.want)
+		}
 	}
 }

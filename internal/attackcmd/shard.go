@@ -294,7 +294,7 @@ func mergeMain(c *config, env Env, stderr io.Writer, args []string) int {
 		fmt.Fprintf(stderr, "attack: -merge: %v\n", err)
 		return cli.ExitFailure
 	}
-	printRun(env.Stdout, c.json, &s, dir)
+	printRun(env.Stdout, c.json, &s, dir, false)
 	if err := writeReport(dir, &s, report.Options{Traffic: s.Scenario.Traffic, Generated: time.Now()}); err != nil {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
 		return cli.ExitFailure

@@ -77,6 +77,8 @@ type Recorder struct {
 	// its own way, in Live).
 	latency  LogHist
 	latDense []int64 // bucket counts from denseLow, see Latency
+	// byDecision is latency split by decision (DecisionLatency).
+	byDecision [NumDecisions]LogHist
 }
 
 // Latency records one request's latency, from sent to answered. It is
@@ -381,6 +383,9 @@ type Trial struct {
 	Worst       []KeyTimeline
 	KV          KVCounters
 	Latency     LogHist
+	// LatencyByDecision is latency split by decision, for a driver that
+	// records it (DecisionLatency).
+	LatencyByDecision [NumDecisions]LogHist
 }
 
 // Finish closes every open key-window and returns the trial's results;
@@ -399,5 +404,5 @@ func (r *Recorder) Finish(elapsed time.Duration) Trial {
 	r.keys = nil
 	r.totals.SimulatedSeconds = elapsed.Seconds()
 	return Trial{Totals: r.totals, Populations: r.pops, Hist: r.hist, OverLimit: r.over,
-		Excess: r.excess, MaxIn: r.maxIn, Worst: r.worst, KV: r.KV, Latency: r.latencyHist()}
+		Excess: r.excess, MaxIn: r.maxIn, Worst: r.worst, KV: r.KV, Latency: r.latencyHist(), LatencyByDecision: r.byDecision}
 }

@@ -28,6 +28,7 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 	var kvc KVCounters
 	kvc.init()
 	var lat LogHist
+	var byDecision [NumDecisions]LogHist
 	var perMax, perP99, perExcess []float64
 	var worst []KeyTimeline
 	for i, t := range trials {
@@ -57,6 +58,9 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 		s.Overshoot.MaxInInterval = max(s.Overshoot.MaxInInterval, t.MaxIn)
 		kvc.Add(t.KV)
 		lat.Merge(t.Latency)
+		for d := range byDecision {
+			byDecision[d].Merge(t.LatencyByDecision[d])
+		}
 		ts := histStats(t.Hist, limit)
 		perMax = append(perMax, ts.Max)
 		perP99 = append(perP99, ts.P99)
@@ -85,6 +89,7 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 		st := lat.Stats()
 		s.LatencyMs = &st
 	}
+	s.LatencyByDecision = latencyByDecision(&byDecision)
 	return s
 }
 

@@ -49,6 +49,11 @@ type Summary struct {
 	// LatencyMs is the requests' latency, from sent to answered: simulated,
 	// or a live run's (the same numbers as Live.LatencyMs).
 	LatencyMs *Stats `json:"latency_ms,omitempty"`
+	// LatencyByDecision splits the latency by what each request got
+	// (allowed, denied, fail-open, fail-closed, error): live runs only for
+	// now, where a 429 answers in a few milliseconds and an allowed
+	// request waits for the store.
+	LatencyByDecision *LatencyByDecision `json:"latency_by_decision_ms,omitempty"`
 	// Sensitivity is the headline with each of the model's assumptions at
 	// its alternatives (simulate, single runs; see Sensitivity).
 	Sensitivity []Sensitivity `json:"sensitivity,omitempty"`

@@ -8,18 +8,33 @@ import (
 	"strings"
 )
 
+// TextWidth is the width WriteText wraps long lines (the scenario's
+// question) at: a terminal's when the caller knows it, else 80 columns.
+const TextWidth = 80
+
 // WriteText prints the summary as a person reads it in a terminal: the
-// headline numbers first, then the detail behind them. Sweeps print one
-// line per point.
-func WriteText(w io.Writer, s *Summary) error {
-	p := &printer{w: w}
-	what := "predicted"
-	if s.Mode == "attack" {
-		what = "measured"
+// headline numbers first, then the detail behind them, with long lines
+// wrapped at TextWidth. Sweeps print one line per point.
+func WriteText(w io.Writer, s *Summary) error { return WriteTextWidth(w, s, TextWidth) }
+
+// WriteTextWidth is WriteText wrapping at width columns: WriteHeader, then
+// WriteResults.
+func WriteTextWidth(w io.Writer, s *Summary, width int) error {
+	if err := WriteHeader(w, s, width); err != nil {
+		return err
 	}
+	return WriteResults(w, s)
+}
+
+// WriteHeader prints what the run is before its results: the mode, the
+// scenario and its question (wrapped at width columns), the limiter, the
+// seed and trials. A command prints it before the run starts, from a
+// summary that holds only those fields, and WriteResults after.
+func WriteHeader(w io.Writer, s *Summary, width int) error {
+	p := &printer{w: w}
 	p.f("overshoot %s: %s (%s)\n", s.Mode, s.Scenario.Name, s.Scenario.Hash)
 	if s.Scenario.Question != "" {
-		p.f("  question: %s\n", s.Scenario.Question)
+		p.f("%s\n", Wrap("  question: ", s.Scenario.Question, width))
 	}
 	l := s.Limiter
 	p.f("  limiter:  %s, %d per %s, store %s, %s\n", l.Algorithm, l.Limit, l.Window, l.Store, l.ErrorPolicy)
@@ -32,6 +47,44 @@ func WriteText(w io.Writer, s *Summary) error {
 		p.f(", with %s", strings.Join(s.Scenario.Params, " "))
 	}
 	p.f("\n")
+	return p.err
+}
+
+// Wrap breaks text into lines of at most width columns (a word longer
+// than a line stays whole), the first starting with prefix and the others
+// indented as far. Below 40 columns it wraps at 40.
+func Wrap(prefix, text string, width int) string {
+	width = max(width, 40)
+	indent := strings.Repeat(" ", len([]rune(prefix)))
+	var b strings.Builder
+	b.WriteString(prefix)
+	col := len([]rune(prefix))
+	start := col
+	for _, word := range strings.Fields(text) {
+		n := len([]rune(word))
+		if col > start && col+1+n > width {
+			b.WriteString("\n")
+			b.WriteString(indent)
+			col = start
+		}
+		if col > start {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += n
+	}
+	return b.String()
+}
+
+// WriteResults prints what the run found: everything WriteText prints
+// after WriteHeader.
+func WriteResults(w io.Writer, s *Summary) error {
+	p := &printer{w: w}
+	what := "predicted"
+	if s.Mode == "attack" {
+		what = "measured"
+	}
 	if !s.Complete {
 		p.f("  INCOMPLETE: the run was interrupted; these are the results measured so far.\n")
 	}
@@ -66,7 +119,7 @@ func WriteText(w io.Writer, s *Summary) error {
 			if v, ok := mustMetric("fail_open.rate").Value(ps); ok {
 				fo = mustMetric("fail_open.rate").Format(v)
 			}
-			p.f("  %-*s %*s %10d %7.2fx %7.2fx %7.2fx %9.2fx %9.2fx %14s %10s\n", width, labels[i], mw, lead, ps.Totals.Requests,
+			p.f("  %-*s %*s %10s %7.2fx %7.2fx %7.2fx %9.2fx %9.2fx %14s %10s\n", width, labels[i], mw, lead, Thousands(ps.Totals.Requests),
 				r.Ratio.P50, r.Ratio.P99, r.Ratio.Max, r.PerTrial.MaxRatio.P95, r.MaxInIntervalRatio, fd, fo)
 		}
 		p.f("  (%s = %s; ratio = allowed/limit per key-window; interval = most allowed in any window-long interval / limit;\n", m.Name, m.Label)

@@ -2,7 +2,13 @@ package report
 
 import (
 	"fmt"
+	"image/color"
+	"math"
 	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/overshoot-dev/overshoot/internal/measure"
 )
@@ -22,9 +28,15 @@ func compareRoles(s, c *measure.Summary) (pred, meas *measure.Summary, predLabel
 }
 
 // measuredMax is the measurement's max ratio to set against the
-// prediction's per-trial max: the run's max for one trial, else the mean
-// of its trials' maxima.
+// prediction's per-trial max: the median over repeated live runs (attack
+// -repeat), else the run's max for one trial, else the mean of its
+// trials' maxima.
 func measuredMax(m *measure.Summary) (float64, string) {
+	if r := m.Repeats; r != nil && len(r.Runs) > 0 {
+		// As measure.Compare holds it: one run of a loaded system is one
+		// noisy sample, the median of several is the measurement.
+		return r.MaxRatio.Median, fmt.Sprintf("median max ratio over its %d runs", len(r.Runs))
+	}
 	if m.Trials > 1 {
 		return m.Overshoot.PerTrial.MaxRatio.Mean, "mean of its trials' max ratio"
 	}
@@ -71,7 +83,7 @@ func compareSentence(pred, meas *measure.Summary, pl, ml string) string {
 // across key-windows, for both runs, and the error (measured - predicted).
 func compareTable(pred, meas *measure.Summary, pl, ml string) table {
 	t := table{
-		Title:  "Prediction against measurement: ratio allowed/limit across key-windows",
+		Title:  "Ratio allowed/limit across key-windows",
 		Header: []string{"Quantile", capitalize(pl), capitalize(ml), "Error (" + ml + " - " + pl + ")", "Relative error"},
 	}
 	p, m := pred.Overshoot.Ratio, meas.Overshoot.Ratio
@@ -100,4 +112,172 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// comparisonTable is summary.json's comparison (simulate -compare) as a
+// table: the verdict and the numbers it rests on, as the terminal prints
+// them.
+func comparisonTable(c *measure.Comparison) table {
+	verdict := "outside: the model does not hold for this run"
+	if c.InsideBand {
+		verdict = "inside"
+	}
+	what := "the live run's max ratio"
+	if c.Repeats > 1 {
+		what = fmt.Sprintf("the median of %d live runs' max ratios", c.Repeats)
+	}
+	rel := "-"
+	if finite(c.RelativeError) && c.MeasuredMaxRatio > 0 {
+		rel = fmt.Sprintf("%.1f%%", 100*c.RelativeError)
+	}
+	return table{
+		Title:  "Verdict",
+		Header: []string{"What", "Value"},
+		Rows: [][]string{
+			{"Measured max ratio (" + what + ")", ratio(c.MeasuredMaxRatio)},
+			{"Predicted band (central 95% of the trials' max ratios)", ratio(c.PredictedBand[0]) + " to " + ratio(c.PredictedBand[1])},
+			{"Predicted median of the trials' max ratios", ratio(c.PredictedMedian)},
+			{"Measured inside the predicted band?", verdict},
+			{"Relative error |measured - predicted median| / measured", rel},
+			{"Key-windows the live run observed", count(c.KeyWindows)},
+		},
+		Note: "summary.json's comparison object. A maximum grows with the key-windows it is taken over: a live run that saw far fewer key-windows than a trial may fall below the band without the model being wrong.",
+	}
+}
+
+// repeatsTable lists the runs of attack -repeat N, each one's numbers,
+// and their median, least and most.
+func repeatsTable(r *measure.Repeats) table {
+	t := table{
+		Title:  fmt.Sprintf("Repeated live runs (%d)", len(r.Runs)),
+		Header: []string{"Run", "Max ratio", "Allowed", "Most allowed in a key-window", "Latency p50 (ms)", "Latency p99 (ms)", "Complete"},
+	}
+	for i, x := range r.Runs {
+		t.Rows = append(t.Rows, []string{fmt.Sprintf("%d (%s)", i+1, orDash(x.RunID)), ratio(x.MaxRatio), count(x.Allowed), count(x.MaxAllowed),
+			num(x.LatencyP50Ms), num(x.LatencyP99Ms), yesNo(x.Complete)})
+	}
+	for _, row := range []struct {
+		name string
+		v    func(measure.Spread) float64
+	}{{"median", func(s measure.Spread) float64 { return s.Median }}, {"least", func(s measure.Spread) float64 { return s.Min }}, {"most", func(s measure.Spread) float64 { return s.Max }}} {
+		t.Rows = append(t.Rows, []string{row.name, ratio(row.v(r.MaxRatio)), num(row.v(r.Allowed)), "", num(row.v(r.LatencyP50Ms)), num(row.v(r.LatencyP99Ms)), ""})
+	}
+	t.Note = "Each run had its own run id (so its own keys) and, on the built-in target, a fresh store. The rest of the summary pools the runs; the median is what a prediction is held against."
+	return t
+}
+
+// RepeatsFigure draws each repeated live run's max ratio (attack -repeat)
+// with their median and, when pred is not nil, the prediction's band of
+// trials' max ratios and its median: does one run, and the median, fall
+// where the model said? Nil with fewer than two runs.
+func RepeatsFigure(pred, meas *measure.Summary) *Figure {
+	r := meas.Repeats
+	if r == nil || len(r.Runs) < 2 {
+		return nil
+	}
+	var vals []float64
+	for _, x := range r.Runs {
+		vals = append(vals, x.MaxRatio)
+	}
+	var band *measure.Interval
+	predMedian := 0.0
+	if pred != nil && pred.Overshoot.KeyWindows > 0 {
+		b := pred.Overshoot.PerTrial.MaxRatio
+		band = &b
+		predMedian = measure.Median(pred.Overshoot.PerTrial.MaxRatios)
+		if len(pred.Overshoot.PerTrial.MaxRatios) == 0 {
+			predMedian = b.Mean
+		}
+		vals = append(vals, b.Lo, b.Hi, predMedian)
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, v := range vals {
+		if finite(v) && v > 0 {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if hi == 0 {
+		return nil
+	}
+	title := "Did each live run fall where the model said?"
+	if band == nil {
+		title = "How much did the repeated live runs differ?"
+	}
+	p := newPlot(title, "live run", "max ratio allowed/limit")
+	y := func(v float64) (float64, bool) { return v, finite(v) && v >= 0 }
+	logY := hi/lo > 20
+	if logY {
+		y = logValue
+		p.Y.Tick.Marker = log10Ticks{}
+		p.Y.Label.Text = "max ratio allowed/limit (log scale)"
+	}
+	n := float64(len(r.Runs))
+	x0, x1 := 0.5, n+0.5
+	if band != nil {
+		bl, ok1 := y(band.Lo)
+		bh, ok2 := y(band.Hi)
+		if ok1 && ok2 {
+			if bh-bl < 1e-9 {
+				addLine(p, "predicted band (95% of trials)", hline(bl, x0, x1, translucent(colorAt(2), 0x80)))
+			} else {
+				poly := band2(x0, x1, bl, bh, translucent(colorAt(2), 0x40))
+				addLine(p, "predicted band (95% of trials)", poly)
+			}
+		}
+		if v, ok := y(predMedian); ok {
+			addLine(p, "predicted median", hline(v, x0, x1, colorAt(2), 5, 3))
+		}
+	}
+	if v, ok := y(r.MaxRatio.Median); ok {
+		addLine(p, "median of the runs", hline(v, x0, x1, colorAt(1), 2, 2))
+	}
+	var pts plotter.XYs
+	var labels plotter.XYLabels
+	for i, x := range r.Runs {
+		if v, ok := y(x.MaxRatio); ok {
+			pts = append(pts, plotter.XY{X: float64(i + 1), Y: v})
+			labels.XYs = append(labels.XYs, plotter.XY{X: float64(i+1) + 0.08, Y: v})
+			labels.Labels = append(labels.Labels, ratio(x.MaxRatio))
+		}
+	}
+	addLine(p, "one run's max ratio", marks(pts, colorAt(0), draw.CircleGlyph{}, 4))
+	if len(r.Runs) <= 20 {
+		if lb, err := plotter.NewLabels(labels); err == nil {
+			for i := range lb.TextStyle {
+				lb.TextStyle[i].Font.Typeface = Sans.Typeface
+				lb.TextStyle[i].Font.Variant = Sans.Variant
+				lb.TextStyle[i].YAlign = -0.5
+			}
+			p.Add(lb)
+		}
+	}
+	var ticks []plot.Tick
+	for i := range r.Runs {
+		ticks = append(ticks, plot.Tick{Value: float64(i + 1), Label: fmt.Sprint(i + 1)})
+	}
+	if len(ticks) <= 20 { // else niceTicks
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	}
+	p.X.Min, p.X.Max = x0, x1
+	entries := legendLen(p)
+	if logY {
+		l, h := math.Log10(lo), math.Log10(hi)
+		span := math.Max(h-l, 0.3)
+		p.Y.Min, p.Y.Max = l-0.1*span, h+(0.1+0.09*float64(entries))*span
+	} else {
+		p.Y.Min, p.Y.Max = 0, hi*(1.15+0.09*float64(entries))
+	}
+	p.Legend.Left = true
+	caption := fmt.Sprintf("The max ratio allowed/limit of each of the %d live runs (attack -repeat), in the order they ran, with their median (%s, from %s to %s).",
+		len(r.Runs), ratio(r.MaxRatio.Median), ratio(r.MaxRatio.Min), ratio(r.MaxRatio.Max))
+	if band != nil {
+		caption += fmt.Sprintf(" The shaded band is where the prediction puts 95%% of trials' max ratio (%s to %s), the dashed line its median (%s); simulate -compare holds the runs' median against the band.",
+			ratio(band.Lo), ratio(band.Hi), ratio(predMedian))
+	}
+	return &Figure{Name: "repeats", Title: title, Plot: p, Caption: caption}
+}
+
+// band2 is a filled rectangle from x0 to x1 between y0 and y1.
+func band2(x0, x1, y0, y1 float64, c color.Color) *plotter.Polygon {
+	return band([]float64{x0, x1}, []float64{y0, y0}, []float64{y1, y1}, c)
 }

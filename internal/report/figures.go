@@ -36,6 +36,11 @@ func Figures(s *measure.Summary, opts Options) []Figure {
 	if opts.Compare != nil {
 		pred, meas, pl, ml := compareRoles(s, opts.Compare)
 		add(CompareCDF(pred, meas, pl, ml))
+		if pl == "predicted" {
+			add(RepeatsFigure(pred, meas))
+		}
+	} else if s.Repeats != nil {
+		add(RepeatsFigure(nil, s))
 	}
 	add(SweepFigures(s)...)
 	add(Timeline(s), Visibility(s), KVWork(s), FreePlan(s), SensitivityFigure(s))

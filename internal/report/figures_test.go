@@ -218,8 +218,8 @@ func TestKVWorkFigure(t *testing.T) {
 func TestSweepFigures(t *testing.T) {
 	s := sampleSweep()
 	figs := SweepFigures(s)
-	if len(figs) != 1 {
-		t.Fatalf("a numeric x categorical sweep gives %d figures, want 1 (no heat map)", len(figs))
+	if len(figs) != 2 || figs[1].Name != "sweep-trials" {
+		t.Fatalf("a numeric x categorical sweep gives %v, want sweep and sweep-trials (no heat map)", names(derefs(figs)))
 	}
 	p := figs[0].Plot
 	if p.X.Label.Text != "traffic.bot.closed_loop.concurrency (value, log scale)" {
@@ -247,7 +247,7 @@ func TestSweepFigures(t *testing.T) {
 	}
 
 	g := SweepFigures(sampleGrid())
-	if len(g) != 2 || g[1].Name != "sweep-heatmap" {
+	if len(g) != 3 || g[1].Name != "sweep-heatmap" || g[2].Name != "sweep-trials" {
 		t.Fatalf("grid figures %v", g)
 	}
 	var hm *plotter.HeatMap
@@ -276,7 +276,7 @@ func TestSweepFigures(t *testing.T) {
 		cat.Points = append(cat.Points, measure.Point{Params: []measure.Param{{Path: "store.kind", Value: k}}, Summary: p})
 	}
 	cf := SweepFigures(cat)
-	if len(cf) != 1 || nominal(cf[0].Plot.X) == false {
+	if len(cf) != 2 || nominal(cf[0].Plot.X) == false || cf[1].Name != "sweep-trials" {
 		t.Fatalf("categorical sweep: %v", cf)
 	}
 }
@@ -420,7 +420,7 @@ func TestFigureSaysWhenEmpty(t *testing.T) {
 		p.Summary.Populations[1].FalseDenials = 0
 	}
 	figs := SweepFigures(s)
-	if len(figs) != 2 || figs[0].Name != "sweep" || figs[0].Plot != nil || !strings.Contains(figs[0].Empty, "0 at every sweep point") {
+	if len(figs) != 3 || figs[0].Name != "sweep" || figs[0].Plot != nil || !strings.Contains(figs[0].Empty, "0 at every sweep point") {
 		t.Fatalf("figures %v; first: %+v", names(derefs(figs)), figs[0])
 	}
 	if figs[1].Name != "sweep-ratio" || figs[1].Plot == nil {
@@ -473,3 +473,96 @@ func TestFigureResolutionAndDots(t *testing.T) {
 }
 
 func pngDecode(b []byte) (image.Image, error) { return png.Decode(bytes.NewReader(b)) }
+
+// TestLatencyFigures: a live run with latency split by decision draws it
+// (log scale when allowed and denied are far apart) and, with samples, a
+// dot per response coloured by decision instead of percentiles per
+// interval; without the split the pooled percentiles stay.
+func TestLatencyFigures(t *testing.T) {
+	s := sampleAttack()
+	s.LatencyMs = &s.Live.LatencyMs
+	s.LatencyByDecision = &measure.LatencyByDecision{
+		Allowed: &measure.Stats{N: 35, P50: 100, P95: 140, P99: 150, Max: 160, Mean: 105},
+		Denied:  &measure.Stats{N: 3_965, P50: 3, P95: 9, P99: 14, Max: 21, Mean: 4},
+	}
+	var samples []measure.LatencySample
+	for i := range 40 {
+		d, ms := measure.DecidedDenied, 3.0
+		if i%10 == 0 {
+			d, ms = measure.DecidedAllowed, 100
+		}
+		samples = append(samples, measure.LatencySample{AtSecs: float64(i) / 4, Ms: ms, Decision: d})
+	}
+	samples = append(samples, measure.LatencySample{AtSecs: 1, Ms: 0, Decision: measure.DecidedDenied})
+	live := LiveFigures(s, &Extra{LiveSeries: sampleSeries(), LatencySamples: samples})
+	var got []string
+	for _, f := range live {
+		if f != nil {
+			got = append(got, f.Name)
+		}
+	}
+	if want := []string{"live-latency-decision", "live-rate", "live-status", "live-latency-time", "live-rate-time", "live-status-time"}; !slices.Equal(got, want) {
+		t.Fatalf("live figures %v, want %v", got, want)
+	}
+	dec := live[0]
+	if _, ok := dec.Plot.Y.Tick.Marker.(log10Ticks); !ok {
+		t.Error("latency from 3 to 160 ms is not on a log scale")
+	}
+	if st := LegendEntries(dec.Plot); !slices.Equal(st, []string{"p50", "p95", "p99", "max"}) {
+		t.Errorf("latency by decision legend %v", st)
+	}
+	if !strings.Contains(dec.Caption, "denied: 3,965 responses, p50 3 ms") {
+		t.Errorf("caption does not give the denied latency: %s", dec.Caption)
+	}
+	overTime := live[3]
+	if st := LegendEntries(overTime.Plot); !slices.Equal(st, []string{"denied (3,965)", "allowed (35)"}) {
+		t.Errorf("latency over time legend %v, want the most numerous first", st)
+	}
+	if !strings.Contains(overTime.Caption, "1 response that took no measurable time is") {
+		t.Errorf("a 0 ms response off the log scale is not said: %s", overTime.Caption)
+	}
+
+	var rows []string
+	for _, tb := range tables(s) {
+		for _, r := range tb.Rows {
+			rows = append(rows, strings.Join(r, ": "))
+		}
+	}
+	if !slices.Contains(rows, "Latency of denied responses (3,965): p50, p99, max: 3, 14, 21 ms") {
+		t.Errorf("the live table lacks the denied latency: %q", rows)
+	}
+
+	s.LatencyByDecision = nil
+	if f := LiveFigures(s, nil); f[0] == nil || f[0].Name != "live-latency" {
+		t.Errorf("without the split the first live figure is %v, want live-latency", f[0])
+	}
+}
+
+// TestSweepTrials: a sweep gets each point's per-trial max ratios as a
+// strip with the median; points without trials say so in words.
+func TestSweepTrials(t *testing.T) {
+	s := sampleSweep()
+	f := SweepTrials(s)
+	if f == nil || f.Plot == nil || f.Name != "sweep-trials" {
+		t.Fatalf("sweep trials figure %+v", f)
+	}
+	if got := LegendEntries(f.Plot); !slices.Equal(got, []string{"one trial's max ratio", "median over the trials"}) {
+		t.Errorf("legend %v", got)
+	}
+	var names []string
+	for _, g := range SweepFigures(s) {
+		names = append(names, g.Name)
+	}
+	if !slices.Contains(names, "sweep-trials") {
+		t.Errorf("sweep figures %v lack sweep-trials", names)
+	}
+	for i := range s.Points {
+		s.Points[i].Summary.Overshoot.PerTrial.MaxRatios = nil
+	}
+	if f := SweepTrials(s); f == nil || f.Plot != nil || !strings.Contains(f.Empty, "No sweep point has a trial") {
+		t.Errorf("no trials: %+v", f)
+	}
+	if SweepTrials(sampleSimulate()) != nil {
+		t.Error("a single run got a sweep trials figure")
+	}
+}

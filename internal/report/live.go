@@ -14,17 +14,32 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/measure"
 )
 
-// LiveFigures draws what only a live run measures: latency percentiles,
-// offered against achieved rate, and status codes; with extra's series,
-// each of them over time too. Nil for a simulated run.
+// LiveFigures draws what only a live run measures: latency (split by
+// decision when the summary has it, else pooled percentiles), offered
+// against achieved rate, and status codes; with extra's series and
+// samples, each of them over time too (latency as one dot per sampled
+// response coloured by decision, else as percentiles per interval). Nil
+// for a simulated run.
 func LiveFigures(s *measure.Summary, extra *Extra) []*Figure {
 	lv := s.Live
 	if lv == nil || s.Totals.Requests <= 0 {
 		return nil
 	}
-	figs := []*Figure{liveLatency(lv), liveRate(lv), liveStatus(lv)}
-	if extra != nil && len(extra.LiveSeries) > 0 {
-		figs = append(figs, liveLatencySeries(extra.LiveSeries, lv), liveRateSeries(extra.LiveSeries), liveStatusSeries(extra.LiveSeries))
+	lat := LatencyByDecision(s)
+	if lat == nil {
+		lat = liveLatency(lv)
+	}
+	figs := []*Figure{lat, liveRate(lv), liveStatus(lv)}
+	if extra == nil {
+		return figs
+	}
+	overTime := LatencyOverTime(extra.LatencySamples, s)
+	if overTime == nil && len(extra.LiveSeries) > 0 {
+		overTime = liveLatencySeries(extra.LiveSeries, lv)
+	}
+	figs = append(figs, overTime)
+	if len(extra.LiveSeries) > 0 {
+		figs = append(figs, liveRateSeries(extra.LiveSeries), liveStatusSeries(extra.LiveSeries))
 	}
 	return figs
 }

@@ -53,6 +53,10 @@ type Options struct {
 type Extra struct {
 	// LiveSeries is the live run in consecutive intervals, in time order.
 	LiveSeries []LivePoint
+	// LatencySamples are some of the live run's responses with their
+	// latency and decision (attack.Options.Samples), for latency over
+	// time coloured by decision.
+	LatencySamples []measure.LatencySample
 }
 
 // LivePoint is one interval of a live run over time (measure.LivePoint),

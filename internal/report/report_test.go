@@ -41,8 +41,8 @@ func TestWriteFiles(t *testing.T) {
 		{"simulate", sampleSimulate(), Options{}, []string{"ratio-histogram", "ratio-cdf", "trial-max-cdf", "timeline", "visibility", "kv-cost", "free-plan"}},
 		{"attack+compare", sampleAttack(), Options{Compare: sampleSimulate(), Extra: &Extra{LiveSeries: sampleSeries()}},
 			[]string{"ratio-histogram", "ratio-cdf", "compare-cdf", "timeline", "kv-cost", "free-plan", "live-latency", "live-rate", "live-status", "live-latency-time", "live-rate-time", "live-status-time"}},
-		{"sweep", sampleSweep(), Options{}, []string{"ratio-histogram", "ratio-cdf", "trial-max-cdf", "sweep", "timeline", "visibility", "kv-cost", "free-plan"}},
-		{"grid", sampleGrid(), Options{}, []string{"ratio-histogram", "ratio-cdf", "trial-max-cdf", "sweep", "sweep-heatmap", "timeline", "visibility", "kv-cost", "free-plan"}},
+		{"sweep", sampleSweep(), Options{}, []string{"ratio-histogram", "ratio-cdf", "trial-max-cdf", "sweep", "sweep-trials", "timeline", "visibility", "kv-cost", "free-plan"}},
+		{"grid", sampleGrid(), Options{}, []string{"ratio-histogram", "ratio-cdf", "trial-max-cdf", "sweep", "sweep-heatmap", "sweep-trials", "timeline", "visibility", "kv-cost", "free-plan"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -369,5 +369,59 @@ func TestWriteSamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Log(dir)
+	}
+}
+
+// TestCompareReportShowsComparison: simulate -compare's report holds the
+// summary's comparison (verdict, band, median, relative error, key-windows)
+// and the live runs' repeats as tables, and draws the runs against the
+// predicted band.
+func TestCompareReportShowsComparison(t *testing.T) {
+	pred, meas := sampleSimulate(), sampleAttack()
+	meas.Repeats = measure.NewRepeats([]measure.RepeatRun{
+		{RunID: "a-r1", MaxRatio: 6, Allowed: 30, MaxAllowed: 30, Complete: true},
+		{RunID: "a-r2", MaxRatio: 7.2, Allowed: 36, MaxAllowed: 36, Complete: true},
+		{RunID: "a-r3", MaxRatio: 4.2, Allowed: 21, MaxAllowed: 21, Complete: true},
+	})
+	cmp := measure.Compare(pred, meas)
+	pred.Comparison = &cmp
+	d := build(pred, Options{Compare: meas, NoFigures: true})
+	var titles []string
+	for _, tb := range d.CompareTables {
+		titles = append(titles, tb.Title)
+	}
+	if want := []string{"Verdict", "Ratio allowed/limit across key-windows", "Repeated live runs (3)"}; !slices.Equal(titles, want) {
+		t.Fatalf("compare tables %v, want %v", titles, want)
+	}
+	if v := d.CompareTables[0].Rows[0]; !strings.Contains(v[0], "median of 3 live runs") || v[1] != "6.0x" {
+		t.Errorf("verdict's measured row %v", v)
+	}
+	if !strings.Contains(d.Compare, "median max ratio over its 3 runs, 6.0x") {
+		t.Errorf("the sentence does not hold the runs' median against the band: %s", d.Compare)
+	}
+	if rows := d.CompareTables[2].Rows; len(rows) != 6 || rows[3][0] != "median" || rows[3][1] != "6.0x" {
+		t.Errorf("repeats table rows %v", rows)
+	}
+	html, err := d.html()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<h3>Verdict</h3>", "Measured inside the predicted band?", "a-r2"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	f := RepeatsFigure(pred, meas)
+	if f == nil {
+		t.Fatal("no repeats figure")
+	}
+	if got := LegendEntries(f.Plot); !slices.Equal(got, []string{"predicted band (95% of trials)", "predicted median", "median of the runs", "one run's max ratio"}) {
+		t.Errorf("repeats legend %v", got)
+	}
+	if RepeatsFigure(nil, sampleAttack()) != nil {
+		t.Error("a single run got a repeats figure")
+	}
+	if f := RepeatsFigure(nil, meas); f == nil || f.Title != "How much did the repeated live runs differ?" {
+		t.Errorf("an attack report's repeats figure: %+v", f)
 	}
 }

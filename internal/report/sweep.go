@@ -147,7 +147,8 @@ type sweepStat struct {
 // ratio with the 95% band of trials' max ("sweep"); for any other metric,
 // that metric ("sweep") and then the ratios ("sweep-ratio"). When exactly
 // two numeric parameters are swept, the headline metric over the grid as a
-// heat map follows. Nil for a run without sweep points.
+// heat map follows; last, each point's per-trial max ratios (SweepTrials).
+// Nil for a run without sweep points.
 func SweepFigures(s *measure.Summary) []*Figure {
 	axes := sweepAxes(s.Points)
 	if len(axes) == 0 {
@@ -169,6 +170,7 @@ func SweepFigures(s *measure.Summary) []*Figure {
 	if len(axes) == 2 && axes[0].numeric && axes[1].numeric {
 		figs = append(figs, sweepHeatmap(s, m, axes[0], axes[1]))
 	}
+	figs = append(figs, SweepTrials(s))
 	return slices.DeleteFunc(figs, func(f *Figure) bool { return f == nil })
 }
 

@@ -60,7 +60,9 @@ var mdTemplate = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.Fun
 ## Prediction against measurement
 
 {{.Compare}}
-{{with .CompareTable}}{{template "mdtable" .}}{{end}}{{end}}{{range .Tables}}
+{{range .CompareTables}}
+### {{.Title}}
+{{template "mdtable" .}}{{end}}{{end}}{{range .Tables}}
 ## {{.Title}}
 {{template "mdtable" .}}{{end}}{{if .Figures}}
 ## Figures
@@ -120,7 +122,8 @@ figcaption { color: #444; font-size: 0.92rem; }
 {{end}}</table>
 {{if .Compare}}<h2>Prediction against measurement</h2>
 <p class="verdict">{{.Compare}}</p>
-{{with .CompareTable}}{{template "table" .}}{{end}}{{end}}{{range .Tables}}<h2>{{.Title}}</h2>
+{{range .CompareTables}}<h3>{{.Title}}</h3>
+{{template "table" .}}{{end}}{{end}}{{range .Tables}}<h2>{{.Title}}</h2>
 {{template "table" .}}{{end}}{{if .Figures}}<h2>Figures</h2>
 {{range .Figures}}<figure id="{{.Name}}">
 <h3>{{.Title}}</h3>

@@ -17,10 +17,11 @@ type doc struct {
 	Headline string
 	Warnings []string
 	Facts    []fact
-	// Compare is the comparison's verdict sentence and CompareTable its
-	// quantile table, when Options.Compare is set.
-	Compare      string
-	CompareTable *table
+	// Compare is the comparison's verdict sentence and CompareTables its
+	// tables (the verdict's numbers, the quantiles, the repeated runs),
+	// when Options.Compare is set.
+	Compare       string
+	CompareTables []table
 	// Tables come before the figures (the results in numbers), Details
 	// after them (populations, KV work, live run, sweep points).
 	Tables    []table
@@ -65,8 +66,13 @@ func build(s *measure.Summary, opts Options) *doc {
 	if opts.Compare != nil {
 		pred, meas, pl, ml := compareRoles(s, opts.Compare)
 		d.Compare = compareSentence(pred, meas, pl, ml)
-		ct := compareTable(pred, meas, pl, ml)
-		d.CompareTable = &ct
+		if c := s.Comparison; c != nil {
+			d.CompareTables = append(d.CompareTables, comparisonTable(c))
+		}
+		d.CompareTables = append(d.CompareTables, compareTable(pred, meas, pl, ml))
+		if r := meas.Repeats; r != nil && len(r.Runs) > 0 {
+			d.CompareTables = append(d.CompareTables, repeatsTable(r))
+		}
 	}
 	if !opts.NoFigures {
 		d.Figures = Figures(s, opts)
@@ -429,10 +435,18 @@ func tables(s *measure.Summary) []table {
 		ladd("Duration", num(lv.DurationSecs)+" s")
 		l := lv.LatencyMs
 		ladd("Latency mean, p50, p95, p99, max", strings.Join([]string{num(l.Mean), num(l.P50), num(l.P95), num(l.P99), num(l.Max)}, ", ")+" ms")
+		for d := range measure.NumDecisions {
+			if st := s.LatencyByDecision.Of(d); st != nil && st.N > 0 {
+				ladd("Latency of "+d.String()+" responses ("+count(st.N)+"): p50, p99, max", strings.Join([]string{num(st.P50), num(st.P99), num(st.Max)}, ", ")+" ms")
+			}
+		}
 		ladd("Status codes", statusList(lv.Status))
 		ladd("Responses too near a window boundary to attribute", count(lv.Ambiguous))
 		lt.Note = lv.LatencyNote
 		out = append(out, lt)
+	}
+	if r := s.Repeats; r != nil && len(r.Runs) > 0 {
+		out = append(out, repeatsTable(r))
 	}
 	if len(s.Points) > 0 {
 		out = append(out, sweepTable(s), sweepDetails(s))

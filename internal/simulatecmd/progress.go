@@ -10,7 +10,7 @@ import (
 )
 
 // progressAfter is how long a run goes quietly before progress is shown.
-const progressAfter = 2 * time.Second
+const progressAfter = cli.ProgressAfter
 
 // progress shows trials done on stderr, only when stderr is a terminal and
 // the run has taken more than two seconds, so pipes and CI logs stay clean.
@@ -27,22 +27,38 @@ func newProgress(w io.Writer, points int) *progress {
 	return &progress{w: w, on: cli.IsTerminal(w), start: time.Now(), points: points}
 }
 
-// update reports that done of total trials of sweep point i have finished.
+// update reports that done of total trials of sweep point i have finished,
+// with an estimate of the time left (points are taken to cost alike).
 func (p *progress) update(i, done, total int) {
 	if !p.on {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if time.Since(p.start) < progressAfter {
+	el := time.Since(p.start)
+	if el < progressAfter {
 		return
 	}
 	p.shown = true
-	if p.points > 1 {
-		fmt.Fprintf(p.w, "\rpoint %d/%d: trial %d/%d ", i+1, p.points, done, total)
-		return
+	fmt.Fprintf(p.w, "\r%s\033[K", progressLine(i, p.points, done, total, el))
+}
+
+// progressLine is the progress line after el: trial done of total at
+// point i of points (the point left out when there is one), and the time
+// left, estimated from the share done so far.
+func progressLine(i, points, done, total int, el time.Duration) string {
+	line := fmt.Sprintf("trial %d/%d", done, total)
+	if points > 1 {
+		line = fmt.Sprintf("point %d/%d: %s", i+1, points, line)
 	}
-	fmt.Fprintf(p.w, "\rtrial %d/%d ", done, total)
+	if total <= 0 || points <= 0 {
+		return line
+	}
+	f := (float64(i) + float64(done)/float64(total)) / float64(points)
+	if f <= 0 || f >= 1 {
+		return line
+	}
+	return line + ", " + cli.TimeLeft(time.Duration(float64(el)*(1-f)/f))
 }
 
 // done clears the progress line.

@@ -59,6 +59,7 @@ type config struct {
 	budget      []string    // -budget: the advice's conditions
 	diff        []string    // -diff: the two summaries to compare
 	adviseSet   bool        // -advise was given (true or false)
+	headerShown bool        // the run's header was printed before it started
 }
 
 const usage = `usage: simulate [flags] [SCENARIO.yaml]
@@ -271,6 +272,14 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if c.advise || !c.adviseSet && len(sc.Advise.Budget) > 0 && measured == nil && c.shard == nil {
 		// A scenario that states a budget asks what to ship.
 		return runAdvise(ctx, c, sc, points, stdout, stderr)
+	}
+	if !c.json && c.shard == nil {
+		// Say what runs before it runs: a sweep or many trials take a while.
+		if err := printHeader(stdout, c, sc, points); err != nil {
+			fmt.Fprintln(stderr, "simulate:", err)
+			return ExitBadInput
+		}
+		c.headerShown = true
 	}
 	prog := newProgress(stderr, len(points))
 	if c.shard != nil {
@@ -701,7 +710,7 @@ func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measu
 			fmt.Fprintln(stderr, "simulate:", err)
 			return ExitFailure
 		}
-	} else if err := measure.WriteText(stdout, &s); err != nil {
+	} else if err := writeText(stdout, c, &s); err != nil {
 		fmt.Fprintln(stderr, "simulate:", err)
 		return ExitFailure
 	} else {
@@ -740,6 +749,37 @@ func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measu
 		return ExitThreshold
 	}
 	return ExitOK
+}
+
+// printHeader prints what the run is (measure.WriteHeader) before it
+// starts: the scenario, its question wrapped to the terminal, the first
+// point's limiter, the seed and the trials of each point.
+func printHeader(w io.Writer, c *config, sc *scenario.Scenario, points []scenario.Point) error {
+	if len(points) == 0 {
+		return nil
+	}
+	pl, err := compilePoint(points[0].Scenario, c.compare != "")
+	if err != nil {
+		return pointErr(err, points[0], len(points))
+	}
+	h := model.Base(pl, c.seedOf(sc))
+	h.Scenario, h.Trials = ref(sc), trialCount(c, pl)
+	if err := measure.WriteHeader(w, &h, cli.Width(w)); err != nil {
+		return err
+	}
+	if isSweep(points) {
+		_, err = fmt.Fprintf(w, "  %d sweep points\n", len(points))
+	}
+	return err
+}
+
+// writeText prints the summary for people, wrapped to the terminal: its
+// results only when the header was printed before the run.
+func writeText(w io.Writer, c *config, s *measure.Summary) error {
+	if c.headerShown {
+		return measure.WriteResults(w, s)
+	}
+	return measure.WriteTextWidth(w, s, cli.Width(w))
 }
 
 // writeComparison prints the prediction against the measurement and the

@@ -1,0 +1,132 @@
+package measure
+
+import "time"
+
+// Decision is what a request got, in the classes its latency is split by:
+// the limiter's own answer (allowed or denied by the count), the error
+// policy's (fail-open, fail-closed: the store failed), or none (an error).
+type Decision uint8
+
+// The decisions, in the order reports list them.
+const (
+	// DecidedAllowed: allowed by the count.
+	DecidedAllowed Decision = iota
+	// DecidedDenied: denied by the count.
+	DecidedDenied
+	// DecidedFailOpen: allowed by the error policy because the store failed.
+	DecidedFailOpen
+	// DecidedFailClosed: denied by the error policy because the store failed.
+	DecidedFailClosed
+	// DecidedError: no decision reached the client.
+	DecidedError
+	// NumDecisions is the number of decisions.
+	NumDecisions
+)
+
+// decisionNames are the decisions' names in summary.json and reports.
+var decisionNames = [NumDecisions]string{"allowed", "denied", "fail-open", "fail-closed", "error"}
+
+// String names the decision as reports do: allowed, denied, fail-open,
+// fail-closed, error.
+func (d Decision) String() string {
+	if d < NumDecisions {
+		return decisionNames[d]
+	}
+	return "unknown"
+}
+
+// DecisionOf is the decision of an event: its outcome, unless the error
+// policy made it.
+func DecisionOf(e Event) Decision {
+	switch {
+	case e.Outcome == Errored:
+		return DecidedError
+	case e.Outcome == Allowed && e.FailOpen:
+		return DecidedFailOpen
+	case e.Outcome == Allowed:
+		return DecidedAllowed
+	case e.FailClosed:
+		return DecidedFailClosed
+	}
+	return DecidedDenied
+}
+
+// DecisionLatency records one request's latency under its decision, for
+// the summary's latency_by_decision_ms. The live runner calls it for every
+// response; the simulator does not (yet): it learns a request's latency
+// long after its decision, and keeping the decision per request until then
+// is a change to the model.
+func (r *Recorder) DecisionLatency(d Decision, lat time.Duration) {
+	if d < NumDecisions {
+		r.byDecision[d].Add(float64(lat) / float64(time.Millisecond))
+	}
+}
+
+// LatencyByDecision is the requests' latency in milliseconds split by what
+// they got; a decision no request got is left out (nil).
+type LatencyByDecision struct {
+	Allowed    *Stats `json:"allowed,omitempty"`
+	Denied     *Stats `json:"denied,omitempty"`
+	FailOpen   *Stats `json:"fail_open,omitempty"`
+	FailClosed *Stats `json:"fail_closed,omitempty"`
+	Error      *Stats `json:"error,omitempty"`
+}
+
+// Of returns the statistics of decision d, or nil when no request got it.
+func (l *LatencyByDecision) Of(d Decision) *Stats {
+	if l == nil {
+		return nil
+	}
+	switch d {
+	case DecidedAllowed:
+		return l.Allowed
+	case DecidedDenied:
+		return l.Denied
+	case DecidedFailOpen:
+		return l.FailOpen
+	case DecidedFailClosed:
+		return l.FailClosed
+	case DecidedError:
+		return l.Error
+	}
+	return nil
+}
+
+// latencyByDecision summarises pooled per-decision histograms; nil when
+// none holds a request.
+func latencyByDecision(hs *[NumDecisions]LogHist) *LatencyByDecision {
+	var out LatencyByDecision
+	any := false
+	for d := range NumDecisions {
+		if hs[d].N == 0 {
+			continue
+		}
+		st := hs[d].Stats()
+		any = true
+		switch d {
+		case DecidedAllowed:
+			out.Allowed = &st
+		case DecidedDenied:
+			out.Denied = &st
+		case DecidedFailOpen:
+			out.FailOpen = &st
+		case DecidedFailClosed:
+			out.FailClosed = &st
+		case DecidedError:
+			out.Error = &st
+		}
+	}
+	if !any {
+		return nil
+	}
+	return &out
+}
+
+// LatencySample is one request of a live run, kept for the report's
+// latency-over-time figure (not part of summary.json): when it was sent,
+// in seconds from the run's start, how long it took and what it got.
+type LatencySample struct {
+	AtSecs   float64
+	Ms       float64
+	Decision Decision
+}
