@@ -126,7 +126,7 @@ done
 	echo
 	for limit in "${limit_list[@]}"; do
 		echo "limit $limit, calibrated on C in {$fitc}:"
-		sed -n '2,3p' "$out/cal-L$limit.txt"
+		sed -n '2,/^$/p' "$out/cal-L$limit.txt"
 	done
 } | tee -a "$out/matrix.md"
 

@@ -130,18 +130,25 @@ func comparisonTable(c *measure.Comparison) table {
 	if finite(c.RelativeError) && c.MeasuredMaxRatio > 0 {
 		rel = fmt.Sprintf("%.1f%%", 100*c.RelativeError)
 	}
+	rows := [][]string{
+		{"Measured max ratio (" + what + ")", ratio(c.MeasuredMaxRatio)},
+		{"Predicted band (central 95% of the trials' max ratios)", ratio(c.PredictedBand[0]) + " to " + ratio(c.PredictedBand[1])},
+		{"Predicted median of the trials' max ratios", ratio(c.PredictedMedian)},
+		{"Measured inside the predicted band?", verdict},
+		{"Relative error |measured - predicted median| / measured", rel},
+		{"Key-windows the live run observed", count(c.KeyWindows)},
+	}
+	if c.Excluded > 0 {
+		rows = append(rows, []string{"Live runs kept out (a window boundary fell in them)", count(int64(c.Excluded))})
+	}
+	if c.Note != "" {
+		rows = append(rows, []string{"Not like for like", c.Note})
+	}
 	return table{
 		Title:  "Verdict",
 		Header: []string{"What", "Value"},
-		Rows: [][]string{
-			{"Measured max ratio (" + what + ")", ratio(c.MeasuredMaxRatio)},
-			{"Predicted band (central 95% of the trials' max ratios)", ratio(c.PredictedBand[0]) + " to " + ratio(c.PredictedBand[1])},
-			{"Predicted median of the trials' max ratios", ratio(c.PredictedMedian)},
-			{"Measured inside the predicted band?", verdict},
-			{"Relative error |measured - predicted median| / measured", rel},
-			{"Key-windows the live run observed", count(c.KeyWindows)},
-		},
-		Note: "summary.json's comparison object. A maximum grows with the key-windows it is taken over: a live run that saw far fewer key-windows than a trial may fall below the band without the model being wrong.",
+		Rows:   rows,
+		Note:   "summary.json's comparison object. A maximum grows with the key-windows it is taken over: a live run that saw far fewer key-windows than a trial may fall below the band without the model being wrong.",
 	}
 }
 
