@@ -13,9 +13,10 @@ import (
 // local store's operations.
 //
 // A request reaches the server half its round trip after it is sent and
-// waits in the inbox. When the thread's ready queue is empty, the whole
-// inbox joins it in arrival order (kj polls sockets only when no in-process
-// work is ready): that is a batch. The thread serves the ready queue in
+// waits in the inbox. When the thread's ready queue is empty, the inbox
+// joins it in arrival order (kj polls sockets only when no in-process work
+// is ready): that is a batch, of at most batch_max, the oldest first (kj
+// asks epoll for 16 events per poll). The thread serves the ready queue in
 // order, one step at a time for that step's CPU draw; after each step the
 // request goes to the back of the queue (it awaited the store):
 //
@@ -254,9 +255,10 @@ func (s *server) next(t *trial) {
 		return
 	}
 	if s.ready.len() == 0 && s.inbox.len() > 0 {
+		n := min(s.inbox.len(), s.p.BatchMax)
 		s.batches++
-		s.batched += int64(s.inbox.len())
-		for s.inbox.len() > 0 {
+		s.batched += int64(n)
+		for range n {
 			s.ready.push(s.inbox.pop())
 		}
 	}

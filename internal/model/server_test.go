@@ -11,7 +11,8 @@ import (
 // trip rtt (ms).
 func singleThread(sc *scenario.Scenario, before, between, after, rtt float64) *scenario.Scenario {
 	sc.Server = &scenario.Server{Mode: scenario.ServerSingleThread,
-		CPU: scenario.ServerCPU{BeforeRead: ms(before), Between: ms(between), AfterWrite: ms(after)}, RTT: ms(rtt)}
+		CPU: scenario.ServerCPU{BeforeRead: ms(before), Between: ms(between), AfterWrite: ms(after)}, RTT: ms(rtt),
+		BatchMax: scenario.DefaultBatchMax}
 	return sc
 }
 
@@ -130,5 +131,27 @@ func TestProxySplitsBatches(t *testing.T) {
 			t.Errorf("C=%d: allowed %d behind the proxy, %d without: want at least the limit 5 and fewer than without", c, with, without)
 		}
 		t.Logf("C=%d: allowed %d behind the proxy, %d without", c, with, without)
+	}
+}
+
+// TestBatchMax checks the cap on a batch: 40 requests at once, limit 5,
+// steps 1 ms, no round trip. With batches of at most 16, the first batch's
+// 16 read "missing" and write "1"; the second's 16 read "1"; the last 8
+// read "2": all 40 allowed (5 is not reached). With a cap of 4: batches
+// read 0, 1, 2, 3, 4, then 5 (denied) for the rest: 20 allowed.
+func TestBatchMax(t *testing.T) {
+	for _, tc := range []struct {
+		max     int
+		allowed int64
+	}{{16, 40}, {4, 20}, {100, 40}} {
+		sc := singleThread(memoryScenario(5, time.Hour, ms(5), time.Minute, burst(bot("bot"), 40, 0, 0)), 1, 1, 1, 0)
+		sc.Server.BatchMax = tc.max
+		trials, err := RunTrials(planOf(t, sc), Options{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := trials[0].Totals.Allowed; a != tc.allowed {
+			t.Errorf("batch_max %d: allowed %d, want %d", tc.max, a, tc.allowed)
+		}
 	}
 }

@@ -41,6 +41,8 @@ type ServerParams struct {
 	BeforeRead, Between, AfterWrite Dist
 	// RTT is the client's round trip, half each way.
 	RTT Dist
+	// BatchMax is the most requests taken from the inbox at once.
+	BatchMax int
 	// Proxy is set when requests pass a proxy thread on their way in and
 	// out, taking ProxyIn and ProxyOut of its time.
 	Proxy             bool
@@ -56,7 +58,7 @@ func compileServer(sc *scenario.Scenario) (ServerParams, error) {
 	if sv.Mode != scenario.ServerSingleThread {
 		return ServerParams{}, fmt.Errorf("server.mode %q is unknown: use one of %v", sv.Mode, scenario.ServerModes)
 	}
-	out := ServerParams{Mode: ServerSingleThread}
+	out := ServerParams{Mode: ServerSingleThread, BatchMax: sv.BatchMax}
 	for _, d := range []struct {
 		path string
 		l    scenario.Latency

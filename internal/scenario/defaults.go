@@ -163,8 +163,15 @@ func DefaultServer() Server {
 		BeforeRead: Constant(1100 * time.Microsecond),
 		Between:    Constant(1300 * time.Microsecond),
 		AfterWrite: Constant(600 * time.Microsecond),
-	}, RTT: Constant(100 * time.Microsecond)}
+	}, RTT: Constant(100 * time.Microsecond), BatchMax: DefaultBatchMax}
 }
+
+// DefaultBatchMax is how many requests workerd's thread takes from its
+// sockets at most when its queue empties: kj's event port asks epoll for at
+// most 16 events per poll (capnproto c++/src/kj/async-unix.c++,
+// UnixEventPort::wait, "struct epoll_event events[16]"), one per readable
+// connection, and a connection carries one request at a time.
+const DefaultBatchMax = 16
 
 // DefaultKV returns the Workers KV model's parameters as published, with
 // the unpublished ones at their stated assumptions.
@@ -358,7 +365,7 @@ func (s *Scenario) SetDefaults() {
 // onlyMode reports whether sv sets nothing but its mode.
 func (sv *Server) onlyMode() bool {
 	c := sv.CPU
-	return c.BeforeRead.IsZero() && c.Between.IsZero() && c.AfterWrite.IsZero() && sv.RTT.IsZero() && sv.Proxy == nil
+	return c.BeforeRead.IsZero() && c.Between.IsZero() && c.AfterWrite.IsZero() && sv.RTT.IsZero() && sv.Proxy == nil && sv.BatchMax == 0
 }
 
 // setServerDefaults fills the server section. A section that says no more
@@ -383,6 +390,9 @@ func (s *Scenario) setServerDefaults() {
 	fillLatency(&sv.CPU.Between, d.CPU.Between)
 	fillLatency(&sv.CPU.AfterWrite, d.CPU.AfterWrite)
 	fillLatency(&sv.RTT, d.RTT)
+	if sv.BatchMax == 0 {
+		sv.BatchMax = d.BatchMax
+	}
 }
 
 // fillLatency sets *l to def when l is unset.
@@ -462,6 +472,7 @@ func DefaultTable() []DefaultEntry {
 		{"server.cpu.between", sv.CPU.Between.String(), "assumption: unpublished; calibrate (docs/serving-side.md)"},
 		{"server.cpu.after_write", sv.CPU.AfterWrite.String(), "assumption: unpublished; calibrate (docs/serving-side.md)"},
 		{"server.rtt", sv.RTT.String(), "assumption: a loopback round trip"},
+		{"server.batch_max", fmt.Sprint(DefaultBatchMax), "source: kj's UnixEventPort::wait takes at most 16 epoll events per poll (capnproto async-unix.c++)"},
 		{"server.proxy", "none", "choice: no proxy thread; wrangler dev has one (docs/serving-side.md, section 1), calibrate its CPU"},
 		{"report.headline", measure.DefaultHeadline, "choice: the most one key-window allowed, as a multiple of the limit"},
 	}

@@ -289,6 +289,9 @@ type Server struct {
 	CPU ServerCPU `yaml:"cpu" json:"cpu"`
 	// RTT is the client's round trip to the server, half each way.
 	RTT Latency `yaml:"rtt" json:"rtt"`
+	// BatchMax is the most requests the thread takes from its sockets at
+	// once, when its queue empties (kj polls at most 16 events).
+	BatchMax int `yaml:"batch_max" json:"batch_max"`
 	// Proxy is a second thread every request passes on its way in and out
 	// (wrangler dev's proxy process); nil: none.
 	Proxy *ServerProxy `yaml:"proxy,omitempty" json:"proxy,omitempty"`

@@ -101,6 +101,9 @@ func (s *Scenario) Validate() error {
 // validateServer checks the server section: its mode, that mode none sets
 // nothing else, that single-thread runs on the store it models, and the
 // latencies.
+// MaxBatch bounds server.batch_max.
+const MaxBatch = 1_000_000
+
 func (s *Scenario) validateServer() error {
 	sv := s.Server
 	if sv == nil {
@@ -131,6 +134,9 @@ func (s *Scenario) validateServer() error {
 		if err := latency(c.path, c.l); err != nil {
 			return err
 		}
+	}
+	if sv.BatchMax < 1 || sv.BatchMax > MaxBatch {
+		return errAt("server.batch_max", "%d is out of range: give 1 to %d (workerd takes at most 16 at a time)", sv.BatchMax, MaxBatch)
 	}
 	if px := sv.Proxy; px != nil {
 		for _, c := range []struct {
