@@ -201,9 +201,8 @@ func TestSummarySchemaMatchesSimulate(t *testing.T) {
 		}
 	}
 	for _, p := range attPaths {
-		// Live only: live, and latency by decision (the model does not
-		// split its latency by decision yet).
-		liveOnly := p == "live" || strings.HasPrefix(p, "live.") || strings.HasPrefix(p, "latency_by_decision_ms")
+		// Live only: live.
+		liveOnly := p == "live" || strings.HasPrefix(p, "live.")
 		if !inSim[p] && !optional(p) && !liveOnly {
 			t.Errorf("attack's summary has %q, simulate's does not", p)
 		}

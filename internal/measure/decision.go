@@ -53,9 +53,7 @@ func DecisionOf(e Event) Decision {
 
 // DecisionLatency records one request's latency under its decision, for
 // the summary's latency_by_decision_ms. The live runner calls it for every
-// response; the simulator does not (yet): it learns a request's latency
-// long after its decision, and keeping the decision per request until then
-// is a change to the model.
+// response, the simulator for every request when its response arrives.
 func (r *Recorder) DecisionLatency(d Decision, lat time.Duration) {
 	if d < NumDecisions {
 		r.byDecision[d].Add(float64(lat) / float64(time.Millisecond))

@@ -104,8 +104,9 @@ type request struct {
 	versions [2]uint64 // the versions read, per planned key
 	res      ReadResult
 	w        PendingWrite
-	out      int64 // owned stores: the way back
-	sentAt   int64 // when the request was sent, for its latency
+	out      int64            // owned stores: the way back
+	sentAt   int64            // when the request was sent, for its latency
+	decided  measure.Decision // what it got, for its latency by decision
 }
 
 // trial is the state of one trial.
@@ -312,7 +313,7 @@ func (t *trial) send(ci int32) {
 	r := &t.reqs[ri]
 	// A reused slot keeps its last request's fields; set every one this
 	// request reads before it writes it.
-	r.client, r.nread, r.caller, r.dom, r.sentAt = ci, 0, c.caller, AnyDomain, t.now
+	r.client, r.nread, r.caller, r.dom, r.sentAt, r.decided = ci, 0, c.caller, AnyDomain, t.now, measure.DecidedError
 	r.loc = int32(pickLocation(p, n, t.rng))
 	r.plan = t.c.lim.PlanWith(&c.keys, t.c.start.Add(time.Duration(t.now)), c.caller)
 	if r.plan.NKeys < 2 && r.got[1] != (limiter.Read{}) {
@@ -430,8 +431,10 @@ func (t *trial) record(r *request, d *limiter.Decision) {
 	if d.Allowed {
 		out = measure.Allowed
 	}
-	t.rec.RecordWith(&c.rec, measure.Event{Pop: int(c.pop), Client: int(r.client), Key: r.caller, Window: d.Window, At: time.Duration(t.now),
-		Outcome: out, FailOpen: d.FailOpen, FailClosed: d.FailClosed})
+	e := measure.Event{Pop: int(c.pop), Client: int(r.client), Key: r.caller, Window: d.Window, At: time.Duration(t.now),
+		Outcome: out, FailOpen: d.FailOpen, FailClosed: d.FailClosed}
+	r.decided = measure.DecisionOf(e)
+	t.rec.RecordWith(&c.rec, e)
 }
 
 // done completes request ri: its response has reached the client. A closed
@@ -440,7 +443,9 @@ func (t *trial) done(ri int32) {
 	if t.srv != nil && t.srv.respond(t, ri) {
 		return
 	}
-	t.rec.Latency(time.Duration(t.now - t.reqs[ri].sentAt))
+	lat := time.Duration(t.now - t.reqs[ri].sentAt)
+	t.rec.Latency(lat)
+	t.rec.DecisionLatency(t.reqs[ri].decided, lat)
 	ci := t.reqs[ri].client
 	t.release(ri)
 	c := &t.clients[ci]

@@ -21,16 +21,16 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
-// DefaultFit is what -calibrate fits when -fit is not given: one scale for
-// the server thread's CPU (every step of server.cpu together, the split
-// between steps kept), one for the proxy thread's, and the round trip
-// (docs/serving-side.md: no published value, calibrate them). One scale per
-// thread keeps the fit identifiable from two runs: a run at concurrency 1
-// fixes the sum of the three (its latency); one at a higher concurrency the
-// busier thread's share (its latency: that thread's throughput) and how
-// much of a request's time is off the server's thread (its overshoot: that
-// time splits batches).
-var DefaultFit = []string{"server.cpu", "server.proxy", "server.rtt"}
+// DefaultFit is what -calibrate fits when -fit is not given: the server
+// thread's CPU before the read and after the write as one scale (their
+// split kept), the write (between) on its own, the proxy thread's CPU, and
+// the round trip (docs/serving-side.md: no published value, calibrate
+// them). Runs at two concurrencies give five numbers that move them: at
+// concurrency 1 the median latency (a denied request: everything but the
+// write) and an allowed request's (the write too); at a higher one the
+// same two (the busier thread's throughput) and the overshoot (how much of
+// a request's time is off the server's thread, which splits batches).
+var DefaultFit = []string{"server.cpu.before_read+server.cpu.after_write", "server.cpu.between", "server.proxy", "server.rtt"}
 
 // CalibratedFile is the scenario -calibrate writes under -out.
 const CalibratedFile = "calibrated.yaml"
@@ -74,23 +74,33 @@ func (p fitParam) mean(x float64) time.Duration {
 // target is what a fit matches for one live run: its max ratio and median
 // latency (each the median over the run's repeats, or one repeat's own).
 type target struct {
-	ratio, latencyP50 float64
+	ratio, latencyP50, allowedP50 float64
 }
 
 // targetOf is run m's target: the median over its repeats, or repeat i's
 // values (i >= 0).
 func targetOf(m *measure.Summary, i int) target {
-	t := target{ratio: m.Overshoot.Ratio.Max}
+	t := target{ratio: m.Overshoot.Ratio.Max, allowedP50: allowedP50(m)}
 	if m.LatencyMs != nil {
 		t.latencyP50 = m.LatencyMs.P50
 	}
 	if r := m.Repeats; r != nil && len(r.Runs) > 0 {
 		if i >= 0 {
-			return target{ratio: r.Runs[i].MaxRatio, latencyP50: r.Runs[i].LatencyP50Ms}
+			t.ratio, t.latencyP50 = r.Runs[i].MaxRatio, r.Runs[i].LatencyP50Ms
+		} else {
+			t.ratio, t.latencyP50 = r.MaxRatio.Median, r.LatencyP50Ms.Median
 		}
-		t = target{ratio: r.MaxRatio.Median, latencyP50: r.LatencyP50Ms.Median}
 	}
 	return t
+}
+
+// allowedP50 is the median latency of s's allowed requests (pooled over
+// repeats), 0 when it has none.
+func allowedP50(s *measure.Summary) float64 {
+	if a := s.LatencyByDecision.Of(measure.DecidedAllowed); a != nil {
+		return a.P50
+	}
+	return 0
 }
 
 // calibrateMain is simulate -calibrate: fit the -fit parameters to the
@@ -155,7 +165,7 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 	prog.done()
 
 	var text strings.Builder
-	fmt.Fprintf(&text, "calibrated on %d live run(s), %d trials per evaluation, seed %d; loss %.4g (sum over runs of squared log errors of the median max ratio and the median latency)\n",
+	fmt.Fprintf(&text, "calibrated on %d live run(s), %d trials per evaluation, seed %d; loss %.4g (sum over runs of squared log errors of the median max ratio, the median latency and the allowed requests' median latency)\n",
 		len(runs), trials, seed, loss)
 	for i, p := range params {
 		fmt.Fprintf(&text, "  %-14s mean %v (x%.3g the start's %v)%s\n", p.path, scenario.Duration(p.mean(x[i]).Round(time.Microsecond)),
@@ -163,16 +173,16 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(&text, "\nfit per run: measured (median over repeats) against the prediction")
 	for _, r := range runs {
-		cmp, lat, err := f.compare(r, x)
+		cmp, p, err := f.compare(r, x)
 		if err != nil {
 			return fail(err)
 		}
-		printFitLine(&text, r, cmp, lat)
+		printFitLine(&text, r, cmp, &p)
 	}
 	if len(loo) > 0 {
 		fmt.Fprintln(&text, "\nleave-one-out: each run predicted from a fit to the others")
 		for i, r := range runs {
-			printFitLine(&text, r, loo[i], -1)
+			printFitLine(&text, r, loo[i], nil)
 		}
 	}
 	io.WriteString(stdout, text.String())
@@ -229,16 +239,21 @@ func targetsAt(runs []liveRun, i int) []target {
 }
 
 // printFitLine prints one run's comparison: the max ratio against the
-// band, and the median latency when lat >= 0.
-func printFitLine(w io.Writer, r liveRun, c measure.Comparison, lat float64) {
+// band, and with p the latencies measured and predicted.
+func printFitLine(w io.Writer, r liveRun, c measure.Comparison, p *target) {
 	in := "inside"
 	if !c.InsideBand {
 		in = "OUTSIDE"
 	}
 	fmt.Fprintf(w, "  %s: max ratio measured %.3g (%d run(s)), predicted median %.3g, band [%.3g, %.3g]: %s, relative error %.1f%%",
 		r.path, c.MeasuredMaxRatio, c.Repeats, c.PredictedMedian, c.PredictedBand[0], c.PredictedBand[1], in, 100*c.RelativeError)
-	if t := targetOf(r.measured, -1); lat >= 0 && t.latencyP50 > 0 {
-		fmt.Fprintf(w, "; latency p50 measured %.3gms, predicted %.3gms", t.latencyP50, lat)
+	if t := targetOf(r.measured, -1); p != nil {
+		if t.latencyP50 > 0 {
+			fmt.Fprintf(w, "; latency p50 measured %.3gms, predicted %.3gms", t.latencyP50, p.latencyP50)
+		}
+		if t.allowedP50 > 0 {
+			fmt.Fprintf(w, "; allowed p50 measured %.3gms, predicted %.3gms", t.allowedP50, p.allowedP50)
+		}
 	}
 	fmt.Fprintln(w)
 }
@@ -286,16 +301,23 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 	for _, f := range fit {
 		path, val, hasVal := strings.Cut(strings.TrimSpace(f), "=")
 		p := fitParam{path: path}
-		for _, l := range fitLatencies(runs[0].sc) {
-			if l.path == path || strings.HasPrefix(l.path, path+".") {
-				p.leaves, p.base = append(p.leaves, l.path), append(p.base, l.l)
+		for _, part := range strings.Split(path, "+") {
+			n := len(p.leaves)
+			for _, l := range fitLatencies(runs[0].sc) {
+				if l.path == part || strings.HasPrefix(l.path, part+".") {
+					p.leaves, p.base = append(p.leaves, l.path), append(p.base, l.l)
+				}
+			}
+			if len(p.leaves) == n {
+				p.leaves = nil // a part that names nothing: said below
+				break
 			}
 		}
 		if len(p.leaves) == 0 {
-			if path == "server.proxy" {
+			if strings.Contains(path, "server.proxy") {
 				return nil, nil, fmt.Errorf("-fit server.proxy: %s has no server.proxy: give it one (e.g. -set server.proxy.cpu_in=500us -set server.proxy.cpu_out=500us), or leave server.proxy out of -fit", runs[0].path)
 			}
-			return nil, nil, fmt.Errorf("-fit %s: not a latency -calibrate can fit: use one of %s, or a section of them (server.cpu, server.proxy, store.kv)", path, strings.Join(fitPaths(runs[0].sc), ", "))
+			return nil, nil, fmt.Errorf("-fit %s: not a latency -calibrate can fit: use one of %s, a section of them (server.cpu, server.proxy, store.kv), or several joined by + to scale together", path, strings.Join(fitPaths(runs[0].sc), ", "))
 		}
 		if hasVal {
 			d, err := scenario.ParseDuration(val)
@@ -383,32 +405,37 @@ func (f *fitter) with(sc *scenario.Scenario, x []float64) (*scenario.Scenario, e
 }
 
 // compare predicts run r at x and holds it against its measurement; it
-// also returns the predicted median latency in ms.
-func (f *fitter) compare(r liveRun, x []float64) (measure.Comparison, float64, error) {
+// also returns the prediction's median latency and allowed requests'
+// median latency, in ms.
+func (f *fitter) compare(r liveRun, x []float64) (measure.Comparison, target, error) {
+	fail := func(err error) (measure.Comparison, target, error) {
+		return measure.Comparison{}, target{}, fmt.Errorf("%s: %v", r.path, err)
+	}
 	sc, err := f.with(r.sc, x)
 	if err != nil {
-		return measure.Comparison{}, 0, fmt.Errorf("%s: %v", r.path, err)
+		return fail(err)
 	}
 	pl, err := plan.CompileLive(sc)
 	if err != nil {
-		return measure.Comparison{}, 0, fmt.Errorf("%s: %v", r.path, err)
+		return fail(err)
 	}
 	trials, err := model.RunTrials(pl, model.Options{Seed: f.seed, Trials: f.trials, Workers: f.workers, Context: context.Background()})
 	if err != nil {
-		return measure.Comparison{}, 0, fmt.Errorf("%s: %v", r.path, err)
+		return fail(err)
 	}
 	s := measure.Summarize(model.Base(pl, f.seed), pl.Limiter.Limit, trials)
-	lat := 0.0
+	c := measure.Compare(&s, r.measured)
+	pred := target{ratio: c.PredictedMedian, allowedP50: allowedP50(&s)}
 	if s.LatencyMs != nil {
-		lat = s.LatencyMs.P50
+		pred.latencyP50 = s.LatencyMs.P50
 	}
-	return measure.Compare(&s, r.measured), lat, nil
+	return c, pred, nil
 }
 
 // loss is the sum over runs of the squared log errors of the predicted
-// median max ratio and median latency against the targets (nil: each
-// run's median over its repeats). A run without a latency is fitted on
-// its ratio alone.
+// median max ratio, median latency and allowed requests' median latency
+// against the targets (nil: each run's median over its repeats). A latency
+// the run did not measure is left out.
 func (f *fitter) loss(x []float64, targets []target) (float64, error) {
 	f.evals++
 	if f.onEval != nil {
@@ -420,13 +447,16 @@ func (f *fitter) loss(x []float64, targets []target) (float64, error) {
 		if targets != nil {
 			t = targets[i]
 		}
-		c, lat, err := f.compare(r, x)
+		_, p, err := f.compare(r, x)
 		if err != nil {
 			return 0, err
 		}
-		total += sqLogErr(c.PredictedMedian, t.ratio)
+		total += sqLogErr(p.ratio, t.ratio)
 		if t.latencyP50 > 0 {
-			total += sqLogErr(lat, t.latencyP50)
+			total += sqLogErr(p.latencyP50, t.latencyP50)
+		}
+		if t.allowedP50 > 0 {
+			total += sqLogErr(p.allowedP50, t.allowedP50)
 		}
 	}
 	return total, nil

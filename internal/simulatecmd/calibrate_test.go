@@ -154,6 +154,8 @@ func TestCalibrateFitPaths(t *testing.T) {
 		{fit: "server.cpu", leaves: []string{"server.cpu.before_read", "server.cpu.between", "server.cpu.after_write"}},
 		{fit: "server.rtt=2ms", leaves: []string{"server.rtt"}},
 		{fit: "store.kv", leaves: []string{"store.kv.hot_read", "store.kv.cold_read", "store.kv.write"}},
+		{fit: "server.cpu.before_read+server.cpu.after_write", leaves: []string{"server.cpu.before_read", "server.cpu.after_write"}},
+		{fit: "server.rtt+limiter.limit", err: "not a latency -calibrate can fit"},
 		{fit: "server.proxy", err: "has no server.proxy: give it one"},
 		{fit: "limiter.limit", err: "not a latency -calibrate can fit: use one of server.cpu.before_read"},
 		{fit: "server.rtt=-1ms", err: "is not a duration above 0"},
