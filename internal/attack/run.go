@@ -309,7 +309,7 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.run(ctx, start, consume, o.Timeout)
+			s.run(ctx, start, consume)
 		}()
 	}
 	wg.Wait()
@@ -481,7 +481,7 @@ func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.Ro
 		if o.Shard.Count > 1 && !s.closed {
 			s.pacer = shardPacer{p: s.pacer, n: uint64(o.Shard.Count), i: uint64(o.Shard.Index)}
 		}
-		s.tr = newTransport(base, pl.Token)
+		s.tr = newTransport(base, pl.Token, o.Timeout)
 		specs = append(specs, s)
 	}
 	return specs, pops
@@ -546,7 +546,7 @@ func popSeed(seed uint64, name string) uint64 {
 // run waits for the population's start, attacks for its duration and
 // hands every result to consume. Cancelling ctx stops the attack; requests in
 // flight finish and are forwarded.
-func (s *spec) run(ctx context.Context, runStart time.Time, consume func(*vegeta.Result), timeout time.Duration) {
+func (s *spec) run(ctx context.Context, runStart time.Time, consume func(*vegeta.Result)) {
 	if s.duration <= 0 {
 		return
 	}
@@ -562,7 +562,7 @@ func (s *spec) run(ctx context.Context, runStart time.Time, consume func(*vegeta
 	if ctx.Err() != nil {
 		return
 	}
-	client := NoRedirects(s.tr, timeout)
+	client := NoRedirects(s.tr, 0) // the transport bounds each request (Options.Timeout)
 	began := time.Now()
 	s.ids.deadline, s.ids.stop = began.Add(s.duration), ctx.Done()
 	if s.closed {
