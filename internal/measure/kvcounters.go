@@ -193,8 +193,10 @@ func init() {
 	last := logBucket(sliceHigh) + 1
 	bucketLow = make([]float64, last-bucketLowFirst+1)
 	for b := bucketLowFirst; b <= last; b++ {
-		// Start near 1.02^b and step to the lowest float64 of bucket b.
-		x := math.Pow(logHistBase, float64(b))
+		// Start near the bound (a few float64s from it: building the
+		// tables takes about a millisecond) and step to the lowest
+		// float64 of bucket b.
+		x := math.Exp(float64(b) * math.Log(logHistBase))
 		for logBucket(x) >= b {
 			x = math.Nextafter(x, 0)
 		}
