@@ -288,13 +288,18 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 		encErr error
 		tick   = time.Now()
 	)
-	consume := func(r *vegeta.Result) {
+	// client is the index of the client that sent r, or -1 when only r's
+	// internal headers say.
+	consume := func(r *vegeta.Result, client int) {
 		if r.Method == "" && r.URL == "" {
 			// The fake result of a targeter that stopped the attack: the
 			// budget was spent.
 			return
 		}
-		sentKey, client := internalHeaders(r, o.Shard.Count > 1)
+		sentKey, sentClient := internalHeaders(r, o.Shard.Count > 1)
+		if client < 0 {
+			client = sentClient
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		acct.add(r, sentKey, client)
@@ -313,7 +318,7 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.run(ctx, start, consume, o.Timeout)
+			s.run(ctx, start, consume)
 		}()
 	}
 	wg.Wait()
@@ -488,7 +493,11 @@ func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.Ro
 		if o.Shard.Count > 1 && !s.closed {
 			s.pacer = shardPacer{p: s.pacer, n: uint64(o.Shard.Count), i: uint64(o.Shard.Index)}
 		}
-		s.tr = newTransport(base, pl.Token)
+		s.tr = newTransport(base, pl.Token, o.Timeout)
+		// A closed loop's results come back on their client's own attack
+		// (runClients), which names the client; a shard's results keep
+		// the header for Merge.
+		s.tr.echoClient = !s.closed || o.Shard.Count > 1
 		specs = append(specs, s)
 	}
 	return specs, pops
@@ -553,7 +562,7 @@ func popSeed(seed uint64, name string) uint64 {
 // run waits for the population's start, attacks for its duration and
 // hands every result to consume. Cancelling ctx stops the attack; requests in
 // flight finish and are forwarded.
-func (s *spec) run(ctx context.Context, runStart time.Time, consume func(*vegeta.Result), timeout time.Duration) {
+func (s *spec) run(ctx context.Context, runStart time.Time, consume func(*vegeta.Result, int)) {
 	if s.duration <= 0 {
 		return
 	}
@@ -569,7 +578,7 @@ func (s *spec) run(ctx context.Context, runStart time.Time, consume func(*vegeta
 	if ctx.Err() != nil {
 		return
 	}
-	client := NoRedirects(s.tr, timeout)
+	client := NoRedirects(s.tr, 0) // the transport bounds each request (Options.Timeout)
 	began := time.Now()
 	s.ids.deadline, s.ids.stop = began.Add(s.duration), ctx.Done()
 	if s.closed {
@@ -586,7 +595,7 @@ func (s *spec) run(ctx context.Context, runStart time.Time, consume func(*vegeta
 			if r.Method == "" && r.URL == "" {
 				s.markStop(r.Timestamp.Sub(began)) // the budget was spent
 			}
-			consume(r)
+			consume(r, -1)
 		}
 		stop()
 	}
@@ -609,7 +618,7 @@ func (s *spec) run(ctx context.Context, runStart time.Time, consume func(*vegeta
 // exactly C workers: a client never has more than C requests in flight, and
 // its think time (thinkPacer) follows its own responses. Without think time
 // the workers alone pace the loop (vegeta.Rate{Freq: 0}).
-func (s *spec) runClients(ctx context.Context, hc *http.Client, consume func(*vegeta.Result)) {
+func (s *spec) runClients(ctx context.Context, hc *http.Client, consume func(*vegeta.Result, int)) {
 	var wg sync.WaitGroup
 	for c := range s.ids.pop.Clients {
 		cl := &client{id: s.ids, c: c}
@@ -637,7 +646,7 @@ func (s *spec) runClients(ctx context.Context, hc *http.Client, consume func(*ve
 			stop := context.AfterFunc(ctx, func() { atk.Stop() })
 			defer stop()
 			for r := range results {
-				consume(r)
+				consume(r, s.ids.pop.First+c)
 				if freed != nil {
 					select { // one of the client's slots is free again
 					case freed <- struct{}{}:

@@ -134,11 +134,77 @@ func (h *LogHist) Add(v float64) {
 	h.MaxV = max(h.MaxV, v)
 }
 
+// bucketOf returns v's bucket: floor(log(v) / log(1.02)) as logBucket
+// computes it, or math.MinInt32 for v <= 0.001 (and NaN). It is called for
+// every simulated request's latency, and the logarithm was an eighth of the
+// simulator's time, so for values in the tables' range (0.001 to 2^40) it
+// finds the same bucket without one: v's exponent and top mantissa bits
+// name a slice of the number line narrower than a bucket, so v's bucket is
+// the bucket of the slice's start or the next one, and one comparison with
+// that next bucket's lowest value tells which. The tables are built from
+// logBucket itself, so every value gets the bucket it always had (a test
+// holds it around every bucket bound).
 func bucketOf(v float64) int32 {
-	if v <= 0.001 {
+	if !(v > 0.001) {
 		return math.MinInt32
 	}
+	if i := int(math.Float64bits(v)>>sliceShift) - sliceLow; i < len(sliceBucket) {
+		b := sliceBucket[i]
+		if v >= bucketLow[b+1-bucketLowFirst] {
+			b++
+		}
+		return b
+	}
+	return logBucket(v)
+}
+
+// logBucket is the definition of v's bucket, for v > 0.
+func logBucket(v float64) int32 {
 	return int32(math.Floor(math.Log(v) / math.Log(logHistBase)))
+}
+
+// bucketOf's tables. A slice is the float64s that share their exponent and
+// top 6 mantissa bits: at most 2^-6 = 1.6% wide, less than a bucket's 2%,
+// so no slice spans more than two buckets. Slices run from the one holding
+// 0.001 to 2^40.
+const (
+	sliceShift = 52 - 6
+	sliceHigh  = 1 << 40 // the first value the tables leave to logBucket
+)
+
+var (
+	// sliceLow is the slice number of 0.001's slice.
+	sliceLow = int(math.Float64bits(0.001) >> sliceShift)
+	// sliceBucket is, per slice from sliceLow, the bucket of its lowest value.
+	sliceBucket []int32
+	// bucketLow is, per bucket from bucketLowFirst, the lowest float64 in
+	// it.
+	bucketLow      []float64
+	bucketLowFirst int32
+)
+
+func init() {
+	n := int(math.Float64bits(sliceHigh)>>sliceShift) - sliceLow
+	sliceBucket = make([]int32, n)
+	for i := range sliceBucket {
+		sliceBucket[i] = logBucket(math.Max(math.Float64frombits(uint64(i+sliceLow)<<sliceShift), math.Nextafter(0.001, 1)))
+	}
+	bucketLowFirst = sliceBucket[0]
+	last := logBucket(sliceHigh) + 1
+	bucketLow = make([]float64, last-bucketLowFirst+1)
+	for b := bucketLowFirst; b <= last; b++ {
+		// Start near the bound (a few float64s from it: building the
+		// tables takes about a millisecond) and step to the lowest
+		// float64 of bucket b.
+		x := math.Exp(float64(b) * math.Log(logHistBase))
+		for logBucket(x) >= b {
+			x = math.Nextafter(x, 0)
+		}
+		for logBucket(x) < b {
+			x = math.Nextafter(x, math.Inf(1))
+		}
+		bucketLow[b-bucketLowFirst] = x
+	}
 }
 
 // Merge adds o's samples to h.

@@ -1,0 +1,66 @@
+package measure
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// TestBucketOfIsLogBucket holds bucketOf's tables to the logarithm they
+// replace: every float64 within 512 steps of a bucket's lowest value, or
+// of a table slice's start, gets logBucket's bucket, and so do a million
+// values drawn across the tables' range and beyond, and latencies of whole
+// nanoseconds. Far from a bound the logarithm's rounding cannot change a
+// bucket, so these are where a table could disagree.
+func TestBucketOfIsLogBucket(t *testing.T) {
+	check := func(v float64) {
+		t.Helper()
+		want := int32(math.MinInt32)
+		if v > 0.001 {
+			want = logBucket(v)
+		}
+		if got := bucketOf(v); got != want {
+			t.Fatalf("bucketOf(%v) = %d, want %d", v, got, want)
+		}
+	}
+	around := func(x float64) {
+		t.Helper()
+		lo, hi := x, x
+		for i := 0; i < 512; i++ {
+			lo, hi = math.Nextafter(lo, 0), math.Nextafter(hi, math.Inf(1))
+			check(lo)
+			check(hi)
+		}
+		check(x)
+	}
+	for _, x := range bucketLow {
+		around(x)
+	}
+	for i := range sliceBucket {
+		around(math.Float64frombits(uint64(i+sliceLow) << sliceShift))
+	}
+	around(0.001)
+	around(sliceHigh)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 1000000; i++ {
+		check(math.Exp(r.Float64()*40 - 10)) // e^-10 (below 0.001) to e^30 (beyond the tables)
+		check(float64(time.Duration(r.Int64N(int64(10*time.Second)))) / float64(time.Millisecond))
+	}
+	for _, v := range []float64{0, -1, math.NaN(), math.Inf(1), math.SmallestNonzeroFloat64, math.MaxFloat64} {
+		check(v)
+	}
+}
+
+// BenchmarkLatency is the recorder's cost per latency recorded.
+func BenchmarkLatency(b *testing.B) {
+	r := NewRecorder(Config{Limit: 1, Window: time.Second, Populations: []Population{{Name: "p"}}})
+	d := 50 * time.Millisecond
+	for b.Loop() {
+		r.Latency(d)
+		d += 997
+		if d > time.Second {
+			d = time.Millisecond
+		}
+	}
+}
