@@ -63,6 +63,11 @@ type Calibration struct {
 	// from a fit to the other runs: the error to expect of a prediction
 	// from this calibration, near the traffic it was fitted to.
 	LeaveOneOut []float64 `yaml:"leave_one_out,omitempty" json:"leave_one_out,omitempty"`
+	// Alternatives are the fitted values as fits to each repeat alone put
+	// them, each a list of path=value overrides: simulate spreads a
+	// calibrated scenario's trials over them and the fitted values, so
+	// that its band holds the calibration's own uncertainty.
+	Alternatives [][]string `yaml:"alternatives,omitempty" json:"alternatives,omitempty"`
 }
 
 // Limiter is the limiter's configuration as a scenario states it.

@@ -391,6 +391,15 @@ type fitter struct {
 // with returns sc with the parameters at x: each latency scaled, its shape
 // kept.
 func (f *fitter) with(sc *scenario.Scenario, x []float64) (*scenario.Scenario, error) {
+	sets, err := f.sets(x)
+	if err != nil {
+		return nil, err
+	}
+	return sc.With(sets...)
+}
+
+// sets are the overrides that put the parameters at x.
+func (f *fitter) sets(x []float64) ([]string, error) {
 	var sets []string
 	for i, p := range f.params {
 		for j, leaf := range p.leaves {
@@ -401,7 +410,7 @@ func (f *fitter) with(sc *scenario.Scenario, x []float64) (*scenario.Scenario, e
 			sets = append(sets, leaf+"="+string(b))
 		}
 	}
-	return sc.With(sets...)
+	return sets, nil
 }
 
 // compare predicts run r at x and holds it against its measurement; it
@@ -580,6 +589,13 @@ func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64,
 	}
 	for _, c := range loo {
 		cal.LeaveOneOut = append(cal.LeaveOneOut, math.Round(c.RelativeError*1000)/1000)
+	}
+	for _, xr := range xs {
+		alt, err := f.sets(xr)
+		if err != nil {
+			return "", err
+		}
+		cal.Alternatives = append(cal.Alternatives, alt)
 	}
 	sc.Calibrated = cal
 	body, err := yaml.Marshal(sc)

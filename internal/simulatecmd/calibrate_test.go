@@ -177,3 +177,44 @@ func TestCalibrateFitPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestCalibratedAlternatives checks that a calibrated scenario's trials
+// are spread over its fitted values and its alternatives: as many trials
+// as asked for, the band covering what each set alone predicts, and a
+// sharded run refused rather than run without the alternatives.
+func TestCalibratedAlternatives(t *testing.T) {
+	dir := t.TempDir()
+	base := calibrateScenario + "trials: 12\n"
+	one := filepath.Join(dir, "one.yaml")
+	os.WriteFile(one, []byte(strings.Replace(base, "server: {mode: single-thread}", "server: {mode: single-thread, rtt: 20ms}", 1)), 0o644)
+	both := filepath.Join(dir, "both.yaml")
+	os.WriteFile(both, []byte(base+"calibrated: {runs: [a.json], fitted: [server.rtt], alternatives: [[server.rtt=20ms]]}\n"), 0o644)
+	ratios := func(path string) []float64 {
+		t.Helper()
+		code, out, errOut := runMain(t, "-json", "-no-report", "-set", "traffic.bot.closed_loop.concurrency=8", path)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", path, code, errOut)
+		}
+		var s measure.Summary
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatal(err)
+		}
+		return s.Overshoot.PerTrial.MaxRatios
+	}
+	alone, spread := ratios(one), ratios(both)
+	if len(spread) != 12 {
+		t.Fatalf("%d trials, want the 12 asked for", len(spread))
+	}
+	// Half the trials ran at rtt 20ms: their max ratios are the first six
+	// of the 20ms run's (same seed).
+	if got, want := fmt.Sprint(spread[6:]), fmt.Sprint(alone[:6]); got != want {
+		t.Errorf("the alternative's trials = %s, want the 20ms run's first six %s", got, want)
+	}
+	if fmt.Sprint(spread[:6]) == fmt.Sprint(alone[:6]) {
+		t.Errorf("the fitted values' trials equal the alternative's (%v): the test cannot tell them apart", spread[:6])
+	}
+	code, _, errOut := runMain(t, "-shard", "1/2", "-no-report", "-out", dir, both)
+	if code == ExitOK || !strings.Contains(errOut, "cannot be sharded yet") {
+		t.Errorf("-shard on a scenario with alternatives: exit %d, %q; want a refusal", code, errOut)
+	}
+}

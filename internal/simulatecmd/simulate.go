@@ -573,7 +573,15 @@ func simulatePoints(ctx context.Context, c *config, sc *scenario.Scenario, point
 		if only != nil {
 			opts.Only = func(trial int) bool { return only(i, trial) }
 		}
-		trials, err := model.RunTrials(pl, opts)
+		var trials []measure.Trial
+		if alts := p.Scenario.Calibrated; alts != nil && len(alts.Alternatives) > 0 {
+			if only != nil {
+				return nil, fmt.Errorf("%s is calibrated with alternatives, whose trials are spread over several parameter sets: it cannot be sharded yet; run it in one process", describeSource(p.Scenario))
+			}
+			trials, err = calibratedTrials(p.Scenario, pl, opts, c.compare != "")
+		} else {
+			trials, err = model.RunTrials(pl, opts)
+		}
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return nil, pointErr(err, p, len(points))
 		}
@@ -820,4 +828,43 @@ func writeCalibration(w io.Writer, cal *scenario.Calibration) {
 	}
 	fmt.Fprintf(w, "  error: each run predicted from the others missed by %s (worst %.0f%%); expect at least that, more the further this traffic is from theirs\n",
 		strings.Join(parts, ", "), 100*worst)
+	if n := len(cal.Alternatives); n > 0 {
+		fmt.Fprintf(w, "  trials: spread over the fitted values and the %d fits to each repeat alone, so the band holds the calibration's own uncertainty\n", n)
+	}
+}
+
+// calibratedTrials runs a calibrated scenario's trials spread over its
+// fitted values and its alternatives (the fits to each repeat alone): each
+// of the n sets runs 1/n of the trials asked for, all from the same seed,
+// so that the band holds the calibration's uncertainty as well as the
+// model's own randomness.
+func calibratedTrials(sc *scenario.Scenario, pl *plan.Plan, opts model.Options, live bool) ([]measure.Trial, error) {
+	total := opts.Trials
+	if total <= 0 {
+		total = max(pl.Trials, 1)
+	}
+	sets := sc.Calibrated.Alternatives
+	n := len(sets) + 1
+	var out []measure.Trial
+	for k := 0; k < n && k < total; k++ {
+		kpl := pl
+		if k > 0 {
+			alt, err := sc.With(sets[k-1]...)
+			if err != nil {
+				return nil, fmt.Errorf("calibrated.alternatives.%d: %v", k-1, err)
+			}
+			if kpl, err = compilePoint(alt, live); err != nil {
+				return nil, fmt.Errorf("calibrated.alternatives.%d: %v", k-1, err)
+			}
+		}
+		o := opts
+		o.Trials = (total - k + n - 1) / n
+		o.Progress = nil
+		trials, err := model.RunTrials(kpl, o)
+		out = append(out, trials...)
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
