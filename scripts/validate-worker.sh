@@ -152,7 +152,7 @@ echo "$verdict" | tee -a "$out/matrix.md"
 echo "wrote $out/matrix.md" >&2
 if [ "$check" = 1 ] && [[ "$verdict" == *MISSES* ]]; then exit 1; fi
 if [ -n "$maxerr" ]; then
-	worst=$(jq -s -r 'map(.relative_error) | max * 100' "${held[@]}")
+	worst=$(jq -s -r 'map(.relative_error) | max * 1000 | round / 10' "${held[@]}")
 	if awk -v w="$worst" -v m="$maxerr" 'BEGIN { exit !(w > m) }'; then
 		echo "the worst held-out relative error, ${worst}%, is above -max-error ${maxerr}%" | tee -a "$out/matrix.md"
 		exit 1
