@@ -249,14 +249,7 @@ func RepeatsFigure(pred, meas *measure.Summary) *Figure {
 	}
 	addLine(p, "one run's max ratio", marks(pts, colorAt(0), draw.CircleGlyph{}, 4))
 	if len(r.Runs) <= 20 {
-		if lb, err := plotter.NewLabels(labels); err == nil {
-			for i := range lb.TextStyle {
-				lb.TextStyle[i].Font.Typeface = Sans.Typeface
-				lb.TextStyle[i].Font.Variant = Sans.Variant
-				lb.TextStyle[i].YAlign = -0.5
-			}
-			p.Add(lb)
-		}
+		addLabels(p, labels)
 	}
 	var ticks []plot.Tick
 	for i := range r.Runs {

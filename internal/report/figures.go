@@ -565,14 +565,7 @@ func FreePlan(s *measure.Summary) *Figure {
 			labels = append(labels, " lasts the day")
 		}
 	}
-	if lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels}); err == nil {
-		for i := range lb.TextStyle {
-			lb.TextStyle[i].Font.Typeface = Sans.Typeface
-			lb.TextStyle[i].Font.Variant = Sans.Variant
-			lb.TextStyle[i].YAlign = -0.5
-		}
-		p.Add(lb)
-	}
+	addLabels(p, plotter.XYLabels{XYs: xys, Labels: labels})
 	p.NominalY("1,000 writes a day", "100,000 reads a day")
 	p.X.Min, p.X.Max = 0, top
 	if top == 24 {

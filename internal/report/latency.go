@@ -109,14 +109,7 @@ func LatencyByDecision(s *measure.Summary) *Figure {
 			}
 		}
 	}
-	if lb, err := plotter.NewLabels(labels); err == nil {
-		for i := range lb.TextStyle {
-			lb.TextStyle[i].Font.Typeface = Sans.Typeface
-			lb.TextStyle[i].Font.Variant = Sans.Variant
-			lb.TextStyle[i].YAlign = -0.5
-		}
-		p.Add(lb)
-	}
+	addLabels(p, labels)
 	for _, q := range qs {
 		p.Legend.Add(q.name, glyphKey{draw.GlyphStyle{Color: grayColor, Shape: q.shape, Radius: 4}})
 	}

@@ -414,3 +414,20 @@ func cdfAxis(p *plot.Plot, entries int) {
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs = 4
 }
+
+// addLabels writes each label beside its point in the report's sans font,
+// centred on the point's height, and returns the labels (nil when there
+// are none to draw) so that a caller can restyle some of them.
+func addLabels(p *plot.Plot, l plotter.XYLabels) *plotter.Labels {
+	lb, err := plotter.NewLabels(l)
+	if err != nil {
+		return nil
+	}
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].Font.Typeface = Sans.Typeface
+		lb.TextStyle[i].Font.Variant = Sans.Variant
+		lb.TextStyle[i].YAlign = -0.5
+	}
+	p.Add(lb)
+	return lb
+}

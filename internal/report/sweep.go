@@ -769,18 +769,14 @@ func sweepHeatmap(s *measure.Summary, m measure.Metric, xa, ya sweepAxis) *Figur
 			}
 		}
 	}
-	if lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels}); err == nil {
+	if lb := addLabels(p, plotter.XYLabels{XYs: xys, Labels: labels}); lb != nil {
 		for k := range lb.TextStyle {
-			lb.TextStyle[k].Font.Typeface = Sans.Typeface
-			lb.TextStyle[k].Font.Variant = Sans.Variant
 			lb.TextStyle[k].XAlign = -0.5
-			lb.TextStyle[k].YAlign = -0.5
 			c, _ := cm.At(g.z[int(xys[k].X)][int(xys[k].Y)])
 			if c != nil && luminance(c) < 0.45 {
 				lb.TextStyle[k].Color = color.White
 			}
 		}
-		p.Add(lb)
 	}
 	var xt, yt []plot.Tick
 	for i, v := range xs {

@@ -82,14 +82,7 @@ func SweepTrials(s *measure.Summary) *Figure {
 		addLine(p, "", marks(pts, translucent(colorAt(0), alpha), draw.CircleGlyph{}, 2))
 	}
 	if len(s.Points) <= 12 {
-		if lb, err := plotter.NewLabels(medLabels); err == nil {
-			for i := range lb.TextStyle {
-				lb.TextStyle[i].Font.Typeface = Sans.Typeface
-				lb.TextStyle[i].Font.Variant = Sans.Variant
-				lb.TextStyle[i].YAlign = -0.5
-			}
-			p.Add(lb)
-		}
+		addLabels(p, medLabels)
 	}
 	p.Legend.Add("one trial's max ratio", glyphKey{draw.GlyphStyle{Color: colorAt(0), Shape: draw.CircleGlyph{}, Radius: 3}})
 	if med := line(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}}, colorAt(1), 2.4); med != nil {
