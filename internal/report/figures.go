@@ -21,7 +21,8 @@ import (
 // Figures builds every figure that applies to the summary, in report order:
 // the overshoot ratio's histogram and CDF, the per-trial max's CDF, the
 // comparison (with opts.Compare), sweeps, the worst keys' timeline, read
-// visibility, KV work and cost, the free plan, and live-run figures. A
+// visibility, KV work and cost, the free plan, live-run figures, and a
+// simulated run's latency by decision. A
 // figure that would be empty is left out; a run with no requests has none.
 func Figures(s *measure.Summary, opts Options) []Figure {
 	var out []Figure
@@ -45,6 +46,9 @@ func Figures(s *measure.Summary, opts Options) []Figure {
 	add(SweepFigures(s)...)
 	add(Timeline(s), Visibility(s), KVWork(s), FreePlan(s), SensitivityFigure(s))
 	add(LiveFigures(s, opts.Extra)...)
+	if s.Live == nil && len(s.Points) == 0 {
+		add(LatencyByDecision(s)) // a live run's is among its live figures
+	}
 	return out
 }
 

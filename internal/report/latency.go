@@ -36,8 +36,7 @@ type latencyColumn struct {
 	c    color.Color
 }
 
-// LatencyByDecision draws the live run's latency split by what each
-// request got (summary latency_by_decision_ms), beside all requests: p50,
+// LatencyByDecision draws a run's latency split by what each request got (summary latency_by_decision_ms), beside all requests: p50,
 // p95, p99 and max as marks on a line from p50 to max, the p50 and p99
 // written beside them. A limiter that answers 429 without waiting for its
 // store shows two populations here that the pooled percentiles blur. Nil
@@ -126,7 +125,11 @@ func LatencyByDecision(s *measure.Summary) *Figure {
 	for _, c := range cols[1:] {
 		parts = append(parts, fmt.Sprintf("%s: %s responses, p50 %s ms, p99 %s ms", c.name, count(c.st.N), num(c.st.P50), num(c.st.P99)))
 	}
-	caption := "Latency of the live run's responses, in milliseconds, by what each got: allowed or denied by the count, " +
+	whose, name := "the live run's responses", "live-latency-decision"
+	if s.Live == nil {
+		whose, name = "the simulated requests (from sent to answered, in virtual time)", "latency-decision"
+	}
+	caption := "Latency of " + whose + ", in milliseconds, by what each got: allowed or denied by the count, " +
 		"fail-open or fail-closed when the store failed and the error policy decided, error when no decision came back " +
 		"(the count under each name is its responses). " + strings.Join(parts, "; ") + "."
 	if s.Repeats != nil {
@@ -135,7 +138,7 @@ func LatencyByDecision(s *measure.Summary) *Figure {
 	if s.Live != nil && s.Live.LatencyNote != "" {
 		caption += " " + s.Live.LatencyNote
 	}
-	return &Figure{Name: "live-latency-decision", Title: title, Plot: p, Caption: caption}
+	return &Figure{Name: name, Title: title, Plot: p, Caption: caption}
 }
 
 // LatencyOverTime draws a sample of the live run's responses: latency
