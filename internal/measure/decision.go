@@ -56,7 +56,7 @@ func DecisionOf(e Event) Decision {
 // response, the simulator for every request when its response arrives.
 func (r *Recorder) DecisionLatency(d Decision, lat time.Duration) {
 	if d < NumDecisions {
-		r.byDecision[d].Add(float64(lat) / float64(time.Millisecond))
+		r.byDecision[d].add(float64(lat) / float64(time.Millisecond))
 	}
 }
 
