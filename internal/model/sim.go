@@ -315,7 +315,7 @@ func (t *trial) send(ci int32) {
 	// request reads before it writes it.
 	r.client, r.nread, r.caller, r.dom, r.sentAt, r.decided = ci, 0, c.caller, AnyDomain, t.now, measure.DecidedError
 	r.loc = int32(pickLocation(p, n, t.rng))
-	r.plan = t.c.lim.PlanWith(&c.keys, t.c.start.Add(time.Duration(t.now)), c.caller)
+	t.c.lim.PlanInto(&r.plan, &c.keys, t.c.start.Add(time.Duration(t.now)), c.caller)
 	if r.plan.NKeys < 2 && r.got[1] != (limiter.Read{}) {
 		r.got[1] = limiter.Read{} // Decide sees no other request's read
 	}
@@ -362,7 +362,8 @@ func (t *trial) readDone(ri int32) {
 		t.read(ri)
 		return
 	}
-	d := t.c.lim.Decide(r.plan, r.got)
+	var d limiter.Decision
+	t.c.lim.DecideInto(&d, &r.plan, &r.got)
 	if d.Write.Key == "" {
 		t.record(r, &d)
 		t.done(ri)
