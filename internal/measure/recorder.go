@@ -106,14 +106,27 @@ type denseHist struct {
 
 // add records v as LogHist.Add does.
 func (d *denseHist) add(v float64) {
-	if d.dense == nil {
-		d.dense = make([]int64, denseHigh-denseLow+1)
-	}
-	if i := int(bucketOf(v)) - denseLow; v > 0.001 && i >= 0 && i < len(d.dense) {
+	// A value at or below 0.001 (or NaN) has bucket math.MinInt32, outside
+	// the dense ones, so a dense bucket's value is above 0 and the larger
+	// of it and MaxV is the one that compares greater.
+	if i := int(bucketOf(v)) - denseLow; uint(i) < uint(len(d.dense)) {
 		d.dense[i]++
 		d.h.N++
 		d.h.Sum += v
-		d.h.MaxV = max(d.h.MaxV, v)
+		if v > d.h.MaxV {
+			d.h.MaxV = v
+		}
+		return
+	}
+	d.addSlow(v)
+}
+
+// addSlow records v when add cannot count it in a dense bucket: the first
+// value, or one outside the dense buckets.
+func (d *denseHist) addSlow(v float64) {
+	if d.dense == nil {
+		d.dense = make([]int64, denseHigh-denseLow+1)
+		d.add(v)
 		return
 	}
 	d.h.Add(v)
