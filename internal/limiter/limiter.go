@@ -253,6 +253,18 @@ func (l *Limiter) PlanInto(p *Plan, k *Keys, now time.Time, caller string) {
 	}
 }
 
+// PlanIntoUnixNano is PlanInto for now given as Unix nanoseconds, for a
+// driver that keeps its clock as an integer (the simulator, once per
+// request): it decides whether k's keys still serve without a time.Time,
+// and builds only the plan's Now, time.Unix(0, now).
+func (l *Limiter) PlanIntoUnixNano(p *Plan, k *Keys, now int64, caller string) {
+	if ms := floorDiv(now, int64(time.Millisecond)); k.nKeys != 0 && ms >= k.from && ms < k.to && k.caller == caller {
+		*p = Plan{Keys: k.keys, NKeys: k.nKeys, Window: k.window, Now: time.Unix(0, now)}
+		return
+	}
+	l.PlanInto(p, k, time.Unix(0, now), caller)
+}
+
 // windowKey builds rl:<name>:<caller>:<window> with a single allocation.
 func (l *Limiter) windowKey(caller string, w int64) string {
 	var num [20]byte
