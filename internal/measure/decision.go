@@ -60,6 +60,18 @@ func (r *Recorder) DecisionLatency(d Decision, lat time.Duration) {
 	}
 }
 
+// RequestLatency is Latency and DecisionLatency in one call, for a driver
+// that records both for every request (the simulator): the latency's
+// bucket is found once for both.
+func (r *Recorder) RequestLatency(d Decision, lat time.Duration) {
+	v := float64(lat) / float64(time.Millisecond)
+	b := bucketOf(v)
+	r.latency.addIn(v, b)
+	if d < NumDecisions {
+		r.byDecision[d].addIn(v, b)
+	}
+}
+
 // LatencyByDecision is the requests' latency in milliseconds split by what
 // they got; a decision no request got is left out (nil).
 type LatencyByDecision struct {

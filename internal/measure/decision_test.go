@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -54,5 +55,23 @@ func TestLatencyByDecisionPooled(t *testing.T) {
 	}
 	if s := Summarize(Summary{}, 5, []Trial{{}}); s.LatencyByDecision != nil {
 		t.Errorf("no latency recorded, got %+v", s.LatencyByDecision)
+	}
+}
+
+// TestRequestLatency: RequestLatency records what Latency and
+// DecisionLatency record, for latencies in and outside the dense buckets.
+func TestRequestLatency(t *testing.T) {
+	a, b := NewRecorder(Config{Limit: 1, Window: time.Second}), NewRecorder(Config{Limit: 1, Window: time.Second})
+	lats := []time.Duration{0, 1, 999, time.Microsecond, 1001, 37 * time.Millisecond, time.Hour, 1 << 62, -5}
+	for i, lat := range lats {
+		d := Decision(i % int(NumDecisions+1)) // one past the last, which only Latency records
+		a.Latency(lat)
+		a.DecisionLatency(d, lat)
+		b.RequestLatency(d, lat)
+	}
+	ta, tb := a.Finish(time.Second), b.Finish(time.Second)
+	if !reflect.DeepEqual(ta.Latency, tb.Latency) || !reflect.DeepEqual(ta.LatencyByDecision, tb.LatencyByDecision) {
+		t.Errorf("RequestLatency recorded %+v, %+v; Latency and DecisionLatency %+v, %+v",
+			tb.Latency, tb.LatencyByDecision, ta.Latency, ta.LatencyByDecision)
 	}
 }

@@ -105,11 +105,14 @@ type denseHist struct {
 }
 
 // add records v as LogHist.Add does.
-func (d *denseHist) add(v float64) {
+func (d *denseHist) add(v float64) { d.addIn(v, bucketOf(v)) }
+
+// addIn is add for v in bucket b, bucketOf(v).
+func (d *denseHist) addIn(v float64, b int32) {
 	// A value at or below 0.001 (or NaN) has bucket math.MinInt32, outside
 	// the dense ones, so a dense bucket's value is above 0 and the larger
 	// of it and MaxV is the one that compares greater.
-	if i := int(bucketOf(v)) - denseLow; uint(i) < uint(len(d.dense)) {
+	if i := int(b) - denseLow; uint(i) < uint(len(d.dense)) {
 		d.dense[i]++
 		d.h.N++
 		d.h.Sum += v

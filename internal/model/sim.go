@@ -459,8 +459,7 @@ func (t *trial) done(ri int32) {
 		return
 	}
 	lat := time.Duration(t.now - t.reqs[ri].sentAt)
-	t.rec.Latency(lat)
-	t.rec.DecisionLatency(t.reqs[ri].decided, lat)
+	t.rec.RequestLatency(t.reqs[ri].decided, lat)
 	ci := t.reqs[ri].client
 	t.release(ri)
 	c := &t.clients[ci]
