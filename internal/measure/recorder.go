@@ -98,11 +98,17 @@ const (
 
 // denseHist is a LogHist that counts the values of the dense buckets in a
 // slice instead of its map, for values added once per simulated request.
+// Its first denseAfter values go to the map: the slice, and the walk over
+// it that hist makes, would cost a short trial more than the map does.
 // The zero denseHist is empty.
 type denseHist struct {
-	h     LogHist // N, Sum and MaxV of every value; Counts of those outside the dense buckets
-	dense []int64 // bucket counts from denseLow, allocated on the first add
+	h     LogHist // N, Sum and MaxV of every value; Counts of the rest
+	dense []int64 // bucket counts from denseLow, allocated after denseAfter values
 }
+
+// denseAfter is how many values a denseHist counts in its map before it
+// allocates its dense buckets.
+const denseAfter = 256
 
 // add records v as LogHist.Add does.
 func (d *denseHist) add(v float64) { d.addIn(v, bucketOf(v)) }
@@ -124,10 +130,10 @@ func (d *denseHist) addIn(v float64, b int32) {
 	d.addSlow(v)
 }
 
-// addSlow records v when add cannot count it in a dense bucket: the first
-// value, or one outside the dense buckets.
+// addSlow records v when add cannot count it in a dense bucket: before
+// the buckets are allocated, or outside them.
 func (d *denseHist) addSlow(v float64) {
-	if d.dense == nil {
+	if d.dense == nil && d.h.N >= denseAfter {
 		d.dense = make([]int64, denseHigh-denseLow+1)
 		d.add(v)
 		return
