@@ -228,11 +228,21 @@ type Keys struct {
 // planned for the same caller in the same window, and keeping the new keys
 // in k otherwise.
 func (l *Limiter) PlanWith(k *Keys, now time.Time, caller string) Plan {
+	var p Plan
+	l.PlanInto(&p, k, now, caller)
+	return p
+}
+
+// PlanInto sets *p to PlanWith(k, now, caller). It is PlanWith for a driver
+// that keeps the plan in place (the simulator, once per request), without
+// copying a Plan out of the call.
+func (l *Limiter) PlanInto(p *Plan, k *Keys, now time.Time, caller string) {
 	ms := now.UnixMilli()
 	if k.nKeys != 0 && ms >= k.from && ms < k.to && k.caller == caller {
-		return Plan{Keys: k.keys, NKeys: k.nKeys, Window: k.window, Now: now}
+		*p = Plan{Keys: k.keys, NKeys: k.nKeys, Window: k.window, Now: now}
+		return
 	}
-	p := l.Plan(now, caller)
+	*p = l.Plan(now, caller)
 	wm := l.cfg.Window.Milliseconds()
 	k.caller, k.window, k.keys, k.nKeys = caller, p.Window, p.Keys, p.NKeys
 	// The bounds, saturating: a window at the end of time has no end.
@@ -241,7 +251,18 @@ func (l *Limiter) PlanWith(k *Keys, now time.Time, caller string) Plan {
 	if k.to < k.from {
 		k.to = math.MaxInt64
 	}
-	return p
+}
+
+// PlanIntoUnixNano is PlanInto for now given as Unix nanoseconds, for a
+// driver that keeps its clock as an integer (the simulator, once per
+// request): it decides whether k's keys still serve without a time.Time,
+// and builds only the plan's Now, time.Unix(0, now).
+func (l *Limiter) PlanIntoUnixNano(p *Plan, k *Keys, now int64, caller string) {
+	if ms := floorDiv(now, int64(time.Millisecond)); k.nKeys != 0 && ms >= k.from && ms < k.to && k.caller == caller {
+		*p = Plan{Keys: k.keys, NKeys: k.nKeys, Window: k.window, Now: time.Unix(0, now)}
+		return
+	}
+	l.PlanInto(p, k, time.Unix(0, now), caller)
 }
 
 // windowKey builds rl:<name>:<caller>:<window> with a single allocation.
@@ -261,28 +282,37 @@ func (l *Limiter) windowKey(caller string, w int64) string {
 // the same order. It never fails: any stored value is a count, as parseInt
 // makes it one.
 func (l *Limiter) Decide(p Plan, got [2]Read) Decision {
-	switch l.cfg.Algorithm {
-	case SlidingWindow:
-		return l.decideSliding(p, got)
-	case TokenBucket:
-		return l.decideBucket(p, got[0])
-	}
-	return l.decideFixed(p, got[0])
+	var d Decision
+	l.DecideInto(&d, &p, &got)
+	return d
 }
 
-// decideFixed is the seed's checkRateLimit after its get.
-func (l *Limiter) decideFixed(p Plan, got Read) Decision {
-	d := Decision{Limit: l.cfg.Limit, Window: p.Window, Reset: l.windowStart(p.Window + 1)}
+// DecideInto sets *d to Decide(*p, *got). It is Decide for a driver that
+// keeps its plan and reads in place (the simulator, once per request),
+// without copying them into the call and the decision out of it.
+func (l *Limiter) DecideInto(d *Decision, p *Plan, got *[2]Read) {
+	switch l.cfg.Algorithm {
+	case SlidingWindow:
+		*d = l.decideSliding(*p, *got)
+	case TokenBucket:
+		*d = l.decideBucket(*p, got[0])
+	default:
+		l.decideFixed(d, p, &got[0])
+	}
+}
+
+// decideFixed sets *d to the seed's checkRateLimit after its get.
+func (l *Limiter) decideFixed(d *Decision, p *Plan, got *Read) {
+	*d = Decision{Limit: l.cfg.Limit, Window: p.Window, Reset: l.windowStart(p.Window + 1)}
 	if got.Found {
 		d.Count = ParseCount(got.Value)
 	}
 	if d.Count >= l.cfg.Limit {
-		return d
+		return
 	}
 	d.Allowed = true
 	d.Remaining = l.cfg.Limit - d.Count - 1
 	d.Write = Write{Key: p.Keys[0], Value: nextCount(got.Value, d.Count), TTL: l.ttl}
-	return d
 }
 
 // maxExact is 2^53: JavaScript numbers hold every integer of smaller

@@ -451,7 +451,7 @@ func FuzzPlanWith(f *testing.F) {
 		callers := []string{"a:1.2.3.4", "b:unknown", "a:1.2.3.4"[:1]}
 		for _, alg := range Algorithms {
 			l := mustNew(t, Config{Name: "f", Algorithm: alg, Limit: 5, Window: window})
-			var k Keys
+			var k, kn Keys
 			now := time.UnixMilli(startMilli)
 			for _, s := range steps {
 				// The low bits pick the caller, the rest how far time moves.
@@ -459,6 +459,14 @@ func FuzzPlanWith(f *testing.F) {
 				now = now.Add(time.Duration(s>>2) * window / 16)
 				if got, want := l.PlanWith(&k, now, caller), l.Plan(now, caller); got != want {
 					t.Fatalf("%s: PlanWith(%v, %q) = %+v, want %+v", alg, now, caller, got, want)
+				}
+				// PlanIntoUnixNano, for the times Unix nanoseconds hold.
+				if ns := now.UnixNano(); time.Unix(0, ns).Equal(now) {
+					var got Plan
+					l.PlanIntoUnixNano(&got, &kn, ns, caller)
+					if want := l.Plan(time.Unix(0, ns), caller); got != want {
+						t.Fatalf("%s: PlanIntoUnixNano(%d, %q) = %+v, want %+v", alg, ns, caller, got, want)
+					}
 				}
 			}
 		}

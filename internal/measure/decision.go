@@ -56,7 +56,19 @@ func DecisionOf(e Event) Decision {
 // response, the simulator for every request when its response arrives.
 func (r *Recorder) DecisionLatency(d Decision, lat time.Duration) {
 	if d < NumDecisions {
-		r.byDecision[d].Add(float64(lat) / float64(time.Millisecond))
+		r.byDecision[d].add(float64(lat) / float64(time.Millisecond))
+	}
+}
+
+// RequestLatency is Latency and DecisionLatency in one call, for a driver
+// that records both for every request (the simulator): the latency's
+// bucket is found once for both.
+func (r *Recorder) RequestLatency(d Decision, lat time.Duration) {
+	v := float64(lat) / float64(time.Millisecond)
+	b := bucketOf(v)
+	r.latency.addIn(v, b)
+	if d < NumDecisions {
+		r.byDecision[d].addIn(v, b)
 	}
 }
 

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -54,5 +55,33 @@ func TestLatencyByDecisionPooled(t *testing.T) {
 	}
 	if s := Summarize(Summary{}, 5, []Trial{{}}); s.LatencyByDecision != nil {
 		t.Errorf("no latency recorded, got %+v", s.LatencyByDecision)
+	}
+}
+
+// TestRequestLatency: RequestLatency records what Latency and
+// DecisionLatency record, for latencies in and outside the dense buckets.
+func TestRequestLatency(t *testing.T) {
+	a, b := NewRecorder(Config{Limit: 1, Window: time.Second}), NewRecorder(Config{Limit: 1, Window: time.Second})
+	lats := []time.Duration{0, 1, 999, time.Microsecond, 1001, 37 * time.Millisecond, time.Hour, 1 << 62, -5}
+	for i := range 3 * denseAfter { // past the map, into the dense buckets
+		lats = append(lats, time.Duration(i)*137*time.Microsecond, time.Duration(i)<<40, 3)
+	}
+	for i, lat := range lats {
+		d := Decision(i % int(NumDecisions+1)) // one past the last, which only Latency records
+		a.Latency(lat)
+		a.DecisionLatency(d, lat)
+		b.RequestLatency(d, lat)
+	}
+	ta, tb := a.Finish(time.Second), b.Finish(time.Second)
+	var want LogHist // what the dense buckets stand for
+	for _, lat := range lats {
+		want.Add(float64(lat) / float64(time.Millisecond))
+	}
+	if !reflect.DeepEqual(tb.Latency, want) {
+		t.Errorf("RequestLatency recorded %+v, want the LogHist %+v", tb.Latency, want)
+	}
+	if !reflect.DeepEqual(ta.Latency, tb.Latency) || !reflect.DeepEqual(ta.LatencyByDecision, tb.LatencyByDecision) {
+		t.Errorf("RequestLatency recorded %+v, %+v; Latency and DecisionLatency %+v, %+v",
+			tb.Latency, tb.LatencyByDecision, ta.Latency, ta.LatencyByDecision)
 	}
 }

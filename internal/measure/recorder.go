@@ -76,29 +76,17 @@ type Recorder struct {
 	// latency is each request's time from sent to answered, in ms, for a
 	// driver that knows it (the model; the live runner measures latency
 	// its own way, in Live).
-	latency  LogHist
-	latDense []int64 // bucket counts from denseLow, see Latency
+	latency denseHist
 	// byDecision is latency split by decision (DecisionLatency).
-	byDecision [NumDecisions]LogHist
+	byDecision [NumDecisions]denseHist
 }
 
 // Latency records one request's latency, from sent to answered. It is
-// called once per simulated request, so it counts into a dense slice of
-// LogHist's buckets (a map update per request cost the simulator a fifth
-// of its speed) and Finish hands over a LogHist.
+// called once per simulated request, so it counts into a denseHist (a map
+// update per request cost the simulator a fifth of its speed) and Finish
+// hands over a LogHist.
 func (r *Recorder) Latency(d time.Duration) {
-	v := float64(d) / float64(time.Millisecond)
-	if r.latDense == nil {
-		r.latDense = make([]int64, denseHigh-denseLow+1)
-	}
-	if i := int(bucketOf(v)) - denseLow; v > 0.001 && i >= 0 && i < len(r.latDense) {
-		r.latDense[i]++
-		r.latency.N++
-		r.latency.Sum += v
-		r.latency.MaxV = max(r.latency.MaxV, v)
-		return
-	}
-	r.latency.Add(v)
+	r.latency.add(float64(d) / float64(time.Millisecond))
 }
 
 // The dense latency buckets cover 1 µs to about 11 days (LogHist buckets
@@ -108,10 +96,55 @@ const (
 	denseHigh = 1100
 )
 
-// latencyHist is the recorded latency as a LogHist.
-func (r *Recorder) latencyHist() LogHist {
-	h := r.latency
-	for i, n := range r.latDense {
+// denseHist is a LogHist that counts the values of the dense buckets in a
+// slice instead of its map, for values added once per simulated request.
+// Its first denseAfter values go to the map: the slice, and the walk over
+// it that hist makes, would cost a short trial more than the map does.
+// The zero denseHist is empty.
+type denseHist struct {
+	h     LogHist // N, Sum and MaxV of every value; Counts of the rest
+	dense []int64 // bucket counts from denseLow, allocated after denseAfter values
+}
+
+// denseAfter is how many values a denseHist counts in its map before it
+// allocates its dense buckets.
+const denseAfter = 256
+
+// add records v as LogHist.Add does.
+func (d *denseHist) add(v float64) { d.addIn(v, bucketOf(v)) }
+
+// addIn is add for v in bucket b, bucketOf(v).
+func (d *denseHist) addIn(v float64, b int32) {
+	// A value at or below 0.001 (or NaN) has bucket math.MinInt32, outside
+	// the dense ones, so a dense bucket's value is above 0 and the larger
+	// of it and MaxV is the one that compares greater.
+	if i := int(b) - denseLow; uint(i) < uint(len(d.dense)) {
+		d.dense[i]++
+		d.h.N++
+		d.h.Sum += v
+		if v > d.h.MaxV {
+			d.h.MaxV = v
+		}
+		return
+	}
+	d.addSlow(v)
+}
+
+// addSlow records v when add cannot count it in a dense bucket: before
+// the buckets are allocated, or outside them.
+func (d *denseHist) addSlow(v float64) {
+	if d.dense == nil && d.h.N >= denseAfter {
+		d.dense = make([]int64, denseHigh-denseLow+1)
+		d.add(v)
+		return
+	}
+	d.h.Add(v)
+}
+
+// hist returns what was added as a LogHist.
+func (d *denseHist) hist() LogHist {
+	h := d.h
+	for i, n := range d.dense {
 		if n > 0 {
 			if h.Counts == nil {
 				h.Counts = map[int32]int64{}
@@ -430,7 +463,11 @@ func (r *Recorder) Finish(elapsed time.Duration) Trial {
 		}
 	}
 	r.keys = nil
+	var byDecision [NumDecisions]LogHist
+	for i := range byDecision {
+		byDecision[i] = r.byDecision[i].hist()
+	}
 	r.totals.SimulatedSeconds = elapsed.Seconds()
 	return Trial{Totals: r.totals, Populations: r.pops, Hist: r.hist, OverLimit: r.over,
-		Excess: r.excess, MaxIn: r.maxIn, Worst: r.worst, KV: r.KV, Latency: r.latencyHist(), LatencyByDecision: r.byDecision}
+		Excess: r.excess, MaxIn: r.maxIn, Worst: r.worst, KV: r.KV, Latency: r.latency.hist(), LatencyByDecision: byDecision}
 }

@@ -98,20 +98,21 @@ func (q *queue) removeTop() {
 // down sifts e, which is at ev[0], down to its place.
 func (q *queue) down(e event) {
 	h := q.ev
-	n := len(h)
-	i := 0
+	n := uint(len(h))
+	i := uint(0)
 	for {
 		c := 2*i + 1
 		if c >= n {
 			break
 		}
-		if r := c + 1; r < n && h[r].before(&h[c]) {
-			c = r
+		x := &h[c]
+		if r := c + 1; r < n && h[r].before(x) {
+			c, x = r, &h[r]
 		}
-		if !h[c].before(&e) {
+		if !x.before(&e) {
 			break
 		}
-		h[i] = h[c]
+		h[i] = *x
 		i = c
 	}
 	h[i] = e

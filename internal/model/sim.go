@@ -27,13 +27,18 @@ const (
 // compiled is a plan prepared once for the engine, shared read-only by
 // every trial.
 type compiled struct {
-	plan     *plan.Plan
-	lim      *limiter.Limiter
-	start    time.Time
-	end      int64
-	pops     []plan.Population
-	nClients int
-	mpops    []measure.Population
+	plan  *plan.Plan
+	lim   *limiter.Limiter
+	start time.Time
+	end   int64
+	// startNano is start in Unix nanoseconds, when nanoClock says every
+	// instant of the run has one: the limiter plans from it without
+	// building a time.Time from start for each request.
+	startNano int64
+	nanoClock bool
+	pops      []plan.Population
+	nClients  int
+	mpops     []measure.Population
 	// stuckAfter is how many events may run at one instant before the
 	// trial is declared stuck: stuckLimit plus room for every request the
 	// populations can send at once.
@@ -56,6 +61,11 @@ func compile(pl *plan.Plan) (*compiled, error) {
 	}
 	c := &compiled{plan: pl, lim: lim, start: pl.Start, end: int64(pl.Duration), pops: pl.Populations,
 		nClients: pl.Clients, mpops: pl.MeasurePopulations()}
+	if ns := c.start.UnixNano(); time.Unix(0, ns).Equal(c.start) {
+		if endNs := ns + c.end; endNs >= ns && time.Unix(0, endNs).Equal(c.start.Add(time.Duration(c.end))) {
+			c.startNano, c.nanoClock = ns, true
+		}
+	}
 	c.stuckAfter = stuckLimit
 	for _, p := range c.pops {
 		// Each request at one instant takes a few events (send, read, ...),
@@ -315,7 +325,11 @@ func (t *trial) send(ci int32) {
 	// request reads before it writes it.
 	r.client, r.nread, r.caller, r.dom, r.sentAt, r.decided = ci, 0, c.caller, AnyDomain, t.now, measure.DecidedError
 	r.loc = int32(pickLocation(p, n, t.rng))
-	r.plan = t.c.lim.PlanWith(&c.keys, t.c.start.Add(time.Duration(t.now)), c.caller)
+	if t.c.nanoClock {
+		t.c.lim.PlanIntoUnixNano(&r.plan, &c.keys, t.c.startNano+t.now, c.caller)
+	} else {
+		t.c.lim.PlanInto(&r.plan, &c.keys, t.c.start.Add(time.Duration(t.now)), c.caller)
+	}
 	if r.plan.NKeys < 2 && r.got[1] != (limiter.Read{}) {
 		r.got[1] = limiter.Read{} // Decide sees no other request's read
 	}
@@ -362,7 +376,8 @@ func (t *trial) readDone(ri int32) {
 		t.read(ri)
 		return
 	}
-	d := t.c.lim.Decide(r.plan, r.got)
+	var d limiter.Decision
+	t.c.lim.DecideInto(&d, &r.plan, &r.got)
 	if d.Write.Key == "" {
 		t.record(r, &d)
 		t.done(ri)
@@ -444,8 +459,7 @@ func (t *trial) done(ri int32) {
 		return
 	}
 	lat := time.Duration(t.now - t.reqs[ri].sentAt)
-	t.rec.Latency(lat)
-	t.rec.DecisionLatency(t.reqs[ri].decided, lat)
+	t.rec.RequestLatency(t.reqs[ri].decided, lat)
 	ci := t.reqs[ri].client
 	t.release(ri)
 	c := &t.clients[ci]

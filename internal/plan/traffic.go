@@ -257,12 +257,19 @@ func (p *Population) Location(n int64, u float64) int {
 		if len(p.cum) == 1 {
 			return p.locs[0]
 		}
-		for i, x := range p.cum {
-			if u < x {
-				return p.locs[i]
-			}
+		// The first i with u < cum[i], or the last: start where u would
+		// fall if the weights were equal (a step or none from the answer
+		// when they are) and walk to it. cum never decreases, so the walk
+		// finds what a scan from the start would.
+		last := len(p.cum) - 1
+		i := min(max(int(u*float64(len(p.cum))), 0), last)
+		for i > 0 && u < p.cum[i-1] {
+			i--
 		}
-		return p.locs[len(p.locs)-1]
+		for i < last && u >= p.cum[i] {
+			i++
+		}
+		return p.locs[i]
 	case arriveAlternate:
 		return int(n % int64(p.nLocs))
 	}
