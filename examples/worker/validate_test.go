@@ -32,11 +32,11 @@ func TestValidateWorker(t *testing.T) {
 		out = filepath.Join(dir, "validate-worker")
 	}
 	cmd := exec.Command("bash", filepath.Join(root, "scripts", "validate-worker.sh"),
-		"-limits", "5", "-c", "1,2,8,32", "-fit", "1,8", "-repeat", "3", "-max-error", "30", "-out", out)
+		"-limits", "5", "-c", "1,2,8,32", "-fit", "1,8", "-repeat", "5", "-max-error", "40", "-out", out)
 	cmd.Dir = root
 	b, err := cmd.CombinedOutput()
 	t.Logf("scripts/validate-worker.sh:\n%s", b)
 	if err != nil {
-		t.Fatalf("a held-out cell missed by more than 30%% (or the script failed: %v); the matrix and every run are in %s (set OVERSHOOT_E2E_REPORTS to keep them)", err, out)
+		t.Fatalf("a held-out cell missed by more than 40%% (or the script failed: %v); the matrix and every run are in %s (set OVERSHOOT_E2E_REPORTS to keep them)", err, out)
 	}
 }
