@@ -9,19 +9,20 @@ import (
 
 // TestValidateWorker runs a reduced validation matrix of issue 10 against
 // the example Worker under wrangler dev: limit 5, one caller at C = 1, 2, 8
-// and 32 requests in flight, three runs each; the model is calibrated on
-// C = 1 and 8 and must predict C = 2 and 32 within 30% of the live median
-// (scripts/validate-worker.sh -max-error 30; on a quiet machine the errors
-// were 0 and 8%, under load up to 17%; the same fitted values without the
-// proxy thread predict 16x at C = 32 where 9.8x was measured, 63% off). Whether the live median falls inside the
-// predicted band is logged, not asserted: repeats of one cell spread by up
-// to 1.6x on a busy machine. It starts and stops
+// and 32 requests in flight, five runs each; the model is calibrated on
+// C = 1 and 8 and must predict C = 2 and 32 within 40% of the live median
+// (scripts/validate-worker.sh -max-error 40). Over five runs of the matrix
+// the C = 32 error was 8-26%; the same fitted values without the proxy
+// thread predict 16x there where 9.8x was measured, 63% off. Whether the
+// live median falls inside the predicted band is logged, not asserted: the
+// model's band is narrower than the spread of live repeats at C = 32 (6.8x
+// to 13x in one cell), the open part of issue 10. It starts and stops
 // Workers of its own, so it runs only when OVERSHOOT_VALIDATE=1 (.ci/run
 // sets it and runs this test alone, with nothing else loading the cores:
 // the Worker's throughput is what is measured).
 func TestValidateWorker(t *testing.T) {
 	if os.Getenv("OVERSHOOT_VALIDATE") != "1" {
-		t.Skip("OVERSHOOT_VALIDATE not set: this runs wrangler dev and takes about a minute; .ci/run runs it alone")
+		t.Skip("OVERSHOOT_VALIDATE not set: this runs wrangler dev and takes about two minutes; .ci/run runs it alone")
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
