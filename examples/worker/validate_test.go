@@ -11,8 +11,8 @@ import (
 // the example Worker under wrangler dev: limit 5, one caller at C = 1, 2, 8
 // and 32 requests in flight, five runs each; the model is calibrated on
 // C = 1 and 8 and must predict C = 2 and 32 within 40% of the live median
-// (scripts/validate-worker.sh -max-error 40). Over five runs of the matrix
-// the C = 32 error was 8-26%; the same fitted values without the proxy
+// (scripts/validate-worker.sh -max-error 40). Over four runs of the matrix
+// with this model the C = 32 error was 8-26%; the same fitted values without the proxy
 // thread predict 16x there where 9.8x was measured, 63% off. Whether the
 // live median falls inside the predicted band is logged, not asserted: the
 // model's band is narrower than the spread of live repeats at C = 32 (6.8x
