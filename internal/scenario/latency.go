@@ -324,3 +324,16 @@ func (l Latency) Scaled(f float64) Latency {
 	}
 	return out
 }
+
+// Spread returns l with a lognormal's sigma multiplied by f: the same
+// median, its p99 at median x (p99/median)^f (rounded to the microsecond).
+// Other distributions are returned as they are. -calibrate fits the spread
+// of latencies this way.
+func (l Latency) Spread(f float64) Latency {
+	if l.Dist != DistLognormal || l.Median <= 0 || l.P99 < l.Median {
+		return l
+	}
+	ratio := float64(l.P99) / float64(l.Median)
+	l.P99 = Duration(time.Duration(float64(l.Median) * math.Pow(ratio, f)).Round(time.Microsecond))
+	return l
+}

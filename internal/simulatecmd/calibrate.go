@@ -29,8 +29,10 @@ import (
 // concurrency 1 the median latency (a denied request: everything but the
 // write) and an allowed request's (the write too); at a higher one the
 // same two (the busier thread's throughput) and the overshoot (how much of
-// a request's time is off the server's thread, which splits batches).
-var DefaultFit = []string{"server.cpu.before_read+server.cpu.after_write", "server.cpu.between", "server.proxy", "server.rtt"}
+// a request's time is off the server's thread, which splits batches). The
+// spread of the server's lognormal latencies is fitted to each run's p99
+// latency: it sets how much one trial differs from the next, so the band.
+var DefaultFit = []string{"server.cpu.before_read+server.cpu.after_write", "server.cpu.between", "server.proxy", "server.rtt", "spread:server"}
 
 // CalibratedFile is the scenario -calibrate writes under -out.
 const CalibratedFile = "calibrated.yaml"
@@ -57,6 +59,7 @@ type liveRun struct {
 // latencies keep their shapes and proportions), searched in log space.
 type fitParam struct {
 	path   string
+	spread bool               // spread:PATH: x scales the lognormals' sigma, not their durations
 	leaves []string           // the latency paths it scales
 	base   []scenario.Latency // their values at scale 1
 	init   float64            // ln of the starting scale
@@ -74,7 +77,7 @@ func (p fitParam) mean(x float64) time.Duration {
 // target is what a fit matches for one live run: its max ratio and median
 // latency (each the median over the run's repeats, or one repeat's own).
 type target struct {
-	ratio, latencyP50, allowedP50 float64
+	ratio, latencyP50, latencyP99, allowedP50 float64
 }
 
 // targetOf is run m's target: the median over its repeats, or repeat i's
@@ -82,13 +85,13 @@ type target struct {
 func targetOf(m *measure.Summary, i int) target {
 	t := target{ratio: m.Overshoot.Ratio.Max, allowedP50: allowedP50(m)}
 	if m.LatencyMs != nil {
-		t.latencyP50 = m.LatencyMs.P50
+		t.latencyP50, t.latencyP99 = m.LatencyMs.P50, m.LatencyMs.P99
 	}
 	if r := m.Repeats; r != nil && len(r.Runs) > 0 {
 		if i >= 0 {
-			t.ratio, t.latencyP50 = r.Runs[i].MaxRatio, r.Runs[i].LatencyP50Ms
+			t.ratio, t.latencyP50, t.latencyP99 = r.Runs[i].MaxRatio, r.Runs[i].LatencyP50Ms, r.Runs[i].LatencyP99Ms
 		} else {
-			t.ratio, t.latencyP50 = r.MaxRatio.Median, r.LatencyP50Ms.Median
+			t.ratio, t.latencyP50, t.latencyP99 = r.MaxRatio.Median, r.LatencyP50Ms.Median, r.LatencyP99Ms.Median
 		}
 	}
 	return t
@@ -165,11 +168,10 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 	prog.done()
 
 	var text strings.Builder
-	fmt.Fprintf(&text, "calibrated on %d live run(s), %d trials per evaluation, seed %d; loss %.4g (sum over runs of squared log errors of the median max ratio, the median latency and the allowed requests' median latency)\n",
+	fmt.Fprintf(&text, "calibrated on %d live run(s), %d trials per evaluation, seed %d; loss %.4g (sum over runs of squared log errors of the median max ratio, the median latency, the allowed requests' median latency and, when a spread is fitted, the p99 latency)\n",
 		len(runs), trials, seed, loss)
 	for i, p := range params {
-		fmt.Fprintf(&text, "  %-14s mean %v (x%.3g the start's %v)%s\n", p.path, scenario.Duration(p.mean(x[i]).Round(time.Microsecond)),
-			math.Exp(x[i]-p.init), scenario.Duration(p.mean(p.init).Round(time.Microsecond)), spreadText(p, i, x, xs))
+		fmt.Fprintf(&text, "  %-14s %s%s\n", p.path, p.describe(x[i]), spreadText(p, i, x, xs))
 	}
 	fmt.Fprintln(&text, "\nfit per run: measured (median over repeats) against the prediction")
 	for _, r := range runs {
@@ -208,8 +210,24 @@ func spreadText(p fitParam, i int, x []float64, xs [][]float64) string {
 	for _, xr := range xs {
 		lo, hi = min(lo, xr[i]), max(hi, xr[i])
 	}
-	return fmt.Sprintf("; %v to %v over this fit and fits to each of %d repeats alone", scenario.Duration(p.mean(lo).Round(time.Microsecond)),
-		scenario.Duration(p.mean(hi).Round(time.Microsecond)), len(xs))
+	return fmt.Sprintf("; %s to %s over this fit and fits to each of %d repeats alone", p.value(lo), p.value(hi), len(xs))
+}
+
+// value is the parameter at x in a reader's terms: the mean of its
+// latencies, or for a spread the factor on their sigma.
+func (p fitParam) value(x float64) string {
+	if p.spread {
+		return fmt.Sprintf("x%.3g", math.Exp(x))
+	}
+	return scenario.Duration(p.mean(x).Round(time.Microsecond)).String()
+}
+
+// describe says what the fit made of the parameter, against its start.
+func (p fitParam) describe(x float64) string {
+	if p.spread {
+		return fmt.Sprintf("sigma %s the scenario's (each lognormal's p99 at median x (p99/median)^%.3g)", p.value(x), math.Exp(x))
+	}
+	return fmt.Sprintf("mean %s (x%.3g the start's %s)", p.value(x), math.Exp(x-p.init), p.value(p.init))
 }
 
 // commonRepeats is the number of repeats every run has (0 when a run has
@@ -253,6 +271,9 @@ func printFitLine(w io.Writer, r liveRun, c measure.Comparison, p *target) {
 		}
 		if t.allowedP50 > 0 {
 			fmt.Fprintf(w, "; allowed p50 measured %.3gms, predicted %.3gms", t.allowedP50, p.allowedP50)
+		}
+		if t.latencyP99 > 0 {
+			fmt.Fprintf(w, "; latency p99 measured %.3gms, predicted %.3gms", t.latencyP99, p.latencyP99)
 		}
 	}
 	fmt.Fprintln(w)
@@ -301,10 +322,17 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 	for _, f := range fit {
 		path, val, hasVal := strings.Cut(strings.TrimSpace(f), "=")
 		p := fitParam{path: path}
-		for _, part := range strings.Split(path, "+") {
+		parts := path
+		if inner, ok := strings.CutPrefix(path, "spread:"); ok {
+			p.spread, parts = true, inner
+			if hasVal {
+				return nil, nil, fmt.Errorf("-fit %s: a spread starts at the scenario's own; give no start value", f)
+			}
+		}
+		for _, part := range strings.Split(parts, "+") {
 			n := len(p.leaves)
 			for _, l := range fitLatencies(runs[0].sc) {
-				if l.path == part || strings.HasPrefix(l.path, part+".") {
+				if (l.path == part || strings.HasPrefix(l.path, part+".")) && (!p.spread || l.l.Dist == scenario.DistLognormal) {
 					p.leaves, p.base = append(p.leaves, l.path), append(p.base, l.l)
 				}
 			}
@@ -317,7 +345,7 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 			if strings.Contains(path, "server.proxy") {
 				return nil, nil, fmt.Errorf("-fit server.proxy: %s has no server.proxy: give it one (e.g. -set server.proxy.cpu_in=500us -set server.proxy.cpu_out=500us), or leave server.proxy out of -fit", runs[0].path)
 			}
-			return nil, nil, fmt.Errorf("-fit %s: not a latency -calibrate can fit: use one of %s, a section of them (server.cpu, server.proxy, store.kv), or several joined by + to scale together", path, strings.Join(fitPaths(runs[0].sc), ", "))
+			return nil, nil, fmt.Errorf("-fit %s: not a latency -calibrate can fit: use one of %s, a section of them (server.cpu, server.proxy, store.kv), several joined by + to scale together, or spread:PATH to fit the spread of its lognormal latencies", path, strings.Join(fitPaths(runs[0].sc), ", "))
 		}
 		if hasVal {
 			d, err := scenario.ParseDuration(val)
@@ -398,17 +426,31 @@ func (f *fitter) with(sc *scenario.Scenario, x []float64) (*scenario.Scenario, e
 	return sc.With(sets...)
 }
 
-// sets are the overrides that put the parameters at x.
+// sets are the overrides that put the parameters at x. A latency that
+// several parameters name (a scale and a spread) gets each in turn.
 func (f *fitter) sets(x []float64) ([]string, error) {
-	var sets []string
+	cur := map[string]scenario.Latency{}
+	var order []string
 	for i, p := range f.params {
 		for j, leaf := range p.leaves {
-			b, err := json.Marshal(p.base[j].Scaled(math.Exp(x[i])))
-			if err != nil {
-				return nil, err
+			l, seen := cur[leaf]
+			if !seen {
+				l, order = p.base[j], append(order, leaf)
 			}
-			sets = append(sets, leaf+"="+string(b))
+			if p.spread {
+				cur[leaf] = l.Spread(math.Exp(x[i]))
+			} else {
+				cur[leaf] = l.Scaled(math.Exp(x[i]))
+			}
 		}
+	}
+	var sets []string
+	for _, leaf := range order {
+		b, err := json.Marshal(cur[leaf])
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, leaf+"="+string(b))
 	}
 	return sets, nil
 }
@@ -436,7 +478,7 @@ func (f *fitter) compare(r liveRun, x []float64) (measure.Comparison, target, er
 	c := measure.Compare(&s, r.measured)
 	pred := target{ratio: c.PredictedMedian, allowedP50: allowedP50(&s)}
 	if s.LatencyMs != nil {
-		pred.latencyP50 = s.LatencyMs.P50
+		pred.latencyP50, pred.latencyP99 = s.LatencyMs.P50, s.LatencyMs.P99
 	}
 	return c, pred, nil
 }
@@ -467,8 +509,23 @@ func (f *fitter) loss(x []float64, targets []target) (float64, error) {
 		if t.allowedP50 > 0 {
 			total += sqLogErr(p.allowedP50, t.allowedP50)
 		}
+		if t.latencyP99 > 0 && f.fitsSpread() {
+			total += sqLogErr(p.latencyP99, t.latencyP99)
+		}
 	}
 	return total, nil
+}
+
+// fitsSpread reports whether a spread is among the parameters: only then
+// is the p99 latency in the loss (scales alone cannot move it apart from
+// the median).
+func (f *fitter) fitsSpread() bool {
+	for _, p := range f.params {
+		if p.spread {
+			return true
+		}
+	}
+	return false
 }
 
 // sqLogErr is (ln predicted - ln measured)^2; 100 (as far off as can be)
@@ -609,8 +666,7 @@ func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64,
 	}
 	fmt.Fprintf(&b, "# Written by simulate -calibrate: %s fitted to %s.\n", plural(len(params), "value"), strings.Join(paths, ", "))
 	for i, p := range params {
-		fmt.Fprintf(&b, "#   %s: mean %v, x%.3g the start's (from %s%s)\n", p.path, scenario.Duration(p.mean(x[i]).Round(time.Microsecond)),
-			math.Exp(x[i]-p.init), strings.Join(paths, ", "), spreadText(p, i, x, xs))
+		fmt.Fprintf(&b, "#   %s: %s (from %s%s)\n", p.path, p.describe(x[i]), strings.Join(paths, ", "), spreadText(p, i, x, xs))
 	}
 	b.Write(body)
 	path := filepath.Join(out, CalibratedFile)
