@@ -158,7 +158,7 @@ func TestCalibrateFitPaths(t *testing.T) {
 		{fit: "server.rtt+limiter.limit", err: "not a latency -calibrate can fit"},
 		{fit: "server.proxy", err: "has no server.proxy: give it one"},
 		{fit: "spread:store.kv", leaves: []string{"store.kv.hot_read", "store.kv.write"}}, // cold_read is empirical
-		{fit: "spread:server", err: "not a latency -calibrate can fit"}, // the default server's are constants
+		{fit: "spread:server", err: "not a latency -calibrate can fit"},                   // the default server's are constants
 		{fit: "spread:store.kv=2", err: "give no start value"},
 		{fit: "limiter.limit", err: "not a latency -calibrate can fit: use one of server.cpu.before_read"},
 		{fit: "server.rtt=-1ms", err: "is not a duration above 0"},
