@@ -341,6 +341,10 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 				break
 			}
 		}
+		if len(p.leaves) == 0 && p.spread && c.fit == "" {
+			fmt.Fprintf(stderr, "simulate: note: %s has no lognormal latency under %s, so its spread is not fitted\n", runs[0].path, parts)
+			continue
+		}
 		if len(p.leaves) == 0 {
 			if strings.Contains(path, "server.proxy") {
 				return nil, nil, fmt.Errorf("-fit server.proxy: %s has no server.proxy: give it one (e.g. -set server.proxy.cpu_in=500us -set server.proxy.cpu_out=500us), or leave server.proxy out of -fit", runs[0].path)

@@ -221,3 +221,21 @@ func TestCalibratedAlternatives(t *testing.T) {
 		t.Errorf("-shard on a scenario with alternatives: exit %d, %q; want a refusal", code, errOut)
 	}
 }
+
+// TestCalibrateDefaultFit checks that the default fit works on a scenario
+// whose server latencies are constants: the spread it cannot fit is left
+// out with a note, not an error.
+func TestCalibrateDefaultFit(t *testing.T) {
+	dir := t.TempDir()
+	scPath := filepath.Join(dir, "cal.yaml")
+	os.WriteFile(scPath, []byte(calibrateScenario), 0o644)
+	a := syntheticRun(t, dir, scPath, "server.rtt=20ms", "traffic.bot.closed_loop.concurrency=2")
+	var notes strings.Builder
+	_, params, err := calibrateInputs(&config{calibrate: a}, &notes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(params) != len(DefaultFit)-1 || !strings.Contains(notes.String(), "its spread is not fitted") {
+		t.Errorf("%d parameters, notes %q; want all but the spread, and a note", len(params), notes.String())
+	}
+}
