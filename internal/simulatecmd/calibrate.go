@@ -341,8 +341,10 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 				break
 			}
 		}
-		if len(p.leaves) == 0 && p.spread && c.fit == "" {
-			fmt.Fprintf(stderr, "simulate: note: %s has no lognormal latency under %s, so its spread is not fitted\n", runs[0].path, parts)
+		if len(p.leaves) == 0 && c.fit == "" {
+			// A default the scenario has nothing for (no proxy, no
+			// lognormal to spread) is left out.
+			fmt.Fprintf(stderr, "simulate: note: %s has nothing -fit %s can fit, so it is left out of the fit\n", runs[0].path, path)
 			continue
 		}
 		if len(p.leaves) == 0 {

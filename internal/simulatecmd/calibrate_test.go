@@ -223,8 +223,9 @@ func TestCalibratedAlternatives(t *testing.T) {
 }
 
 // TestCalibrateDefaultFit checks that the default fit works on a scenario
-// whose server latencies are constants: the spread it cannot fit is left
-// out with a note, not an error.
+// without a proxy and whose server latencies are constants: the proxy and
+// the spread, which it cannot fit, are left out with a note each, not an
+// error.
 func TestCalibrateDefaultFit(t *testing.T) {
 	dir := t.TempDir()
 	scPath := filepath.Join(dir, "cal.yaml")
@@ -235,7 +236,7 @@ func TestCalibrateDefaultFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(params) != len(DefaultFit)-1 || !strings.Contains(notes.String(), "its spread is not fitted") {
-		t.Errorf("%d parameters, notes %q; want all but the spread, and a note", len(params), notes.String())
+	if len(params) != len(DefaultFit)-2 || strings.Count(notes.String(), "left out of the fit") != 2 {
+		t.Errorf("%d parameters, notes %q; want all but the proxy and the spread, and a note for each", len(params), notes.String())
 	}
 }
