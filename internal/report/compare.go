@@ -211,13 +211,7 @@ func RepeatsFigure(pred, meas *measure.Summary) *Figure {
 		title = "How much did the repeated live runs differ?"
 	}
 	p := newPlot(title, "live run", "max ratio allowed/limit")
-	y := func(v float64) (float64, bool) { return v, finite(v) && v >= 0 }
-	logY := hi/lo > 20
-	if logY {
-		y = logValue
-		p.Y.Tick.Marker = log10Ticks{}
-		p.Y.Label.Text = "max ratio allowed/limit (log scale)"
-	}
+	logY, y := valueScale(p, lo, hi, "max ratio allowed/limit")
 	n := float64(len(r.Runs))
 	x0, x1 := 0.5, n+0.5
 	if band != nil {

@@ -68,13 +68,7 @@ func LatencyByDecision(s *measure.Summary) *Figure {
 	}
 	title := "How long did each decision take?"
 	p := newPlot(title, "", "latency (ms)")
-	logY := hi/lo > 20
-	y := func(v float64) (float64, bool) { return v, finite(v) && v >= 0 }
-	if logY {
-		y = logValue
-		p.Y.Tick.Marker = log10Ticks{}
-		p.Y.Label.Text = "latency (ms, log scale)"
-	}
+	logY, y := valueScale(p, lo, hi, "latency (ms)")
 	type quantile struct {
 		name  string
 		v     func(measure.Stats) float64

@@ -431,3 +431,17 @@ func addLabels(p *plot.Plot, l plotter.XYLabels) *plotter.Labels {
 	p.Add(lb)
 	return lb
 }
+
+// valueScale gives p's y axis the scale its data asks for: logarithmic
+// (decade ticks, the label saying so) when the positive values from lo to
+// hi span more than 20x, else linear. It returns whether it chose log, and
+// where a value goes on that axis (false: it cannot be drawn there).
+func valueScale(p *plot.Plot, lo, hi float64, label string) (bool, func(float64) (float64, bool)) {
+	p.Y.Label.Text = label
+	if hi/lo > 20 {
+		p.Y.Tick.Marker = log10Ticks{}
+		p.Y.Label.Text = label + " (log scale)"
+		return true, logValue
+	}
+	return false, func(v float64) (float64, bool) { return v, finite(v) && v >= 0 }
+}

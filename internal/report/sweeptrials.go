@@ -40,13 +40,7 @@ func SweepTrials(s *measure.Summary) *Figure {
 		return &Figure{Name: "sweep-trials", Title: title, Empty: "No sweep point has a trial that saw a key-window: there is no per-trial max ratio to draw."}
 	}
 	p := newPlot(title, "sweep point ("+sweepParamsWords(s)+")", "a trial's max of allowed / limit (ratio)")
-	y := func(v float64) (float64, bool) { return v, finite(v) && v >= 0 }
-	logY := hi/lo > 20
-	if logY {
-		y = logValue
-		p.Y.Tick.Marker = log10Ticks{}
-		p.Y.Label.Text = "a trial's max of allowed / limit (ratio, log scale)"
-	}
+	logY, y := valueScale(p, lo, hi, "a trial's max of allowed / limit (ratio)")
 	dropped := 0
 	var medLabels plotter.XYLabels
 	for i, pt := range s.Points {
