@@ -58,26 +58,13 @@ func compileServer(sc *scenario.Scenario) (ServerParams, error) {
 	if sv.Mode != scenario.ServerSingleThread {
 		return ServerParams{}, fmt.Errorf("server.mode %q is unknown: use one of %v", sv.Mode, scenario.ServerModes)
 	}
-	out := ServerParams{Mode: ServerSingleThread, BatchMax: sv.BatchMax}
-	for _, d := range []struct {
-		path string
-		l    scenario.Latency
-		to   *Dist
-	}{{"server.cpu.before_read", sv.CPU.BeforeRead, &out.BeforeRead}, {"server.cpu.between", sv.CPU.Between, &out.Between},
-		{"server.cpu.after_write", sv.CPU.AfterWrite, &out.AfterWrite}, {"server.rtt", sv.RTT, &out.RTT}} {
+	out := ServerParams{Mode: ServerSingleThread, BatchMax: sv.BatchMax, Proxy: sv.Proxy != nil}
+	// In the order of sv.Latencies: the steps, the round trip, the proxy's.
+	to := []*Dist{&out.BeforeRead, &out.Between, &out.AfterWrite, &out.RTT, &out.ProxyIn, &out.ProxyOut}
+	for i, l := range sv.Latencies() {
 		var err error
-		if *d.to, err = NewDist(d.l); err != nil {
-			return ServerParams{}, fmt.Errorf("%s: %v", d.path, err)
-		}
-	}
-	if px := sv.Proxy; px != nil {
-		out.Proxy = true
-		var err error
-		if out.ProxyIn, err = NewDist(px.CPUIn); err != nil {
-			return ServerParams{}, fmt.Errorf("server.proxy.cpu_in: %v", err)
-		}
-		if out.ProxyOut, err = NewDist(px.CPUOut); err != nil {
-			return ServerParams{}, fmt.Errorf("server.proxy.cpu_out: %v", err)
+		if *to[i], err = NewDist(l.Latency); err != nil {
+			return ServerParams{}, fmt.Errorf("%s: %v", l.Path, err)
 		}
 	}
 	return out, nil

@@ -302,6 +302,24 @@ type Server struct {
 	Proxy *ServerProxy `yaml:"proxy,omitempty" json:"proxy,omitempty"`
 }
 
+// NamedLatency is one of a scenario's latencies with the path that names
+// it.
+type NamedLatency struct {
+	Path    string
+	Latency Latency
+}
+
+// Latencies lists the server's latencies by path: its steps, its round
+// trip and, when it has one, its proxy's passes.
+func (sv *Server) Latencies() []NamedLatency {
+	out := []NamedLatency{{"server.cpu.before_read", sv.CPU.BeforeRead}, {"server.cpu.between", sv.CPU.Between},
+		{"server.cpu.after_write", sv.CPU.AfterWrite}, {"server.rtt", sv.RTT}}
+	if px := sv.Proxy; px != nil {
+		out = append(out, NamedLatency{"server.proxy.cpu_in", px.CPUIn}, NamedLatency{"server.proxy.cpu_out", px.CPUOut})
+	}
+	return out
+}
+
 // ServerProxy is a thread of its own in front of the server's: wrangler
 // dev's ProxyWorker process, which takes each request and hands it to the
 // Worker's process, and passes the response back. Requests wait for it in

@@ -98,12 +98,12 @@ func (s *Scenario) Validate() error {
 	return nil
 }
 
-// validateServer checks the server section: its mode, that mode none sets
-// nothing else, that single-thread runs on the store it models, and the
-// latencies.
 // MaxBatch bounds server.batch_max.
 const MaxBatch = 1_000_000
 
+// validateServer checks the server section: its mode, that mode none sets
+// nothing else, that single-thread runs on the store it models, the
+// latencies and the batch bound.
 func (s *Scenario) validateServer() error {
 	sv := s.Server
 	if sv == nil {
@@ -122,34 +122,17 @@ func (s *Scenario) validateServer() error {
 	if s.Store.Kind != KindMemory {
 		return errAt("server.mode", "single-thread models wrangler dev, whose local KV is linearizable: it runs on store.kind memory, not %s; set store.kind: memory", s.Store.Kind)
 	}
-	for _, c := range []struct {
-		path string
-		l    Latency
-	}{
-		{"server.cpu.before_read", sv.CPU.BeforeRead},
-		{"server.cpu.between", sv.CPU.Between},
-		{"server.cpu.after_write", sv.CPU.AfterWrite},
-		{"server.rtt", sv.RTT},
-	} {
-		if err := latency(c.path, c.l); err != nil {
+	for _, l := range sv.Latencies() {
+		// The proxy's have no default: a proxy gives both.
+		if strings.HasPrefix(l.Path, "server.proxy.") && l.Latency.IsZero() {
+			return errAt(l.Path, "is missing: give the proxy's thread time per request, e.g. 500us")
+		}
+		if err := latency(l.Path, l.Latency); err != nil {
 			return err
 		}
 	}
 	if sv.BatchMax < 1 || sv.BatchMax > MaxBatch {
 		return errAt("server.batch_max", "%d is out of range: give 1 to %d (workerd takes at most 16 at a time)", sv.BatchMax, MaxBatch)
-	}
-	if px := sv.Proxy; px != nil {
-		for _, c := range []struct {
-			path string
-			l    Latency
-		}{{"server.proxy.cpu_in", px.CPUIn}, {"server.proxy.cpu_out", px.CPUOut}} {
-			if c.l.IsZero() {
-				return errAt(c.path, "is missing: give the proxy's thread time per request, e.g. 500us")
-			}
-			if err := latency(c.path, c.l); err != nil {
-				return err
-			}
-		}
 	}
 	return nil
 }
