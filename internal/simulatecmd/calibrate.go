@@ -120,10 +120,7 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 	if trials == 0 {
 		trials = calibrateTrials
 	}
-	seed := runs[0].sc.Seed
-	if c.seedSet {
-		seed = c.seed
-	}
+	seed := c.seedOf(runs[0].sc)
 	f := &fitter{runs: runs, params: params, trials: trials, seed: seed, workers: c.workers}
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "simulate: -calibrate:", err)
@@ -332,8 +329,8 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 		for _, part := range strings.Split(parts, "+") {
 			n := len(p.leaves)
 			for _, l := range fitLatencies(runs[0].sc) {
-				if (l.path == part || strings.HasPrefix(l.path, part+".")) && (!p.spread || l.l.Dist == scenario.DistLognormal) {
-					p.leaves, p.base = append(p.leaves, l.path), append(p.base, l.l)
+				if (l.Path == part || strings.HasPrefix(l.Path, part+".")) && (!p.spread || l.Latency.Dist == scenario.DistLognormal) {
+					p.leaves, p.base = append(p.leaves, l.Path), append(p.base, l.Latency)
 				}
 			}
 			if len(p.leaves) == n {
@@ -375,36 +372,27 @@ func needsServer(fit []string) bool {
 	return false
 }
 
-// pathLatency is a latency of a scenario and its path.
-type pathLatency struct {
-	path string
-	l    scenario.Latency
-}
-
 // fitLatencies are the latencies -calibrate can fit in sc, with their
 // values: the server's (its defaults when sc has none yet), the memory and
 // per-location stores' and Workers KV's.
-func fitLatencies(sc *scenario.Scenario) []pathLatency {
+func fitLatencies(sc *scenario.Scenario) []scenario.NamedLatency {
 	sv := sc.Server
 	if sv == nil || sv.Mode == scenario.ServerNone {
 		d := scenario.DefaultServer()
 		sv = &d
 	}
-	out := []pathLatency{{"server.cpu.before_read", sv.CPU.BeforeRead}, {"server.cpu.between", sv.CPU.Between},
-		{"server.cpu.after_write", sv.CPU.AfterWrite}, {"server.rtt", sv.RTT}}
-	if px := sv.Proxy; px != nil {
-		out = append(out, pathLatency{"server.proxy.cpu_in", px.CPUIn}, pathLatency{"server.proxy.cpu_out", px.CPUOut})
-	}
 	kv := sc.Store.KV
-	return append(out, pathLatency{"store.latency", sc.Store.Latency}, pathLatency{"store.kv.hot_read", kv.HotRead},
-		pathLatency{"store.kv.cold_read", kv.ColdRead}, pathLatency{"store.kv.write", kv.Write})
+	return append(sv.Latencies(), scenario.NamedLatency{Path: "store.latency", Latency: sc.Store.Latency},
+		scenario.NamedLatency{Path: "store.kv.hot_read", Latency: kv.HotRead},
+		scenario.NamedLatency{Path: "store.kv.cold_read", Latency: kv.ColdRead},
+		scenario.NamedLatency{Path: "store.kv.write", Latency: kv.Write})
 }
 
 // fitPaths names what fitLatencies finds, for an error.
 func fitPaths(sc *scenario.Scenario) []string {
 	var out []string
 	for _, l := range fitLatencies(sc) {
-		out = append(out, l.path)
+		out = append(out, l.Path)
 	}
 	return out
 }
