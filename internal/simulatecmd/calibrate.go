@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -190,7 +189,7 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	// The same text beside it, as the calibration's report.
-	if err := writeFileAtomic(filepath.Join(c.out, CalibrationReport), "# simulate -calibrate\n\n```\n"+text.String()+"```\n"); err != nil {
+	if err := writeAtomic(filepath.Join(c.out, CalibrationReport), []byte("# simulate -calibrate\n\n```\n"+text.String()+"```\n")); err != nil {
 		return fail(err)
 	}
 	fmt.Fprintf(stdout, "\nwrote %s and %s\n", out, filepath.Join(c.out, CalibrationReport))
@@ -664,20 +663,7 @@ func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64,
 	}
 	b.Write(body)
 	path := filepath.Join(out, CalibratedFile)
-	return path, writeFileAtomic(path, b.String())
-}
-
-// writeFileAtomic writes text to path through a temporary file, making its
-// folder first, so that a reader never sees half of it.
-func writeFileAtomic(path, text string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp := path + ".partial"
-	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return path, writeAtomic(path, []byte(b.String()))
 }
 
 // plural says n things.

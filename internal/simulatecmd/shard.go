@@ -120,7 +120,8 @@ func runShard(ctx context.Context, c *config, sc *scenario.Scenario, points []sc
 // writeAtomic writes b to path through a temporary file in the same
 // folder, so that a reader never sees half a file. Unlike a report's files
 // (report.WriteFile) it replaces one that is there: a shard run again (a
-// Job retries a failed pod with its index) writes its file anew.
+// Job retries a failed pod with its index) writes its file anew, and so
+// does a calibration into the same -out.
 func writeAtomic(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
