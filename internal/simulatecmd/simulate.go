@@ -578,7 +578,7 @@ func simulatePoints(ctx context.Context, c *config, sc *scenario.Scenario, point
 			if only != nil {
 				return nil, fmt.Errorf("%s is calibrated with alternatives, whose trials are spread over several parameter sets: it cannot be sharded yet; run it in one process", describeSource(p.Scenario))
 			}
-			trials, err = calibratedTrials(p.Scenario, pl, opts, c.compare != "")
+			trials, err = calibratedTrials(p.Scenario, pl, opts, trialCount(c, pl), c.compare != "")
 		} else {
 			trials, err = model.RunTrials(pl, opts)
 		}
@@ -835,14 +835,10 @@ func writeCalibration(w io.Writer, cal *scenario.Calibration) {
 
 // calibratedTrials runs a calibrated scenario's trials spread over its
 // fitted values and its alternatives (the fits to each repeat alone): each
-// of the n sets runs 1/n of the trials asked for, all from the same seed,
-// so that the band holds the calibration's uncertainty as well as the
-// model's own randomness.
-func calibratedTrials(sc *scenario.Scenario, pl *plan.Plan, opts model.Options, live bool) ([]measure.Trial, error) {
-	total := opts.Trials
-	if total <= 0 {
-		total = max(pl.Trials, 1)
-	}
+// of the n sets runs 1/n of the total trials, all from the same seed, so
+// that the band holds the calibration's uncertainty as well as the model's
+// own randomness.
+func calibratedTrials(sc *scenario.Scenario, pl *plan.Plan, opts model.Options, total int, live bool) ([]measure.Trial, error) {
 	sets := sc.Calibrated.Alternatives
 	n := len(sets) + 1
 	var out []measure.Trial
