@@ -13,7 +13,6 @@ import (
 
 	"github.com/goccy/go-yaml"
 
-	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/model"
 	"github.com/overshoot-dev/overshoot/internal/plan"
@@ -125,7 +124,7 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simulate: -calibrate:", err)
 		return ExitFailure
 	}
-	prog := &fitProgress{w: stderr, on: cli.IsTerminal(stderr)}
+	prog := &fitProgress{progress: newProgress(stderr, 1)}
 	f.onEval = prog.eval
 	prog.stage("fit")
 	x, loss, err := f.fit(nil, nil)
@@ -675,37 +674,32 @@ func plural(n int, thing string) string {
 }
 
 // fitProgress shows on a terminal which fit runs and how many evaluations
-// it has made, so that a calibration of a minute or two is not silent.
+// it has made, so that a calibration of a minute or two is not silent. It
+// is simulate's progress line (shown after two seconds, on a terminal
+// only, cleared by done) with its own words.
 type fitProgress struct {
-	w     io.Writer
-	on    bool
+	*progress
 	name  string
 	evals int
-	start time.Time
-	shown bool
 }
 
 // stage starts a new fit.
 func (p *fitProgress) stage(name string) {
-	if p.start.IsZero() {
-		p.start = time.Now()
-	}
 	p.name, p.evals = name, 0
 }
 
 // eval counts one evaluation of the loss.
 func (p *fitProgress) eval() {
 	p.evals++
-	if !p.on || time.Since(p.start) < progressAfter {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	el := time.Since(p.start)
+	if el < progressAfter {
 		return
 	}
 	p.shown = true
-	fmt.Fprintf(p.w, "\r\033[Kcalibrate: %s, evaluation %d (at most %d), %s so far", p.name, p.evals, maxEvals, time.Since(p.start).Round(time.Second))
-}
-
-// done clears the progress line.
-func (p *fitProgress) done() {
-	if p.shown {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
+	fmt.Fprintf(p.w, "\r\033[Kcalibrate: %s, evaluation %d (at most %d), %s so far", p.name, p.evals, maxEvals, el.Round(time.Second))
 }
