@@ -87,17 +87,25 @@ func (l *LatencyByDecision) Of(d Decision) *Stats {
 	if l == nil {
 		return nil
 	}
+	if f := l.field(d); f != nil {
+		return *f
+	}
+	return nil
+}
+
+// field is where decision d's statistics are kept; nil for no decision.
+func (l *LatencyByDecision) field(d Decision) **Stats {
 	switch d {
 	case DecidedAllowed:
-		return l.Allowed
+		return &l.Allowed
 	case DecidedDenied:
-		return l.Denied
+		return &l.Denied
 	case DecidedFailOpen:
-		return l.FailOpen
+		return &l.FailOpen
 	case DecidedFailClosed:
-		return l.FailClosed
+		return &l.FailClosed
 	case DecidedError:
-		return l.Error
+		return &l.Error
 	}
 	return nil
 }
@@ -112,19 +120,8 @@ func latencyByDecision(hs *[NumDecisions]LogHist) *LatencyByDecision {
 			continue
 		}
 		st := hs[d].Stats()
+		*out.field(d) = &st
 		any = true
-		switch d {
-		case DecidedAllowed:
-			out.Allowed = &st
-		case DecidedDenied:
-			out.Denied = &st
-		case DecidedFailOpen:
-			out.FailOpen = &st
-		case DecidedFailClosed:
-			out.FailClosed = &st
-		case DecidedError:
-			out.Error = &st
-		}
 	}
 	if !any {
 		return nil
