@@ -28,14 +28,18 @@ func compareRoles(s, c *measure.Summary) (pred, meas *measure.Summary, predLabel
 }
 
 // measuredMax is the measurement's max ratio to set against the
-// prediction's per-trial max: the median over repeated live runs (attack
-// -repeat), else the run's max for one trial, else the mean of its
-// trials' maxima.
-func measuredMax(m *measure.Summary) (float64, string) {
+// prediction's per-trial max: for repeated live runs (attack -repeat) the
+// median measure.Compare holds against pred (over the runs it keeps), else
+// the run's max for one trial, else the mean of its trials' maxima.
+func measuredMax(pred, m *measure.Summary) (float64, string) {
 	if r := m.Repeats; r != nil && len(r.Runs) > 0 {
-		// As measure.Compare holds it: one run of a loaded system is one
-		// noisy sample, the median of several is the measurement.
-		return r.MaxRatio.Median, fmt.Sprintf("median max ratio over its %d runs", len(r.Runs))
+		// One run of a loaded system is one noisy sample, the median of
+		// several is the measurement.
+		c := measure.Compare(pred, m)
+		if c.Excluded > 0 {
+			return c.MeasuredMaxRatio, fmt.Sprintf("median max ratio over %d of its %d runs (a window boundary fell in the others)", c.Repeats, len(r.Runs))
+		}
+		return c.MeasuredMaxRatio, fmt.Sprintf("median max ratio over its %d runs", c.Repeats)
 	}
 	if m.Trials > 1 {
 		return m.Overshoot.PerTrial.MaxRatio.Mean, "mean of its trials' max ratio"
@@ -50,7 +54,7 @@ func compareSentence(pred, meas *measure.Summary, pl, ml string) string {
 		return fmt.Sprintf("No comparison of ratios: the %s run has %s key-windows and the %s run %s.",
 			pl, count(pred.Overshoot.KeyWindows), ml, count(meas.Overshoot.KeyWindows))
 	}
-	v, what := measuredMax(meas)
+	v, what := measuredMax(pred, meas)
 	band := pred.Overshoot.PerTrial.MaxRatio
 	if !finite(v) || !finite(band.Lo) || !finite(band.Hi) {
 		return "No comparison of ratios: a needed value is not a number."
@@ -191,10 +195,7 @@ func RepeatsFigure(pred, meas *measure.Summary) *Figure {
 	if pred != nil && pred.Overshoot.KeyWindows > 0 {
 		b := pred.Overshoot.PerTrial.MaxRatio
 		band = &b
-		predMedian = measure.Median(pred.Overshoot.PerTrial.MaxRatios)
-		if len(pred.Overshoot.PerTrial.MaxRatios) == 0 {
-			predMedian = b.Mean
-		}
+		predMedian = measure.Compare(pred, meas).PredictedMedian
 		vals = append(vals, b.Lo, b.Hi, predMedian)
 	}
 	lo, hi := math.Inf(1), 0.0
