@@ -1,6 +1,7 @@
 package attack
 
 import (
+	"math/rand/v2"
 	"sort"
 	"strconv"
 	"time"
@@ -48,7 +49,7 @@ type accountant struct {
 	// sampling (a fixed seed: the same results give the same sample).
 	samples [measure.NumDecisions][]measure.LatencySample
 	seen    [measure.NumDecisions]int64
-	rng     uint64
+	rng     *rand.Rand
 }
 
 // maxSamples is how many responses of each decision the latency-over-time
@@ -63,11 +64,7 @@ func (a *accountant) keepSample(d measure.Decision, r *vegeta.Result) {
 		a.samples[d] = append(a.samples[d], smp)
 		return
 	}
-	// xorshift64*: cheap and deterministic.
-	a.rng ^= a.rng >> 12
-	a.rng ^= a.rng << 25
-	a.rng ^= a.rng >> 27
-	if j := (a.rng * 2685821657736338717) % uint64(a.seen[d]); j < maxSamples {
+	if j := a.rng.Uint64N(uint64(a.seen[d])); j < maxSamples {
 		a.samples[d][j] = smp
 	}
 }
@@ -102,7 +99,8 @@ func seriesStep(d time.Duration) time.Duration {
 
 func newAccountant(rec *measure.Recorder, pops map[string]int, npop int, window, skew time.Duration, start time.Time) *accountant {
 	return &accountant{rec: rec, pops: pops, windowMs: window.Milliseconds(), skew: skew, start: start,
-		perPop: make([]int64, npop), closed: make([]bool, npop), step: time.Second, rng: 0x9E3779B97F4A7C15}
+		perPop: make([]int64, npop), closed: make([]bool, npop), step: time.Second,
+		rng: rand.New(rand.NewPCG(0x9E3779B97F4A7C15, 0))}
 }
 
 // sample adds r to its interval of the series.
