@@ -237,9 +237,7 @@ func (l *Limiter) PlanWith(k *Keys, now time.Time, caller string) Plan {
 // that keeps the plan in place (the simulator, once per request), without
 // copying a Plan out of the call.
 func (l *Limiter) PlanInto(p *Plan, k *Keys, now time.Time, caller string) {
-	ms := now.UnixMilli()
-	if k.nKeys != 0 && ms >= k.from && ms < k.to && k.caller == caller {
-		*p = Plan{Keys: k.keys, NKeys: k.nKeys, Window: k.window, Now: now}
+	if k.serve(p, now.UnixMilli(), now, caller) {
 		return
 	}
 	*p = l.Plan(now, caller)
@@ -258,11 +256,22 @@ func (l *Limiter) PlanInto(p *Plan, k *Keys, now time.Time, caller string) {
 // request): it decides whether k's keys still serve without a time.Time,
 // and builds only the plan's Now, time.Unix(0, now).
 func (l *Limiter) PlanIntoUnixNano(p *Plan, k *Keys, now int64, caller string) {
-	if ms := floorDiv(now, int64(time.Millisecond)); k.nKeys != 0 && ms >= k.from && ms < k.to && k.caller == caller {
-		*p = Plan{Keys: k.keys, NKeys: k.nKeys, Window: k.window, Now: time.Unix(0, now)}
+	t := time.Unix(0, now)
+	if k.serve(p, floorDiv(now, int64(time.Millisecond)), t, caller) {
 		return
 	}
-	l.PlanInto(p, k, time.Unix(0, now), caller)
+	l.PlanInto(p, k, t, caller)
+}
+
+// serve sets *p to the plan of k's keys at now (ms in Unix milliseconds)
+// and reports true when they are caller's keys for that instant's window;
+// else it leaves *p alone.
+func (k *Keys) serve(p *Plan, ms int64, now time.Time, caller string) bool {
+	if k.nKeys == 0 || ms < k.from || ms >= k.to || k.caller != caller {
+		return false
+	}
+	*p = Plan{Keys: k.keys, NKeys: k.nKeys, Window: k.window, Now: now}
+	return true
 }
 
 // windowKey builds rl:<name>:<caller>:<window> with a single allocation.
