@@ -166,6 +166,9 @@ func (a *accountant) add(r *vegeta.Result, sentKey string, client int) {
 	}
 	e.FailOpen = first(h, target.HeaderFailOpen) == "1"
 	e.FailClosed = first(h, target.HeaderFailClosed) == "1"
+	if e.Outcome == measure.Allowed && !e.FailOpen {
+		e.Remaining, e.HasRemaining = remaining(first(h, target.HeaderRateLimit))
+	}
 	a.decided(e, r) // ambiguous or not: its latency is what it is
 	e.Key = first(h, target.HeaderKey)
 	if e.Key == "" {

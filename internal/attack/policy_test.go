@@ -49,6 +49,42 @@ func TestRemainingZero(t *testing.T) {
 	}
 }
 
+func TestRemaining(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int64
+		says bool
+	}{
+		{`"default";r=4;t=10`, 4, true},
+		{`"default";t=10; r=0`, 0, true},
+		{`"a";r=99999999999999999999`, 0, false},
+		{`"a";r=7, "b";r=1`, 7, true},
+		{`"a";t=3, "b";r=1`, 0, false},
+		{`"a";r=`, 0, false},
+		{``, 0, false},
+	}
+	for _, tc := range tests {
+		if n, says := remaining(tc.in); n != tc.n || says != tc.says {
+			t.Errorf("remaining(%q) = %d, %v; want %d, %v", tc.in, n, says, tc.n, tc.says)
+		}
+	}
+}
+
+func FuzzRemaining(f *testing.F) {
+	for _, s := range []string{`"default";r=4;t=10`, `"a";r=-1`, `;;r=;=`, `"x";r=9223372036854775807`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, says := remaining(s)
+		if !says && n != 0 {
+			t.Errorf("remaining(%q) = %d, false: a field that says nothing must give 0", s, n)
+		}
+		if remainingZero(s) != (says && n <= 0) {
+			t.Errorf("remainingZero(%q) disagrees with remaining: %d, %v", s, n, says)
+		}
+	})
+}
+
 func FuzzParsePolicy(f *testing.F) {
 	for _, s := range []string{`"default";q=5;w=10`, `"a";q=1;w=0.001, "b"`, `;;;=`, `"x";w=1e300;q=9223372036854775807`} {
 		f.Add(s)

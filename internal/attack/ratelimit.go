@@ -41,15 +41,26 @@ func ParsePolicy(v string) (limit int64, window time.Duration) {
 // remainingZero reports whether an IETF draft RateLimit field (e.g.
 // `"default";r=0;t=10`) says the first policy has no requests remaining.
 func remainingZero(v string) bool {
+	n, ok := remaining(v)
+	return ok && n <= 0
+}
+
+// remaining returns what an IETF draft RateLimit field (e.g.
+// `"default";r=4;t=10`) says remains of the first policy, and whether it
+// says so.
+func remaining(v string) (int64, bool) {
 	if v == "" {
-		return false
+		return 0, false
 	}
 	first, _, _ := strings.Cut(v, ",")
 	for _, p := range strings.Split(first, ";")[1:] {
 		if k, val, ok := strings.Cut(strings.TrimSpace(p), "="); ok && k == "r" {
 			n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
-			return err == nil && n <= 0
+			if err != nil {
+				return 0, false
+			}
+			return n, true
 		}
 	}
-	return false
+	return 0, false
 }

@@ -83,7 +83,8 @@ func runRepeats(ctx context.Context, n int, o attack.Options, fresh freshTarget,
 // repeatRun is one run's line in repeats.
 func repeatRun(id string, s *measure.Summary) measure.RepeatRun {
 	r := measure.RepeatRun{RunID: id, MaxRatio: s.Overshoot.Ratio.Max, Allowed: s.Totals.Allowed,
-		MaxAllowed: s.Overshoot.MaxAllowed, KeyWindows: s.Overshoot.KeyWindows, Complete: s.Complete}
+		MaxAllowed: s.Overshoot.MaxAllowed, KeyWindows: s.Overshoot.KeyWindows, ReadGroup: s.Overshoot.LargestReadGroup,
+		Complete: s.Complete}
 	if s.Live != nil {
 		r.LatencyP50Ms, r.LatencyP99Ms = s.Live.LatencyMs.P50, s.Live.LatencyMs.P99
 	}

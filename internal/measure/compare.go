@@ -33,12 +33,19 @@ type Comparison struct {
 	Excluded int `json:"excluded,omitempty"`
 	// Note says what was not like for like, when something was not.
 	Note string `json:"note,omitempty"`
+	// MeasuredReadGroup and PredictedReadGroup are the most allowed
+	// requests of one key-window that read the same count: live (the
+	// median over repeats) and the median over the trials. They show
+	// whether the model races the way the target does; 0 when unknown.
+	MeasuredReadGroup  float64 `json:"measured_read_group,omitempty"`
+	PredictedReadGroup float64 `json:"predicted_read_group,omitempty"`
 }
 
 // Compare holds predicted (a simulate summary) against measured (an attack
 // summary, possibly with repeats).
 func Compare(predicted, measured *Summary) Comparison {
-	c := Comparison{MeasuredMaxRatio: measured.Overshoot.Ratio.Max, Repeats: 1, KeyWindows: measured.Overshoot.KeyWindows}
+	c := Comparison{MeasuredMaxRatio: measured.Overshoot.Ratio.Max, Repeats: 1, KeyWindows: measured.Overshoot.KeyWindows,
+		MeasuredReadGroup: float64(measured.Overshoot.LargestReadGroup)}
 	// The key-windows a trial of the model saw, when every trial saw as
 	// many: a live run that saw another number is not like for like.
 	perTrial := int64(-1)
@@ -47,12 +54,19 @@ func Compare(predicted, measured *Summary) Comparison {
 	}
 	if r := measured.Repeats; r != nil && len(r.Runs) > 0 {
 		c.MeasuredMaxRatio, c.Repeats = r.MaxRatio.Median, len(r.Runs)
-		var kept []float64
+		var kept, groups []float64
 		for _, run := range r.Runs {
 			if perTrial < 0 || run.KeyWindows == 0 || run.KeyWindows == perTrial {
 				kept = append(kept, run.MaxRatio)
+				groups = append(groups, float64(run.ReadGroup))
 			}
 		}
+		if len(groups) == 0 {
+			for _, run := range r.Runs {
+				groups = append(groups, float64(run.ReadGroup))
+			}
+		}
+		c.MeasuredReadGroup = Median(groups)
 		switch c.Excluded = len(r.Runs) - len(kept); {
 		case c.Excluded == len(r.Runs):
 			c.Excluded = 0
@@ -69,6 +83,13 @@ func Compare(predicted, measured *Summary) Comparison {
 	c.PredictedMedian = Median(pt.MaxRatios)
 	if len(pt.MaxRatios) == 0 {
 		c.PredictedMedian = pt.MaxRatio.Mean
+	}
+	if len(pt.ReadGroups) > 0 {
+		g := make([]float64, len(pt.ReadGroups))
+		for i, n := range pt.ReadGroups {
+			g[i] = float64(n)
+		}
+		c.PredictedReadGroup = Median(g)
 	}
 	c.InsideBand = c.MeasuredMaxRatio >= c.PredictedBand[0] && c.MeasuredMaxRatio <= c.PredictedBand[1]
 	if c.MeasuredMaxRatio > 0 {
@@ -108,11 +129,14 @@ type Repeats struct {
 
 // RepeatRun is one run of a repeated attack.
 type RepeatRun struct {
-	RunID        string  `json:"run_id"`
-	MaxRatio     float64 `json:"max_ratio"`
-	Allowed      int64   `json:"allowed"`
-	MaxAllowed   int64   `json:"max_allowed"`
-	KeyWindows   int64   `json:"key_windows"`
+	RunID      string  `json:"run_id"`
+	MaxRatio   float64 `json:"max_ratio"`
+	Allowed    int64   `json:"allowed"`
+	MaxAllowed int64   `json:"max_allowed"`
+	KeyWindows int64   `json:"key_windows"`
+	// ReadGroup is the run's largest read group
+	// (Overshoot.LargestReadGroup); 0 when unknown.
+	ReadGroup    int64   `json:"largest_read_group,omitempty"`
 	LatencyP50Ms float64 `json:"latency_p50_ms"`
 	LatencyP99Ms float64 `json:"latency_p99_ms"`
 	Complete     bool    `json:"complete"`

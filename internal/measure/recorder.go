@@ -45,6 +45,12 @@ type Event struct {
 	Outcome Outcome
 	// FailOpen and FailClosed mark decisions the error policy made.
 	FailOpen, FailClosed bool
+	// Remaining is what the limiter said was left after allowing the
+	// request (the RateLimit field's r), when HasRemaining. Allowed
+	// requests of one key-window with the same remaining read the same
+	// count: how many share one is how many got through on one read.
+	Remaining    int64
+	HasRemaining bool
 }
 
 // Recorder accumulates one trial's events. Memory grows with the keys seen in
@@ -70,7 +76,10 @@ type Recorder struct {
 	over   int64
 	excess int64
 	maxIn  int64
-	worst  []KeyTimeline
+	// group is the most allowed requests of one key-window that read the
+	// same count.
+	group int64
+	worst []KeyTimeline
 	// KV is filled by the store the driver runs on.
 	KV KVCounters
 	// latency is each request's time from sent to answered, in ms, for a
@@ -187,6 +196,25 @@ type keyWindow struct {
 	end     time.Duration // when the window ends, from the run's start
 	allowed int64
 	times   []time.Duration
+	// reads counts allowed requests by the count they read (limit - 1 -
+	// remaining), when the driver knows it.
+	reads []int32
+}
+
+// maxReadCounts bounds the counts a key-window tallies its reads by: a
+// limit above it is not broken into groups (the tally would outweigh the
+// window's own state).
+const maxReadCounts = 4096
+
+// read counts one allowed request that read count n (of a limit of limit).
+func (kw *keyWindow) read(n, limit int64) {
+	if n < 0 || n >= min(limit, maxReadCounts) {
+		return // not a count this limit reads: another limiter's, or too many
+	}
+	if kw.reads == nil {
+		kw.reads = make([]int32, min(limit, maxReadCounts))
+	}
+	kw.reads[n]++
 }
 
 // clientWindow is one legitimate client in one window.
@@ -279,6 +307,9 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 		}
 		if len(kw.times) < MaxTimelinePoints {
 			kw.times = append(kw.times, e.At)
+		}
+		if e.HasRemaining {
+			kw.read(r.limit-1-e.Remaining, r.limit)
 		}
 		r.slide(ks, e.At)
 	case Denied:
@@ -394,6 +425,9 @@ func (r *Recorder) sweep(now time.Duration) {
 // close folds a finished key-window into the trial's statistics.
 func (r *Recorder) close(key string, kw *keyWindow) {
 	r.hist[kw.allowed]++
+	for _, n := range kw.reads {
+		r.group = max(r.group, int64(n))
+	}
 	if kw.allowed > r.limit {
 		r.over++
 		r.excess += kw.allowed - r.limit
@@ -425,6 +459,12 @@ func (r *Recorder) keepWorst(key string, kw *keyWindow) {
 	for i, at := range kw.times {
 		t.AllowedAtSecs[i] = at.Seconds()
 	}
+	if kw.reads != nil {
+		t.ReadGroups = make([]int64, len(kw.reads))
+		for i, n := range kw.reads {
+			t.ReadGroups[i] = int64(n)
+		}
+	}
 	r.worst = append(r.worst, t)
 	sort.Slice(r.worst, func(i, j int) bool { return worse(r.worst[i], r.worst[j]) })
 	if len(r.worst) > worstKept {
@@ -440,9 +480,12 @@ type Trial struct {
 	OverLimit   int64
 	Excess      int64
 	MaxIn       int64
-	Worst       []KeyTimeline
-	KV          KVCounters
-	Latency     LogHist
+	// ReadGroup is the most allowed requests of one key-window that read
+	// the same count (0: the driver did not say what was read).
+	ReadGroup int64
+	Worst     []KeyTimeline
+	KV        KVCounters
+	Latency   LogHist
 	// LatencyByDecision is latency split by decision, for a driver that
 	// records it (DecisionLatency).
 	LatencyByDecision [NumDecisions]LogHist
@@ -469,5 +512,5 @@ func (r *Recorder) Finish(elapsed time.Duration) Trial {
 	}
 	r.totals.SimulatedSeconds = elapsed.Seconds()
 	return Trial{Totals: r.totals, Populations: r.pops, Hist: r.hist, OverLimit: r.over,
-		Excess: r.excess, MaxIn: r.maxIn, Worst: r.worst, KV: r.KV, Latency: r.latency.hist(), LatencyByDecision: byDecision}
+		Excess: r.excess, MaxIn: r.maxIn, ReadGroup: r.group, Worst: r.worst, KV: r.KV, Latency: r.latency.hist(), LatencyByDecision: byDecision}
 }

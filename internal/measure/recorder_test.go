@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -136,5 +137,52 @@ func TestFalseDenialsLateDecision(t *testing.T) {
 	ev(1, 68, Denied)
 	if got := r.Finish(2 * time.Minute).Populations[0].FalseDenials; got != 0 {
 		t.Errorf("false denials = %d, want 0", got)
+	}
+}
+
+// TestReadGroups counts by hand the allowed requests that read each count:
+// limit 5; window 0 allows 1 on count 0, 3 on count 1 (a race), 1 on count
+// 2, one without a stated remaining (fail-open) and none on 3 or 4; window
+// 1 allows 2 on count 0. The largest group is 3, and the worst key-window
+// lists its groups by count, count 0 first.
+func TestReadGroups(t *testing.T) {
+	r := NewRecorder(Config{Limit: 5, Window: 10 * time.Second, Populations: []Population{{Name: "bot"}}})
+	at := time.Second
+	allow := func(w int64, remaining int64, known bool) {
+		at += time.Millisecond
+		r.Record(Event{Key: "k", Window: w, At: at + time.Duration(w)*10*time.Second, Outcome: Allowed,
+			Remaining: remaining, HasRemaining: known, FailOpen: !known})
+	}
+	allow(0, 4, true)
+	for i := 0; i < 3; i++ {
+		allow(0, 3, true)
+	}
+	allow(0, 2, true)
+	allow(0, 0, false)
+	allow(0, 99, true) // not a count a limit of 5 reads: left out
+	allow(1, 4, true)
+	allow(1, 4, true)
+	s := Summarize(Summary{Mode: "simulate"}, 5, []Trial{r.Finish(20 * time.Second)})
+	if got := s.Overshoot.LargestReadGroup; got != 3 {
+		t.Errorf("largest read group = %d, want 3", got)
+	}
+	if got := s.Overshoot.PerTrial.ReadGroups; len(got) != 1 || got[0] != 3 {
+		t.Errorf("per-trial read groups = %v, want [3]", got)
+	}
+	if got, want := s.WorstKeys[0].ReadGroups, []int64{1, 3, 1, 0, 0}; !slices.Equal(got, want) {
+		t.Errorf("worst key-window's read groups = %v, want %v", got, want)
+	}
+}
+
+// TestReadGroupsUnknown leaves the groups out when no event says what
+// remained (a target without RateLimit fields).
+func TestReadGroupsUnknown(t *testing.T) {
+	r := NewRecorder(Config{Limit: 5, Window: 10 * time.Second, Populations: []Population{{Name: "bot"}}})
+	for i := 0; i < 7; i++ {
+		r.Record(Event{Key: "k", At: time.Duration(i) * time.Millisecond, Outcome: Allowed})
+	}
+	s := Summarize(Summary{Mode: "attack"}, 5, []Trial{r.Finish(time.Second)})
+	if s.Overshoot.LargestReadGroup != 0 || s.Overshoot.PerTrial.ReadGroups != nil || s.WorstKeys[0].ReadGroups != nil {
+		t.Errorf("read groups without remaining = %d, %v, %v; want none", s.Overshoot.LargestReadGroup, s.Overshoot.PerTrial.ReadGroups, s.WorstKeys[0].ReadGroups)
 	}
 }

@@ -30,6 +30,7 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 	var lat LogHist
 	var byDecision [NumDecisions]LogHist
 	var perMax, perP99, perExcess []float64
+	var perGroup []int64
 	var worst []KeyTimeline
 	for i, t := range trials {
 		s.Totals.Requests += t.Totals.Requests
@@ -56,6 +57,8 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 		s.Overshoot.OverLimit += t.OverLimit
 		s.Overshoot.Excess += t.Excess
 		s.Overshoot.MaxInInterval = max(s.Overshoot.MaxInInterval, t.MaxIn)
+		s.Overshoot.LargestReadGroup = max(s.Overshoot.LargestReadGroup, t.ReadGroup)
+		perGroup = append(perGroup, t.ReadGroup)
 		kvc.Add(t.KV)
 		lat.Merge(t.Latency)
 		for d := range byDecision {
@@ -80,6 +83,9 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 	o.MaxInIntervalRatio = float64(o.MaxInInterval) / float64(limit)
 	o.Histogram = bins(hist)
 	o.PerTrial = PerTrial{MaxRatio: interval(perMax), P99Ratio: interval(perP99), Excess: interval(perExcess), MaxRatios: perMax}
+	if o.LargestReadGroup > 0 {
+		o.PerTrial.ReadGroups = perGroup
+	}
 	sort.SliceStable(worst, func(i, j int) bool { return worst[i].Allowed > worst[j].Allowed })
 	s.WorstKeys = worst[:min(len(worst), worstKept)]
 	s.KV = kvWork(kvc)

@@ -135,6 +135,11 @@ type Overshoot struct {
 	// long (not aligned to windows): the fixed window's boundary 2x.
 	MaxInInterval      int64   `json:"max_in_interval"`
 	MaxInIntervalRatio float64 `json:"max_in_interval_ratio"`
+	// LargestReadGroup is the most allowed requests of one key-window that
+	// read the same count (all trials pooled): the race itself, how many
+	// got through on one read. 0 when unknown (a target that does not
+	// state what remains).
+	LargestReadGroup int64 `json:"largest_read_group,omitempty"`
 	// PerTrial describes, across trials, each trial's max and p99 ratio
 	// and its total excess, with 95% intervals.
 	PerTrial PerTrial `json:"per_trial"`
@@ -173,6 +178,9 @@ type PerTrial struct {
 	Excess   Interval `json:"excess"`
 	// MaxRatios lists each trial's max ratio in trial order, for the CDF.
 	MaxRatios []float64 `json:"max_ratios"`
+	// ReadGroups lists each trial's largest read group (see
+	// Overshoot.LargestReadGroup) in trial order, when known.
+	ReadGroups []int64 `json:"largest_read_groups,omitempty"`
 }
 
 // Bin is one bar of the histogram: KeyWindows key-windows allowed Allowed.
@@ -262,6 +270,9 @@ type KeyTimeline struct {
 	AllowedAtSecs []float64 `json:"allowed_at_seconds"`
 	// WindowStartSecs is when the window began, on the same scale.
 	WindowStartSecs float64 `json:"window_start_seconds"`
+	// ReadGroups counts the allowed requests by the count they read,
+	// count 0 first, when known: a race shows as many on one count.
+	ReadGroups []int64 `json:"read_groups,omitempty"`
 }
 
 // Live is what only a live run measures.

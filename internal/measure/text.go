@@ -197,6 +197,14 @@ func (p *printer) body(s *Summary, what string) {
 	p.f("  ratio over %s key-windows: p50 %.2fx  p95 %.2fx  p99 %.2fx  mean %.2fx; %.1f%% over the limit, excess %s\n",
 		Thousands(o.KeyWindows), o.Ratio.P50, o.Ratio.P95, o.Ratio.P99, o.Ratio.Mean, 100*o.OverLimitShare, Thousands(o.Excess))
 	p.f("  most allowed in any window-long interval: %s (%.2fx)\n", Thousands(o.MaxInInterval), o.MaxInIntervalRatio)
+	switch {
+	case o.LargestReadGroup == 1 && t.FailOpen > 0:
+		p.f("  races: no two requests of a key-window were allowed on the same count; the rest got through uncounted (fail-open)\n")
+	case o.LargestReadGroup == 1:
+		p.f("  races: no two requests of a key-window were allowed on the same count\n")
+	case o.LargestReadGroup > 1:
+		p.f("  races: up to %s requests of one key-window were allowed on the same count (they read it before any of their writes)\n", Thousands(o.LargestReadGroup))
+	}
 	p.f("\n  requests %s: allowed %s, denied %s, errors %s; fail-open %s, fail-closed %s\n",
 		Thousands(t.Requests), Thousands(t.Allowed), Thousands(t.Denied), Thousands(t.Errors), Thousands(t.FailOpen), Thousands(t.FailClosed))
 	for _, q := range s.Populations {

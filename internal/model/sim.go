@@ -447,7 +447,7 @@ func (t *trial) record(r *request, d *limiter.Decision) {
 		out = measure.Allowed
 	}
 	e := measure.Event{Pop: int(c.pop), Client: int(r.client), Key: r.caller, Window: d.Window, At: time.Duration(t.now),
-		Outcome: out, FailOpen: d.FailOpen, FailClosed: d.FailClosed}
+		Outcome: out, FailOpen: d.FailOpen, FailClosed: d.FailClosed, Remaining: d.Remaining, HasRemaining: d.Allowed && !d.FailOpen}
 	r.decided = measure.DecisionOf(e)
 	t.rec.RecordWith(&c.rec, e)
 }

@@ -145,6 +145,10 @@ func comparisonTable(c *measure.Comparison) table {
 	if c.Excluded > 0 {
 		rows = append(rows, []string{"Live runs kept out (a window boundary fell in them)", count(int64(c.Excluded))})
 	}
+	if c.MeasuredReadGroup > 0 && c.PredictedReadGroup > 0 {
+		rows = append(rows, []string{"Most allowed requests that read one count: measured (median over runs) / predicted (median over trials)",
+			fmt.Sprintf("%.3g / %.3g", c.MeasuredReadGroup, c.PredictedReadGroup)})
+	}
 	if c.Note != "" {
 		rows = append(rows, []string{"Not like for like", c.Note})
 	}

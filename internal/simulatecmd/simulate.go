@@ -804,6 +804,10 @@ func writeComparison(w io.Writer, c *measure.Comparison) {
 	fmt.Fprintf(w, "\ncompared: measured max ratio %.3g (%s, %d key-windows)\n", c.MeasuredMaxRatio, what, c.KeyWindows)
 	fmt.Fprintf(w, "          predicted median %.3g, 95%% of trials in [%.3g, %.3g]\n", c.PredictedMedian, c.PredictedBand[0], c.PredictedBand[1])
 	fmt.Fprintf(w, "verdict:  %s the predicted band; relative error %.1f%%\n", verdict, 100*c.RelativeError)
+	if c.MeasuredReadGroup > 0 && c.PredictedReadGroup > 0 {
+		fmt.Fprintf(w, "races:    at most %.3g requests read one count (%s), the model's trials %.3g (median)\n",
+			c.MeasuredReadGroup, strings.TrimPrefix(what, "the "), c.PredictedReadGroup)
+	}
 	if c.Note != "" {
 		fmt.Fprintf(w, "note:     %s\n", c.Note)
 	}
