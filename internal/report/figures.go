@@ -20,7 +20,7 @@ import (
 
 // Figures builds every figure that applies to the summary, in report order:
 // the overshoot ratio's histogram and CDF, the per-trial max's CDF, the
-// comparison (with opts.Compare), sweeps, the worst keys' timeline, read
+// comparison (with opts.Compare), the worst key-window's read groups, sweeps, the worst keys' timeline, read
 // visibility, KV work and cost, the free plan, live-run figures, and a
 // simulated run's latency by decision. A
 // figure that would be empty is left out; a run with no requests has none.
@@ -40,8 +40,12 @@ func Figures(s *measure.Summary, opts Options) []Figure {
 		if pl == "predicted" {
 			add(RepeatsFigure(pred, meas))
 		}
-	} else if s.Repeats != nil {
-		add(RepeatsFigure(nil, s))
+		add(ReadGroups(pred, meas, pl, ml))
+	} else {
+		if s.Repeats != nil {
+			add(RepeatsFigure(nil, s))
+		}
+		add(ReadGroups(s, nil, "", ""))
 	}
 	add(SweepFigures(s)...)
 	add(Timeline(s), Visibility(s), KVWork(s), FreePlan(s), SensitivityFigure(s))

@@ -566,3 +566,40 @@ func TestSweepTrials(t *testing.T) {
 		t.Error("a single run got a sweep trials figure")
 	}
 }
+
+// TestReadGroupsFigure draws the worst key-window's read groups: none when
+// no summary knows what its requests read, one series for one summary, the
+// prediction and the measurement side by side under -compare, each bar
+// the count of requests that read that count.
+func TestReadGroupsFigure(t *testing.T) {
+	if f := ReadGroups(sampleSimulate(), nil, "", ""); f != nil {
+		t.Errorf("read groups without any known: %+v, want nil", f)
+	}
+	pred, meas := sampleSimulate(), sampleAttack()
+	pred.WorstKeys[0].ReadGroups = []int64{1, 16, 16, 16, 3}
+	meas.WorstKeys = []measure.KeyTimeline{{Allowed: 52, ReadGroups: []int64{1, 4, 47}}}
+	f := ReadGroups(pred, nil, "", "")
+	if f == nil || f.Name != "read-groups" {
+		t.Fatalf("read groups of one summary: %+v", f)
+	}
+	if got := LegendEntries(f.Plot); len(got) != 1 || !strings.Contains(got[0], "worst key-window of its") {
+		t.Errorf("one summary's legend %v", got)
+	}
+	f = ReadGroups(pred, meas, "predicted", "measured")
+	got := LegendEntries(f.Plot)
+	if len(got) != 2 || !strings.HasPrefix(got[0], "predicted, ") || got[1] != "measured, the worst key-window of the live run" {
+		t.Errorf("compared legend %v", got)
+	}
+	var heights [][]float64
+	for _, pl := range plotters(f.Plot) {
+		if b, ok := pl.(*bars); ok {
+			heights = append(heights, b.ys)
+		}
+	}
+	if len(heights) != 2 || !slices.Equal(heights[0], []float64{1, 16, 16, 16, 3}) || !slices.Equal(heights[1], []float64{1, 4, 47}) {
+		t.Errorf("bar heights %v", heights)
+	}
+	if !strings.Contains(f.Caption, "at most 47 on one count") {
+		t.Errorf("caption %q does not state the measured largest group", f.Caption)
+	}
+}

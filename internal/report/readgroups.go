@@ -1,0 +1,122 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+)
+
+// readSide is one summary's worst key-window in the read-groups figure.
+type readSide struct {
+	label  string
+	groups []int64
+	of     string // what its worst key-window is the worst of
+}
+
+// worstReadGroups returns the read groups of s's key-window that let the
+// most through, among those whose reads are known, and what it is the
+// worst of (its trials, or its live runs); nil when none is known.
+func worstReadGroups(s *measure.Summary) ([]int64, string) {
+	if s == nil {
+		return nil, ""
+	}
+	of := fmt.Sprintf("its %s trials", count(int64(s.Trials)))
+	switch {
+	case s.Repeats != nil:
+		of = fmt.Sprintf("its %d live runs", len(s.Repeats.Runs))
+	case s.Mode == "attack":
+		of = "the live run"
+	case s.Trials <= 1:
+		of = "its trial"
+	}
+	for _, k := range s.WorstKeys {
+		if len(k.ReadGroups) > 0 {
+			return k.ReadGroups, of
+		}
+	}
+	return nil, ""
+}
+
+// ReadGroups draws, for the key-window that let the most through, how many
+// allowed requests read each count: where reads and writes raced, many
+// requests read one count before any of their writes landed and its bar
+// stands tall; a limiter that counted every request one by one shows a row
+// of 1s. With b (a prediction beside a measurement, labelled aLabel and
+// bLabel) the two worst key-windows stand side by side: a model that races
+// the way the target does has bars of the same shape. Nil when neither
+// summary knows what its requests read.
+func ReadGroups(a, b *measure.Summary, aLabel, bLabel string) *Figure {
+	var sides []readSide
+	for _, x := range []struct {
+		s     *measure.Summary
+		label string
+	}{{a, aLabel}, {b, bLabel}} {
+		if g, of := worstReadGroups(x.s); g != nil {
+			sides = append(sides, readSide{x.label, g, of})
+		}
+	}
+	if len(sides) == 0 {
+		return nil
+	}
+	p := newPlot("How many requests were allowed on the same count?", "count read (0: the window's first)", "allowed requests that read it")
+	width, offset, step := 0.6, 0.0, 0.0
+	if len(sides) == 2 {
+		width, offset, step = 0.38, -0.2, 0.4
+	}
+	counts := 0
+	var tallest int64
+	var labels plotter.XYLabels
+	var caption []string
+	for i, sd := range sides {
+		xs := make([]float64, len(sd.groups))
+		ys := make([]float64, len(sd.groups))
+		var most int64
+		for j, n := range sd.groups {
+			xs[j], ys[j] = float64(j)+offset+step*float64(i), float64(n)
+			most = max(most, n)
+			labels.XYs = append(labels.XYs, plotter.XY{X: xs[j], Y: ys[j]})
+			labels.Labels = append(labels.Labels, count(n))
+		}
+		tallest = max(tallest, most)
+		counts = max(counts, len(sd.groups))
+		name := "the worst key-window of " + sd.of
+		if sd.label != "" {
+			name = sd.label + ", " + name
+		}
+		addLine(p, name, &bars{xs: xs, ys: ys, width: width, color: colorAt(i)})
+		caption = append(caption, fmt.Sprintf("%s: at most %s on one count", name, count(most)))
+	}
+	if counts <= 30 {
+		names := make([]string, counts)
+		for i := range names {
+			names[i] = strconv.Itoa(i)
+		}
+		p.NominalX(names...)
+	}
+	p.X.Min, p.X.Max = -0.5, float64(counts)-0.5
+	p.Y.Min, p.Y.Max = 0, 1.2*float64(tallest) // room for the legend
+	p.Legend.Left = true
+	if counts <= 30 {
+		// Each value written just above its bar, centred on it.
+		for i := range labels.XYs {
+			labels.XYs[i].Y += 0.035 * float64(tallest)
+		}
+		if lb := addLabels(p, labels); lb != nil {
+			for i := range lb.TextStyle {
+				lb.TextStyle[i].XAlign = -0.5
+			}
+		}
+	}
+	text := "In the key-window that let the most through, how many allowed requests read each count before deciding (the limiter's remaining, live the RateLimit field's r): "
+	for i, c := range caption {
+		if i > 0 {
+			text += "; "
+		}
+		text += c
+	}
+	text += ". A worst key-window taken over many trials is higher than a typical one: compare the median largest group in the verdict table. Requests let through without a count (fail-open) read nothing and are not drawn."
+	return &Figure{Name: "read-groups", Title: p.Title.Text, Caption: text, Plot: p}
+}
