@@ -241,6 +241,20 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 		return measure.Summary{}, err
 	}
 	pl := o.Plan
+	var budget *atomic.Int64
+	if maxReq > 0 {
+		budget = new(atomic.Int64)
+		budget.Store(maxReq)
+	}
+	base := newBaseTransport()
+	defer base.CloseIdleConnections()
+	specs, pops := buildSpecs(o, dur, budget, base)
+	warmed := 0
+	if pl.Warmup {
+		if warmed, err = warmUp(ctx, base, specs, o.RunID, o.Timeout); err != nil {
+			return measure.Summary{}, err
+		}
+	}
 	if wait := time.Until(o.Start); !o.Start.IsZero() && wait > 0 {
 		t := time.NewTimer(wait)
 		select {
@@ -253,15 +267,6 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	if !o.Start.IsZero() {
 		start = o.Start
 	}
-	var budget *atomic.Int64
-	if maxReq > 0 {
-		budget = new(atomic.Int64)
-		budget.Store(maxReq)
-	}
-
-	base := newBaseTransport()
-	defer base.CloseIdleConnections()
-	specs, pops := buildSpecs(o, dur, budget, base)
 	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Start: start, Populations: pl.MeasurePopulations()})
 	acct := newAccountant(rec, pops, len(specs), o.Window, o.Skew, start)
 	acct.step = seriesStep(dur)
@@ -343,6 +348,7 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	ref := o.Summary
 	ref.Mode, ref.Seed, ref.Complete = "attack", o.Seed, ctx.Err() == nil
 	s := acct.summarize(ref, o.Limit, elapsed, offered, o.URL, o.ResultsFile, o.Trial)
+	s.Live.WarmupRequests = int64(warmed)
 	// Without the store's counters (any URL) the KV work was not seen: its
 	// zeros are not measurements.
 	s.KV.Observed = o.KV != nil

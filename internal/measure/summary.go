@@ -282,7 +282,10 @@ type Live struct {
 	OfferedRate  float64 `json:"offered_rate"`
 	AchievedRate float64 `json:"achieved_rate"`
 	DurationSecs float64 `json:"duration_seconds"`
-	LatencyMs    Stats   `json:"latency_ms"`
+	// WarmupRequests is how many requests opened the run's connections
+	// before it started (live.warmup), not counted in it.
+	WarmupRequests int64 `json:"warmup_requests,omitempty"`
+	LatencyMs      Stats `json:"latency_ms"`
 	// LatencyNote says how latency was measured and what it hides.
 	LatencyNote string           `json:"latency_note"`
 	Status      map[string]int64 `json:"status"`

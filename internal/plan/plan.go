@@ -51,6 +51,9 @@ type Plan struct {
 	Live        bool
 	TimeScale   float64
 	MaxRequests int64
+	// Warmup says whether a live run opens its closed loops' connections
+	// before it starts (live.warmup).
+	Warmup bool
 
 	sc *scenario.Scenario
 }
@@ -115,7 +118,7 @@ func CompileLive(sc *scenario.Scenario) (*Plan, error) {
 		return nil, err
 	}
 	p.sc = sc
-	p.Live, p.TimeScale, p.MaxRequests = true, sc.Live.TimeScale, sc.Live.MaxRequests
+	p.Live, p.TimeScale, p.MaxRequests, p.Warmup = true, sc.Live.TimeScale, sc.Live.MaxRequests, sc.Live.Warmup
 	if !(p.TimeScale > 0) {
 		p.TimeScale = 1
 	}

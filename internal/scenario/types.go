@@ -261,6 +261,10 @@ type Live struct {
 	// TimeScale divides every store latency and lag the live run plays (and
 	// its prediction, plan.CompileLive, uses).
 	TimeScale float64 `yaml:"time_scale,omitempty" json:"time_scale,omitempty"`
+	// Warmup opens the closed loops' connections before the run starts,
+	// one request per in-flight slot under a key of its own, so that the
+	// run measures a target already connected to, as the model has it.
+	Warmup bool `yaml:"warmup,omitempty" json:"warmup,omitempty"`
 }
 
 // Advise is simulate -advise's question, stated in the scenario: the

@@ -1,0 +1,116 @@
+package attack
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// maxWarmup bounds the connections a warm-up opens: beyond it, a run's
+// first requests open their own as they would without one.
+const maxWarmup = 10000
+
+// warmRequest is one connection a warm-up opens: client c of spec s.
+type warmRequest struct {
+	s *spec
+	c int
+}
+
+// warmUp opens, before the run, the connections its closed loops will keep
+// busy: one request per in-flight slot, all at once, each carrying a
+// token of its own (the run id and "warmup"), so that it is counted under
+// another key than any the run measures and its answer is not recorded.
+// The transport keeps the connections open for the run. Without it a run's
+// first requests each set up a connection, and on a target whose
+// connections are accepted by the threads that serve it (wrangler dev) that
+// set-up changes how the first requests race: the model has none of it.
+// It returns how many requests it sent, and an error when none was
+// answered.
+func warmUp(ctx context.Context, base http.RoundTripper, specs []*spec, runID string, timeout time.Duration) (int, error) {
+	var reqs []warmRequest
+	for _, s := range specs {
+		if !s.closed {
+			continue
+		}
+		for c := range s.ids.pop.Clients {
+			slots := int(s.workers)
+			if s.slots != nil {
+				slots = s.slots[c].slots
+			}
+			for range slots {
+				reqs = append(reqs, warmRequest{s, c})
+			}
+		}
+	}
+	reqs = reqs[:min(len(reqs), maxWarmup)]
+	if len(reqs) == 0 {
+		return 0, nil
+	}
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	token := runID + "warmup"
+	if runID != "" {
+		token = runID + "-warmup"
+	}
+	var (
+		wg, all  sync.WaitGroup
+		mu       sync.Mutex
+		answered int
+		lastErr  error
+	)
+	// Each request keeps its connection (its answer unread) until every
+	// one has its answer's headers: a connection handed back early would
+	// carry a second warm-up request, and the run would open the one
+	// missing. (An answer without a body frees its connection with its
+	// headers: against such a target some may still.)
+	all.Add(len(reqs))
+	for _, w := range reqs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := warmOne(ctx, base, w, token, &all)
+			mu.Lock()
+			defer mu.Unlock()
+			if err == nil {
+				answered++
+			} else {
+				lastErr = err
+			}
+		}()
+	}
+	wg.Wait()
+	if answered == 0 {
+		return len(reqs), fmt.Errorf("attack: live.warmup: none of its %d requests to %s was answered: %v", len(reqs), specs[0].ids.url, lastErr)
+	}
+	return len(reqs), nil
+}
+
+// warmOne sends one warm-up request, marks all once its answer's headers
+// are in (or it failed), waits for every other request to do the same, and
+// then reads its answer to the end, so that its connection goes back to
+// the transport's pool.
+func warmOne(ctx context.Context, base http.RoundTripper, w warmRequest, token string, all *sync.WaitGroup) error {
+	id := w.s.ids
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, id.url, nil)
+	if err != nil {
+		all.Done()
+		return err
+	}
+	req.Header = id.header(w.c, token, "", "")
+	delete(req.Header, HeaderClient) // not a request of the run
+	resp, err := base.RoundTrip(req)
+	all.Done()
+	if err != nil {
+		return err
+	}
+	all.Wait()
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return err
+}

@@ -1,0 +1,95 @@
+package attack
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestWarmup holds live.warmup to its word: against a target that counts
+// the connections it accepts and the tokens it sees, a closed loop of two
+// clients with C = 4 each opens its 8 connections in the warm-up, sends
+// 8 warm-up requests under a token of their own, and then runs on those
+// connections, opening none; the summary counts none of the warm-up
+// requests. Without warmup the run opens its connections itself.
+func TestWarmup(t *testing.T) {
+	for _, warm := range []bool{true, false} {
+		t.Run(map[bool]string{true: "warmup", false: "cold"}[warm], func(t *testing.T) {
+			var (
+				conns      atomic.Int64
+				connsAtRun atomic.Int64
+				started    atomic.Bool
+				mu         sync.Mutex
+				warmups    int
+				runReqs    int64
+			)
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasSuffix(r.Header.Get("X-Anon-Token"), "warmup") {
+					mu.Lock()
+					warmups++
+					mu.Unlock()
+					if r.Header.Get(HeaderClient) != "" {
+						t.Errorf("a warm-up request names a client of the run")
+					}
+				} else {
+					mu.Lock()
+					runReqs++
+					mu.Unlock()
+					if !started.Swap(true) {
+						connsAtRun.Store(conns.Load())
+					}
+				}
+				time.Sleep(2 * time.Millisecond)
+				w.Write([]byte("ok")) // a body: an empty answer frees its connection with its headers
+			}))
+			srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+				if st == http.StateNew {
+					conns.Add(1)
+				}
+			}
+			srv.Start()
+			defer srv.Close()
+			live := "live: {duration: 300ms}"
+			if warm {
+				live = "live: {duration: 300ms, warmup: true}"
+			}
+			sc := parse(t, `
+name: warm
+limiter: {name: t, limit: 5, window: 60s}
+store: {kind: memory}
+traffic:
+  - name: bots
+    clients: 2
+    identity: {token: per-client, ip: none}
+    closed_loop: {concurrency: 4}
+`+live+"\n")
+			s, err := Run(context.Background(), Options{Plan: livePlan(t, sc), URL: srv.URL, RunID: "r1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !warm {
+				if warmups != 0 || s.Live.WarmupRequests != 0 || conns.Load() == 0 {
+					t.Errorf("without warmup: %d warm-up requests (summary %d), %d connections: want none, and the run's own", warmups, s.Live.WarmupRequests, conns.Load())
+				}
+				return
+			}
+			if warmups != 8 || s.Live.WarmupRequests != 8 {
+				t.Errorf("warm-up requests: the target saw %d, the summary says %d; want 8 (2 clients x 4 in flight)", warmups, s.Live.WarmupRequests)
+			}
+			if got := conns.Load(); got != 8 || connsAtRun.Load() != 8 {
+				t.Errorf("connections: %d before the run's first request, %d in all; want 8 and 8 (the run reuses the warm-up's)", connsAtRun.Load(), got)
+			}
+			if runReqs == 0 || s.Live.Status["200"] != runReqs {
+				t.Errorf("the summary has %v answers, the target answered %d of the run's requests: want the run's only", s.Live.Status, runReqs)
+			}
+		})
+	}
+}
