@@ -227,7 +227,11 @@ func (p *printer) body(s *Summary, what string) {
 		p.f("  kv: not observed (the store is out of sight of this run), so no KV work or cost\n")
 	}
 	if lv := s.Live; lv != nil {
-		p.f("  live: offered %.1f req/s, achieved %.1f req/s over %.1f s\n", lv.OfferedRate, lv.AchievedRate, lv.DurationSecs)
+		p.f("  live: offered %.1f req/s, achieved %.1f req/s over %.1f s", lv.OfferedRate, lv.AchievedRate, lv.DurationSecs)
+		if lv.WarmupRequests > 0 {
+			p.f(", after %s warm-up requests that opened its connections (not counted)", Thousands(lv.WarmupRequests))
+		}
+		p.f("\n")
 		p.f("  latency p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, max %.2f ms (the attacker's clock; see latency_note)\n",
 			lv.LatencyMs.P50, lv.LatencyMs.P95, lv.LatencyMs.P99, lv.LatencyMs.Max)
 		codes := make([]string, 0, len(lv.Status))
