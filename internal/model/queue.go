@@ -124,12 +124,19 @@ func (q *queue) node(e event) int32 {
 
 // slot returns the slot that holds an event at at.
 func (q *queue) slot(at int64) uint {
-	l := uint(0)
-	if x := uint64(at ^ q.last); x != 0 {
-		l = uint(bits.Len64(x)-1) / digitBits
-	}
+	l := uint(levelOf[bits.Len64(uint64(at^q.last))])
 	return l<<digitBits | uint(at>>(l*digitBits%64))%digits
 }
+
+// levelOf is, by the bit length of a time's difference from last (the
+// highest bit in which they differ, plus one; 0 for none), the level of
+// the time's slot.
+var levelOf = func() (t [65]uint8) {
+	for n := 1; n < len(t); n++ {
+		t[n] = uint8((n - 1) / digitBits)
+	}
+	return t
+}()
 
 // lowest returns the lowest slot that holds events, or one above every
 // slot when none does.
