@@ -98,6 +98,9 @@ func TestQueueTable(t *testing.T) {
 		{"ties keep push order", []int64{4, 4, 4, 4}, []int32{0, 1, 2, 3}},
 		{"ties among others", []int64{2, 1, 2, 1, 0}, []int32{4, 1, 3, 0, 2}},
 		{"near the end of time", []int64{1<<63 - 2, 0, 1<<63 - 2}, []int32{1, 0, 2}},
+		// 10 waits as the front; the second 10 goes to the slots; 5 takes
+		// the front's place, which goes ahead of the second 10.
+		{"front displaced", []int64{10, 10, 5}, []int32{2, 0, 1}},
 	}
 	for _, c := range cases {
 		var q queue
