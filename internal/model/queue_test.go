@@ -1,49 +1,88 @@
 package model
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"sort"
 	"testing"
 )
 
-// TestQueueOrder pushes events at random times (many equal) and checks they
-// come out by time, then in the order they were pushed.
-func TestQueueOrder(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	var q queue
-	type pushed struct {
-		at  int64
-		idx int32
+// refQueue is the queue's specification: events by time, then in the
+// order they were pushed, found by a scan.
+type refQueue struct {
+	ev  []event
+	seq []int
+	n   int
+}
+
+func (r *refQueue) push(at int64, kind uint8, idx int32) {
+	r.n++
+	r.ev = append(r.ev, event{at: at, idx: idx, kind: kind})
+	r.seq = append(r.seq, r.n)
+}
+
+func (r *refQueue) pop() event {
+	best := 0
+	for i := range r.ev {
+		if r.ev[i].at < r.ev[best].at || r.ev[i].at == r.ev[best].at && r.seq[i] < r.seq[best] {
+			best = i
+		}
 	}
-	var want []pushed
-	for i := 0; i < 5000; i++ {
-		at := r.Int64N(50)
-		q.push(at, evLoop, int32(i))
-		want = append(want, pushed{at, int32(i)})
-		if i%7 == 0 { // interleave pops with pushes
-			e := q.pop()
-			// Remove e from want: it must be the earliest, first pushed.
-			best := -1
-			for j, w := range want {
-				if best < 0 || w.at < want[best].at {
-					best = j
+	e := r.ev[best]
+	r.ev = append(r.ev[:best], r.ev[best+1:]...)
+	r.seq = append(r.seq[:best], r.seq[best+1:]...)
+	return e
+}
+
+// pop removes and returns the earliest event of q, which must hold one
+// before the end of time.
+func pop(q *queue) event {
+	e, ok := q.popBefore(1<<63 - 1)
+	if !ok {
+		panic("no event to pop")
+	}
+	return e
+}
+
+// TestQueueOrder runs the engine's pattern on a queue and on refQueue: pop
+// the earliest event, push zero to two events no earlier than it (many at
+// the same time, some far ahead). The events must come out the same, in the
+// same order.
+func TestQueueOrder(t *testing.T) {
+	for _, spread := range []int64{1, 10, 1000, 1 << 40} {
+		r := rand.New(rand.NewPCG(1, uint64(spread)))
+		var q queue
+		var want refQueue
+		ahead := func() int64 {
+			switch r.IntN(10) {
+			case 0:
+				return 0
+			case 1:
+				return 1 << 62
+			}
+			return r.Int64N(spread)
+		}
+		for i := 0; i < 100; i++ {
+			at := ahead()
+			q.push(at, evLoop, int32(i))
+			want.push(at, evLoop, int32(i))
+		}
+		for n := 0; q.len() > 0; n++ {
+			e, w := pop(&q), want.pop()
+			if e != w {
+				t.Fatalf("spread %d, step %d: pop = %+v, want %+v", spread, n, e, w)
+			}
+			if n < 20000 && e.at < 1<<62 {
+				for k := r.IntN(3); k > 0; k-- { // 0, 1 or 2 pushes, 1 on average
+					at := e.at + ahead()
+					q.push(at, evRead, int32(n))
+					want.push(at, evRead, int32(n))
 				}
 			}
-			if want[best].at != e.at || want[best].idx != e.idx {
-				t.Fatalf("pop = (%d, %d), want (%d, %d)", e.at, e.idx, want[best].at, want[best].idx)
+			if q.len() != len(want.ev) {
+				t.Fatalf("spread %d, step %d: len %d, want %d", spread, n, q.len(), len(want.ev))
 			}
-			want = append(want[:best], want[best+1:]...)
 		}
-	}
-	sort.SliceStable(want, func(i, j int) bool { return want[i].at < want[j].at })
-	for _, w := range want {
-		e := q.pop()
-		if e.at != w.at || e.idx != w.idx {
-			t.Fatalf("pop = (%d, %d), want (%d, %d)", e.at, e.idx, w.at, w.idx)
-		}
-	}
-	if q.len() != 0 {
-		t.Errorf("queue holds %d after draining", q.len())
 	}
 }
 
@@ -58,6 +97,10 @@ func TestQueueTable(t *testing.T) {
 		{"descending", []int64{3, 2, 1}, []int32{2, 1, 0}},
 		{"ties keep push order", []int64{4, 4, 4, 4}, []int32{0, 1, 2, 3}},
 		{"ties among others", []int64{2, 1, 2, 1, 0}, []int32{4, 1, 3, 0, 2}},
+		{"near the end of time", []int64{1<<63 - 2, 0, 1<<63 - 2}, []int32{1, 0, 2}},
+		// 10 waits as the front; the second 10 goes to the slots; 5 takes
+		// the front's place, which goes ahead of the second 10.
+		{"front displaced", []int64{10, 10, 5}, []int32{2, 0, 1}},
 	}
 	for _, c := range cases {
 		var q queue
@@ -65,42 +108,70 @@ func TestQueueTable(t *testing.T) {
 			q.push(at, evRead, int32(i))
 		}
 		for _, w := range c.want {
-			if e := q.pop(); e.idx != w {
+			if e := pop(&q); e.idx != w {
 				t.Errorf("%s: popped %d, want %d", c.name, e.idx, w)
 			}
 		}
 	}
 }
 
-// TestQueueTakeReplaces runs the engine's pattern (take the earliest event,
-// push zero or more, settle) on one queue and pop-then-push on another:
-// the events must come out the same, in the same order.
-func TestQueueTakeReplaces(t *testing.T) {
+// TestQueueSorts pushes random times, all before the first pop: they must
+// come out sorted, ties in push order.
+func TestQueueSorts(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	var a, b queue
-	for i := 0; i < 100; i++ {
-		at := r.Int64N(20)
-		a.push(at, evLoop, int32(i))
-		b.push(at, evLoop, int32(i))
+	var q queue
+	type pushed struct {
+		at  int64
+		idx int32
 	}
-	for n := 0; a.len() > 0; n++ {
-		ea, eb := a.take(), b.pop()
-		if ea != eb {
-			t.Fatalf("step %d: take = %+v, pop = %+v", n, ea, eb)
+	var want []pushed
+	for i := 0; i < 5000; i++ {
+		at := r.Int64N(50)
+		q.push(at, evLoop, int32(i))
+		want = append(want, pushed{at, int32(i)})
+	}
+	sort.SliceStable(want, func(i, j int) bool { return want[i].at < want[j].at })
+	for _, w := range want {
+		if e := pop(&q); e.at != w.at || e.idx != w.idx {
+			t.Fatalf("pop = (%d, %d), want (%d, %d)", e.at, e.idx, w.at, w.idx)
 		}
-		if n < 5000 {
-			for k := r.IntN(3); k > 0; k-- { // 0, 1 or 2 pushes, 1 on average
-				at := ea.at + r.Int64N(10)
-				a.push(at, evRead, int32(n))
-				b.push(at, evRead, int32(n))
+	}
+	if q.len() != 0 {
+		t.Errorf("queue holds %d after draining", q.len())
+	}
+}
+
+// TestQueuePushBeforeLast checks that a push earlier than the latest event
+// taken panics rather than breaking the order.
+func TestQueuePushBeforeLast(t *testing.T) {
+	var q queue
+	q.push(10, evLoop, 0) // the front
+	q.push(20, evLoop, 1)
+	q.push(30, evLoop, 2)
+	pop(&q)
+	pop(&q) // 20, from the slots
+	defer func() {
+		if recover() == nil {
+			t.Error("push before the latest event taken did not panic")
+		}
+	}()
+	q.push(15, evLoop, 3)
+}
+
+// BenchmarkQueue runs the engine's pattern on 100 and 10,000 scheduled
+// events: pop the earliest, push one event 1 ms to 1 s later.
+func BenchmarkQueue(b *testing.B) {
+	for _, n := range []int{100, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(5, 6))
+			var q queue
+			for i := 0; i < n; i++ {
+				q.push(r.Int64N(1e9), evLoop, int32(i))
 			}
-		}
-		a.settle()
-		if a.len() != b.len() {
-			t.Fatalf("step %d: len %d, want %d", n, a.len(), b.len())
-		}
-	}
-	if b.len() != 0 {
-		t.Errorf("pop-then-push queue holds %d after the other drained", b.len())
+			for b.Loop() {
+				e := pop(&q)
+				q.push(e.at+1e6+r.Int64N(1e9), evLoop, e.idx)
+			}
+		})
 	}
 }

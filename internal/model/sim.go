@@ -192,10 +192,10 @@ func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
 func (t *trial) run(ctx context.Context, n int64) (bool, error) {
 	c := t.c
 	for ; n != 0; n-- {
-		if t.q.len() == 0 || t.q.top().at >= c.end {
+		e, ok := t.q.popBefore(c.end)
+		if !ok {
 			return true, nil
 		}
-		e := t.q.take()
 		t.st.Events++
 		if e.at == t.last {
 			if t.same++; t.same > c.stuckAfter {
@@ -213,8 +213,7 @@ func (t *trial) run(ctx context.Context, n int64) (bool, error) {
 			}
 		}
 		t.now = e.at
-		t.step(e) // its first push, if any, takes e's place in the queue
-		t.q.settle()
+		t.step(e)
 	}
 	return false, nil
 }
