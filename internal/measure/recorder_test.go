@@ -186,3 +186,36 @@ func TestReadGroupsUnknown(t *testing.T) {
 		t.Errorf("read groups without remaining = %d, %v, %v; want none", s.Overshoot.LargestReadGroup, s.Overshoot.PerTrial.ReadGroups, s.WorstKeys[0].ReadGroups)
 	}
 }
+
+// TestReadGroupsReused: a closed key-window's tally is handed to a later
+// one zeroed. Window 0 lets 3 through on count 0; windows 1-5 one each on
+// counts 0 and 1, in tallies taken back from closed windows: the largest
+// group stays 3, and the last window lists [1 1 0].
+func TestReadGroupsReused(t *testing.T) {
+	r := NewRecorder(Config{Limit: 3, Window: time.Minute, Populations: []Population{{Name: "bot"}}})
+	allow := func(w, remaining int64, i int) {
+		r.Record(Event{Key: "k", Window: w, At: time.Duration(w)*time.Minute + time.Duration(i+1)*time.Second,
+			Outcome: Allowed, Remaining: remaining, HasRemaining: true})
+	}
+	for i := range 3 {
+		allow(0, 2, i)
+	}
+	for w := int64(1); w <= 5; w++ {
+		allow(w, 2, 0)
+		allow(w, 1, 1)
+	}
+	// Windows 0 and 1 are open together; from window 2 on, each new
+	// window takes the tally of the one that closed as it opened.
+	if got := len(r.tallies.buf); got != 2*3 {
+		t.Errorf("%d counts in the tallies' buffer, want 6: two tallies, the later windows reusing them", got)
+	}
+	s := Summarize(Summary{Mode: "simulate"}, 3, []Trial{r.Finish(6 * time.Minute)})
+	if s.Overshoot.LargestReadGroup != 3 {
+		t.Errorf("largest read group = %d, want 3 (a reused tally not zeroed?)", s.Overshoot.LargestReadGroup)
+	}
+	for _, k := range s.WorstKeys {
+		if k.Window == 5 && !slices.Equal(k.ReadGroups, []int64{1, 1, 0}) {
+			t.Errorf("window 5's read groups = %v, want [1 1 0]", k.ReadGroups)
+		}
+	}
+}
