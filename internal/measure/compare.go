@@ -54,16 +54,12 @@ func Compare(predicted, measured *Summary) Comparison {
 	}
 	if r := measured.Repeats; r != nil && len(r.Runs) > 0 {
 		c.MeasuredMaxRatio, c.Repeats = r.MaxRatio.Median, len(r.Runs)
-		var kept, groups []float64
+		var kept, groups, keptGroups []float64
 		for _, run := range r.Runs {
+			groups = append(groups, float64(run.ReadGroup))
 			if perTrial < 0 || run.KeyWindows == 0 || run.KeyWindows == perTrial {
 				kept = append(kept, run.MaxRatio)
-				groups = append(groups, float64(run.ReadGroup))
-			}
-		}
-		if len(groups) == 0 {
-			for _, run := range r.Runs {
-				groups = append(groups, float64(run.ReadGroup))
+				keptGroups = append(keptGroups, float64(run.ReadGroup))
 			}
 		}
 		c.MeasuredReadGroup = Median(groups)
@@ -73,6 +69,7 @@ func Compare(predicted, measured *Summary) Comparison {
 			c.Note = fmt.Sprintf("every live run saw another number of key-windows than a trial of the model (%d): none is like for like, so all are kept; a run that crosses a window boundary sees its key's windows for part of their length", perTrial)
 		case c.Excluded > 0:
 			c.MeasuredMaxRatio, c.Repeats = Median(kept), len(kept)
+			c.MeasuredReadGroup = Median(keptGroups)
 			c.Note = fmt.Sprintf("%d of %d live runs kept out: they saw another number of key-windows than a trial of the model (%d), so saw some for part of their length (a window boundary fell in the run)", c.Excluded, len(r.Runs), perTrial)
 		}
 	} else if perTrial >= 0 && measured.Overshoot.KeyWindows != perTrial {

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -9,11 +10,15 @@ import (
 // the prediction: runs that saw as many key-windows as a trial of the
 // model (or did not record how many) count; runs that saw another number
 // (a window boundary fell in them) are kept out of the median and said.
+// The largest read group's median is taken over the same runs (each run's
+// is ten times its max ratio here).
 func TestCompareKeyWindows(t *testing.T) {
 	// A prediction of 10 trials, one key-window each, max ratios 2..3.8.
 	pred := &Summary{Trials: 10, Overshoot: Overshoot{KeyWindows: 10, PerTrial: PerTrial{
 		MaxRatio: Interval{Lo: 2, Hi: 3.8}, MaxRatios: []float64{2, 2.2, 2.4, 2.6, 2.8, 3, 3.2, 3.4, 3.6, 3.8}}}}
-	run := func(ratio float64, kw int64) RepeatRun { return RepeatRun{MaxRatio: ratio, KeyWindows: kw} }
+	run := func(ratio float64, kw int64) RepeatRun {
+		return RepeatRun{MaxRatio: ratio, KeyWindows: kw, ReadGroup: int64(math.Round(10 * ratio))}
+	}
 	tests := []struct {
 		name     string
 		runs     []RepeatRun
@@ -38,6 +43,9 @@ func TestCompareKeyWindows(t *testing.T) {
 			c := Compare(pred, m)
 			if c.MeasuredMaxRatio != tc.measured || c.Excluded != tc.excluded {
 				t.Errorf("measured %v, excluded %d; want %v, %d", c.MeasuredMaxRatio, c.Excluded, tc.measured, tc.excluded)
+			}
+			if want := math.Round(10 * tc.measured); tc.runs != nil && c.MeasuredReadGroup != want {
+				t.Errorf("measured read group %v, want %v (over the runs the max ratio is taken over)", c.MeasuredReadGroup, want)
 			}
 			if tc.note == "" && c.Note != "" || !strings.Contains(c.Note, tc.note) {
 				t.Errorf("note %q, want one saying %q", c.Note, tc.note)
