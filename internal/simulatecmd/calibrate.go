@@ -691,15 +691,7 @@ func (p *fitProgress) stage(name string) {
 // eval counts one evaluation of the loss.
 func (p *fitProgress) eval() {
 	p.evals++
-	if !p.on {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	el := time.Since(p.start)
-	if el < progressAfter {
-		return
-	}
-	p.shown = true
-	fmt.Fprintf(p.w, "\r\033[Kcalibrate: %s, evaluation %d (at most %d), %s so far", p.name, p.evals, maxEvals, el.Round(time.Second))
+	p.show(func(el time.Duration) string {
+		return fmt.Sprintf("calibrate: %s, evaluation %d (at most %d), %s so far", p.name, p.evals, maxEvals, el.Round(time.Second))
+	})
 }

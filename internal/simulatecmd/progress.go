@@ -30,6 +30,13 @@ func newProgress(w io.Writer, points int) *progress {
 // update reports that done of total trials of sweep point i have finished,
 // with an estimate of the time left (points are taken to cost alike).
 func (p *progress) update(i, done, total int) {
+	p.show(func(el time.Duration) string { return progressLine(i, p.points, done, total, el) })
+}
+
+// show writes line(el), el the time the run has taken, over the last
+// progress line: on a terminal only, once the run has taken
+// progressAfter.
+func (p *progress) show(line func(el time.Duration) string) {
 	if !p.on {
 		return
 	}
@@ -40,7 +47,7 @@ func (p *progress) update(i, done, total int) {
 		return
 	}
 	p.shown = true
-	fmt.Fprintf(p.w, "\r%s\033[K", progressLine(i, p.points, done, total, el))
+	fmt.Fprintf(p.w, "\r%s\033[K", line(el))
 }
 
 // progressLine is the progress line after el: trial done of total at
