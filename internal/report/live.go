@@ -107,17 +107,10 @@ func valueChart(title, yLabel string, names []string, vals []float64, unit strin
 	xys := make(plotter.XYs, len(vals))
 	labels := make([]string, len(vals))
 	for i, v := range vals {
-		xys[i] = plotter.XY{X: xs[i], Y: math.Max(hs[i], floor) + pad}
+		xys[i] = plotter.XY{X: xs[i], Y: math.Max(hs[i], floor)}
 		labels[i] = num(v) + unit
 	}
-	if lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels}); err == nil {
-		for i := range lb.TextStyle {
-			lb.TextStyle[i].Font.Typeface = Sans.Typeface
-			lb.TextStyle[i].Font.Variant = Sans.Variant
-			lb.TextStyle[i].XAlign = -0.5
-		}
-		p.Add(lb)
-	}
+	addValueLabels(p, plotter.XYLabels{XYs: xys, Labels: labels}, pad)
 	p.X.Min, p.X.Max = -0.6, float64(len(vals))-0.4
 	p.Y.Min, p.Y.Max = floor, top+0.14*(top-floor)
 	return &Figure{Title: title, Plot: p}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot/plotter"
 
@@ -100,23 +101,9 @@ func ReadGroups(a, b *measure.Summary, aLabel, bLabel string) *Figure {
 	p.Y.Min, p.Y.Max = 0, 1.2*float64(tallest) // room for the legend
 	p.Legend.Left = true
 	if counts <= 30 {
-		// Each value written just above its bar, centred on it.
-		for i := range labels.XYs {
-			labels.XYs[i].Y += 0.035 * float64(tallest)
-		}
-		if lb := addLabels(p, labels); lb != nil {
-			for i := range lb.TextStyle {
-				lb.TextStyle[i].XAlign = -0.5
-			}
-		}
+		addValueLabels(p, labels, 0.03*float64(tallest))
 	}
-	text := "In the key-window that let the most through, how many allowed requests read each count before deciding (the limiter's remaining, live the RateLimit field's r): "
-	for i, c := range caption {
-		if i > 0 {
-			text += "; "
-		}
-		text += c
-	}
-	text += ". A worst key-window taken over many trials is higher than a typical one: compare the median largest group in the verdict table. Requests let through without a count (fail-open) read nothing and are not drawn."
+	text := "In the key-window that let the most through, how many allowed requests read each count before deciding (the limiter's remaining, live the RateLimit field's r): " +
+		strings.Join(caption, "; ") + ". A worst key-window taken over many trials is higher than a typical one: compare the median largest group in the verdict table. Requests let through without a count (fail-open) read nothing and are not drawn."
 	return &Figure{Name: "read-groups", Title: p.Title.Text, Caption: text, Plot: p}
 }

@@ -432,6 +432,26 @@ func addLabels(p *plot.Plot, l plotter.XYLabels) *plotter.Labels {
 	return lb
 }
 
+// addValueLabels writes each label centred just above its point, raised by
+// pad (in the y axis's units), in the report's sans font: a value on top
+// of its bar. It returns the labels, nil when there are none to draw.
+func addValueLabels(p *plot.Plot, l plotter.XYLabels, pad float64) *plotter.Labels {
+	for i := range l.XYs {
+		l.XYs[i].Y += pad
+	}
+	lb, err := plotter.NewLabels(l)
+	if err != nil {
+		return nil
+	}
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].Font.Typeface = Sans.Typeface
+		lb.TextStyle[i].Font.Variant = Sans.Variant
+		lb.TextStyle[i].XAlign = -0.5
+	}
+	p.Add(lb)
+	return lb
+}
+
 // valueScale gives p's y axis the scale its data asks for: logarithmic
 // (decade ticks, the label saying so) when the positive values from lo to
 // hi span more than 20x, else linear. It returns whether it chose log, and

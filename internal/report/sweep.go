@@ -567,18 +567,7 @@ func sweepMetricFigure(s *measure.Summary, m measure.Metric, xa sweepAxis, other
 		}
 		addLine(p, legend, withPoints(p, line(pts, c, 2)))
 	}
-	pad := 0.03 * (top - floor)
-	for k := range lxys {
-		lxys[k].Y += pad
-	}
-	if lb, err := plotter.NewLabels(plotter.XYLabels{XYs: lxys, Labels: labels}); err == nil {
-		for k := range lb.TextStyle {
-			lb.TextStyle[k].Font.Typeface = Sans.Typeface
-			lb.TextStyle[k].Font.Variant = Sans.Variant
-			lb.TextStyle[k].XAlign = -0.5
-		}
-		p.Add(lb)
-	}
+	addValueLabels(p, plotter.XYLabels{XYs: lxys, Labels: labels}, 0.03*(top-floor))
 	if m.Unit == "ratio" {
 		one, _ := ty(1)
 		xlo, xhi := -0.5, float64(len(xa.values))-0.5
