@@ -251,7 +251,7 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	specs, pops := buildSpecs(o, dur, budget, base)
 	warmed := 0
 	if pl.Warmup {
-		if warmed, err = warmUp(ctx, base, specs, o.RunID, o.Timeout); err != nil {
+		if warmed, err = warmUp(ctx, base, specs, o.Timeout); err != nil {
 			return measure.Summary{}, err
 		}
 	}

@@ -21,15 +21,16 @@ type warmRequest struct {
 
 // warmUp opens, before the run, the connections its closed loops will keep
 // busy: one request per in-flight slot, all at once, each carrying a
-// token of its own (the run id and "warmup"), so that it is counted under
+// token of its own (the run's token prefix and "warmup"), so that it is counted under
 // another key than any the run measures and its answer is not recorded.
 // The transport keeps the connections open for the run. Without it a run's
 // first requests each set up a connection, and on a target whose
 // connections are accepted by the threads that serve it (wrangler dev) that
 // set-up changes how the first requests race: the model has none of it.
+// The whole warm-up is bounded by timeout, the run's bound on one request.
 // It returns how many requests it sent, and an error when none was
 // answered.
-func warmUp(ctx context.Context, base http.RoundTripper, specs []*spec, runID string, timeout time.Duration) (int, error) {
+func warmUp(ctx context.Context, base http.RoundTripper, specs []*spec, timeout time.Duration) (int, error) {
 	var reqs []warmRequest
 	for _, s := range specs {
 		if !s.closed {
@@ -49,15 +50,8 @@ func warmUp(ctx context.Context, base http.RoundTripper, specs []*spec, runID st
 	if len(reqs) == 0 {
 		return 0, nil
 	}
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	token := runID + "warmup"
-	if runID != "" {
-		token = runID + "-warmup"
-	}
 	var (
 		wg, all  sync.WaitGroup
 		mu       sync.Mutex
@@ -74,7 +68,7 @@ func warmUp(ctx context.Context, base http.RoundTripper, specs []*spec, runID st
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := warmOne(ctx, base, w, token, &all)
+			err := warmOne(ctx, base, w, &all)
 			mu.Lock()
 			defer mu.Unlock()
 			if err == nil {
@@ -95,15 +89,15 @@ func warmUp(ctx context.Context, base http.RoundTripper, specs []*spec, runID st
 // are in (or it failed), waits for every other request to do the same, and
 // then reads its answer to the end, so that its connection goes back to
 // the transport's pool.
-func warmOne(ctx context.Context, base http.RoundTripper, w warmRequest, token string, all *sync.WaitGroup) error {
+func warmOne(ctx context.Context, base http.RoundTripper, w warmRequest, all *sync.WaitGroup) error {
 	id := w.s.ids
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, id.url, nil)
 	if err != nil {
 		all.Done()
 		return err
 	}
-	req.Header = id.header(w.c, token, "", "")
-	delete(req.Header, HeaderClient) // not a request of the run
+	req.Header = id.header(w.c, id.runID+"warmup", "", "") // the run id's prefix, a token no client sends
+	delete(req.Header, HeaderClient)                       // not a request of the run
 	resp, err := base.RoundTrip(req)
 	all.Done()
 	if err != nil {
