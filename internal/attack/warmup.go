@@ -96,8 +96,10 @@ func warmOne(ctx context.Context, base http.RoundTripper, w warmRequest, all *sy
 		all.Done()
 		return err
 	}
-	req.Header = id.header(w.c, id.runID+"warmup", "", "") // the run id's prefix, a token no client sends
-	delete(req.Header, HeaderClient)                       // not a request of the run
+	// The run id's prefix and a token no client sends; no client index:
+	// not a request of the run.
+	req.Header = id.header(w.c, id.runID+"warmup", "", "")
+	delete(req.Header, HeaderClient)
 	resp, err := base.RoundTrip(req)
 	all.Done()
 	if err != nil {
