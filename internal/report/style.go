@@ -439,16 +439,12 @@ func addValueLabels(p *plot.Plot, l plotter.XYLabels, pad float64) *plotter.Labe
 	for i := range l.XYs {
 		l.XYs[i].Y += pad
 	}
-	lb, err := plotter.NewLabels(l)
-	if err != nil {
-		return nil
+	lb := addLabels(p, l)
+	if lb != nil {
+		for i := range lb.TextStyle {
+			lb.TextStyle[i].XAlign, lb.TextStyle[i].YAlign = -0.5, 0 // centred, standing on the point
+		}
 	}
-	for i := range lb.TextStyle {
-		lb.TextStyle[i].Font.Typeface = Sans.Typeface
-		lb.TextStyle[i].Font.Variant = Sans.Variant
-		lb.TextStyle[i].XAlign = -0.5
-	}
-	p.Add(lb)
 	return lb
 }
 
