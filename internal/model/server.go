@@ -33,13 +33,19 @@ import (
 // thread of its own on the way in, before the inbox, and its response on
 // the way out, before the way back. The proxy serves them one at a time in
 // order of arrival, for its cpu_in or cpu_out draw.
+//
+// A thread with nothing to do blocks; work that reaches it (a request, or
+// at the proxy a response) starts it after a wake draw (server.wake, none
+// when unset): the operating system waking a thread blocked in epoll.
+// Requests that reach the inbox meanwhile join the first batch.
 
 // Server event kinds, after sim.go's.
 const (
-	evArrive uint8 = 64 + iota // a request reaches the server (idx: request)
-	evKick                     // the thread looks for its next step (idx unused)
-	evStep                     // the thread finishes a request's step (idx: request)
-	evProxy                    // the proxy finishes passing a request in or out (idx: request)
+	evArrive    uint8 = 64 + iota // a request reaches the server (idx: request)
+	evKick                        // the thread looks for its next step (idx unused)
+	evStep                        // the thread finishes a request's step (idx: request)
+	evProxy                       // the proxy finishes passing a request in or out (idx: request)
+	evProxyWake                   // the idle proxy thread is up to take its queue (idx unused)
 )
 
 // The step a request waits for or is in.
@@ -70,10 +76,10 @@ type server struct {
 	ready  fifo
 	reqs   []srvReq
 
-	// The proxy thread, when there is one: its queue and whether it is
-	// passing a request.
-	pbusy bool
-	pq    fifo
+	// The proxy thread, when there is one: its queue, whether it is
+	// passing a request, and whether it is waking to.
+	pbusy, pwaking bool
+	pq             fifo
 
 	// Batches and BatchedRequests count the batches taken and their
 	// requests, for tests.
@@ -151,12 +157,35 @@ func (s *server) enter(t *trial, ri int32) {
 		return
 	}
 	s.inbox.push(ri)
-	s.wake(t)
+	if !s.busy && !s.kicked {
+		// The thread was blocked: it starts after its wake-up, and
+		// whatever arrives meanwhile joins its first batch.
+		s.kicked = true
+		t.push(t.now+s.wakeUp(t), evKick, 0)
+	}
 }
 
-// toProxy queues request ri at the proxy and starts the proxy if idle.
+// wakeUp draws how long a blocked thread takes to start on new work: the
+// server's wake, drawn only when it is set.
+func (s *server) wakeUp(t *trial) int64 {
+	if s.p.Wake.IsZero() {
+		return 0
+	}
+	return int64(s.p.Wake.Sample(t.rng))
+}
+
+// toProxy queues request ri at the proxy and starts the proxy if idle,
+// after its wake-up.
 func (s *server) toProxy(t *trial, ri int32) {
 	s.pq.push(ri)
+	if s.pbusy || s.pwaking {
+		return
+	}
+	if w := s.wakeUp(t); w > 0 {
+		s.pwaking = true
+		t.push(t.now+w, evProxyWake, 0)
+		return
+	}
 	s.proxyNext(t)
 }
 
@@ -245,6 +274,9 @@ func (s *server) step(t *trial, e event) {
 		s.finish(t, e.idx)
 	case evProxy:
 		s.proxied(t, e.idx)
+	case evProxyWake:
+		s.pwaking = false
+		s.proxyNext(t)
 	}
 }
 

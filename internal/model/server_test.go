@@ -23,6 +23,12 @@ func withProxy(sc *scenario.Scenario, in, out float64) *scenario.Scenario {
 	return sc
 }
 
+// withWake gives sc's threads a constant wake-up of w ms.
+func withWake(sc *scenario.Scenario, w float64) *scenario.Scenario {
+	sc.Server.Wake = ms(w)
+	return sc
+}
+
 // TestOracleSingleThread checks the single-thread server against answers
 // derived by hand, in each case's comment, from the rules in server.go's
 // doc; the code was not run to get them. The store's own latency (5 ms)
@@ -55,6 +61,17 @@ func TestOracleSingleThread(t *testing.T) {
 		// 6 allowed, 4 lost updates.
 		{"one then five", singleThread(memoryScenario(2, time.Hour, ms(5), time.Minute, spread(burst(bot("bot"), 6, 0, 0), 1800*time.Microsecond)), 1, 1, 1, 0),
 			6, 6, 6, 6, 4},
+		// The same six at limit 1. Without a wake-up: the first alone
+		// (allowed, writes "1"), then five that read "1" and are denied:
+		// 1 allowed, 6 reads, 1 write.
+		{"one then five, limit 1", singleThread(memoryScenario(1, time.Hour, ms(5), time.Minute, spread(burst(bot("bot"), 6, 0, 0), 1800*time.Microsecond)), 1, 1, 1, 0),
+			6, 1, 6, 1, 0},
+		// With a wake-up of 2 ms the thread, blocked when the first
+		// arrives, starts at 2 ms, when all six (the last at 1.5 ms) are in
+		// the inbox: one batch, six reads of "missing" before the first
+		// write. 6 allowed, 6 writes, 5 lost.
+		{"six in one batch after a wake-up", withWake(singleThread(memoryScenario(1, time.Hour, ms(5), time.Minute, spread(burst(bot("bot"), 6, 0, 0), 1800*time.Microsecond)), 1, 1, 1, 0), 2),
+			6, 6, 6, 6, 5},
 		// One closed loop, limit 5 per hour, steps 1 ms, round trip 1 ms,
 		// 100 ms. An allowed request takes 0.5 + 3 + 0.5 = 4 ms (sent at 0,
 		// 4, 8, 12, 16 ms); a denied one skips between: 3 ms (sent at
@@ -70,6 +87,15 @@ func TestOracleSingleThread(t *testing.T) {
 		// 27 + 4k < 100, k <= 18: 19 denied. 24 requests, 5 writes.
 		{"closed loop behind a proxy", withProxy(singleThread(memoryScenario(5, time.Hour, ms(5), 100*time.Millisecond, closedLoop(bot("bot"), 1, ms(0))), 1, 1, 1, 1), 0.5, 0.5),
 			24, 5, 24, 5, 0},
+		// The same with a wake-up of 0.25 ms: each request finds the proxy,
+		// the server and the proxy again blocked, three wake-ups. An
+		// allowed request takes 0.5 + 0.25 + 0.5 + 0.25 + 3 + 0.25 + 0.5 +
+		// 0.5 = 5.75 ms (sent at 0, 5.75, ... 23 ms), a denied one 4.75 ms
+		// (sent at 28.75 + 4.75k ms, decided at its read 2.5 ms after
+		// sending). Decided before 100 ms: 31.25 + 4.75k < 100, k <= 14: 15
+		// denied. 20 requests, 5 writes.
+		{"closed loop behind a proxy, waking", withWake(withProxy(singleThread(memoryScenario(5, time.Hour, ms(5), 100*time.Millisecond, closedLoop(bot("bot"), 1, ms(0))), 1, 1, 1, 1), 0.5, 0.5), 0.25),
+			20, 5, 20, 5, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

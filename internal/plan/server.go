@@ -41,6 +41,9 @@ type ServerParams struct {
 	BeforeRead, Between, AfterWrite Dist
 	// RTT is the client's round trip, half each way.
 	RTT Dist
+	// Wake is how long an idle thread (the server's or the proxy's) takes
+	// to start on a request that reaches it; the zero Dist for none.
+	Wake Dist
 	// BatchMax is the most requests taken from the inbox at once.
 	BatchMax int
 	// Proxy is set when requests pass a proxy thread on their way in and
@@ -59,9 +62,13 @@ func compileServer(sc *scenario.Scenario) (ServerParams, error) {
 		return ServerParams{}, fmt.Errorf("server.mode %q is unknown: use one of %v", sv.Mode, scenario.ServerModes)
 	}
 	out := ServerParams{Mode: ServerSingleThread, BatchMax: sv.BatchMax, Proxy: sv.Proxy != nil}
-	// In the order of sv.Latencies: the steps, the round trip, the proxy's.
-	to := []*Dist{&out.BeforeRead, &out.Between, &out.AfterWrite, &out.RTT, &out.ProxyIn, &out.ProxyOut}
+	// In the order of sv.Latencies: the steps, the round trip, the wake-up,
+	// the proxy's.
+	to := []*Dist{&out.BeforeRead, &out.Between, &out.AfterWrite, &out.RTT, &out.Wake, &out.ProxyIn, &out.ProxyOut}
 	for i, l := range sv.Latencies() {
+		if l.Latency.IsZero() {
+			continue // unset (only wake may be): the zero Dist, no wait
+		}
 		var err error
 		if *to[i], err = NewDist(l.Latency); err != nil {
 			return ServerParams{}, fmt.Errorf("%s: %v", l.Path, err)

@@ -365,7 +365,7 @@ func (s *Scenario) SetDefaults() {
 // onlyMode reports whether sv sets nothing but its mode.
 func (sv *Server) onlyMode() bool {
 	c := sv.CPU
-	return c.BeforeRead.IsZero() && c.Between.IsZero() && c.AfterWrite.IsZero() && sv.RTT.IsZero() && sv.Proxy == nil && sv.BatchMax == 0
+	return c.BeforeRead.IsZero() && c.Between.IsZero() && c.AfterWrite.IsZero() && sv.RTT.IsZero() && sv.Wake.IsZero() && sv.Proxy == nil && sv.BatchMax == 0
 }
 
 // setServerDefaults fills the server section. A section that says no more
@@ -472,6 +472,7 @@ func DefaultTable() []DefaultEntry {
 		{"server.cpu.between", sv.CPU.Between.String(), "assumption: unpublished; calibrate (docs/serving-side.md)"},
 		{"server.cpu.after_write", sv.CPU.AfterWrite.String(), "assumption: unpublished; calibrate (docs/serving-side.md)"},
 		{"server.rtt", sv.RTT.String(), "assumption: a loopback round trip"},
+		{"server.wake", "0s", "choice: a thread starts on work the moment it arrives, as the model did before wake existed; measured under load it is not (docs/serving-side.md, section 10), calibrate"},
 		{"server.batch_max", fmt.Sprint(DefaultBatchMax), "source: kj's UnixEventPort::wait takes at most 16 epoll events per poll (capnproto async-unix.c++)"},
 		{"server.proxy", "none", "choice: no proxy thread; wrangler dev has one (docs/serving-side.md, section 1), calibrate its CPU"},
 		{"report.headline", measure.DefaultHeadline, "choice: the most one key-window allowed, as a multiple of the limit"},

@@ -28,11 +28,14 @@ func TestServerSection(t *testing.T) {
 		{name: "single-thread defaults", extra: "store: {kind: memory}\nserver: {mode: single-thread}\n", wantCPU: 1100 * time.Microsecond},
 		{name: "single-thread set", extra: "store: {kind: memory}\nserver: {mode: single-thread, cpu: {before_read: 2ms}}\n", wantCPU: 2 * time.Millisecond},
 		{name: "unknown mode", extra: "server: {mode: threads}\n", err: `"threads" is unknown: use one of none, single-thread`, path: "server.mode"},
-		{name: "none with cpu", extra: "server: {mode: none, cpu: {between: 1ms}}\n", err: "sets cpu, rtt or proxy but server.mode is none", path: "server"},
+		{name: "none with cpu", extra: "server: {mode: none, cpu: {between: 1ms}}\n", err: "sets cpu, rtt, wake or proxy but server.mode is none", path: "server"},
 		{name: "wrong store", extra: "server: {mode: single-thread}\n", err: "runs on store.kind memory, not kv; set store.kind: memory", path: "server.mode"},
 		{name: "proxy", extra: "store: {kind: memory}\nserver: {mode: single-thread, proxy: {cpu_in: 1ms, cpu_out: 2ms}}\n", wantCPU: 1100 * time.Microsecond},
 		{name: "proxy without cpu_out", extra: "store: {kind: memory}\nserver: {mode: single-thread, proxy: {cpu_in: 1ms}}\n", err: "is missing: give the proxy's thread time per request", path: "server.proxy.cpu_out"},
-		{name: "proxy under mode none", extra: "server: {mode: none, proxy: {cpu_in: 1ms, cpu_out: 1ms}}\n", err: "sets cpu, rtt or proxy but server.mode is none", path: "server"},
+		{name: "proxy under mode none", extra: "server: {mode: none, proxy: {cpu_in: 1ms, cpu_out: 1ms}}\n", err: "sets cpu, rtt, wake or proxy but server.mode is none", path: "server"},
+		{name: "wake", extra: "store: {kind: memory}\nserver: {mode: single-thread, wake: {dist: lognormal, median: 100us, p99: 2ms}}\n", wantCPU: 1100 * time.Microsecond},
+		{name: "wake under mode none", extra: "server: {mode: none, wake: 1ms}\n", err: "sets cpu, rtt, wake or proxy but server.mode is none", path: "server"},
+		{name: "negative wake", extra: "store: {kind: memory}\nserver: {mode: single-thread, wake: -1ms}\n", err: "negative", path: "server.wake"},
 		{name: "negative cpu", extra: "store: {kind: memory}\nserver: {mode: single-thread, cpu: {after_write: -1ms}}\n", err: "negative", path: "server.cpu.after_write"},
 	}
 	for _, tc := range tests {

@@ -298,6 +298,13 @@ type Server struct {
 	CPU ServerCPU `yaml:"cpu" json:"cpu"`
 	// RTT is the client's round trip to the server, half each way.
 	RTT Latency `yaml:"rtt" json:"rtt"`
+	// Wake is how long a thread blocked waiting for work (nothing running,
+	// nothing ready) takes to start on a request that reaches it: the
+	// operating system waking a thread blocked in epoll, which on a busy
+	// machine waits for a core. It applies to the server's thread and the
+	// proxy's, and is zero (omitted) unless set. Requests that arrive
+	// while the thread wakes join its first batch.
+	Wake Latency `yaml:"wake,omitempty" json:"wake,omitzero"`
 	// BatchMax is the most requests the thread takes from its sockets at
 	// once, when its queue empties (kj polls at most 16 events).
 	BatchMax int `yaml:"batch_max" json:"batch_max"`
@@ -314,10 +321,10 @@ type NamedLatency struct {
 }
 
 // Latencies lists the server's latencies by path: its steps, its round
-// trip and, when it has one, its proxy's passes.
+// trip, its threads' wake-up and, when it has one, its proxy's passes.
 func (sv *Server) Latencies() []NamedLatency {
 	out := []NamedLatency{{"server.cpu.before_read", sv.CPU.BeforeRead}, {"server.cpu.between", sv.CPU.Between},
-		{"server.cpu.after_write", sv.CPU.AfterWrite}, {"server.rtt", sv.RTT}}
+		{"server.cpu.after_write", sv.CPU.AfterWrite}, {"server.rtt", sv.RTT}, {"server.wake", sv.Wake}}
 	if px := sv.Proxy; px != nil {
 		out = append(out, NamedLatency{"server.proxy.cpu_in", px.CPUIn}, NamedLatency{"server.proxy.cpu_out", px.CPUOut})
 	}

@@ -112,7 +112,7 @@ func (s *Scenario) validateServer() error {
 	switch sv.Mode {
 	case ServerNone:
 		if !sv.onlyMode() {
-			return errAt("server", "sets cpu, rtt or proxy but server.mode is none: set mode: single-thread, or remove them")
+			return errAt("server", "sets cpu, rtt, wake or proxy but server.mode is none: set mode: single-thread, or remove them")
 		}
 		return nil
 	case ServerSingleThread:
@@ -123,6 +123,9 @@ func (s *Scenario) validateServer() error {
 		return errAt("server.mode", "single-thread models wrangler dev, whose local KV is linearizable: it runs on store.kind memory, not %s; set store.kind: memory", s.Store.Kind)
 	}
 	for _, l := range sv.Latencies() {
+		if l.Path == "server.wake" && l.Latency.IsZero() {
+			continue // unset: no wait
+		}
 		// The proxy's have no default: a proxy gives both.
 		if strings.HasPrefix(l.Path, "server.proxy.") && l.Latency.IsZero() {
 			return errAt(l.Path, "is missing: give the proxy's thread time per request, e.g. 500us")
