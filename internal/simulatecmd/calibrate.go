@@ -21,16 +21,18 @@ import (
 
 // DefaultFit is what -calibrate fits when -fit is not given: the server
 // thread's CPU before the read and after the write as one scale (their
-// split kept), the write (between) on its own, the proxy thread's CPU, and
-// the round trip (docs/serving-side.md: no published value, calibrate
-// them). Runs at two concurrencies give five numbers that move them: at
-// concurrency 1 the median latency (a denied request: everything but the
-// write) and an allowed request's (the write too); at a higher one the
-// same two (the busier thread's throughput) and the overshoot (how much of
-// a request's time is off the server's thread, which splits batches). The
-// spread of the server's lognormal latencies is fitted to each run's p99
-// latency: it sets how much one trial differs from the next, so the band.
-var DefaultFit = []string{"server.cpu.before_read+server.cpu.after_write", "server.cpu.between", "server.proxy", "server.rtt", "spread:server"}
+// split kept), the write (between) on its own, the proxy thread's CPU, the
+// round trip and the threads' wake-up (docs/serving-side.md: no published
+// value, calibrate them). Runs at two concurrencies give the numbers that
+// move them: at concurrency 1 the median latency (a denied request:
+// everything but the write) and an allowed request's (the write too); at a
+// higher one the same two (the busier thread's throughput), the overshoot
+// and the largest read group (how much of a request's time is off the
+// server's thread, which splits batches, and how long an idle thread lets
+// requests gather before it takes them). The spread of the server's
+// lognormal latencies is fitted to each run's p99 latency: it sets how much
+// one trial differs from the next, so the band.
+var DefaultFit = []string{"server.cpu.before_read+server.cpu.after_write", "server.cpu.between", "server.proxy", "server.rtt", "server.wake", "spread:server"}
 
 // CalibratedFile is the scenario -calibrate writes under -out.
 const CalibratedFile = "calibrated.yaml"
@@ -43,7 +45,7 @@ const CalibrationReport = "calibration.md"
 const calibrateTrials = 40
 
 // maxEvals bounds the loss evaluations of one fit.
-const maxEvals = 80
+const maxEvals = 160
 
 // liveRun is one measured summary to fit, with the scenario that predicts it.
 type liveRun struct {
@@ -72,24 +74,31 @@ func (p fitParam) mean(x float64) time.Duration {
 	return sum
 }
 
-// target is what a fit matches for one live run: its max ratio and median
-// latency (each the median over the run's repeats, or one repeat's own).
+// target is what a fit matches for one live run: its max ratio, latencies
+// and largest read group (each the median over the run's repeats, or one
+// repeat's own).
 type target struct {
-	ratio, latencyP50, latencyP99, allowedP50 float64
+	ratio, latencyP50, latencyP99, allowedP50, readGroup float64
 }
 
 // targetOf is run m's target: the median over its repeats, or repeat i's
 // values (i >= 0).
 func targetOf(m *measure.Summary, i int) target {
-	t := target{ratio: m.Overshoot.Ratio.Max, allowedP50: allowedP50(m)}
+	t := target{ratio: m.Overshoot.Ratio.Max, allowedP50: allowedP50(m), readGroup: float64(m.Overshoot.LargestReadGroup)}
 	if m.LatencyMs != nil {
 		t.latencyP50, t.latencyP99 = m.LatencyMs.P50, m.LatencyMs.P99
 	}
 	if r := m.Repeats; r != nil && len(r.Runs) > 0 {
 		if i >= 0 {
-			t.ratio, t.latencyP50, t.latencyP99 = r.Runs[i].MaxRatio, r.Runs[i].LatencyP50Ms, r.Runs[i].LatencyP99Ms
+			run := r.Runs[i]
+			t.ratio, t.latencyP50, t.latencyP99, t.readGroup = run.MaxRatio, run.LatencyP50Ms, run.LatencyP99Ms, float64(run.ReadGroup)
 		} else {
 			t.ratio, t.latencyP50, t.latencyP99 = r.MaxRatio.Median, r.LatencyP50Ms.Median, r.LatencyP99Ms.Median
+			groups := make([]float64, len(r.Runs))
+			for j, run := range r.Runs {
+				groups[j] = float64(run.ReadGroup)
+			}
+			t.readGroup = measure.Median(groups)
 		}
 	}
 	return t
@@ -163,7 +172,7 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 	prog.done()
 
 	var text strings.Builder
-	fmt.Fprintf(&text, "calibrated on %d live run(s), %d trials per evaluation, seed %d; loss %.4g (sum over runs of squared log errors of the median max ratio, the median latency, the allowed requests' median latency and, when a spread is fitted, the p99 latency)\n",
+	fmt.Fprintf(&text, "calibrated on %d live run(s), %d trials per evaluation, seed %d; loss %.4g (sum over runs of squared log errors of the median max ratio, the median latency, the allowed requests' median latency, the largest read group and, when a spread is fitted, the p99 latency)\n",
 		len(runs), trials, seed, loss)
 	for i, p := range params {
 		fmt.Fprintf(&text, "  %-14s %s%s\n", p.path, p.describe(x[i]), spreadText(p, i, x, xs))
@@ -270,6 +279,9 @@ func printFitLine(w io.Writer, r liveRun, c measure.Comparison, p *target) {
 		if t.latencyP99 > 0 {
 			fmt.Fprintf(w, "; latency p99 measured %.3gms, predicted %.3gms", t.latencyP99, p.latencyP99)
 		}
+		if t.readGroup > 0 {
+			fmt.Fprintf(w, "; largest read group measured %.3g, predicted %.3g (mean over trials)", t.readGroup, p.readGroup)
+		}
 	}
 	fmt.Fprintln(w)
 }
@@ -327,7 +339,7 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 		for _, part := range strings.Split(parts, "+") {
 			n := len(p.leaves)
 			for _, l := range fitLatencies(runs[0].sc) {
-				if (l.Path == part || strings.HasPrefix(l.Path, part+".")) && (!p.spread || l.Latency.Dist == scenario.DistLognormal) {
+				if (l.Path == part || strings.HasPrefix(l.Path, part+".")) && !l.Latency.IsZero() && (!p.spread || l.Latency.Dist == scenario.DistLognormal) {
 					p.leaves, p.base = append(p.leaves, l.Path), append(p.base, l.Latency)
 				}
 			}
@@ -472,13 +484,25 @@ func (f *fitter) compare(r liveRun, x []float64) (measure.Comparison, target, er
 	if s.LatencyMs != nil {
 		pred.latencyP50, pred.latencyP99 = s.LatencyMs.P50, s.LatencyMs.P99
 	}
+	// The mean, not the median, of the trials' largest read groups: whole
+	// numbers, whose median moves in steps that the search cannot follow.
+	if g := s.Overshoot.PerTrial.ReadGroups; len(g) > 0 {
+		var sum int64
+		for _, n := range g {
+			sum += n
+		}
+		pred.readGroup = float64(sum) / float64(len(g))
+	}
 	return c, pred, nil
 }
 
 // loss is the sum over runs of the squared log errors of the predicted
-// median max ratio, median latency and allowed requests' median latency
-// against the targets (nil: each run's median over its repeats). A latency
-// the run did not measure is left out.
+// median max ratio, median latency, allowed requests' median latency and
+// largest read group against the targets (nil: each run's median over its
+// repeats). A latency or read group the run did not measure is left out.
+// The read group is what tells apart where the time off the server's
+// thread is spent: a proxy fast on the way in hands the server's thread
+// more requests at once than one fast on the way out.
 func (f *fitter) loss(x []float64, targets []target) (float64, error) {
 	f.evals++
 	if f.onEval != nil {
@@ -500,6 +524,9 @@ func (f *fitter) loss(x []float64, targets []target) (float64, error) {
 		}
 		if t.allowedP50 > 0 {
 			total += sqLogErr(p.allowedP50, t.allowedP50)
+		}
+		if t.readGroup > 0 {
+			total += sqLogErr(p.readGroup, t.readGroup)
 		}
 		if t.latencyP99 > 0 && f.fitsSpread() {
 			total += sqLogErr(p.latencyP99, t.latencyP99)

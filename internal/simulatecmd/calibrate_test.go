@@ -223,9 +223,9 @@ func TestCalibratedAlternatives(t *testing.T) {
 }
 
 // TestCalibrateDefaultFit checks that the default fit works on a scenario
-// without a proxy and whose server latencies are constants: the proxy and
-// the spread, which it cannot fit, are left out with a note each, not an
-// error.
+// without a proxy or a wake-up and whose server latencies are constants:
+// the proxy, the wake-up and the spread, which it cannot fit, are left out
+// with a note each, not an error.
 func TestCalibrateDefaultFit(t *testing.T) {
 	dir := t.TempDir()
 	scPath := filepath.Join(dir, "cal.yaml")
@@ -236,7 +236,35 @@ func TestCalibrateDefaultFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(params) != len(DefaultFit)-2 || strings.Count(notes.String(), "left out of the fit") != 2 {
-		t.Errorf("%d parameters, notes %q; want all but the proxy and the spread, and a note for each", len(params), notes.String())
+	if len(params) != len(DefaultFit)-3 || strings.Count(notes.String(), "left out of the fit") != 3 {
+		t.Errorf("%d parameters, notes %q; want all but the proxy, the wake-up and the spread, and a note for each", len(params), notes.String())
+	}
+}
+
+// TestTargetOf checks what a fit matches for a run: its own values without
+// repeats, the median over the repeats (the largest read group too), or one
+// repeat's.
+func TestTargetOf(t *testing.T) {
+	one := &measure.Summary{}
+	one.Overshoot.Ratio.Max, one.Overshoot.LargestReadGroup = 2.5, 9
+	rep := &measure.Summary{}
+	rep.Overshoot.Ratio.Max, rep.Overshoot.LargestReadGroup = 3, 7
+	rep.Repeats = &measure.Repeats{Runs: []measure.RepeatRun{
+		{MaxRatio: 1, ReadGroup: 3, LatencyP50Ms: 10}, {MaxRatio: 3, ReadGroup: 7, LatencyP50Ms: 30}, {MaxRatio: 2, ReadGroup: 5, LatencyP50Ms: 20},
+	}, MaxRatio: measure.Spread{Median: 2}, LatencyP50Ms: measure.Spread{Median: 20}}
+	tests := []struct {
+		name string
+		s    *measure.Summary
+		i    int
+		want target
+	}{
+		{"one run", one, -1, target{ratio: 2.5, readGroup: 9}},
+		{"median over repeats", rep, -1, target{ratio: 2, latencyP50: 20, readGroup: 5}},
+		{"repeat 2", rep, 1, target{ratio: 3, latencyP50: 30, readGroup: 7}},
+	}
+	for _, tc := range tests {
+		if got := targetOf(tc.s, tc.i); got != tc.want {
+			t.Errorf("%s: target %+v, want %+v", tc.name, got, tc.want)
+		}
 	}
 }
