@@ -22,8 +22,14 @@
 # window with room for them), so no run is cut by a window boundary.
 #
 # Usage: scripts/validate-worker.sh [-limits 5,20] [-c 1,2,8,32,64] [-fit 1,8]
-#                                   [-repeat 3] [-duration 3s] [-out DIR] [-check] [-max-error PCT]
+#                                   [-repeat 3] [-duration 3s] [-out DIR] [-from DIR]
+#                                   [-check] [-max-error PCT]
 #   -duration   each run's length in whole seconds (e.g. 3s)
+#   -from       measure nothing: take the live runs (L<limit>-C<c>.json) from
+#               an earlier OUT directory and calibrate and predict again, to
+#               judge a change to the model on the same measurements (the
+#               runs' scenario may have changed since: its file is taken
+#               as it is now, with -force)
 #   -check      exit 1 when the held-out cells miss issue 10's bar
 #   -max-error  exit 1 when any held-out cell's relative error is above PCT
 #               percent (CI uses 40: a sanity bar, since the model's band
@@ -42,6 +48,7 @@ fitc=1,8
 repeat=3
 duration=3s
 out=""
+from=""
 check=0
 maxerr=""
 while [ $# -gt 0 ]; do
@@ -52,9 +59,10 @@ while [ $# -gt 0 ]; do
 	-repeat) repeat=$2; shift 2 ;;
 	-duration) duration=$2; shift 2 ;;
 	-out) out=$2; shift 2 ;;
+	-from) from=$2; shift 2 ;;
 	-check) check=1; shift ;;
 	-max-error) maxerr=$2; shift 2 ;;
-	*) echo "usage: $0 [-limits 5,20] [-c 1,2,8,32,64] [-fit 1,8] [-repeat 3] [-duration 3s] [-out DIR] [-check] [-max-error PCT]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-limits 5,20] [-c 1,2,8,32,64] [-fit 1,8] [-repeat 3] [-duration 3s] [-out DIR] [-from DIR] [-check] [-max-error PCT]" >&2; exit 2 ;;
 	esac
 done
 command -v jq >/dev/null || { echo "validate-worker.sh: needs jq" >&2; exit 1; }
@@ -87,8 +95,14 @@ room() {
 }
 is_fit() { local c; for c in "${fit_list[@]}"; do [ "$c" = "$1" ] && return 0; done; return 1; }
 
-echo "# $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ), repeats $repeat of $duration" | tee "$out/matrix.md"
-for limit in "${limit_list[@]}"; do
+if [ -n "$from" ]; then
+	echo "# the live runs of $from ($(head -1 "$from/matrix.md" 2>/dev/null | sed 's/^# //')), predicted again $(date -u +%FT%TZ)" | tee "$out/matrix.md"
+else
+	echo "# $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ), repeats $repeat of $duration" | tee "$out/matrix.md"
+fi
+# measure runs every cell of limit $1 against the Worker, into $out.
+measure() {
+	local limit=$1 c url
 	url=$(WORKER_VARS="LIMIT:$limit" examples/worker/dev.sh start "$port")
 	started=$port
 	for c in "${c_list[@]}"; do
@@ -103,14 +117,24 @@ for limit in "${limit_list[@]}"; do
 	examples/worker/dev.sh stop "$port" >/dev/null
 	started=""
 	port=$((port + 1))
+}
+for limit in "${limit_list[@]}"; do
+	if [ -n "$from" ]; then
+		for c in "${c_list[@]}"; do
+			cp "$from/L$limit-C$c.json" "$out/" ||
+				{ echo "validate-worker.sh: -from $from has no run for limit $limit, C=$c" >&2; exit 1; }
+		done
+	else
+		measure "$limit"
+	fi
 
 	runs=()
 	for c in "${fit_list[@]}"; do runs+=("$out/L$limit-C$c.json"); done
 	echo "limit $limit: calibrate on C in {$fitc}" >&2
-	(IFS=,; "$bin/simulate" -calibrate "${runs[*]}" -out "$out/cal-L$limit") >"$out/cal-L$limit.txt" 2>"$out/cal-L$limit.err" ||
+	(IFS=,; "$bin/simulate" ${from:+-force} -calibrate "${runs[*]}" -out "$out/cal-L$limit") >"$out/cal-L$limit.txt" 2>"$out/cal-L$limit.err" ||
 		{ echo "validate-worker.sh: calibrating limit $limit failed:" >&2; cat "$out/cal-L$limit.err" >&2; exit 1; }
 	for c in "${c_list[@]}"; do
-		"$bin/simulate" -compare "$out/L$limit-C$c.json" -no-report -json "$out/cal-L$limit/calibrated.yaml" \
+		"$bin/simulate" ${from:+-force} -compare "$out/L$limit-C$c.json" -no-report -json "$out/cal-L$limit/calibrated.yaml" \
 			2>/dev/null | jq -c '.comparison' >"$out/L$limit-C$c.cmp.json"
 	done
 done
