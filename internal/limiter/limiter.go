@@ -289,7 +289,10 @@ func (k *Keys) serve(p *Plan, ms, ns int64, caller string) bool {
 	if k.nKeys == 0 || ms < k.from || ms >= k.to || k.caller != caller {
 		return false
 	}
-	*p = Plan{Keys: k.keys, NKeys: k.nKeys, Window: k.window, Into: time.Duration((ms-k.from)*int64(time.Millisecond) + ns)}
+	// Field by field: a Plan literal is built aside and then copied.
+	p.Keys[0], p.Keys[1] = k.keys[0], k.keys[1]
+	p.NKeys, p.Window = k.nKeys, k.window
+	p.Into = time.Duration((ms-k.from)*int64(time.Millisecond) + ns)
 	return true
 }
 
