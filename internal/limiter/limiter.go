@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/strs"
 )
 
 // Algorithm names a counting scheme.
@@ -286,7 +288,7 @@ func (l *Limiter) PlanIntoUnixNano(p *Plan, k *Keys, now int64, caller string) {
 // ns nanoseconds (0 <= ns < 1e6), and reports true when they are caller's
 // keys for that instant's window; else it leaves *p alone.
 func (k *Keys) serve(p *Plan, ms, ns int64, caller string) bool {
-	if k.nKeys == 0 || ms < k.from || ms >= k.to || k.caller != caller {
+	if k.nKeys == 0 || ms < k.from || ms >= k.to || !strs.Same(k.caller, caller) {
 		return false
 	}
 	// Field by field: a Plan literal is built aside and then copied.
