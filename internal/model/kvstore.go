@@ -8,6 +8,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
+	"github.com/overshoot-dev/overshoot/internal/strs"
 )
 
 // KVConfig is what NewKV needs: the compiled KV parameters, the number of
@@ -309,7 +310,7 @@ type kvRef struct {
 // lookup returns key's state, or nil when the store holds none, using and
 // refreshing ref when it is not nil.
 func (s *KV) lookup(key string, ref *kvRef) *kvKey {
-	if ref != nil && ref.k != nil && ref.epoch == s.epoch && ref.key == key {
+	if ref != nil && ref.k != nil && ref.epoch == s.epoch && strs.Same(ref.key, key) {
 		return ref.k
 	}
 	k := s.keys[key]
