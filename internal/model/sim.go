@@ -329,7 +329,9 @@ func (t *trial) send(ci int32) {
 	} else {
 		t.c.lim.PlanInto(&r.plan, &c.keys, t.c.start.Add(time.Duration(t.now)), c.caller)
 	}
-	if r.plan.NKeys < 2 && r.got[1] != (limiter.Read{}) {
+	// (Value and Found tested one by one: comparing with limiter.Read{}
+	// calls memequal.)
+	if r.plan.NKeys < 2 && (r.got[1].Found || r.got[1].Value != "") {
 		r.got[1] = limiter.Read{} // Decide sees no other request's read
 	}
 	if t.owned != nil {
