@@ -123,6 +123,7 @@ type request struct {
 type trial struct {
 	c       *compiled
 	rng     *rand.Rand
+	pcg     *rand.PCG // rng's source, for draws made straight from it
 	q       queue
 	now     int64
 	store   Store
@@ -173,7 +174,8 @@ func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Tr
 // newTrial prepares trial i of a run with seed, its first events
 // scheduled.
 func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
-	t := &trial{c: c, i: i, rng: TrialRand(seed, i), last: -1}
+	t := &trial{c: c, i: i, last: -1}
+	t.rng, t.pcg = trialSource(seed, i)
 	t.rec = measure.NewRecorder(measure.Config{Limit: c.lim.Config().Limit, Window: c.lim.Config().Window,
 		Start: c.start, Populations: c.mpops})
 	var err error
@@ -323,7 +325,7 @@ func (t *trial) send(ci int32) {
 	// A reused slot keeps its last request's fields; set every one this
 	// request reads before it writes it.
 	r.client, r.nread, r.caller, r.dom, r.sentAt, r.decided = ci, 0, c.caller, AnyDomain, t.now, measure.DecidedError
-	r.loc = int32(pickLocation(p, n, t.rng))
+	r.loc = int32(pickLocation(p, n, t.pcg))
 	if t.c.nanoClock {
 		t.c.lim.PlanIntoUnixNano(&r.plan, &c.keys, t.c.startNano+t.now, c.caller)
 	} else {

@@ -54,12 +54,13 @@ func newClients(pops []plan.Population, total int) []client {
 	return cs
 }
 
-// pickLocation returns where client c's request n arrives, drawing from r
-// only when the population spreads over several locations at random.
-func pickLocation(p *plan.Population, n int64, r *rand.Rand) int {
+// pickLocation returns where client c's request n arrives, drawing from
+// src (the trial's PCG) only when the population spreads over several
+// locations at random.
+func pickLocation(p *plan.Population, n int64, src *rand.PCG) int {
 	u := 0.0
 	if p.DrawsLocation() {
-		u = r.Float64()
+		u = uniform01(src)
 	}
 	return p.Location(n, u)
 }
