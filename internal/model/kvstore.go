@@ -56,6 +56,9 @@ type kvKey struct {
 	// read can be timed from the write that replaced what it returned.
 	commits [commitsKept]commitAt
 	nCommit int
+	// visBin is the visibility bin of the key's last read, where the next
+	// read's is looked for (measure.KVCounters.VisibilityNear).
+	visBin uint8
 }
 
 // commitsKept is how many of a key's latest commits are remembered.
@@ -385,7 +388,7 @@ func (s *KV) read(now time.Duration, loc, dom int, key string, ref *kvRef) ReadR
 			if e.version != v {
 				staleFor = t - k.replacedAt(e.version)
 			}
-			s.ctr.Visibility(time.Duration(t-k.committed), time.Duration(staleFor), e.version == v)
+			s.ctr.VisibilityNear(&k.visBin, time.Duration(t-k.committed), time.Duration(staleFor), e.version == v)
 		}
 	}
 	return ReadResult{Value: e.value, Found: e.found, Version: e.version, Domain: dom, Latency: lat}
