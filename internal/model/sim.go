@@ -273,7 +273,7 @@ func (t *trial) step(e event) {
 	case evOpen:
 		t.send(e.idx)
 		c := &t.clients[e.idx]
-		p := &t.c.pops[c.pop]
+		p := c.p
 		if at := nextOpen(p, c, t.rng); at < int64(p.End) {
 			t.push(at, evOpen, e.idx)
 		}
@@ -317,7 +317,7 @@ func (t *trial) step(e event) {
 // send starts a request from client ci at now.
 func (t *trial) send(ci int32) {
 	c := &t.clients[ci]
-	p := &t.c.pops[c.pop]
+	p := c.p
 	n := c.nextCaller(p, ci)
 	t.requests++
 	ri := t.alloc()
@@ -466,7 +466,7 @@ func (t *trial) done(ri int32) {
 	ci := t.reqs[ri].client
 	t.release(ri)
 	c := &t.clients[ci]
-	p := &t.c.pops[c.pop]
+	p := c.p
 	if p.Send != plan.Closed {
 		return
 	}

@@ -11,7 +11,8 @@ import (
 // client is one simulated client's state.
 type client struct {
 	pop    int32
-	caller string // the limiter's caller identity (plan.Caller)
+	p      *plan.Population // pops[pop], found without indexing
+	caller string           // the limiter's caller identity (plan.Caller)
 	ip     string
 	sent   int64   // requests sent so far
 	rot    int64   // current rotation (rotating tokens)
@@ -48,7 +49,7 @@ func newClients(pops []plan.Population, total int) []client {
 		p := &pops[pi]
 		for k := 0; k < p.Clients; k++ {
 			ip := p.IP(k)
-			cs = append(cs, client{pop: int32(pi), ip: ip, caller: plan.Caller(p.Token(k, 0), ip), stopAt: int64(p.End)})
+			cs = append(cs, client{pop: int32(pi), p: p, ip: ip, caller: plan.Caller(p.Token(k, 0), ip), stopAt: int64(p.End)})
 		}
 	}
 	return cs
