@@ -105,6 +105,7 @@ func (c *compiled) newStore(rng *rand.Rand, ctr *measure.KVCounters) (Store, Own
 type request struct {
 	caller   string // the caller identity the request was planned for
 	client   int32
+	cl       *client // &trial.clients[client], found without indexing
 	loc      int32
 	dom      int32 // the cache domain the request used, AnyDomain before its first read
 	owner    int32
@@ -324,7 +325,7 @@ func (t *trial) send(ci int32) {
 	r := &t.reqs[ri]
 	// A reused slot keeps its last request's fields; set every one this
 	// request reads before it writes it.
-	r.client, r.nread, r.caller, r.dom, r.sentAt, r.decided = ci, 0, c.caller, AnyDomain, t.now, measure.DecidedError
+	r.client, r.cl, r.nread, r.caller, r.dom, r.sentAt, r.decided = ci, c, 0, c.caller, AnyDomain, t.now, measure.DecidedError
 	r.loc = int32(pickLocation(p, n, t.pcg))
 	if t.c.nanoClock {
 		t.c.lim.PlanIntoUnixNano(&r.plan, &c.keys, t.c.startNano+t.now, c.caller)
@@ -353,7 +354,7 @@ func (t *trial) send(ci int32) {
 func (t *trial) read(ri int32) {
 	r := &t.reqs[ri]
 	if t.kv != nil {
-		ref := &t.clients[r.client].refs[r.nread]
+		ref := &r.cl.refs[r.nread]
 		r.res = t.kv.read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread], ref)
 	} else {
 		r.res = t.store.Read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread])
@@ -403,7 +404,7 @@ func (t *trial) readDone(ri int32) {
 	var lat time.Duration
 	var err error
 	if t.kv != nil && slot >= 0 {
-		ref := &t.clients[r.client].refs[slot]
+		ref := &r.cl.refs[slot]
 		w, lat, err = t.kv.submit(time.Duration(t.now), int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, version, ref)
 	} else {
 		w, lat, err = t.store.Write(time.Duration(t.now), int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, version)
@@ -444,7 +445,7 @@ func (t *trial) atOwner(ri int32) {
 
 // record reports the decision for r, made now.
 func (t *trial) record(r *request, d *limiter.Decision) {
-	c := &t.clients[r.client]
+	c := r.cl
 	out := measure.Denied
 	if d.Allowed {
 		out = measure.Allowed
@@ -461,11 +462,10 @@ func (t *trial) done(ri int32) {
 	if t.srv != nil && t.srv.respond(t, ri) {
 		return
 	}
-	lat := time.Duration(t.now - t.reqs[ri].sentAt)
-	t.rec.RequestLatency(t.reqs[ri].decided, lat)
-	ci := t.reqs[ri].client
+	r := &t.reqs[ri]
+	t.rec.RequestLatency(r.decided, time.Duration(t.now-r.sentAt))
+	ci, c := r.client, r.cl
 	t.release(ri)
-	c := &t.clients[ci]
 	p := c.p
 	if p.Send != plan.Closed {
 		return
