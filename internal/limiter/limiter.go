@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/strs"
 )
 
 // Algorithm names a counting scheme.
@@ -131,8 +133,9 @@ type Plan struct {
 	NKeys int
 	// Window is the id of the window now falls in: floor(now / window).
 	Window int64
-	// Now is the time the decision is for.
-	Now time.Time
+	// Into is how far into that window now is (now minus the window's
+	// start): with Window, the time the decision is for.
+	Into time.Duration
 }
 
 // Read is the result of reading one key: its value, and whether it existed.
@@ -158,12 +161,12 @@ type Decision struct {
 	Allowed   bool
 	Remaining int64
 	Limit     int64
-	// Window is the id of the window the decision belongs to; Reset is when
-	// that window ends, i.e. when the full limit is available again. For a
-	// token bucket it is when the bucket is full again after an allowed
-	// request, and when the next request will be allowed after a denied one.
+	// Window is the id of the window the decision belongs to.
 	Window int64
-	Reset  time.Time
+	// reset is what Reset returns, in Unix milliseconds, or microseconds
+	// when resetMicro: an integer, so that a decision builds no time.Time.
+	reset      int64
+	resetMicro bool
 	// Count is the count the decision was made on (for the sliding window,
 	// the estimate rounded down; for the token bucket, the requests already
 	// in the bucket).
@@ -176,6 +179,17 @@ type Decision struct {
 	Err        error
 	FailOpen   bool
 	FailClosed bool
+}
+
+// Reset returns when the decision's window ends, i.e. when the full limit
+// is available again. For a token bucket it is when the bucket is full again
+// after an allowed request, and when the next request will be allowed after
+// a denied one.
+func (d Decision) Reset() time.Time {
+	if d.resetMicro {
+		return time.UnixMicro(d.reset)
+	}
+	return time.UnixMilli(d.reset)
 }
 
 // WindowID returns the id of the window t falls in: floor(t / window) counted
@@ -191,13 +205,19 @@ func (l *Limiter) WindowID(t time.Time) int64 {
 
 // windowStart returns the time window id w begins.
 func (l *Limiter) windowStart(w int64) time.Time {
-	return time.UnixMilli(w * l.cfg.Window.Milliseconds())
+	return time.UnixMilli(l.windowStartMilli(w))
+}
+
+// windowStartMilli returns the time window id w begins, in Unix
+// milliseconds.
+func (l *Limiter) windowStartMilli(w int64) int64 {
+	return w * l.cfg.Window.Milliseconds()
 }
 
 // Plan returns the keys to read to decide for caller at now.
 func (l *Limiter) Plan(now time.Time, caller string) Plan {
 	w := l.WindowID(now)
-	p := Plan{Window: w, Now: now, NKeys: 1}
+	p := Plan{Window: w, Into: now.Sub(l.windowStart(w)), NKeys: 1}
 	switch l.cfg.Algorithm {
 	case FixedWindow:
 		p.Keys[0] = l.windowKey(caller, w)
@@ -237,7 +257,9 @@ func (l *Limiter) PlanWith(k *Keys, now time.Time, caller string) Plan {
 // that keeps the plan in place (the simulator, once per request), without
 // copying a Plan out of the call.
 func (l *Limiter) PlanInto(p *Plan, k *Keys, now time.Time, caller string) {
-	if k.serve(p, now.UnixMilli(), now, caller) {
+	// now is ms milliseconds and now.Nanosecond()%1e6 nanoseconds after
+	// the epoch (UnixMilli rounds down).
+	if k.serve(p, now.UnixMilli(), int64(now.Nanosecond()%1e6), caller) {
 		return
 	}
 	*p = l.Plan(now, caller)
@@ -253,24 +275,26 @@ func (l *Limiter) PlanInto(p *Plan, k *Keys, now time.Time, caller string) {
 
 // PlanIntoUnixNano is PlanInto for now given as Unix nanoseconds, for a
 // driver that keeps its clock as an integer (the simulator, once per
-// request): it decides whether k's keys still serve without a time.Time,
-// and builds only the plan's Now, time.Unix(0, now).
+// request): while k's keys serve, it builds no time.Time.
 func (l *Limiter) PlanIntoUnixNano(p *Plan, k *Keys, now int64, caller string) {
-	t := time.Unix(0, now)
-	if k.serve(p, floorDiv(now, int64(time.Millisecond)), t, caller) {
+	ms := floorDiv(now, int64(time.Millisecond))
+	if k.serve(p, ms, now-ms*int64(time.Millisecond), caller) {
 		return
 	}
-	l.PlanInto(p, k, t, caller)
+	l.PlanInto(p, k, time.Unix(0, now), caller)
 }
 
-// serve sets *p to the plan of k's keys at now (ms in Unix milliseconds)
-// and reports true when they are caller's keys for that instant's window;
-// else it leaves *p alone.
-func (k *Keys) serve(p *Plan, ms int64, now time.Time, caller string) bool {
-	if k.nKeys == 0 || ms < k.from || ms >= k.to || k.caller != caller {
+// serve sets *p to the plan of k's keys at now, ms Unix milliseconds and
+// ns nanoseconds (0 <= ns < 1e6), and reports true when they are caller's
+// keys for that instant's window; else it leaves *p alone.
+func (k *Keys) serve(p *Plan, ms, ns int64, caller string) bool {
+	if k.nKeys == 0 || ms < k.from || ms >= k.to || !strs.Same(k.caller, caller) {
 		return false
 	}
-	*p = Plan{Keys: k.keys, NKeys: k.nKeys, Window: k.window, Now: now}
+	// Field by field: a Plan literal is built aside and then copied.
+	p.Keys[0], p.Keys[1] = k.keys[0], k.keys[1]
+	p.NKeys, p.Window = k.nKeys, k.window
+	p.Into = time.Duration((ms-k.from)*int64(time.Millisecond) + ns)
 	return true
 }
 
@@ -312,7 +336,7 @@ func (l *Limiter) DecideInto(d *Decision, p *Plan, got *[2]Read) {
 
 // decideFixed sets *d to the seed's checkRateLimit after its get.
 func (l *Limiter) decideFixed(d *Decision, p *Plan, got *Read) {
-	*d = Decision{Limit: l.cfg.Limit, Window: p.Window, Reset: l.windowStart(p.Window + 1)}
+	*d = Decision{Limit: l.cfg.Limit, Window: p.Window, reset: l.windowStartMilli(p.Window + 1)}
 	if got.Found {
 		d.Count = ParseCount(got.Value)
 	}
@@ -366,7 +390,7 @@ func formatCount(n int64) string {
 // when the estimate has reached the limit. The current key lives two windows
 // so that it can serve as the previous one.
 func (l *Limiter) decideSliding(p Plan, got [2]Read) Decision {
-	d := Decision{Limit: l.cfg.Limit, Window: p.Window, Reset: l.windowStart(p.Window + 1)}
+	d := Decision{Limit: l.cfg.Limit, Window: p.Window, reset: l.windowStartMilli(p.Window + 1)}
 	var cur, prev int64
 	if got[0].Found {
 		cur = ParseCount(got[0].Value)
@@ -374,7 +398,7 @@ func (l *Limiter) decideSliding(p Plan, got [2]Read) Decision {
 	if got[1].Found {
 		prev = ParseCount(got[1].Value)
 	}
-	elapsed := float64(p.Now.Sub(l.windowStart(p.Window))) / float64(l.cfg.Window)
+	elapsed := float64(p.Into) / float64(l.cfg.Window)
 	estimate := float64(prev)*(1-elapsed) + float64(cur)
 	d.Count = clampInt(math.Floor(estimate))
 	if estimate >= float64(l.cfg.Limit) {
@@ -409,22 +433,23 @@ func clampInt(f float64) int64 {
 // with rounded steps loses a request of the burst whenever window/limit is
 // not a whole number.
 func (l *Limiter) decideBucket(p Plan, got Read) Decision {
-	now := p.Now.UnixMicro()
+	// now in Unix microseconds (Into >= 0 rounds down as UnixMicro does)
+	now := l.windowStartMilli(p.Window)*1000 + int64(p.Into/time.Microsecond)
 	tat := now
 	if got.Found {
 		tat = max(now, ParseCount(got.Value))
 	}
 	backlog := tat - now // how far ahead of now the bucket is, >= 0
-	d := Decision{Limit: l.cfg.Limit, Window: p.Window, Count: ceilDiv(backlog, l.interval)}
+	d := Decision{Limit: l.cfg.Limit, Window: p.Window, Count: ceilDiv(backlog, l.interval), resetMicro: true}
 	if backlog > l.tolerance {
 		// Denied: the next request fits once TAT - now <= tolerance.
-		d.Reset = time.UnixMicro(tat - l.tolerance)
+		d.reset = tat - l.tolerance
 		return d
 	}
 	newTAT := tat + l.interval
 	d.Allowed = true
 	d.Remaining = l.cfg.Limit - 1 - d.Count
-	d.Reset = time.UnixMicro(newTAT) // when the bucket is full again
+	d.reset = newTAT // when the bucket is full again
 	d.Write = Write{Key: p.Keys[0], Value: formatCount(newTAT),
 		TTL: max(60*time.Second, time.Duration(newTAT-now)*time.Microsecond)}
 	return d
@@ -443,7 +468,7 @@ func ceilDiv(a, b int64) int64 {
 // limiter, on the read or on the write: fail-open allows with remaining =
 // limit, as the seed's safeRateLimit does; fail-closed denies.
 func (l *Limiter) Failed(p Plan, err error) Decision {
-	d := Decision{Limit: l.cfg.Limit, Window: p.Window, Reset: l.windowStart(p.Window + 1), Err: err}
+	d := Decision{Limit: l.cfg.Limit, Window: p.Window, reset: l.windowStartMilli(p.Window + 1), Err: err}
 	if l.cfg.Policy == FailClosed {
 		d.FailClosed = true
 		return d

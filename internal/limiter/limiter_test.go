@@ -66,8 +66,8 @@ func TestSeedLimitFive(t *testing.T) {
 		if store[key] != want.stored {
 			t.Errorf("request %d: stored %q under %s, want %q (store %v)", i+1, store[key], key, want.stored, store)
 		}
-		if d.Window != 293120 || !d.Reset.Equal(time.Unix(293121*86400, 0)) {
-			t.Errorf("request %d: window %d reset %v, want 293120 and %v", i+1, d.Window, d.Reset, time.Unix(293121*86400, 0))
+		if d.Window != 293120 || !d.Reset().Equal(time.Unix(293121*86400, 0)) {
+			t.Errorf("request %d: window %d reset %v, want 293120 and %v", i+1, d.Window, d.Reset(), time.Unix(293121*86400, 0))
 		}
 		if d.Allowed != (d.Write.Key != "") {
 			t.Errorf("request %d: allowed %v but write %+v", i+1, d.Allowed, d.Write)
@@ -309,12 +309,12 @@ func TestTokenBucket(t *testing.T) {
 			t.Fatalf("burst request %d: %+v, want allowed with remaining %d", i+1, d, 4-i)
 		}
 		wantTAT := t0.Add(time.Duration(i+1) * 12 * time.Second)
-		if d.Write.Value != strconv.FormatInt(wantTAT.UnixMicro(), 10) || !d.Reset.Equal(wantTAT) || d.Write.TTL != time.Minute {
-			t.Errorf("burst request %d: wrote %q reset %v TTL %v, want TAT %d, TTL 1m", i+1, d.Write.Value, d.Reset, d.Write.TTL, wantTAT.UnixMicro())
+		if d.Write.Value != strconv.FormatInt(wantTAT.UnixMicro(), 10) || !d.Reset().Equal(wantTAT) || d.Write.TTL != time.Minute {
+			t.Errorf("burst request %d: wrote %q reset %v TTL %v, want TAT %d, TTL 1m", i+1, d.Write.Value, d.Reset(), d.Write.TTL, wantTAT.UnixMicro())
 		}
 	}
 	d := step(l, store, t0, "c")
-	if d.Allowed || d.Remaining != 0 || d.Count != 5 || !d.Reset.Equal(t0.Add(12*time.Second)) || d.Write.Key != "" {
+	if d.Allowed || d.Remaining != 0 || d.Count != 5 || !d.Reset().Equal(t0.Add(12*time.Second)) || d.Write.Key != "" {
 		t.Errorf("6th request: %+v, want denied, count 5, next allowed at t0+12s", d)
 	}
 	if d := step(l, store, t0.Add(12*time.Second-time.Microsecond), "c"); d.Allowed {
@@ -357,7 +357,7 @@ func TestTokenBucketBurst(t *testing.T) {
 			t.Errorf("limit 1/h: TTL %v, want the hour the TAT lies ahead", last.Write.TTL)
 		}
 		d := step(l, store, t0, "c")
-		if d.Allowed || !d.Reset.Equal(t0.Add(c.next)) {
+		if d.Allowed || !d.Reset().Equal(t0.Add(c.next)) {
 			t.Errorf("limit %d/%v: after the burst %+v, want denied until t0+%v", c.limit, c.window, d, c.next)
 		}
 		if d := step(l, store, t0.Add(c.next), "c"); !d.Allowed {

@@ -3,6 +3,7 @@ package measure
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -61,6 +62,30 @@ func BenchmarkLatency(b *testing.B) {
 		d += 997
 		if d > time.Second {
 			d = time.Millisecond
+		}
+	}
+}
+
+// TestVisibilityNear holds VisibilityNear to Visibility: whatever bin it
+// starts from, a read lands in the bin a search from the top finds, at
+// every edge, a nanosecond either side of it, and beyond the last.
+func TestVisibilityNear(t *testing.T) {
+	var sinces []time.Duration
+	for _, e := range visibilityEdgesMs {
+		d := time.Duration(e * float64(time.Millisecond))
+		sinces = append(sinces, d-1, d, d+1)
+	}
+	sinces = append(sinces, -time.Second, time.Hour)
+	for _, since := range sinces {
+		want := NewKVCounters()
+		want.Visibility(since, 0, true)
+		for start := 0; start <= 255; start++ {
+			got := NewKVCounters()
+			bin := uint8(start)
+			got.VisibilityNear(&bin, since, 0, true)
+			if !slices.Equal(got.VisReads, want.VisReads) || !slices.Equal(got.VisFresh, want.VisFresh) || got.VisReads[bin] != 1 {
+				t.Fatalf("since %v from bin %d: reads %v (bin %d), want %v", since, start, got.VisReads, bin, want.VisReads)
+			}
 		}
 	}
 }

@@ -74,11 +74,25 @@ func (k *KVCounters) LostUpdate() { k.LostUpdates++ }
 // the value it returned had been outdated (since the first write that
 // replaced it).
 func (k *KVCounters) Visibility(since, staleFor time.Duration, fresh bool) {
+	bin := uint8(len(visibilityEdgesMs) - 1)
+	k.VisibilityNear(&bin, since, staleFor, fresh)
+}
+
+// VisibilityNear is Visibility for a store that keeps, per key, the bin of
+// the key's last read (*bin, which it sets to this read's): the bin is
+// searched for from there, where it usually is or a step away, since the
+// time since a key's latest write grows until the next write. Any *bin
+// gives the same bin, only sooner or later.
+func (k *KVCounters) VisibilityNear(bin *uint8, since, staleFor time.Duration, fresh bool) {
 	ms := float64(since) / float64(time.Millisecond)
-	i := len(visibilityEdgesMs) - 1
+	i := min(int(*bin), len(visibilityEdgesMs)-1)
 	for i > 0 && ms < visibilityEdgesMs[i] {
 		i--
 	}
+	for i+1 < len(visibilityEdgesMs) && ms >= visibilityEdgesMs[i+1] {
+		i++
+	}
+	*bin = uint8(i)
 	k.VisReads[i]++
 	if fresh {
 		k.VisFresh[i]++

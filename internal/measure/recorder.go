@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/strs"
 )
 
 // MaxTimelinePoints bounds the allowed times kept per key-window for the
@@ -319,7 +321,7 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 		return
 	}
 	var ks *keyState
-	if ref != nil && ref.ks != nil && ref.epoch == r.epoch && ref.key == e.Key {
+	if ref != nil && ref.ks != nil && ref.epoch == r.epoch && strs.Same(ref.key, e.Key) {
 		ks = ref.ks
 	} else {
 		if ks = r.keys[e.Key]; ks == nil {

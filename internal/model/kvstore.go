@@ -8,6 +8,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
+	"github.com/overshoot-dev/overshoot/internal/strs"
 )
 
 // KVConfig is what NewKV needs: the compiled KV parameters, the number of
@@ -55,6 +56,9 @@ type kvKey struct {
 	// read can be timed from the write that replaced what it returned.
 	commits [commitsKept]commitAt
 	nCommit int
+	// visBin is the visibility bin of the key's last read, where the next
+	// read's is looked for (measure.KVCounters.VisibilityNear).
+	visBin uint8
 }
 
 // commitsKept is how many of a key's latest commits are remembered.
@@ -309,7 +313,7 @@ type kvRef struct {
 // lookup returns key's state, or nil when the store holds none, using and
 // refreshing ref when it is not nil.
 func (s *KV) lookup(key string, ref *kvRef) *kvKey {
-	if ref != nil && ref.k != nil && ref.epoch == s.epoch && ref.key == key {
+	if ref != nil && ref.k != nil && ref.epoch == s.epoch && strs.Same(ref.key, key) {
 		return ref.k
 	}
 	k := s.keys[key]
@@ -384,7 +388,7 @@ func (s *KV) read(now time.Duration, loc, dom int, key string, ref *kvRef) ReadR
 			if e.version != v {
 				staleFor = t - k.replacedAt(e.version)
 			}
-			s.ctr.Visibility(time.Duration(t-k.committed), time.Duration(staleFor), e.version == v)
+			s.ctr.VisibilityNear(&k.visBin, time.Duration(t-k.committed), time.Duration(staleFor), e.version == v)
 		}
 	}
 	return ReadResult{Value: e.value, Found: e.found, Version: e.version, Domain: dom, Latency: lat}

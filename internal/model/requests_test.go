@@ -15,14 +15,14 @@ import (
 func modelRequests(pl *plan.Plan, pop int) ([]plantest.Request, error) {
 	p := &pl.Populations[pop]
 	cs := newClients(pl.Populations, pl.Clients)
-	rng := TrialRand(pl.Seed, 0)
+	_, src := trialSource(pl.Seed, 0)
 	var out []plantest.Request
 	for k := range min(plantest.Clients, p.Clients) {
 		ci := int32(p.First + k)
 		c := &cs[ci]
 		for range plantest.Requests {
 			n := c.nextCaller(p, ci)
-			out = append(out, plantest.Request{Client: int(ci), N: n, Caller: c.caller, IP: c.ip, Location: pickLocation(p, n, rng)})
+			out = append(out, plantest.Request{Client: int(ci), N: n, Caller: c.caller, IP: c.ip, Location: pickLocation(p, n, src)})
 		}
 	}
 	return out, nil

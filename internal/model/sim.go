@@ -105,6 +105,7 @@ func (c *compiled) newStore(rng *rand.Rand, ctr *measure.KVCounters) (Store, Own
 type request struct {
 	caller   string // the caller identity the request was planned for
 	client   int32
+	cl       *client // &trial.clients[client], found without indexing
 	loc      int32
 	dom      int32 // the cache domain the request used, AnyDomain before its first read
 	owner    int32
@@ -123,6 +124,7 @@ type request struct {
 type trial struct {
 	c       *compiled
 	rng     *rand.Rand
+	pcg     *rand.PCG // rng's source, for draws made straight from it
 	q       queue
 	now     int64
 	store   Store
@@ -173,7 +175,8 @@ func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Tr
 // newTrial prepares trial i of a run with seed, its first events
 // scheduled.
 func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
-	t := &trial{c: c, i: i, rng: TrialRand(seed, i), last: -1}
+	t := &trial{c: c, i: i, last: -1}
+	t.rng, t.pcg = trialSource(seed, i)
 	t.rec = measure.NewRecorder(measure.Config{Limit: c.lim.Config().Limit, Window: c.lim.Config().Window,
 		Start: c.start, Populations: c.mpops})
 	var err error
@@ -271,7 +274,7 @@ func (t *trial) step(e event) {
 	case evOpen:
 		t.send(e.idx)
 		c := &t.clients[e.idx]
-		p := &t.c.pops[c.pop]
+		p := c.p
 		if at := nextOpen(p, c, t.rng); at < int64(p.End) {
 			t.push(at, evOpen, e.idx)
 		}
@@ -315,21 +318,23 @@ func (t *trial) step(e event) {
 // send starts a request from client ci at now.
 func (t *trial) send(ci int32) {
 	c := &t.clients[ci]
-	p := &t.c.pops[c.pop]
+	p := c.p
 	n := c.nextCaller(p, ci)
 	t.requests++
 	ri := t.alloc()
 	r := &t.reqs[ri]
 	// A reused slot keeps its last request's fields; set every one this
 	// request reads before it writes it.
-	r.client, r.nread, r.caller, r.dom, r.sentAt, r.decided = ci, 0, c.caller, AnyDomain, t.now, measure.DecidedError
-	r.loc = int32(pickLocation(p, n, t.rng))
+	r.client, r.cl, r.nread, r.caller, r.dom, r.sentAt, r.decided = ci, c, 0, c.caller, AnyDomain, t.now, measure.DecidedError
+	r.loc = int32(pickLocation(p, n, t.pcg))
 	if t.c.nanoClock {
 		t.c.lim.PlanIntoUnixNano(&r.plan, &c.keys, t.c.startNano+t.now, c.caller)
 	} else {
 		t.c.lim.PlanInto(&r.plan, &c.keys, t.c.start.Add(time.Duration(t.now)), c.caller)
 	}
-	if r.plan.NKeys < 2 && r.got[1] != (limiter.Read{}) {
+	// (Value and Found tested one by one: comparing with limiter.Read{}
+	// calls memequal.)
+	if r.plan.NKeys < 2 && (r.got[1].Found || r.got[1].Value != "") {
 		r.got[1] = limiter.Read{} // Decide sees no other request's read
 	}
 	if t.owned != nil {
@@ -349,7 +354,7 @@ func (t *trial) send(ci int32) {
 func (t *trial) read(ri int32) {
 	r := &t.reqs[ri]
 	if t.kv != nil {
-		ref := &t.clients[r.client].refs[r.nread]
+		ref := &r.cl.refs[r.nread]
 		r.res = t.kv.read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread], ref)
 	} else {
 		r.res = t.store.Read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread])
@@ -399,7 +404,7 @@ func (t *trial) readDone(ri int32) {
 	var lat time.Duration
 	var err error
 	if t.kv != nil && slot >= 0 {
-		ref := &t.clients[r.client].refs[slot]
+		ref := &r.cl.refs[slot]
 		w, lat, err = t.kv.submit(time.Duration(t.now), int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, version, ref)
 	} else {
 		w, lat, err = t.store.Write(time.Duration(t.now), int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, version)
@@ -440,7 +445,7 @@ func (t *trial) atOwner(ri int32) {
 
 // record reports the decision for r, made now.
 func (t *trial) record(r *request, d *limiter.Decision) {
-	c := &t.clients[r.client]
+	c := r.cl
 	out := measure.Denied
 	if d.Allowed {
 		out = measure.Allowed
@@ -457,12 +462,11 @@ func (t *trial) done(ri int32) {
 	if t.srv != nil && t.srv.respond(t, ri) {
 		return
 	}
-	lat := time.Duration(t.now - t.reqs[ri].sentAt)
-	t.rec.RequestLatency(t.reqs[ri].decided, lat)
-	ci := t.reqs[ri].client
+	r := &t.reqs[ri]
+	t.rec.RequestLatency(r.decided, time.Duration(t.now-r.sentAt))
+	ci, c := r.client, r.cl
 	t.release(ri)
-	c := &t.clients[ci]
-	p := &t.c.pops[c.pop]
+	p := c.p
 	if p.Send != plan.Closed {
 		return
 	}

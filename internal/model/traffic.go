@@ -11,7 +11,8 @@ import (
 // client is one simulated client's state.
 type client struct {
 	pop    int32
-	caller string // the limiter's caller identity (plan.Caller)
+	p      *plan.Population // pops[pop], found without indexing
+	caller string           // the limiter's caller identity (plan.Caller)
 	ip     string
 	sent   int64   // requests sent so far
 	rot    int64   // current rotation (rotating tokens)
@@ -48,18 +49,19 @@ func newClients(pops []plan.Population, total int) []client {
 		p := &pops[pi]
 		for k := 0; k < p.Clients; k++ {
 			ip := p.IP(k)
-			cs = append(cs, client{pop: int32(pi), ip: ip, caller: plan.Caller(p.Token(k, 0), ip), stopAt: int64(p.End)})
+			cs = append(cs, client{pop: int32(pi), p: p, ip: ip, caller: plan.Caller(p.Token(k, 0), ip), stopAt: int64(p.End)})
 		}
 	}
 	return cs
 }
 
-// pickLocation returns where client c's request n arrives, drawing from r
-// only when the population spreads over several locations at random.
-func pickLocation(p *plan.Population, n int64, r *rand.Rand) int {
+// pickLocation returns where client c's request n arrives, drawing from
+// src (the trial's PCG) only when the population spreads over several
+// locations at random.
+func pickLocation(p *plan.Population, n int64, src *rand.PCG) int {
 	u := 0.0
 	if p.DrawsLocation() {
-		u = r.Float64()
+		u = uniform01(src)
 	}
 	return p.Location(n, u)
 }

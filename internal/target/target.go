@@ -141,7 +141,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
 	hdr["Content-Type"] = textPlain
 	hdr[HeaderRateLimitPolicy] = h.policy
-	reset := resetSeconds(d.Reset.Sub(now))
+	reset := resetSeconds(d.Reset().Sub(now))
 	if !d.FailOpen {
 		// A fail-open answer was not counted, so what remains is unknown:
 		// the limiter's "remaining = limit" would invite a client to keep
