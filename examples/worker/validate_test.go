@@ -11,19 +11,19 @@ import (
 // the example Worker under wrangler dev: limit 5, one caller at C = 1, 2, 8
 // and 32 requests in flight, five runs each; the model is calibrated on
 // C = 1 and 8 and must predict C = 2 and 32 within 40% of the live median
-// (scripts/validate-worker.sh -max-error 40). Over seven runs of the full
-// matrix with this model the C = 32 error was 1-26% (6-9% at limit 5 in the
-// three with warmed-up connections); the same fitted values without the
-// proxy thread predict 16x there where 9.8x was measured, 63% off. Whether
-// the live median falls inside the predicted band is logged, not asserted:
-// 16 of 18 held-out cells were in the three warmed-up matrices, short of
-// issue 10's 90% in two of them (README). It starts and stops
+// (scripts/validate-worker.sh -max-error 40). Over the five full matrices
+// measured after the threads' wake-up was added, the limit 5, C = 32 error
+// was 4-16%, and 40.5% (above this bar) in the one measured with the machine loaded (load
+// average 3.7-5), where the live median fell to 7.4x: the live medians of
+// that cell ranged 7.4-13x across matrices. Whether the live median falls
+// inside the predicted band is logged, not asserted: 28 of 30 held-out
+// cells were, in four of the five matrices all six (README). It starts and stops
 // Workers of its own, so it runs only when OVERSHOOT_VALIDATE=1 (.ci/run
 // sets it and runs this test alone, with nothing else loading the cores:
 // the Worker's throughput is what is measured).
 func TestValidateWorker(t *testing.T) {
 	if os.Getenv("OVERSHOOT_VALIDATE") != "1" {
-		t.Skip("OVERSHOOT_VALIDATE not set: this runs wrangler dev and takes about two minutes; .ci/run runs it alone")
+		t.Skip("OVERSHOOT_VALIDATE not set: this runs wrangler dev and takes about three minutes; .ci/run runs it alone")
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
