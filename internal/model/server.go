@@ -157,12 +157,7 @@ func (s *server) enter(t *trial, ri int32) {
 		return
 	}
 	s.inbox.push(ri)
-	if !s.busy && !s.kicked {
-		// The thread was blocked: it starts after its wake-up, and
-		// whatever arrives meanwhile joins its first batch.
-		s.kicked = true
-		t.push(t.now+s.wakeUp(t), evKick, 0)
-	}
+	s.wake(t, true)
 }
 
 // wakeUp draws how long a blocked thread takes to start on new work: the
@@ -227,14 +222,22 @@ func goBack(t *trial, st *srvReq, ri int32) {
 	t.push(t.now+st.back, evDone, ri)
 }
 
-// wake schedules a look for work now, unless the thread is busy or one is
-// already scheduled. Running it as an event lets everything else at this
-// instant (arrivals, a read's result) happen first.
-func (s *server) wake(t *trial) {
-	if !s.busy && !s.kicked {
-		s.kicked = true
-		t.push(t.now, evKick, 0)
+// wake schedules a look for work, unless the thread is busy or one is
+// already scheduled: now when the thread has just ended a step, after its
+// wake-up when a request reached it from outside (arrived) while it was
+// blocked; whatever arrives meanwhile joins its first batch. Running it as
+// an event lets everything else at this instant (arrivals, a read's
+// result) happen first.
+func (s *server) wake(t *trial, arrived bool) {
+	if s.busy || s.kicked {
+		return
 	}
+	s.kicked = true
+	at := t.now
+	if arrived {
+		at += s.wakeUp(t)
+	}
+	t.push(at, evKick, 0)
 }
 
 // hold keeps request ri's decision and the version it replaces until its
@@ -243,7 +246,7 @@ func (s *server) hold(t *trial, ri int32, d limiter.Decision, version uint64) {
 	st := s.state(ri)
 	st.phase, st.d, st.version = phWrite, d, version
 	s.ready.push(ri)
-	s.wake(t)
+	s.wake(t, false)
 }
 
 // respond is called where request ri would be done. It queues the
@@ -257,7 +260,7 @@ func (s *server) respond(t *trial, ri int32) bool {
 	}
 	st.phase = phRespond
 	s.ready.push(ri)
-	s.wake(t)
+	s.wake(t, false)
 	return true
 }
 
@@ -339,6 +342,6 @@ func (s *server) finish(t *trial, ri int32) {
 		} else {
 			goBack(t, st, ri)
 		}
-		s.wake(t)
+		s.wake(t, false)
 	}
 }
