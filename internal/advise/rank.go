@@ -36,11 +36,12 @@ func (r Result) FalseDenials() float64 { v, _ := r.metric("false_denials.rate");
 func (r Result) LegitDenied() float64 { v, _ := r.metric("legit_denied.rate"); return v }
 
 // Cost is the KV cost in dollars per million requests; ok is false when the
-// design is not priced: only Workers KV's prices are in the sources the
-// model's numbers come from (../shared/facts), not a Durable Object's or
-// the Rate Limiting binding's.
+// design is not priced: its summary has no price (only Workers KV's prices
+// are in the sources the model's numbers come from, ../shared/facts, not a
+// Durable Object's or the Rate Limiting binding's), or it is the memory
+// reference, which is not a store one can ship.
 func (r Result) Cost() (usd float64, ok bool) {
-	if r.Design.Store != plan.KV {
+	if r.Design.Store == plan.Memory {
 		return 0, false
 	}
 	return r.metric("cost.usd_per_million")

@@ -84,7 +84,7 @@ var Metrics = []Metric{
 	latencyMetric("p99", func(l Stats) float64 { return l.P99 }),
 	{Name: "cost.usd_per_million", Label: "KV cost per million requests (paid plan)", Unit: "usd",
 		value: func(s *Summary) (float64, bool) {
-			return s.Cost.USDPerMillionRequests, s.KV.Observed && s.Totals.Requests > 0
+			return s.Cost.USDPerMillionRequests, s.KV.Observed && s.Totals.Requests > 0 && s.Cost.Priced()
 		}},
 }
 

@@ -17,6 +17,15 @@ const (
 	secondsPerDay       = 86400
 )
 
+// unpriced are the stores, by the name a summary's limiter.store gives,
+// whose work Workers KV's prices do not fit, and why. The memory store is
+// priced: it stands for a KV binding without lag (wrangler dev's local KV),
+// whose operations a deployed Worker pays for as KV's.
+var unpriced = map[string]string{
+	"durable-object": "a Durable Object is billed by requests and duration, whose prices are not in the model's sources",
+	"per-location":   "the Rate Limiting binding's price is not in the model's sources",
+}
+
 // Summarize pools trials, in order, into the summary s (whose identifying
 // fields the caller has filled: mode, scenario, seed, limiter). Pooling in
 // trial order makes the result independent of how trials were scheduled.
@@ -90,6 +99,10 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 	s.WorstKeys = worst[:min(len(worst), worstKept)]
 	s.KV = kvWork(kvc)
 	s.Cost = cost(kvc, s.Totals, len(trials), o.KeyWindows, s.Limiter.WindowSecs)
+	if why, ok := unpriced[s.Limiter.Store]; ok {
+		s.Cost = Cost{ReadsPerMillionRequests: s.Cost.ReadsPerMillionRequests,
+			WritesPerMillionRequests: s.Cost.WritesPerMillionRequests, NotPriced: why}
+	}
 	s.Warnings = s.Health()
 	if lat.N > 0 {
 		st := lat.Stats()

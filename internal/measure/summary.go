@@ -257,7 +257,15 @@ type Cost struct {
 	// of reads.
 	FreeWritesExhaustedAfterSecs float64 `json:"free_writes_exhausted_after_seconds"`
 	FreeReadsExhaustedAfterSecs  float64 `json:"free_reads_exhausted_after_seconds"`
+	// NotPriced, when set, says why the run's store work has no price: only
+	// Workers KV's prices and quotas are in the sources the model's numbers
+	// come from. The operation counts above are still given; the dollars
+	// and the free plan's times are 0.
+	NotPriced string `json:"not_priced,omitempty"`
 }
+
+// Priced reports whether c prices the run's store work (see NotPriced).
+func (c Cost) Priced() bool { return c.NotPriced == "" }
 
 // KeyTimeline is one key-window's allowed requests over time.
 type KeyTimeline struct {

@@ -221,8 +221,12 @@ func (p *printer) body(s *Summary, what string) {
 		if k.StaleReads > 0 {
 			p.f(" (staleness p50 %.0f ms, p99 %.0f ms)", k.StalenessMs.P50, k.StalenessMs.P99)
 		}
-		p.f("\n  cost: $%.3f per million requests; %s (a steady day at this run's rates)\n",
-			s.Cost.USDPerMillionRequests, FreePlanSentence(s.Cost))
+		if s.Cost.Priced() {
+			p.f("\n  cost: $%.3f per million requests; %s (a steady day at this run's rates)\n",
+				s.Cost.USDPerMillionRequests, FreePlanSentence(s.Cost))
+		} else {
+			p.f("\n  cost: not priced: %s\n", s.Cost.NotPriced)
+		}
 	} else {
 		p.f("  kv: not observed (the store is out of sight of this run), so no KV work or cost\n")
 	}

@@ -1,9 +1,11 @@
 package model
 
 import (
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
@@ -65,5 +67,47 @@ func TestDurableObjectRoundTrip(t *testing.T) {
 	}
 	if n := trials[0].Totals.Requests; n != 100 {
 		t.Errorf("requests = %d, want 100", n)
+	}
+}
+
+// TestCostPricedByStore: a run's cost is priced at Workers KV's prices for
+// the kv and memory stores (memory stands for a KV binding without lag),
+// and not priced for a Durable Object or the Rate Limiting binding, whose
+// prices are not in the model's sources: their summaries say so, keep the
+// operation counts, and leave the cost metric unmeasured.
+func TestCostPricedByStore(t *testing.T) {
+	b := burst(bot("bot"), 16, 0, 0)
+	cases := []struct {
+		name   string
+		sc     *scenario.Scenario
+		priced bool
+	}{
+		{"kv", kvScenario(5, time.Minute, kvParams(1, 10, 20), []string{"A"}, time.Minute, b), true},
+		{"memory", memoryScenario(5, time.Minute, ms(1), time.Minute, b), true},
+		{"durable-object", objectScenario(scenario.KindDurableObject, 5, 0, []string{"A"}, time.Minute, b), false},
+		{"per-location", objectScenario(scenario.KindPerLocation, 5, 0, []string{"A"}, time.Minute, b), false},
+	}
+	usd, err := measure.LookupMetric("cost.usd_per_million")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		s, err := Run(planOf(t, c.sc), Options{Seed: 1})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		v, ok := usd.Value(&s)
+		if s.Cost.Priced() != c.priced || ok != c.priced || (v > 0) != c.priced {
+			t.Errorf("%s: priced %v, cost metric %v (measured %v), not_priced %q; want priced %v",
+				c.name, s.Cost.Priced(), v, ok, s.Cost.NotPriced, c.priced)
+		}
+		if s.Cost.ReadsPerMillionRequests+s.Cost.WritesPerMillionRequests <= 0 {
+			t.Errorf("%s: no operations per million requests (%+v); the counts are kept whether priced or not", c.name, s.Cost)
+		}
+		var text strings.Builder
+		measure.WriteText(&text, &s)
+		if got := strings.Contains(text.String(), "cost: not priced: "); got == c.priced {
+			t.Errorf("%s: terminal summary says not priced: %v, want %v:\n%s", c.name, got, !c.priced, text.String())
+		}
 	}
 }

@@ -513,6 +513,9 @@ func KVWork(s *measure.Summary) *Figure {
 	per := 1e6 / float64(s.Totals.Requests)
 	kv := s.KV
 	names := []string{"reads (billed)", "writes (billed)", "read errors", "write errors", "lost updates"}
+	if !s.Cost.Priced() {
+		names[0], names[1] = "reads", "writes"
+	}
 	vals := []float64{s.Cost.ReadsPerMillionRequests, s.Cost.WritesPerMillionRequests,
 		float64(kv.ReadErrors) * per, float64(kv.WriteErrors) * per, float64(kv.LostUpdates) * per}
 	title := "How much KV work does a million requests cost?"
@@ -520,18 +523,25 @@ func KVWork(s *measure.Summary) *Figure {
 	if f == nil {
 		return nil
 	}
-	// The price on a second title line, so that it travels with the image.
-	f.Plot.Title.Text = title + "\n" + usd(s.Cost.USDPerMillionRequests) + " per million requests at paid-plan prices"
-	caption := fmt.Sprintf("KV operations per million requests, at this run's mix: %s reads and %s writes, costing %s per million requests on the paid plan ($0.50 per million reads, $5.00 per million writes). Errors: %s read and %s write errors (%s rate-limited with 429, %s over quota); %s lost updates.",
-		num(vals[0]), num(vals[1]), usd(s.Cost.USDPerMillionRequests), count(kv.ReadErrors), count(kv.WriteErrors), count(kv.WriteRateLimited), count(kv.QuotaErrors), count(kv.LostUpdates))
+	price := "costing " + usd(s.Cost.USDPerMillionRequests) + " per million requests on the paid plan ($0.50 per million reads, $5.00 per million writes)"
+	if s.Cost.Priced() {
+		// The price on a second title line, so that it travels with the image.
+		f.Plot.Title.Text = title + "\n" + usd(s.Cost.USDPerMillionRequests) + " per million requests at paid-plan prices"
+	} else {
+		f.Plot.Title.Text = title + "\nnot priced: the store's prices are not in the model's sources"
+		price = "not priced: " + s.Cost.NotPriced
+	}
+	caption := fmt.Sprintf("KV operations per million requests, at this run's mix: %s reads and %s writes, %s. Errors: %s read and %s write errors (%s rate-limited with 429, %s over quota); %s lost updates.",
+		num(vals[0]), num(vals[1]), price, count(kv.ReadErrors), count(kv.WriteErrors), count(kv.WriteRateLimited), count(kv.QuotaErrors), count(kv.LostUpdates))
 	f.Name, f.Caption = "kv-cost", caption
 	return f
 }
 
 // FreePlan is when in the UTC day the free plan's write and read quotas
-// run out at this run's rates; nil when they last the day.
+// run out at this run's rates; nil when they last the day or the store is
+// not priced.
 func FreePlan(s *measure.Summary) *Figure {
-	if s.Totals.Requests <= 0 || !s.KV.Observed {
+	if s.Totals.Requests <= 0 || !s.KV.Observed || !s.Cost.Priced() {
 		return nil
 	}
 	c := s.Cost

@@ -424,8 +424,12 @@ func tables(s *measure.Summary) []table {
 		kadd("Stale reads", count(kv.StaleReads)+staleDetail(kv.StalenessMs))
 		c := s.Cost
 		kadd("Per million requests: reads, writes", num(c.ReadsPerMillionRequests)+", "+num(c.WritesPerMillionRequests))
-		kadd("Cost per million requests (paid plan)", usd(c.USDPerMillionRequests))
-		kadd("Free plan, on a steady day at this run's rates", capitalize(measure.FreePlanSentence(c)))
+		if c.Priced() {
+			kadd("Cost per million requests (paid plan)", usd(c.USDPerMillionRequests))
+			kadd("Free plan, on a steady day at this run's rates", capitalize(measure.FreePlanSentence(c)))
+		} else {
+			kadd("Cost", "Not priced: "+c.NotPriced)
+		}
 		out = append(out, kt)
 	}
 	if lv := s.Live; lv != nil {
@@ -549,7 +553,7 @@ func sweepDetails(s *measure.Summary) table {
 		if ps.KV.Observed {
 			c := ps.Cost
 			row = append(row, num(c.ReadsPerMillionRequests)+" / "+num(c.WritesPerMillionRequests),
-				count(ps.KV.WriteRateLimited)+" / "+count(ps.KV.QuotaErrors), usd(c.USDPerMillionRequests), capitalize(measure.FreePlanSentence(c)))
+				count(ps.KV.WriteRateLimited)+" / "+count(ps.KV.QuotaErrors), priceOf(c), freePlanOf(c))
 		} else {
 			row = append(row, "not observed", "-", "-", "-")
 		}
@@ -650,6 +654,23 @@ func usd(f float64) string {
 		return "$" + strconv.FormatFloat(f, 'f', 3, 64)
 	}
 	return "$" + strconv.FormatFloat(f, 'f', 2, 64)
+}
+
+// priceOf is c's dollars per million requests, or "not priced".
+func priceOf(c measure.Cost) string {
+	if !c.Priced() {
+		return "not priced"
+	}
+	return usd(c.USDPerMillionRequests)
+}
+
+// freePlanOf is when the free plan runs out at c's rates, or why c has no
+// price.
+func freePlanOf(c measure.Cost) string {
+	if !c.Priced() {
+		return capitalize(c.NotPriced)
+	}
+	return capitalize(measure.FreePlanSentence(c))
 }
 
 func pct(part, whole int64) string {
