@@ -413,10 +413,11 @@ func (s *Scenario) given(path string) bool {
 			return true
 		}
 	}
-	if s.src.body == nil {
+	body := s.src.tree()
+	if body == nil {
 		return false
 	}
-	_, k := find(s.src.body, path)
+	_, k := find(body, path)
 	return k == len(splitPath(path))
 }
 

@@ -111,10 +111,35 @@ type source struct {
 	data []byte
 	sets []override
 	body ast.Node // the AST after the overrides, for given and positions
+	// dropped says body was let go (dropTree) and is parsed again from
+	// data and sets when asked for (tree).
 	// sum is the hash of the scenario as decoded, so that a Scenario
 	// changed in Go afterwards is marshalled rather than re-read from a
 	// text that no longer describes it.
-	sum string
+	sum     string
+	dropped bool
+}
+
+// dropTree lets go of the syntax tree. A sweep point's tree is rarely needed
+// after decoding (only to ask whether a field was given, then parsed again),
+// and 10,000 points' trees would hold over 300 MB.
+func (src *source) dropTree() {
+	src.body, src.dropped = nil, true
+}
+
+// tree returns the syntax tree after the overrides, parsing it again when
+// dropTree let it go.
+func (src *source) tree() ast.Node {
+	if !src.dropped {
+		return src.body
+	}
+	d := &decoder{file: src.file, created: map[ast.Node]bool{}}
+	body, err := d.tree(src.data, src.sets)
+	if err != nil {
+		// The same text and overrides decoded before; they parse again.
+		return nil
+	}
+	return body
 }
 
 // seal records s as decoded from its source.
@@ -251,40 +276,9 @@ func decode(file string, data []byte, sets []override) (*Scenario, ast.Node, err
 	if err := checkSize(file, data); err != nil {
 		return nil, nil, err
 	}
-	f, err := parser.ParseBytes(data, 0)
+	body, err := d.tree(data, sets)
 	if err != nil {
-		return nil, nil, d.yamlError(nil, err, "malformed YAML: ")
-	}
-	var body ast.Node
-	switch len(f.Docs) {
-	case 0:
-	case 1:
-		body = f.Docs[0].Body
-	default:
-		return nil, nil, &Error{File: file, Line: line(f.Docs[1].GetToken()), Column: col(f.Docs[1].GetToken()),
-			Msg: "a scenario file holds one YAML document: remove the second '---'"}
-	}
-	if body != nil {
-		if _, ok := unwrap(body).(*ast.NullNode); ok {
-			body = nil
-		}
-	}
-	if body != nil {
-		switch unwrap(body).(type) {
-		case *ast.MappingNode, *ast.MappingValueNode:
-		default:
-			return nil, nil, &Error{File: file, Line: line(body.GetToken()), Column: col(body.GetToken()),
-				Msg: fmt.Sprintf("a scenario is a mapping of fields (name:, limiter:, traffic:, ...), not a %s", unwrap(body).Type().YAMLName())}
-		}
-	}
-	if body == nil && len(sets) == 0 {
-		return nil, nil, &Error{File: file, Msg: "the file is empty: a scenario needs at least limiter.limit, limiter.window and traffic (see docs/scenarios.md)"}
-	}
-	for _, o := range sets {
-		body, err = d.apply(body, o)
-		if err != nil {
-			return nil, nil, err
-		}
+		return nil, nil, err
 	}
 	s := &Scenario{}
 	if err := d.checkScalars(body); err != nil {
@@ -319,6 +313,47 @@ func decode(file string, data []byte, sets []override) (*Scenario, ast.Node, err
 	}
 	s.seal()
 	return s, body, nil
+}
+
+// tree parses data and applies the overrides sets to it: the syntax tree a
+// scenario is decoded from.
+func (d *decoder) tree(data []byte, sets []override) (ast.Node, error) {
+	f, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return nil, d.yamlError(nil, err, "malformed YAML: ")
+	}
+	var body ast.Node
+	switch len(f.Docs) {
+	case 0:
+	case 1:
+		body = f.Docs[0].Body
+	default:
+		return nil, &Error{File: d.file, Line: line(f.Docs[1].GetToken()), Column: col(f.Docs[1].GetToken()),
+			Msg: "a scenario file holds one YAML document: remove the second '---'"}
+	}
+	if body != nil {
+		if _, ok := unwrap(body).(*ast.NullNode); ok {
+			body = nil
+		}
+	}
+	if body != nil {
+		switch unwrap(body).(type) {
+		case *ast.MappingNode, *ast.MappingValueNode:
+		default:
+			return nil, &Error{File: d.file, Line: line(body.GetToken()), Column: col(body.GetToken()),
+				Msg: fmt.Sprintf("a scenario is a mapping of fields (name:, limiter:, traffic:, ...), not a %s", unwrap(body).Type().YAMLName())}
+		}
+	}
+	if body == nil && len(sets) == 0 {
+		return nil, &Error{File: d.file, Msg: "the file is empty: a scenario needs at least limiter.limit, limiter.window and traffic (see docs/scenarios.md)"}
+	}
+	for _, o := range sets {
+		body, err = d.apply(body, o)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return body, nil
 }
 
 // leadingComment returns the first paragraph of the comment lines that

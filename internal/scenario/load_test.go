@@ -562,6 +562,16 @@ traffic:
 		if p.Scenario.Question != whole.Question || p.Scenario.Question == "" {
 			t.Errorf("point %s: question %q, want %q", p.Label(), p.Scenario.Question, whole.Question)
 		}
+		// A point lets go of its syntax tree and parses it again when
+		// asked what was given: the answers are the whole decode's.
+		if p.Scenario.src.body != nil {
+			t.Errorf("point %s keeps its syntax tree", p.Label())
+		}
+		for _, path := range []string{"limiter.limit", "limiter.window", "traffic.0.closed_loop.concurrency", "traffic.0.clients", "traffic.0.name", "limiter", "store.kv.cache_ttl"} {
+			if got, want := p.Scenario.given(path), whole.given(path); got != want {
+				t.Errorf("point %s: given(%s) %v, want %v", p.Label(), path, got, want)
+			}
+		}
 	}
 	// A bad value: the error is at the value, line 10 column 17.
 	_, err = Parse("grid.yaml", []byte(strings.Replace(src, "[5, 7]", "[5, 0]", 1)))

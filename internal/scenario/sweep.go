@@ -189,6 +189,7 @@ func (s *Scenario) Expand() ([]Point, error) {
 		}
 		ps.Sweep = nil
 		ps.seal()
+		ps.src.dropTree()
 		points = append(points, Point{Index: n, Params: params, Scenario: ps})
 		for i := len(idx) - 1; i >= 0; i-- {
 			idx[i]++
