@@ -507,8 +507,18 @@ func (r *Recorder) keepWorst(key string, kw *keyWindow, reads []int32) {
 		t.AllowedAtSecs[i] = at.Seconds()
 	}
 	if reads != nil {
-		t.ReadGroups = make([]int64, len(reads))
+		// Counts past the last one read are left out: a sweep of limits
+		// in the thousands would otherwise write thousands of zeros per
+		// key-window into its summary. One count stays, so that a
+		// key-window whose allowed requests read nothing is still known.
+		last := 0
 		for i, n := range reads {
+			if n != 0 {
+				last = i
+			}
+		}
+		t.ReadGroups = make([]int64, last+1)
+		for i, n := range reads[:last+1] {
 			t.ReadGroups[i] = int64(n)
 		}
 	}

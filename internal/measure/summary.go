@@ -279,7 +279,8 @@ type KeyTimeline struct {
 	// WindowStartSecs is when the window began, on the same scale.
 	WindowStartSecs float64 `json:"window_start_seconds"`
 	// ReadGroups counts the allowed requests by the count they read,
-	// count 0 first, when known: a race shows as many on one count.
+	// count 0 first, when known: a race shows as many on one count. It ends
+	// at the highest count any of them read (counts past it are 0).
 	ReadGroups []int64 `json:"read_groups,omitempty"`
 }
 

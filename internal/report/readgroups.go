@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,6 +17,10 @@ type readSide struct {
 	groups []int64
 	of     string // what its worst key-window is the worst of
 }
+
+// labelledCounts is the most counts the read-groups figure names one by
+// one on its axis, each bar with its value.
+const labelledCounts = 30
 
 // worstReadGroups returns the read groups of s's key-window that let the
 // most through, among those whose reads are known, and what it is the
@@ -35,7 +40,13 @@ func worstReadGroups(s *measure.Summary) ([]int64, string) {
 	}
 	for _, k := range s.WorstKeys {
 		if len(k.ReadGroups) > 0 {
-			return k.ReadGroups, of
+			g := k.ReadGroups
+			if n := int(s.Limiter.Limit); len(g) < n && n <= labelledCounts {
+				// The summary leaves out counts past the last one read;
+				// a small limit's axis shows every count it has.
+				g = append(slices.Clip(g), make([]int64, n-len(g))...)
+			}
+			return g, of
 		}
 	}
 	return nil, ""
@@ -90,7 +101,7 @@ func ReadGroups(a, b *measure.Summary, aLabel, bLabel string) *Figure {
 		addLine(p, name, &bars{xs: xs, ys: ys, width: width, color: colorAt(i)})
 		caption = append(caption, fmt.Sprintf("%s: at most %s on one count", name, count(most)))
 	}
-	if counts <= 30 {
+	if counts <= labelledCounts {
 		names := make([]string, counts)
 		for i := range names {
 			names[i] = strconv.Itoa(i)
@@ -100,7 +111,7 @@ func ReadGroups(a, b *measure.Summary, aLabel, bLabel string) *Figure {
 	p.X.Min, p.X.Max = -0.5, float64(counts)-0.5
 	p.Y.Min, p.Y.Max = 0, 1.2*float64(tallest) // room for the legend
 	p.Legend.Left = true
-	if counts <= 30 {
+	if counts <= labelledCounts {
 		addValueLabels(p, labels, 0.03*float64(tallest))
 	}
 	text := "In the key-window that let the most through, how many allowed requests read each count before deciding (the limiter's remaining, live the RateLimit field's r): " +
