@@ -3,13 +3,17 @@ package scenario
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/overshoot-dev/overshoot/scenarios"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -590,4 +594,38 @@ traffic:
 	if pts, err := s.Expand(); err != nil || len(pts) != 2 {
 		t.Errorf("Expand of a -set sweep: %d points, %v", len(pts), err)
 	}
+}
+
+// TestExpandMemory holds what a sweep point keeps once expanded: its
+// scenario and overrides, not the syntax tree it was decoded from (about
+// 35 KB for the commented default.yaml, 8 KB for a bare file), so that a
+// sweep of 10,000 points stays within a few tens of MB before it runs.
+func TestExpandMemory(t *testing.T) {
+	data, err := scenarios.FS.ReadFile(scenarios.DefaultFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := make([]string, 1000)
+	for i := range vals {
+		vals[i] = fmt.Sprintf("%dus", i)
+	}
+	src := string(data) + "\nsweep:\n  - path: traffic.bot.closed_loop.think\n    values: [" + strings.Join(vals, ", ") + "]\n"
+	s, err := Parse("default.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	pts, err := s.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / int64(len(pts))
+	if most := int64(6 << 10); per > most {
+		t.Errorf("%d points hold %d bytes each, want at most %d: does a point keep its syntax tree?", len(pts), per, most)
+	}
+	runtime.KeepAlive(pts)
 }
