@@ -225,6 +225,7 @@ type handCache struct {
 // state of it and what the recorder counts of it.
 type handKey struct {
 	window int64
+	until  int64 // when the window ends, from the run's start
 	// The committed count, its version (0: none), and when it expires.
 	count   int64
 	version uint64
@@ -286,15 +287,17 @@ func newHandTrial(c *handConfig, seed uint64, i int) *handTrial {
 }
 
 // key returns caller's key for a request sent at now. Requests are sent in
-// time order, so a caller's key is its newest or a new one.
+// time order, so a caller's key is its newest, until its window ends, or a
+// new one.
 func (h *handTrial) key(caller int, now int64) *handKey {
-	w := (h.c.startNano + now) / int64(time.Millisecond) / h.c.windowMs
 	ks := h.keys[caller]
-	if n := len(ks); n > 0 && ks[n-1].window == w {
+	if n := len(ks); n > 0 && now < ks[n-1].until {
 		return ks[n-1]
 	}
-	k := &handKey{window: w, cache: make([]handCache, h.c.locs), lastWrite: make([]int64, h.c.locs),
-		groups: make([]int64, h.c.limit)}
+	ms := int64(time.Millisecond)
+	w := (h.c.startNano + now) / ms / h.c.windowMs
+	k := &handKey{window: w, until: (w+1)*h.c.windowMs*ms - h.c.startNano,
+		cache: make([]handCache, h.c.locs), lastWrite: make([]int64, h.c.locs), groups: make([]int64, h.c.limit)}
 	h.keys[caller] = append(ks, k)
 	return k
 }
@@ -494,14 +497,18 @@ func handBotnet(c *handConfig, seed uint64, i int) handTotals {
 		switch e.kind {
 		case handSend:
 			if c.cum != nil {
+				// The first location l with u < cum[l], walked to from
+				// where u falls when the weights are equal.
 				u := h.r.Float64()
-				cl.loc = len(c.cum) - 1
-				for l, x := range c.cum {
-					if u < x {
-						cl.loc = l
-						break
-					}
+				last := len(c.cum) - 1
+				l := min(int(u*float64(len(c.cum))), last)
+				for l > 0 && u < c.cum[l-1] {
+					l--
 				}
+				for l < last && u >= c.cum[l] {
+					l++
+				}
+				cl.loc = l
 			}
 			cl.k = h.key(cl.caller, now)
 			var lat int64
@@ -541,8 +548,9 @@ func handBotnet(c *handConfig, seed uint64, i int) handTotals {
 				// The client sends no more: its step leaves the queue.
 				last := len(q) - 1
 				q[0] = q[last]
-				q = q[:last]
-				handSiftDown(q)
+				if q = q[:last]; last > 0 {
+					handSiftDown(q)
+				}
 				continue
 			}
 			e.at, e.kind = next, handSend
@@ -554,24 +562,26 @@ func handBotnet(c *handConfig, seed uint64, i int) handTotals {
 	return h.finish()
 }
 
-// handSiftDown moves q's top down to its place in the heap.
+// handSiftDown moves the top of q (not empty) down to its place in the heap,
+// moving the earlier child up into the hole at each level.
 func handSiftDown(q []handEvent) {
-	i := 0
+	x := q[0]
+	i, n := 0, len(q)
 	for {
-		l := 2*i + 1
-		if l >= len(q) {
-			return
+		m := 2*i + 1
+		if m >= n {
+			break
 		}
-		m := l
-		if r := l + 1; r < len(q) && handBefore(&q[r], &q[l]) {
+		if r := m + 1; r < n && handBefore(&q[r], &q[m]) {
 			m = r
 		}
-		if !handBefore(&q[m], &q[i]) {
-			return
+		if !handBefore(&q[m], &x) {
+			break
 		}
-		q[i], q[m] = q[m], q[i]
+		q[i] = q[m]
 		i = m
 	}
+	q[i] = x
 }
 
 // TestHandLoopMatchesModel checks the hand loops against the model: for the
