@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -477,9 +478,9 @@ type handClient struct {
 
 // handBotnet runs trial i of botnet.yaml's shape: clients that each keep one
 // request in flight and think between them, their requests spread over
-// locations at random. Every client has exactly one step scheduled, so the
-// queue is a binary heap of one event per client whose top is replaced by
-// the client's next step.
+// locations at random (default.yaml's one client too). Every client has
+// exactly one step scheduled, so the queue is a binary heap of one event per
+// client whose top is replaced by the client's next step.
 func handBotnet(c *handConfig, seed uint64, i int) handTotals {
 	h := newHandTrial(c, seed, i)
 	cs := make([]handClient, c.clients)
@@ -597,6 +598,7 @@ func TestHandLoopMatchesModel(t *testing.T) {
 	}{
 		{"default", nil, handDefault, 3},
 		{"default", []string{"duration=10m", "start=2026-01-01T23:55:00Z", "limiter.limit=20"}, handDefault, 2},
+		{"default", nil, handBotnet, 2}, // the general loop, its queue of one
 		{"botnet", []string{"duration=2m"}, handBotnet, 3},
 		{"botnet", []string{"duration=1m", "traffic.botnet.closed_loop.think.mean=50ms"}, handBotnet, 2},
 		{"botnet", []string{"duration=1m", "traffic.botnet.identity.token=per-client", "traffic.botnet.identity.ip=per-client", "traffic.botnet.identity.nat_pool=0"}, handBotnet, 2},
@@ -636,11 +638,12 @@ func TestHandLoopMatchesModel(t *testing.T) {
 	}
 }
 
-// BenchmarkHandLoop runs the hand loops of default.yaml and botnet.yaml, one
-// trial per iteration, the trial BenchmarkLibrary runs of each (its first,
-// at the scenario's seed): the same requests, for the yardstick of issue 14
-// (scripts/bench-sim.sh -callgrind prints the model's instructions per
-// request over the hand loop's).
+// BenchmarkHandLoop runs the hand loops of default.yaml and botnet.yaml, and
+// the default by botnet's general loop with its event queue (default-heap),
+// one trial per iteration: the trial BenchmarkLibrary runs of each (its
+// first, at the scenario's seed), the same requests. scripts/bench-sim.sh
+// -callgrind prints the model's instructions per request over the hand
+// loops'.
 func BenchmarkHandLoop(b *testing.B) {
 	for _, tc := range []struct {
 		name string
@@ -648,9 +651,10 @@ func BenchmarkHandLoop(b *testing.B) {
 	}{
 		{"default", handDefault},
 		{"botnet", handBotnet},
+		{"default-heap", handBotnet}, // the default run by botnet's general loop
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			sc := libraryScenario(b, tc.name)
+			sc := libraryScenario(b, strings.TrimSuffix(tc.name, "-heap"))
 			c := handConfigOf(b, sc)
 			benchRequests(b, func() int64 { return tc.loop(c, sc.Seed, 0).Requests })
 		})
