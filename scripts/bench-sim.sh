@@ -5,7 +5,9 @@
 # baseline, bench/baseline.txt, using benchstat. With -callgrind it also
 # counts the instructions per simulated request of the default and botnet
 # scenarios under valgrind: counts, unlike times, repeat on a busy machine
-# (within about 0.5%), so they are what to judge a change by there.
+# (within about 0.5%), so they are what to judge a change by there. It
+# counts the hand loops of the same scenarios too (BenchmarkHandLoop, issue
+# 14's yardstick) and prints the model's count over theirs.
 #
 # usage: scripts/bench-sim.sh [-base FILE] [-count N] [-bench REGEXP] [-callgrind] [-update]
 #   -base FILE    compare with FILE (default bench/baseline.txt; the speed
@@ -57,19 +59,28 @@ if [ "$callgrind" = 1 ]; then
 	# difference between 5 iterations and 1, over the 4 iterations' requests,
 	# so that process start and compilation cancel out.
 	go test -c -pgo="$pgo" -o "$work/model.test" ./internal/model/
-	instr() { # scenario iterations -> "instructions requests-per-op"
+	# The hand loops (BenchmarkHandLoop, issue 14's yardstick: the same
+	# model written out by hand, the same counts) are counted too, and the
+	# model's count is printed over theirs.
+	instr() { # benchmark iterations -> "instructions requests-per-op"
 		GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind \
 			--callgrind-out-file="$work/cg.out" "$work/model.test" -test.run='^$' \
-			-test.bench="BenchmarkLibrary/$1\$" -test.benchtime="$2x" >"$work/cg.txt" 2>&1
+			-test.bench="$1\$" -test.benchtime="$2x" >"$work/cg.txt" 2>&1
 		ir=$(grep -E '^(summary|totals):' "$work/cg.out" | head -1 | awk '{print $2}')
 		reqs=$(awk '/req\/op/ { for (i = 1; i < NF; i++) if ($(i+1) == "req/op") print $i }' "$work/cg.txt")
 		echo "$ir $reqs"
 	}
+	perreq() { # benchmark -> instructions per request
+		read -r i1 _ < <(instr "$1" 1)
+		read -r i5 r < <(instr "$1" 5)
+		awk -v a="$i1" -v b="$i5" -v r="$r" 'BEGIN { printf "%.0f", (b - a) / (4 * r) }'
+	}
 	for s in default botnet; do
-		read -r i1 _ < <(instr "$s" 1)
-		read -r i5 r < <(instr "$s" 5)
-		awk -v s="$s" -v a="$i1" -v b="$i5" -v r="$r" \
-			'BEGIN { printf "BenchmarkInstructions/%s 1 %.0f instr/req\n", s, (b - a) / (4 * r) }' | tee -a "$new"
+		m=$(perreq "BenchmarkLibrary/$s")
+		h=$(perreq "BenchmarkHandLoop/$s")
+		echo "BenchmarkInstructions/$s 1 $m instr/req" | tee -a "$new"
+		echo "BenchmarkInstructions/handloop-$s 1 $h instr/req" | tee -a "$new"
+		awk -v s="$s" -v m="$m" -v h="$h" 'BEGIN { printf "# %s: model / hand loop %.2fx in instructions\n", s, m / h }' | tee -a "$new"
 	done
 fi
 

@@ -17,9 +17,9 @@ import (
 // users run.
 const simulateGCPercent = 400
 
-// libraryPlan loads scenarios/<name>.yaml as simulate does (with the
-// overrides sets), takes the first point of a sweep, and compiles it.
-func libraryPlan(tb testing.TB, name string, sets ...string) *plan.Plan {
+// libraryScenario loads scenarios/<name>.yaml as simulate does (with the
+// overrides sets) and returns the first point of a sweep.
+func libraryScenario(tb testing.TB, name string, sets ...string) *scenario.Scenario {
 	tb.Helper()
 	data, err := scenarios.FS.ReadFile(name + ".yaml")
 	if err != nil {
@@ -33,7 +33,14 @@ func libraryPlan(tb testing.TB, name string, sets ...string) *plan.Plan {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	pl, err := plan.Compile(points[0].Scenario)
+	return points[0].Scenario
+}
+
+// libraryPlan loads scenarios/<name>.yaml as simulate does (with the
+// overrides sets), takes the first point of a sweep, and compiles it.
+func libraryPlan(tb testing.TB, name string, sets ...string) *plan.Plan {
+	tb.Helper()
+	pl, err := plan.Compile(libraryScenario(tb, name, sets...))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -41,23 +48,34 @@ func libraryPlan(tb testing.TB, name string, sets ...string) *plan.Plan {
 }
 
 // benchRun runs trials trials of pl per iteration, on one worker, with
-// simulate's garbage collector setting, and reports simulated requests per
-// second of CPU time used by the whole process (req/cpu-s: garbage
-// collection on other cores included) and of wall time (req/s). Every
-// iteration runs the same trials, so the work per iteration is fixed.
+// simulate's garbage collector setting, and reports its speed as
+// benchRequests does.
 func benchRun(b *testing.B, pl *plan.Plan, seed uint64, trials int) {
+	benchRequests(b, func() int64 {
+		ts, err := RunTrials(pl, Options{Seed: seed, Trials: trials, Workers: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var reqs int64
+		for _, t := range ts {
+			reqs += t.Totals.Requests
+		}
+		return reqs
+	})
+}
+
+// benchRequests calls run once per iteration, with simulate's garbage
+// collector setting, and reports simulated requests (what run returns) per
+// second of CPU time used by the whole process (req/cpu-s: garbage
+// collection on other cores included), of wall time (req/s), and per
+// iteration (req/op). Every iteration must do the same work.
+func benchRequests(b *testing.B, run func() int64) {
 	defer debug.SetGCPercent(debug.SetGCPercent(simulateGCPercent))
 	b.ReportAllocs()
 	var reqs int64
 	cpu0 := cpuTime()
 	for b.Loop() {
-		ts, err := RunTrials(pl, Options{Seed: seed, Trials: trials, Workers: 1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, t := range ts {
-			reqs += t.Totals.Requests
-		}
+		reqs += run()
 	}
 	cpu := cpuTime() - cpu0
 	b.ReportMetric(float64(reqs)/b.Elapsed().Seconds(), "req/s")
