@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -138,35 +139,27 @@ func TestAttackSequentialExactLimit(t *testing.T) {
 
 // TestAttackBurstAgainstPrediction: 50 requests of one fresh caller at once
 // (scenario.yaml), measured with `attack -url`, then predicted by
-// `simulate -compare` for the same scenario on the memory store, with the
-// store's latency taken from the measured run. Both are logged and written to
-// one comparison report.
+// `simulate -compare` for the same scenario: the memory store (local KV
+// under wrangler dev is one linearizable store with no cache, no lag and no
+// write limit, README.md "What differs under wrangler dev") behind the
+// serving side closed-loop.yaml models, its starting values. Both are logged
+// and written to one comparison report.
 //
-// Why memory: local KV under wrangler dev is one linearizable store with no
-// cache, no lag and no write limit (README.md, "What differs under wrangler
-// dev"); what is left is the race between a request's read and its write.
+// What is left under wrangler dev is the race between a request's read and
+// its write, and which requests race is the serving side's doing: the
+// Worker's thread takes the requests that reached it while it was busy as one
+// batch, and one batch's writes land before the next batch reads. On an idle
+// machine all 50 usually get through; on a loaded one fewer (19 in a CI run
+// with the suite loading both cores; 31 to 50 in 12 runs here, 2026-12-01,
+// at load average 3-5). The model's trials spread the same way: allowed p50
+// 42, the central 95% of trials 8 to 50.
 //
-// Why that latency: the Worker does one KV read and, when it allows, one KV
-// write per request, and nothing else of weight, so half a request's measured
-// latency is what one operation cost inside this burst, queueing in the
-// single-threaded runtime included. Each operation is drawn uniformly between
-// half the measured p50 and half the measured max. The model's burst arrives
-// in one instant, so every read precedes every write whatever the latency: it
-// predicts all 50 allowed. The live run matches it when the Worker has
-// received all 50 before its first write lands, as the latencies (tens of
-// milliseconds of queueing, against ~2 ms for a lone request) show it does.
-//
-// Asserted: more than the limit and at most the 50 sent. On an idle
-// machine all 50 get through (every read of the burst lands before the
-// first write), but not always: in a CI run with the test suite loading
-// both cores the Worker let 19 through, because workerd takes requests
-// that arrived while its one thread was busy in batches (docs/serving-side.md),
-// and a write of one batch lands before the reads of the next. How many
-// batches a burst splits into depends on the load, so the bound only holds
-// what every run shows: a race (a limiter without one allows exactly the
-// limit and fails here). The prediction is logged, not asserted against
-// the measurement; the server: section of the model is what predicts the
-// batches.
+// Asserted: more than the limit and at most the 50 sent (the race), and the
+// count inside the central 95% of the predicted trials (widened by one
+// request each side, for the band's own sampling). The latencies are logged,
+// not compared: a burst opens 50 new connections, whose set-up on wrangler
+// dev's threads the model has no part for (docs/serving-side.md), so the live
+// latencies are several times the predicted.
 func TestAttackBurstAgainstPrediction(t *testing.T) {
 	base := workerURL(t)
 	limit, window := policy(t, base)
@@ -185,14 +178,9 @@ func TestAttackBurstAgainstPrediction(t *testing.T) {
 			o.MaxAllowed, burstSize, limit, burstSize)
 	}
 
-	// The prediction for the same scenario and overrides, on the memory
-	// store with the measured latency.
-	perOp := func(ms float64) string { return strconv.FormatFloat(max(ms/2, 0.01), 'f', 3, 64) + "ms" }
-	lo, hi := perOp(lat.P50), perOp(max(lat.Max, lat.P50))
+	// The prediction for the same scenario and overrides.
 	var stdout, stderr bytes.Buffer
-	args := []string{"-compare", path, "-json", "-out", out, "-trials", "50",
-		"-set", "store.kind=memory", "-set", "store.latency.dist=uniform",
-		"-set", "store.latency.min=" + lo, "-set", "store.latency.max=" + hi}
+	args := []string{"-compare", path, "-json", "-out", out, "-trials", "200"}
 	if code := simulatecmd.Main(args, &stdout, &stderr); code != cli.ExitOK {
 		t.Fatalf("simulate %v: exit %d\nstderr: %s", args, code, stderr.String())
 	}
@@ -205,8 +193,16 @@ func TestAttackBurstAgainstPrediction(t *testing.T) {
 	t.Logf("50 concurrent requests of one caller, limit %d per %v:", limit, window)
 	t.Logf("  measured:  %d allowed, %d denied; request latency p50 %.1f ms, p95 %.1f ms, max %.1f ms",
 		tot.Allowed, tot.Denied, lat.P50, lat.P95, lat.Max)
-	t.Logf("  predicted: allowed p50 %.0f, p95 %.0f, max %.0f over %d trials (memory store, each operation uniform %s..%s)",
-		r.P50*lim, r.P95*lim, r.Max*lim, p.Trials, lo, hi)
+	band := p.Overshoot.PerTrial.MaxRatio
+	lo, hi := int64(math.Floor(band.Lo*lim))-1, int64(math.Ceil(band.Hi*lim))+1
+	if p.LatencyMs == nil {
+		t.Fatalf("the prediction has no request latencies")
+	}
+	t.Logf("  predicted: allowed p50 %.0f, p95 %.0f, max %.0f, the central 95%% of trials %.0f to %.0f, over %d trials; request latency p50 %.1f ms, max %.1f ms",
+		r.P50*lim, r.P95*lim, r.Max*lim, band.Lo*lim, band.Hi*lim, p.Trials, p.LatencyMs.P50, p.LatencyMs.Max)
+	if o.MaxAllowed < lo || o.MaxAllowed > hi {
+		t.Errorf("%d allowed, outside the prediction's central 95%% of trials widened by one, %d to %d", o.MaxAllowed, lo, hi)
+	}
 	dir := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stderr.String()), "report:"))
 	t.Logf("  measured summary %s", path)
 	t.Logf("  comparison report %s", filepath.Join(dir, "report.html"))
