@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -219,7 +220,8 @@ func TestAttackBurstAgainstPrediction(t *testing.T) {
 
 // TestScenariosMatchWorker runs everywhere (no Worker needed): the scenario
 // files load, and their limiter is the one wrangler.jsonc configures, so that
-// the end-to-end tests and the prediction describe the Worker as it runs.
+// the end-to-end tests and the prediction describe the Worker as it runs,
+// and the burst has the closed loop's serving side.
 func TestScenariosMatchWorker(t *testing.T) {
 	raw, err := os.ReadFile("wrangler.jsonc")
 	if err != nil {
@@ -254,5 +256,18 @@ func TestScenariosMatchWorker(t *testing.T) {
 		if sc.Question == "" {
 			t.Errorf("%s: no question in its opening comment", file)
 		}
+	}
+	// The burst predicts with the closed loop's model of wrangler dev's
+	// serving side: one model of one server.
+	burst, err := scenario.Load(burstScenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loop, err := scenario.Load("closed-loop.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(burst.Server, loop.Server) {
+		t.Errorf("%s's server section %+v differs from closed-loop.yaml's %+v: keep the two alike", burstScenario, burst.Server, loop.Server)
 	}
 }
