@@ -190,8 +190,10 @@ func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
 	return t, nil
 }
 
-// run runs up to n events (all of them when n < 0) and reports whether
-// the trial has ended: no event is left before its end.
+// run runs up to n events taken from the queue (all of them when n < 0)
+// and reports whether the trial has ended: no event is left before its
+// end. A closed loop's send that done starts itself (sendsNow) counts as
+// an event in trialStats.Events, but not in n.
 func (t *trial) run(ctx context.Context, n int64) (bool, error) {
 	c := t.c
 	for ; n != 0; n-- {
@@ -475,8 +477,27 @@ func (t *trial) done(ri int32) {
 		next += int64(p.Think.Sample(t.rng))
 	}
 	if next < c.stopAt && next >= t.now {
+		if next == t.now && t.sendsNow() {
+			t.send(ci)
+			return
+		}
 		t.push(next, evLoop, ci)
 	}
+}
+
+// sendsNow reports whether a closed loop's send at now, were it pushed,
+// would be the next event run, with nothing for run to check before it,
+// and if so counts it as run does: the queue is empty, so it would be
+// popped next (now is before the trial's end); it is neither the event
+// that makes the trial stuck nor one that probes. Then done starts the
+// send itself, without a push and a pop, and the order is the same.
+func (t *trial) sendsNow() bool {
+	if t.q.n != 0 || t.srv != nil || t.same >= t.c.stuckAfter || (t.st.Events+1)&(probeEvery-1) == 0 {
+		return false
+	}
+	t.st.Events++
+	t.same++
+	return true
 }
 
 // alloc takes a request slot from the free list, or grows the slice.
