@@ -362,6 +362,33 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 	}
 }
 
+// Denied is RecordWith for the most common request, cut down to a few
+// counts: one the limiter denied by its count (not its error policy), of
+// key, counted in window at at, by population pop, which is not
+// legitimate, when ref holds key's state, window is the key's newest open
+// one and nothing is due to close (no key-window, no sweep). It reports
+// whether it recorded the request; when it did not, the driver records it
+// with RecordWith.
+func (r *Recorder) Denied(ref *KeyRef, pop int, key string, window int64, at time.Duration) bool {
+	ks := ref.ks
+	if ks == nil || ref.epoch != r.epoch || !strs.Same(ref.key, key) || at-r.swept > r.grace {
+		return false
+	}
+	if n := len(ks.open); n == 0 || ks.open[n-1].window != window || at > ks.closeBy {
+		return false
+	}
+	p := &r.pops[pop]
+	if p.Legitimate {
+		return false // false denials need the client's own count
+	}
+	r.totals.Requests++
+	r.totals.Denied++
+	p.Requests++
+	p.Denied++
+	ks.last = max(ks.last, at)
+	return true
+}
+
 // openWindow returns the key's counter for window w, and closes the key's
 // windows that ended more than the grace period before at.
 func (r *Recorder) openWindow(key string, ks *keyState, w int64, at time.Duration) *keyWindow {

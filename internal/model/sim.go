@@ -448,6 +448,10 @@ func (t *trial) atOwner(ri int32) {
 // record reports the decision for r, made now.
 func (t *trial) record(r *request, d *limiter.Decision) {
 	c := r.cl
+	if !d.Allowed && !d.FailClosed && t.rec.Denied(&c.rec, int(c.pop), r.caller, d.Window, time.Duration(t.now)) {
+		r.decided = measure.DecidedDenied
+		return
+	}
 	out := measure.Denied
 	if d.Allowed {
 		out = measure.Allowed
