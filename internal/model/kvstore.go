@@ -22,10 +22,6 @@ type KVConfig struct {
 	// Rand draws latencies, lags, cache domains, read-your-writes failures
 	// and random errors. Required.
 	Rand *rand.Rand
-	// Source, when set, is Rand's source: latencies and lags are then
-	// drawn straight from it (plan.Dist.Draw), the same draws without
-	// Rand's interface calls.
-	Source *rand.PCG
 	// Counters receives reads, writes, errors, lost updates and
 	// visibility; nil counts nothing.
 	Counters *measure.KVCounters
@@ -155,7 +151,6 @@ type KV struct {
 	errRead, errWrite float64
 
 	rng *rand.Rand
-	pcg *rand.PCG // rng's source, when known
 	ctr *measure.KVCounters
 	// failures holds the error last made of each kind, for failure.
 	failures [nFailures]failed
@@ -188,7 +183,7 @@ func NewKV(c KVConfig) (*KV, error) {
 		domains: max(p.CacheDomains, 1), domainPerRequest: p.DomainPerRequest,
 		writeEvery: int64(p.WriteEvery), globalScope: p.GlobalWriteLimit,
 		writeQuota: p.DailyWriteQuota, readQuota: p.DailyReadQuota,
-		errRead: p.ReadErrorRate, errWrite: p.WriteErrorRate, rng: c.Rand, pcg: c.Source, ctr: c.Counters,
+		errRead: p.ReadErrorRate, errWrite: p.WriteErrorRate, rng: c.Rand, ctr: c.Counters,
 		keys: map[string]*kvKey{}, nLocs: c.Locations}
 	for _, o := range p.Outages {
 		s.outages = append(s.outages, outage{start: int64(o.Start), end: int64(o.End), loc: o.Location, read: o.Read, write: o.Write})
@@ -342,7 +337,7 @@ func (s *KV) read(now time.Duration, loc, dom int, key string, ref *kvRef) ReadR
 		// stands for the call, so a closed loop cannot spin in no time.
 		err := kv.NewKeyTooLong("get", key)
 		s.countRead(err)
-		return ReadResult{Err: err, Latency: s.draw(&s.hot)}
+		return ReadResult{Err: err, Latency: s.hot.Sample(s.rng)}
 	}
 	if loc < 0 || loc >= s.nLocs {
 		err := badLocation("get", key, loc, s.nLocs)
@@ -352,17 +347,17 @@ func (s *KV) read(now time.Duration, loc, dom int, key string, ref *kvRef) ReadR
 	if s.down(t, loc, false) {
 		err := s.failure(getDown, key)
 		s.countRead(err)
-		return ReadResult{Err: err, Latency: s.draw(&s.cold)}
+		return ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
 	}
 	if s.errRead > 0 && s.rng.Float64() < s.errRead {
 		err := s.failure(getFailed, key)
 		s.countRead(err)
-		return ReadResult{Err: err, Latency: s.draw(&s.cold)}
+		return ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
 	}
 	if s.readQuota > 0 && s.reads >= s.readQuota {
 		err := s.failure(getQuota, key)
 		s.countRead(err)
-		return ReadResult{Err: err, Latency: s.draw(&s.cold)}
+		return ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
 	}
 	s.reads++
 	dom = s.pickDomain(dom)
@@ -377,14 +372,14 @@ func (s *KV) read(now time.Duration, loc, dom int, key string, ref *kvRef) ReadR
 	e := &k.cache[loc*s.domains+dom]
 	var lat time.Duration
 	if t < e.expires {
-		lat = s.draw(&s.hot)
+		lat = s.hot.Sample(s.rng)
 	} else {
 		*e = cacheEntry{expires: after(t, s.cacheTTL)}
 		if k.live(t) != 0 {
 			e.value, e.found, e.version = k.value, true, k.version
 			e.expires = min(e.expires, k.expires)
 		}
-		lat = s.draw(&s.cold)
+		lat = s.cold.Sample(s.rng)
 	}
 	if s.ctr != nil {
 		s.ctr.Read(nil)
@@ -399,14 +394,6 @@ func (s *KV) read(now time.Duration, loc, dom int, key string, ref *kvRef) ReadR
 	return ReadResult{Value: e.value, Found: e.found, Version: e.version, Domain: dom, Latency: lat}
 }
 
-// draw samples d, straight from the PCG when the store has it.
-func (s *KV) draw(d *plan.Dist) time.Duration {
-	if s.pcg != nil {
-		return d.Draw(s.pcg)
-	}
-	return d.Sample(s.rng)
-}
-
 // Write implements Store.
 func (s *KV) Write(now time.Duration, loc, dom int, key, value string, ttl time.Duration, readVersion uint64) (PendingWrite, time.Duration, error) {
 	return s.submit(now, loc, dom, key, value, ttl, readVersion, nil)
@@ -418,7 +405,7 @@ func (s *KV) submit(now time.Duration, loc, dom int, key, value string, ttl time
 	s.tick(t)
 	if err := kv.CheckPut(key, ttl); err != nil {
 		s.countWrite(err)
-		return PendingWrite{}, s.draw(&s.hot), err
+		return PendingWrite{}, s.hot.Sample(s.rng), err
 	}
 	if loc < 0 || loc >= s.nLocs {
 		err := badLocation("put", key, loc, s.nLocs)
@@ -444,7 +431,7 @@ func (s *KV) submit(now time.Duration, loc, dom int, key, value string, ttl time
 			err = k.rateLimited(key)
 		}
 	}
-	lat := s.draw(&s.write)
+	lat := s.write.Sample(s.rng)
 	s.countWrite(err)
 	if err != nil {
 		return PendingWrite{}, lat, err
@@ -532,7 +519,7 @@ func (s *KV) Commit(now time.Duration, w PendingWrite) {
 				continue
 			}
 			if lag < 0 {
-				lag = int64(s.draw(&s.lag))
+				lag = int64(s.lag.Sample(s.rng))
 			}
 			e.expires = min(e.expires, after(t, lag))
 		}

@@ -73,20 +73,20 @@ func compile(pl *plan.Plan) (*compiled, error) {
 		c.stuckAfter += 8 * p.InFlightAtOnce()
 	}
 	// Build one store now, so that its errors surface before any trial.
-	if _, _, err := c.newStore(rand.New(rand.NewPCG(0, 0)), nil, nil); err != nil {
+	if _, _, err := c.newStore(rand.New(rand.NewPCG(0, 0)), nil); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
 // newStore builds the plan's store for one trial: either a Store the
-// engine drives op by op, or an Owned one. src is rng's source.
-func (c *compiled) newStore(rng *rand.Rand, src *rand.PCG, ctr *measure.KVCounters) (Store, Owned, error) {
+// engine drives op by op, or an Owned one.
+func (c *compiled) newStore(rng *rand.Rand, ctr *measure.KVCounters) (Store, Owned, error) {
 	st := c.plan.Store
 	n := len(c.plan.Locations)
 	switch st.Kind {
 	case plan.KV:
-		s, err := NewKV(KVConfig{Params: st.KV, Locations: n, Start: c.start, Rand: rng, Source: src, Counters: ctr})
+		s, err := NewKV(KVConfig{Params: st.KV, Locations: n, Start: c.start, Rand: rng, Counters: ctr})
 		return s, nil, err
 	case plan.Memory:
 		s, err := NewMemory(st.Latency, rng, ctr)
@@ -180,7 +180,7 @@ func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
 	t.rec = measure.NewRecorder(measure.Config{Limit: c.lim.Config().Limit, Window: c.lim.Config().Window,
 		Start: c.start, Populations: c.mpops})
 	var err error
-	if t.store, t.owned, err = c.newStore(t.rng, t.pcg, &t.rec.KV); err != nil {
+	if t.store, t.owned, err = c.newStore(t.rng, &t.rec.KV); err != nil {
 		return nil, err
 	}
 	t.srv = newServer(t)
@@ -478,7 +478,7 @@ func (t *trial) done(ri int32) {
 	}
 	next := t.now
 	if !p.Think.IsZero() {
-		next += int64(p.Think.Draw(t.pcg))
+		next += int64(p.Think.Sample(t.rng))
 	}
 	if next < c.stopAt && next >= t.now {
 		if next == t.now && t.sendsNow() {

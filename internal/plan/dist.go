@@ -90,29 +90,6 @@ func (d *Dist) Sample(r *rand.Rand) time.Duration {
 	return time.Duration(v)
 }
 
-// Draw is Sample with a rand.Rand whose source is src: the same draws in
-// the same order and the same value, drawn straight from the PCG instead
-// of through Rand's calls of its Source interface.
-func (d *Dist) Draw(src *rand.PCG) time.Duration {
-	var v float64
-	switch d.kind {
-	case distConstant:
-		return time.Duration(d.a)
-	case distUniform:
-		v = d.a + uniform(src)*d.b
-	case distExponential:
-		v = exponential(src) * d.a
-	case distLognormal:
-		v = d.a * math.Exp(d.b*normal(src))
-	case distEmpirical:
-		v = d.quantile(uniform(src))
-	}
-	if !(v < maxDraw) { // also catches NaN
-		v = maxDraw
-	}
-	return time.Duration(v)
-}
-
 // quantile is the empirical inverse CDF at u.
 func (d *Dist) quantile(u float64) float64 {
 	ps, vs := d.ps, d.vs
