@@ -91,6 +91,13 @@ type Recorder struct {
 	latency denseHist
 	// byDecision is latency split by decision (DecisionLatency).
 	byDecision [NumDecisions]denseHist
+	// requests counts the latencies RequestLatency recorded in byDecision
+	// (and undecided, for a decision that is none of them) alone, and
+	// requestSum adds them up in the order they came: Finish derives their
+	// overall histogram from those.
+	requests   int64
+	requestSum float64
+	undecided  denseHist
 }
 
 // Latency records one request's latency, from sent to answered. It is
@@ -584,7 +591,14 @@ func (r *Recorder) Finish(elapsed time.Duration) Trial {
 	for i := range byDecision {
 		byDecision[i] = r.byDecision[i].hist()
 	}
+	latency := r.latency.hist()
+	if r.requests > 0 {
+		if latency.N > 0 {
+			panic("measure: a recorder's latencies were recorded both with RequestLatency and with Latency")
+		}
+		latency = requestLatency(append(byDecision[:], r.undecided.hist()), r.requests, r.requestSum)
+	}
 	r.totals.SimulatedSeconds = elapsed.Seconds()
 	return Trial{Totals: r.totals, Populations: r.pops, Hist: r.hist, OverLimit: r.over,
-		Excess: r.excess, MaxIn: r.maxIn, ReadGroup: r.group, Worst: r.worst, KV: r.KV, Latency: r.latency.hist(), LatencyByDecision: byDecision}
+		Excess: r.excess, MaxIn: r.maxIn, ReadGroup: r.group, Worst: r.worst, KV: r.KV, Latency: latency, LatencyByDecision: byDecision}
 }
