@@ -357,7 +357,7 @@ func (t *trial) read(ri int32) {
 	r := &t.reqs[ri]
 	if t.kv != nil {
 		ref := &r.cl.refs[r.nread]
-		r.res = t.kv.read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread], ref)
+		t.kv.read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread], ref, &r.res)
 	} else {
 		r.res = t.store.Read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread])
 	}
