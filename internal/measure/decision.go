@@ -71,11 +71,11 @@ func (r *Recorder) RequestLatency(d Decision, lat time.Duration) {
 	v := float64(lat) / float64(time.Millisecond)
 	r.requests++
 	r.requestSum += v
+	h := &r.undecided
 	if d < NumDecisions {
-		r.byDecision[d].add(v)
-	} else {
-		r.undecided.add(v)
+		h = &r.byDecision[d]
 	}
+	h.addIn(v, bucketOf(v))
 }
 
 // requestLatency is the overall latency histogram of n requests whose
