@@ -75,7 +75,7 @@ func (r *Recorder) RequestLatency(d Decision, lat time.Duration) {
 	if d < NumDecisions {
 		h = &r.byDecision[d]
 	}
-	h.addIn(v, bucketOf(v))
+	h.add(v)
 }
 
 // requestLatency is the overall latency histogram of n requests whose

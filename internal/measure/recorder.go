@@ -129,22 +129,28 @@ type denseHist struct {
 // allocates its dense buckets.
 const denseAfter = 256
 
-// add records v as LogHist.Add does.
-func (d *denseHist) add(v float64) { d.addIn(v, bucketOf(v)) }
-
-// addIn is add for v in bucket b, bucketOf(v).
-func (d *denseHist) addIn(v float64, b int32) {
-	// A value at or below 0.001 (or NaN) has bucket math.MinInt32, outside
-	// the dense ones, so a dense bucket's value is above 0 and the larger
-	// of it and MaxV is the one that compares greater.
-	if i := int(b) - denseLow; uint(i) < uint(len(d.dense)) {
-		d.dense[i]++
-		d.h.N++
-		d.h.Sum += v
-		if v > d.h.MaxV {
-			d.h.MaxV = v
+// add records v as LogHist.Add does. It is called for every simulated
+// request, so it finds a dense bucket from bucketOf's tables itself (one
+// call where bucketOf and counting took two more; a test holds it to
+// LogHist.Add around every bucket bound); every other value goes to
+// addSlow. A value at or below 0.001 (or NaN) has no dense bucket, so a
+// dense bucket's value is above 0 and the larger of it and MaxV is the one
+// that compares greater.
+func (d *denseHist) add(v float64) {
+	if i := int(math.Float64bits(v)>>sliceShift) - sliceLow; v > 0.001 && uint(i) < uint(len(sliceBucket)) {
+		b := sliceBucket[i] // as bucketOf
+		if v >= bucketLow[b+1-bucketLowFirst] {
+			b++
 		}
-		return
+		if j := int(b) - denseLow; uint(j) < uint(len(d.dense)) {
+			d.dense[j]++
+			d.h.N++
+			d.h.Sum += v
+			if v > d.h.MaxV {
+				d.h.MaxV = v
+			}
+			return
+		}
 	}
 	d.addSlow(v)
 }
