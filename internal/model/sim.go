@@ -313,11 +313,11 @@ func (t *trial) step(e event) {
 	case evCommit:
 		r := &t.reqs[e.idx]
 		t.store.Commit(time.Duration(t.now), r.w)
-		t.done(e.idx)
+		t.done(r, e.idx)
 	case evOwner:
 		t.atOwner(e.idx)
 	case evDone:
-		t.done(e.idx)
+		t.done(&t.reqs[e.idx], e.idx)
 	default:
 		t.srv.step(t, e)
 	}
@@ -362,12 +362,13 @@ func (t *trial) send(ci int32) {
 		t.srv.arrive(t, ri)
 		return
 	}
-	t.read(ri)
+	t.read(r, ri)
 }
 
-// read issues the request's next read.
-func (t *trial) read(ri int32) {
-	r := &t.reqs[ri]
+// read issues the next read of request r, &t.reqs[ri] (passed along, as
+// done's, so that it is not indexed again: a pointer into t.reqs is good
+// until the next alloc).
+func (t *trial) read(r *request, ri int32) {
 	if t.kv != nil {
 		ref := &r.cl.refs[r.nread]
 		t.kv.read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread], ref, &r.res)
@@ -385,21 +386,21 @@ func (t *trial) readDone(ri int32) {
 	if r.res.Err != nil {
 		d := t.c.lim.Failed(r.plan, r.res.Err)
 		t.record(r, &d)
-		t.done(ri)
+		t.done(r, ri)
 		return
 	}
 	r.got[r.nread] = limiter.Read{Value: r.res.Value, Found: r.res.Found}
 	r.versions[r.nread] = r.res.Version
 	r.nread++
 	if int(r.nread) < r.plan.NKeys {
-		t.read(ri)
+		t.read(r, ri)
 		return
 	}
 	var d limiter.Decision
 	t.c.lim.DecideInto(&d, &r.plan, &r.got)
 	if d.Write.Key == "" {
 		t.record(r, &d)
-		t.done(ri)
+		t.done(r, ri)
 		return
 	}
 	// The writer read the key it writes (every algorithm writes one of
@@ -475,13 +476,12 @@ func (t *trial) record(r *request, d *limiter.Decision) {
 	t.rec.RecordWith(&c.rec, e)
 }
 
-// done completes request ri: its response has reached the client. A closed
-// loop thinks, then sends again.
-func (t *trial) done(ri int32) {
+// done completes request r, &t.reqs[ri]: its response has reached the
+// client. A closed loop thinks, then sends again.
+func (t *trial) done(r *request, ri int32) {
 	if t.srv != nil && t.srv.respond(t, ri) {
 		return
 	}
-	r := &t.reqs[ri]
 	t.rec.RequestLatency(r.decided, time.Duration(t.now-r.sentAt))
 	ci, c := r.client, r.cl
 	t.release(ri)
