@@ -278,10 +278,10 @@ func (t *trial) push(at int64, kind uint8, idx int32) {
 func (t *trial) step(e event) {
 	switch e.kind {
 	case evLoop:
-		t.send(e.idx)
+		t.send(&t.clients[e.idx], e.idx)
 	case evOpen:
-		t.send(e.idx)
 		c := &t.clients[e.idx]
+		t.send(c, e.idx)
 		p := c.p
 		if at := nextOpen(p, c, t.rng); at < int64(p.End) {
 			t.push(at, evOpen, e.idx)
@@ -293,7 +293,7 @@ func (t *trial) step(e event) {
 		for j := 0; j < p.BurstSize; j++ {
 			for k := 0; k < p.Clients; k++ {
 				if spread <= 0 {
-					t.send(int32(p.First + k))
+					t.send(&t.clients[p.First+k], int32(p.First+k))
 					continue
 				}
 				// Request i of the n leaves i/n of the spread after the burst starts.
@@ -307,7 +307,7 @@ func (t *trial) step(e event) {
 			t.push(t.now+every, evBurst, e.idx)
 		}
 	case evSend:
-		t.send(e.idx)
+		t.send(&t.clients[e.idx], e.idx)
 	case evRead:
 		t.readDone(e.idx)
 	case evCommit:
@@ -323,7 +323,7 @@ func (t *trial) step(e event) {
 	}
 }
 
-// send starts a request from client ci at now.
+// send starts a request from client c, &t.clients[ci], at now.
 //
 // It is never inlined: a profile-guided build would otherwise inline it
 // into step and done wherever the profile finds them hot, and the larger
@@ -331,8 +331,7 @@ func (t *trial) step(e event) {
 // request on default.yaml with one regenerated profile).
 //
 //go:noinline
-func (t *trial) send(ci int32) {
-	c := &t.clients[ci]
+func (t *trial) send(c *client, ci int32) {
 	p := c.p
 	n := c.nextCaller(p, ci)
 	t.requests++
@@ -495,7 +494,7 @@ func (t *trial) done(r *request, ri int32) {
 	}
 	if next < c.stopAt && next >= t.now {
 		if next == t.now && t.sendsNow() {
-			t.send(ci)
+			t.send(c, ci)
 			return
 		}
 		t.push(next, evLoop, ci)
