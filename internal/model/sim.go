@@ -135,6 +135,9 @@ type trial struct {
 	reqs    []request
 	free    []int32
 	srv     *server // the serving side; nil for server mode none (server.go)
+	// dec is readDone's decision, set whole by DecideInto: kept here
+	// rather than zeroed on the stack for every request.
+	dec limiter.Decision
 
 	i        int // the trial's number
 	st       trialStats
@@ -395,10 +398,10 @@ func (t *trial) readDone(ri int32) {
 		t.read(r, ri)
 		return
 	}
-	var d limiter.Decision
-	t.c.lim.DecideInto(&d, &r.plan, &r.got)
+	d := &t.dec
+	t.c.lim.DecideInto(d, &r.plan, &r.got)
 	if d.Write.Key == "" {
-		t.record(r, &d)
+		t.record(r, d)
 		t.done(r, ri)
 		return
 	}
@@ -412,7 +415,7 @@ func (t *trial) readDone(ri int32) {
 		}
 	}
 	if t.srv != nil {
-		t.srv.hold(t, ri, d, version)
+		t.srv.hold(t, ri, *d, version)
 		return
 	}
 	var w PendingWrite
@@ -430,7 +433,7 @@ func (t *trial) readDone(ri int32) {
 		t.push(t.now+int64(lat), evDone, ri)
 		return
 	}
-	t.record(r, &d)
+	t.record(r, d)
 	r.w = w
 	t.push(t.now+int64(lat), evCommit, ri)
 }
