@@ -240,8 +240,12 @@ type Keys struct {
 	caller   string
 	window   int64
 	from, to int64 // the window's bounds in Unix milliseconds: [from, to)
-	keys     [2]string
-	nKeys    int
+	// fromNs and toNs are from and to in Unix nanoseconds, for
+	// PlanIntoUnixNano; an empty range (fromNs > toNs) when either is out
+	// of int64's range.
+	fromNs, toNs int64
+	keys         [2]string
+	nKeys        int
 }
 
 // PlanWith returns Plan(now, caller), reusing the keys k holds when k last
@@ -271,14 +275,21 @@ func (l *Limiter) PlanInto(p *Plan, k *Keys, now time.Time, caller string) {
 	if k.to < k.from {
 		k.to = math.MaxInt64
 	}
+	k.fromNs, k.toNs = math.MaxInt64, math.MinInt64
+	const ms = int64(time.Millisecond)
+	if k.from > math.MinInt64/ms && k.from < math.MaxInt64/ms && k.to > math.MinInt64/ms && k.to < math.MaxInt64/ms {
+		k.fromNs, k.toNs = k.from*ms, k.to*ms
+	}
 }
 
 // PlanIntoUnixNano is PlanInto for now given as Unix nanoseconds, for a
 // driver that keeps its clock as an integer (the simulator, once per
 // request): while k's keys serve, it builds no time.Time.
 func (l *Limiter) PlanIntoUnixNano(p *Plan, k *Keys, now int64, caller string) {
-	ms := floorDiv(now, int64(time.Millisecond))
-	if k.serve(p, ms, now-ms*int64(time.Millisecond), caller) {
+	// now in [fromNs, toNs) is floor(now / 1 ms) in [from, to), and
+	// now - fromNs how far into the window it is, as serve finds them.
+	if k.nKeys != 0 && now >= k.fromNs && now < k.toNs && strs.Same(k.caller, caller) {
+		k.set(p, time.Duration(now-k.fromNs))
 		return
 	}
 	l.PlanInto(p, k, time.Unix(0, now), caller)
@@ -291,11 +302,16 @@ func (k *Keys) serve(p *Plan, ms, ns int64, caller string) bool {
 	if k.nKeys == 0 || ms < k.from || ms >= k.to || !strs.Same(k.caller, caller) {
 		return false
 	}
+	k.set(p, time.Duration((ms-k.from)*int64(time.Millisecond)+ns))
+	return true
+}
+
+// set sets *p to the plan of k's keys, into its window.
+func (k *Keys) set(p *Plan, into time.Duration) {
 	// Field by field: a Plan literal is built aside and then copied.
 	p.Keys[0], p.Keys[1] = k.keys[0], k.keys[1]
 	p.NKeys, p.Window = k.nKeys, k.window
-	p.Into = time.Duration((ms-k.from)*int64(time.Millisecond) + ns)
-	return true
+	p.Into = into
 }
 
 // windowKey builds rl:<name>:<caller>:<window> with a single allocation.

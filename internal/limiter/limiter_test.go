@@ -472,3 +472,23 @@ func FuzzPlanWith(f *testing.F) {
 		}
 	})
 }
+
+// TestPlanIntoUnixNanoAtTheEnds holds PlanIntoUnixNano to Plan where a
+// window's bounds in nanoseconds are out of int64's range (the last and
+// first windows Unix nanoseconds reach), and the keys must be planned
+// from milliseconds instead.
+func TestPlanIntoUnixNanoAtTheEnds(t *testing.T) {
+	for _, alg := range Algorithms {
+		l := mustNew(t, Config{Name: "e", Algorithm: alg, Limit: 5, Window: 24 * time.Hour})
+		var k Keys
+		for _, ns := range []int64{math.MaxInt64, math.MaxInt64 - 1, math.MaxInt64 - int64(time.Hour), math.MinInt64, math.MinInt64 + 1, math.MinInt64 + int64(time.Hour), 0, -1} {
+			for range 2 { // planned, then served from k
+				var got Plan
+				l.PlanIntoUnixNano(&got, &k, ns, "c:1")
+				if want := l.Plan(time.Unix(0, ns), "c:1"); got != want {
+					t.Fatalf("%s: PlanIntoUnixNano(%d) = %+v, want %+v", alg, ns, got, want)
+				}
+			}
+		}
+	}
+}

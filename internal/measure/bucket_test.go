@@ -3,6 +3,7 @@ package measure
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -62,6 +63,42 @@ func BenchmarkLatency(b *testing.B) {
 		d += 997
 		if d > time.Second {
 			d = time.Millisecond
+		}
+	}
+}
+
+// TestDenseHistIsLogHist holds denseHist.add, which finds a dense bucket
+// from bucketOf's tables itself, to LogHist.Add: values a few steps either
+// side of every bucket's lowest value, and values outside the dense
+// buckets, give the same histogram.
+func TestDenseHistIsLogHist(t *testing.T) {
+	for _, outside := range []bool{false, true} { // the larger values outside, or not
+		var d denseHist
+		var want LogHist
+		add := func(v float64) {
+			d.add(v)
+			want.Add(v)
+		}
+		for range denseAfter { // past the map, into the dense buckets
+			add(1)
+		}
+		for _, x := range bucketLow {
+			lo, hi := x, x
+			for i := 0; i < 8; i++ {
+				lo, hi = math.Nextafter(lo, 0), math.Nextafter(hi, math.Inf(1))
+				add(lo)
+				add(hi)
+			}
+			add(x)
+		}
+		if outside {
+			for _, v := range []float64{0, -1, 0.001, math.Nextafter(0.001, 1), sliceHigh, 1e300, math.Inf(1), math.NaN()} {
+				add(v)
+			}
+		}
+		if got := d.hist(); !reflect.DeepEqual(got, want) {
+			t.Errorf("denseHist counted N %d, sum %v, max %v, %d buckets; LogHist N %d, sum %v, max %v, %d buckets",
+				got.N, got.Sum, got.MaxV, len(got.Counts), want.N, want.Sum, want.MaxV, len(want.Counts))
 		}
 	}
 }

@@ -61,15 +61,41 @@ func (r *Recorder) DecisionLatency(d Decision, lat time.Duration) {
 }
 
 // RequestLatency is Latency and DecisionLatency in one call, for a driver
-// that records both for every request (the simulator): the latency's
-// bucket is found once for both.
+// that records both for every request (the simulator): it counts the
+// latency under its decision only, and adds it to the overall sum, and
+// Finish derives the overall histogram's counts, number and maximum from
+// the decisions' (the same, as integers and a maximum do not depend on
+// the order they are taken in). A driver calls either RequestLatency or
+// Latency and DecisionLatency, not both (Finish panics).
 func (r *Recorder) RequestLatency(d Decision, lat time.Duration) {
 	v := float64(lat) / float64(time.Millisecond)
-	b := bucketOf(v)
-	r.latency.addIn(v, b)
+	r.requests++
+	r.requestSum += v
+	h := &r.undecided
 	if d < NumDecisions {
-		r.byDecision[d].addIn(v, b)
+		h = &r.byDecision[d]
 	}
+	h.add(v)
+}
+
+// requestLatency is the overall latency histogram of n requests whose
+// latencies, summing to sum, RequestLatency counted in hs.
+func requestLatency(hs []LogHist, n int64, sum float64) LogHist {
+	h := LogHist{Sum: sum}
+	for _, o := range hs {
+		h.N += o.N
+		h.MaxV = max(h.MaxV, o.MaxV)
+		for b, c := range o.Counts {
+			if h.Counts == nil {
+				h.Counts = map[int32]int64{}
+			}
+			h.Counts[b] += c
+		}
+	}
+	if h.N != n {
+		panic("measure: a recorder's latencies were recorded both with RequestLatency and with Latency or DecisionLatency")
+	}
+	return h
 }
 
 // LatencyByDecision is the requests' latency in milliseconds split by what

@@ -91,6 +91,13 @@ type Recorder struct {
 	latency denseHist
 	// byDecision is latency split by decision (DecisionLatency).
 	byDecision [NumDecisions]denseHist
+	// requests counts the latencies RequestLatency recorded in byDecision
+	// (and undecided, for a decision that is none of them) alone, and
+	// requestSum adds them up in the order they came: Finish derives their
+	// overall histogram from those.
+	requests   int64
+	requestSum float64
+	undecided  denseHist
 }
 
 // Latency records one request's latency, from sent to answered. It is
@@ -122,22 +129,28 @@ type denseHist struct {
 // allocates its dense buckets.
 const denseAfter = 256
 
-// add records v as LogHist.Add does.
-func (d *denseHist) add(v float64) { d.addIn(v, bucketOf(v)) }
-
-// addIn is add for v in bucket b, bucketOf(v).
-func (d *denseHist) addIn(v float64, b int32) {
-	// A value at or below 0.001 (or NaN) has bucket math.MinInt32, outside
-	// the dense ones, so a dense bucket's value is above 0 and the larger
-	// of it and MaxV is the one that compares greater.
-	if i := int(b) - denseLow; uint(i) < uint(len(d.dense)) {
-		d.dense[i]++
-		d.h.N++
-		d.h.Sum += v
-		if v > d.h.MaxV {
-			d.h.MaxV = v
+// add records v as LogHist.Add does. It is called for every simulated
+// request, so it finds a dense bucket from bucketOf's tables itself (one
+// call where bucketOf and counting took two more; a test holds it to
+// LogHist.Add around every bucket bound); every other value goes to
+// addSlow. A value at or below 0.001 (or NaN) has no dense bucket, so a
+// dense bucket's value is above 0 and the larger of it and MaxV is the one
+// that compares greater.
+func (d *denseHist) add(v float64) {
+	if i := int(math.Float64bits(v)>>sliceShift) - sliceLow; v > 0.001 && uint(i) < uint(len(sliceBucket)) {
+		b := sliceBucket[i] // as bucketOf
+		if v >= bucketLow[b+1-bucketLowFirst] {
+			b++
 		}
-		return
+		if j := int(b) - denseLow; uint(j) < uint(len(d.dense)) {
+			d.dense[j]++
+			d.h.N++
+			d.h.Sum += v
+			if v > d.h.MaxV {
+				d.h.MaxV = v
+			}
+			return
+		}
 	}
 	d.addSlow(v)
 }
@@ -362,6 +375,33 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 	}
 }
 
+// Denied is RecordWith for the most common request, cut down to a few
+// counts: one the limiter denied by its count (not its error policy), of
+// key, counted in window at at, by population pop, which is not
+// legitimate, when ref holds key's state, window is the key's newest open
+// one and nothing is due to close (no key-window, no sweep). It reports
+// whether it recorded the request; when it did not, the driver records it
+// with RecordWith.
+func (r *Recorder) Denied(ref *KeyRef, pop int, key string, window int64, at time.Duration) bool {
+	ks := ref.ks
+	if ks == nil || ref.epoch != r.epoch || !strs.Same(ref.key, key) || at-r.swept > r.grace {
+		return false
+	}
+	if n := len(ks.open); n == 0 || ks.open[n-1].window != window || at > ks.closeBy {
+		return false
+	}
+	p := &r.pops[pop]
+	if p.Legitimate {
+		return false // false denials need the client's own count
+	}
+	r.totals.Requests++
+	r.totals.Denied++
+	p.Requests++
+	p.Denied++
+	ks.last = max(ks.last, at)
+	return true
+}
+
 // openWindow returns the key's counter for window w, and closes the key's
 // windows that ended more than the grace period before at.
 func (r *Recorder) openWindow(key string, ks *keyState, w int64, at time.Duration) *keyWindow {
@@ -567,7 +607,14 @@ func (r *Recorder) Finish(elapsed time.Duration) Trial {
 	for i := range byDecision {
 		byDecision[i] = r.byDecision[i].hist()
 	}
+	latency := r.latency.hist()
+	if r.requests > 0 {
+		if latency.N > 0 {
+			panic("measure: a recorder's latencies were recorded both with RequestLatency and with Latency")
+		}
+		latency = requestLatency(append(byDecision[:], r.undecided.hist()), r.requests, r.requestSum)
+	}
 	r.totals.SimulatedSeconds = elapsed.Seconds()
 	return Trial{Totals: r.totals, Populations: r.pops, Hist: r.hist, OverLimit: r.over,
-		Excess: r.excess, MaxIn: r.maxIn, ReadGroup: r.group, Worst: r.worst, KV: r.KV, Latency: r.latency.hist(), LatencyByDecision: byDecision}
+		Excess: r.excess, MaxIn: r.maxIn, ReadGroup: r.group, Worst: r.worst, KV: r.KV, Latency: latency, LatencyByDecision: byDecision}
 }

@@ -220,3 +220,39 @@ func TestReadGroupsReused(t *testing.T) {
 		}
 	}
 }
+
+// TestRecorderDenied holds Denied to RecordWith: a stream of requests over
+// three keys, two populations (one legitimate) and several windows, a
+// sweep among them, recorded once with RecordWith alone and once with
+// Denied wherever it takes a denied request, gives the same trial.
+func TestRecorderDenied(t *testing.T) {
+	pops := []Population{{Name: "bot"}, {Name: "user", Legitimate: true}}
+	newRec := func() *Recorder {
+		return NewRecorder(Config{Limit: 3, Window: 10 * time.Second, Populations: pops})
+	}
+	slow, fast := newRec(), newRec()
+	var slowRefs, fastRefs [3]KeyRef
+	keys := [3]string{"a", "b", "c"}
+	took := 0
+	for i := 0; i < 20000; i++ {
+		at := time.Duration(i) * 7 * time.Millisecond
+		k := (i * 7 / 3) % 3
+		e := Event{Pop: (i / 5) % 2, Client: k, Key: keys[k], Window: int64(at / (10 * time.Second)), At: at, Outcome: Denied}
+		if i%11 == 0 {
+			e.Outcome = Allowed
+		}
+		slow.RecordWith(&slowRefs[k], e)
+		if e.Outcome == Denied && fast.Denied(&fastRefs[k], e.Pop, e.Key, e.Window, e.At) {
+			took++
+			continue
+		}
+		fast.RecordWith(&fastRefs[k], e)
+	}
+	if took < 5000 {
+		t.Errorf("Denied took %d requests of 20,000: want most of the bots' denied ones", took)
+	}
+	a, b := slow.Finish(time.Minute), fast.Finish(time.Minute)
+	if a.Totals != b.Totals || !slices.Equal(a.Populations, b.Populations) || a.OverLimit != b.OverLimit || a.MaxIn != b.MaxIn || len(a.Hist) != len(b.Hist) {
+		t.Errorf("with Denied: %+v %+v, without: %+v %+v", b.Totals, b.Populations, a.Totals, a.Populations)
+	}
+}

@@ -149,6 +149,9 @@ type KV struct {
 	readQuota         int64
 	outages           []outage
 	errRead, errWrite float64
+	// plain is true when no read can fail but by its key or location: no
+	// outages, no read error rate, no daily read quota.
+	plain bool
 
 	rng *rand.Rand
 	ctr *measure.KVCounters
@@ -163,6 +166,7 @@ type KV struct {
 	dayEnd        int64 // virtual time the current UTC day ends
 	reads, writes int64 // today's accepted operations
 	nextSweep     int64
+	nextTick      int64 // min(dayEnd, nextSweep): tick has nothing to do before it
 }
 
 // NewKV returns an empty KV store for c. The parameters come from a plan,
@@ -188,8 +192,10 @@ func NewKV(c KVConfig) (*KV, error) {
 	for _, o := range p.Outages {
 		s.outages = append(s.outages, outage{start: int64(o.Start), end: int64(o.End), loc: o.Location, read: o.Read, write: o.Write})
 	}
+	s.plain = len(s.outages) == 0 && s.errRead == 0 && s.readQuota == 0
 	s.dayEnd = untilMidnight(c.Start)
 	s.nextSweep = sweepEvery
+	s.nextTick = min(s.dayEnd, s.nextSweep)
 	return s, nil
 }
 
@@ -265,8 +271,16 @@ func (s *KV) failure(kind int, key string) error {
 }
 
 // tick advances time-driven state to t: the quota day, and now and then a
-// sweep of expired state.
+// sweep of expired state. Small enough to be inlined: most calls find
+// nothing due.
 func (s *KV) tick(t int64) {
+	if t >= s.nextTick {
+		s.tickDue(t)
+	}
+}
+
+// tickDue is tick when something may be due: the next day, or a sweep.
+func (s *KV) tickDue(t int64) {
 	for t >= s.dayEnd {
 		s.dayEnd += int64(24 * time.Hour)
 		s.reads, s.writes = 0, 0
@@ -274,6 +288,7 @@ func (s *KV) tick(t int64) {
 	if t >= s.nextSweep {
 		s.sweep(t)
 	}
+	s.nextTick = min(s.dayEnd, s.nextSweep)
 }
 
 // down reports whether an outage covers operation read/write at loc and t.
@@ -325,39 +340,22 @@ func (s *KV) lookup(key string, ref *kvRef) *kvKey {
 
 // Read implements Store.
 func (s *KV) Read(now time.Duration, loc, dom int, key string) ReadResult {
-	return s.read(now, loc, dom, key, nil)
+	var res ReadResult
+	s.read(now, loc, dom, key, nil, &res)
+	return res
 }
 
-// read is Read, finding the key's state through ref when it is not nil.
-func (s *KV) read(now time.Duration, loc, dom int, key string, ref *kvRef) ReadResult {
+// read is Read, finding the key's state through ref when it is not nil,
+// and setting every field of *res (the simulator's request) in place: a
+// returned ReadResult was copied twice on the stack and once more into
+// the request.
+func (s *KV) read(now time.Duration, loc, dom int, key string, ref *kvRef, res *ReadResult) {
 	t := int64(now)
 	s.tick(t)
-	if len(key) > kv.MaxKeyBytes {
-		// Rejected by the runtime without a round trip; a hot read's time
-		// stands for the call, so a closed loop cannot spin in no time.
-		err := kv.NewKeyTooLong("get", key)
-		s.countRead(err)
-		return ReadResult{Err: err, Latency: s.hot.Sample(s.rng)}
-	}
-	if loc < 0 || loc >= s.nLocs {
-		err := badLocation("get", key, loc, s.nLocs)
-		s.countRead(err)
-		return ReadResult{Err: err}
-	}
-	if s.down(t, loc, false) {
-		err := s.failure(getDown, key)
-		s.countRead(err)
-		return ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
-	}
-	if s.errRead > 0 && s.rng.Float64() < s.errRead {
-		err := s.failure(getFailed, key)
-		s.countRead(err)
-		return ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
-	}
-	if s.readQuota > 0 && s.reads >= s.readQuota {
-		err := s.failure(getQuota, key)
-		s.countRead(err)
-		return ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
+	if !s.plain || len(key) > kv.MaxKeyBytes || loc < 0 || loc >= s.nLocs {
+		if s.readFails(t, loc, key, res) {
+			return
+		}
 	}
 	s.reads++
 	dom = s.pickDomain(dom)
@@ -382,7 +380,7 @@ func (s *KV) read(now time.Duration, loc, dom int, key string, ref *kvRef) ReadR
 		lat = s.cold.Sample(s.rng)
 	}
 	if s.ctr != nil {
-		s.ctr.Read(nil)
+		s.ctr.Reads++ // KVCounters.Read(nil), which a profile-guided build may not inline
 		if v := k.live(t); v != 0 {
 			var staleFor int64 // Visibility reads it only for a stale read
 			if e.version != v {
@@ -391,7 +389,49 @@ func (s *KV) read(now time.Duration, loc, dom int, key string, ref *kvRef) ReadR
 			s.ctr.VisibilityNear(&k.visBin, time.Duration(t-k.committed), time.Duration(staleFor), e.version == v)
 		}
 	}
-	return ReadResult{Value: e.value, Found: e.found, Version: e.version, Domain: dom, Latency: lat}
+	res.Value, res.Found, res.Version, res.Domain, res.Err, res.Latency = e.value, e.found, e.version, dom, nil, lat
+}
+
+// readFails runs the checks a read can fail (the key's length, the
+// location, outages, the error rate, the quota), in that order, and
+// reports whether one failed, *res then set to its error. read calls it
+// only when one can fail (KV.plain is false, or the key or location is
+// out of range): a plain store's reads skip the checks, and keeping them
+// out of read keeps read small.
+func (s *KV) readFails(t int64, loc int, key string, res *ReadResult) bool {
+	if len(key) > kv.MaxKeyBytes {
+		// Rejected by the runtime without a round trip; a hot read's time
+		// stands for the call, so a closed loop cannot spin in no time.
+		err := kv.NewKeyTooLong("get", key)
+		s.countRead(err)
+		*res = ReadResult{Err: err, Latency: s.hot.Sample(s.rng)}
+		return true
+	}
+	if loc < 0 || loc >= s.nLocs {
+		err := badLocation("get", key, loc, s.nLocs)
+		s.countRead(err)
+		*res = ReadResult{Err: err}
+		return true
+	}
+	if s.down(t, loc, false) {
+		err := s.failure(getDown, key)
+		s.countRead(err)
+		*res = ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
+		return true
+	}
+	if s.errRead > 0 && s.rng.Float64() < s.errRead {
+		err := s.failure(getFailed, key)
+		s.countRead(err)
+		*res = ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
+		return true
+	}
+	if s.readQuota > 0 && s.reads >= s.readQuota {
+		err := s.failure(getQuota, key)
+		s.countRead(err)
+		*res = ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
+		return true
+	}
+	return false
 }
 
 // Write implements Store.
@@ -462,6 +502,11 @@ func (s *KV) pickDomain(dom int) int {
 	if s.domains <= 1 {
 		return 0
 	}
+	return s.pickOf(dom)
+}
+
+// pickOf is pickDomain with several domains.
+func (s *KV) pickOf(dom int) int {
 	if s.domainPerRequest && dom >= 0 && dom < s.domains {
 		return dom
 	}

@@ -321,7 +321,7 @@ func (s *server) finish(t *trial, ri int32) {
 	st := &s.reqs[ri]
 	switch st.phase {
 	case phRead:
-		t.read(ri)
+		t.read(&t.reqs[ri], ri)
 	case phWrite:
 		r := &t.reqs[ri]
 		d := st.d
@@ -334,7 +334,7 @@ func (s *server) finish(t *trial, ri int32) {
 			t.store.Commit(now, w)
 		}
 		t.record(r, &d)
-		t.done(ri)
+		t.done(r, ri)
 	default:
 		if s.p.Proxy {
 			st.phase = phProxyOut
