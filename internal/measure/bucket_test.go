@@ -26,16 +26,7 @@ func TestBucketOfIsLogBucket(t *testing.T) {
 			t.Fatalf("bucketOf(%v) = %d, want %d", v, got, want)
 		}
 	}
-	around := func(x float64) {
-		t.Helper()
-		lo, hi := x, x
-		for i := 0; i < 512; i++ {
-			lo, hi = math.Nextafter(lo, 0), math.Nextafter(hi, math.Inf(1))
-			check(lo)
-			check(hi)
-		}
-		check(x)
-	}
+	around := func(x float64) { near(x, 512, check) }
 	for _, x := range bucketLow {
 		around(x)
 	}
@@ -83,13 +74,7 @@ func TestDenseHistIsLogHist(t *testing.T) {
 			add(1)
 		}
 		for _, x := range bucketLow {
-			lo, hi := x, x
-			for i := 0; i < 8; i++ {
-				lo, hi = math.Nextafter(lo, 0), math.Nextafter(hi, math.Inf(1))
-				add(lo)
-				add(hi)
-			}
-			add(x)
+			near(x, 8, add)
 		}
 		if outside {
 			for _, v := range []float64{0, -1, 0.001, math.Nextafter(0.001, 1), sliceHigh, 1e300, math.Inf(1), math.NaN()} {
@@ -125,4 +110,16 @@ func TestVisibilityNear(t *testing.T) {
 			}
 		}
 	}
+}
+
+// near calls f on x and on the n floats next to it on either side: a
+// bucket's bound is where a table and a logarithm would disagree.
+func near(x float64, n int, f func(float64)) {
+	lo, hi := x, x
+	for i := 0; i < n; i++ {
+		lo, hi = math.Nextafter(lo, 0), math.Nextafter(hi, math.Inf(1))
+		f(lo)
+		f(hi)
+	}
+	f(x)
 }
