@@ -98,11 +98,7 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 	sort.SliceStable(worst, func(i, j int) bool { return worst[i].Allowed > worst[j].Allowed })
 	s.WorstKeys = worst[:min(len(worst), worstKept)]
 	s.KV = kvWork(kvc)
-	s.Cost = cost(kvc, s.Totals, len(trials), o.KeyWindows, s.Limiter.WindowSecs)
-	if why, ok := unpriced[s.Limiter.Store]; ok {
-		s.Cost = Cost{ReadsPerMillionRequests: s.Cost.ReadsPerMillionRequests,
-			WritesPerMillionRequests: s.Cost.WritesPerMillionRequests, NotPriced: why}
-	}
+	s.Cost = cost(kvc, s.Totals, len(trials), o.KeyWindows, s.Limiter.WindowSecs, s.Limiter.Store)
 	s.Warnings = s.Health()
 	if lat.N > 0 {
 		st := lat.Stats()
@@ -208,9 +204,10 @@ func kvWork(c KVCounters) KVWork {
 }
 
 // cost prices the KV work per million requests and finds when the free
-// plan's daily quotas would run out on a steady day (see steadyDay).
-func cost(c KVCounters, t Totals, trials int, keyWindows int64, windowSecs float64) Cost {
-	var out Cost
+// plan's daily quotas would run out on a steady day (see steadyDay); for a
+// store whose prices are not known (unpriced) it counts the work only.
+func cost(c KVCounters, t Totals, trials int, keyWindows int64, windowSecs float64, store string) Cost {
+	out := Cost{NotPriced: unpriced[store]}
 	if t.Requests == 0 {
 		return out
 	}
@@ -221,6 +218,9 @@ func cost(c KVCounters, t Totals, trials int, keyWindows int64, windowSecs float
 	perM := 1e6 / float64(t.Requests)
 	out.ReadsPerMillionRequests = float64(c.Reads-c.ReadErrors) * perM
 	out.WritesPerMillionRequests = float64(c.Writes-c.WriteErrors) * perM
+	if !out.Priced() {
+		return out
+	}
 	out.USDPerMillionRequests = out.ReadsPerMillionRequests/1e6*usdPerMillionReads +
 		out.WritesPerMillionRequests/1e6*usdPerMillionWrites
 	if secs := t.SimulatedSeconds * float64(trials); secs > 0 {
