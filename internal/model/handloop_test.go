@@ -3,7 +3,6 @@ package model
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 	"time"
 
@@ -47,6 +46,7 @@ type handConfig struct {
 	clients    int
 	natPool    int     // callers: client k is caller k % natPool; 0: caller k
 	think      float64 // a closed loop's exponential think time's mean; 0: none
+	thinkFixed int64   // a closed loop's constant think time (no draw); 0: none
 }
 
 // handLognormal is a lognormal latency: median x e^(sigma x N(0, 1)).
@@ -158,6 +158,8 @@ func handConfigOf(tb testing.TB, sc *scenario.Scenario) *handConfig {
 	case think.IsZero() || think.Dist == scenario.DistConstant && think.Value == 0:
 	case think.Dist == scenario.DistExponential:
 		c.think = float64(think.Mean)
+	case think.Dist == scenario.DistConstant:
+		c.thinkFixed = int64(think.Value)
 	default:
 		fail("think time", think)
 	}
@@ -410,7 +412,7 @@ func (h *handTrial) finish() handTotals {
 // its next request as soon as the last one answers, so no event queue: the
 // loop's clock jumps from one step to the next.
 func handDefault(c *handConfig, seed uint64, i int) handTotals {
-	if c.clients != 1 || c.think != 0 || c.cum != nil {
+	if c.clients != 1 || c.think != 0 || c.thinkFixed != 0 || c.cum != nil {
 		panic("handDefault runs one client with no think time at one location")
 	}
 	h := newHandTrial(c, seed, i)
@@ -545,6 +547,7 @@ func handBotnet(c *handConfig, seed uint64, i int) handTotals {
 			if c.think > 0 {
 				next += handCap(h.r.ExpFloat64() * c.think)
 			}
+			next += c.thinkFixed
 			if next >= c.end || next < now {
 				// The client sends no more: its step leaves the queue.
 				last := len(q) - 1
@@ -602,6 +605,7 @@ func TestHandLoopMatchesModel(t *testing.T) {
 		{"botnet", []string{"duration=2m"}, handBotnet, 3},
 		{"botnet", []string{"duration=1m", "traffic.botnet.closed_loop.think.mean=50ms"}, handBotnet, 2},
 		{"botnet", []string{"duration=1m", "traffic.botnet.identity.token=per-client", "traffic.botnet.identity.ip=per-client", "traffic.botnet.identity.nat_pool=0"}, handBotnet, 2},
+		{"botnet", clientsSets(1000), handBotnet, 2}, // BenchmarkClients' scenario
 	}
 	for _, tc := range tests {
 		sc := libraryScenario(t, tc.name, tc.sets...)
@@ -646,15 +650,20 @@ func TestHandLoopMatchesModel(t *testing.T) {
 // loops'.
 func BenchmarkHandLoop(b *testing.B) {
 	for _, tc := range []struct {
-		name string
-		loop func(*handConfig, uint64, int) handTotals
+		name, scenario string
+		sets           []string
+		loop           func(*handConfig, uint64, int) handTotals
 	}{
-		{"default", handDefault},
-		{"botnet", handBotnet},
-		{"default-heap", handBotnet}, // the default run by botnet's general loop
+		{"default", "default", nil, handDefault},
+		{"botnet", "botnet", nil, handBotnet},
+		{"default-heap", "default", nil, handBotnet}, // the default run by botnet's general loop
+		// BenchmarkClients' ends: what 10,000 clients cost a loop with
+		// no engine, against one client.
+		{"clients=1", "botnet", clientsSets(1), handBotnet},
+		{"clients=10000", "botnet", clientsSets(10000), handBotnet},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			sc := libraryScenario(b, strings.TrimSuffix(tc.name, "-heap"))
+			sc := libraryScenario(b, tc.scenario, tc.sets...)
 			c := handConfigOf(b, sc)
 			benchRequests(b, func() int64 { return tc.loop(c, sc.Seed, 0).Requests })
 		})

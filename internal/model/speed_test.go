@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"io/fs"
+	"os"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -13,8 +14,9 @@ import (
 )
 
 // simulateGCPercent is the garbage collector setting internal/simulatecmd
-// runs with; the speed benchmarks use it too, so that they measure what
-// users run.
+// runs with unless GOGC is set in the environment; the speed benchmarks do
+// the same, so that they measure what users run (and GOGC=off measures
+// without the collector).
 const simulateGCPercent = 400
 
 // libraryScenario loads scenarios/<name>.yaml as simulate does (with the
@@ -70,7 +72,9 @@ func benchRun(b *testing.B, pl *plan.Plan, seed uint64, trials int) {
 // collection on other cores included), of wall time (req/s), and per
 // iteration (req/op). Every iteration must do the same work.
 func benchRequests(b *testing.B, run func() int64) {
-	defer debug.SetGCPercent(debug.SetGCPercent(simulateGCPercent))
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(simulateGCPercent))
+	}
 	b.ReportAllocs()
 	var reqs int64
 	cpu0 := cpuTime()
@@ -114,14 +118,20 @@ func BenchmarkLibrary(b *testing.B) {
 func BenchmarkClients(b *testing.B) {
 	for _, n := range []int{1, 100, 10000} {
 		b.Run(fmt.Sprintf("clients=%d", n), func(b *testing.B) {
-			length := "1s"
-			if n == 1 {
-				length = "100s"
-			}
-			pl := libraryPlan(b, "botnet", "duration="+length, "limiter.limit=1", "traffic.botnet.clients="+fmt.Sprint(n),
-				"traffic.botnet.identity.token=per-client", "traffic.botnet.identity.ip=per-client",
-				"traffic.botnet.identity.nat_pool=0", "traffic.botnet.closed_loop.think=5ms")
+			pl := libraryPlan(b, "botnet", clientsSets(n)...)
 			benchRun(b, pl, pl.Seed, 1)
 		})
 	}
+}
+
+// clientsSets are the overrides of botnet.yaml that BenchmarkClients runs
+// with n clients (BenchmarkHandLoop's clients=n runs them too).
+func clientsSets(n int) []string {
+	length := "1s"
+	if n == 1 {
+		length = "100s"
+	}
+	return []string{"duration=" + length, "limiter.limit=1", "traffic.botnet.clients=" + fmt.Sprint(n),
+		"traffic.botnet.identity.token=per-client", "traffic.botnet.identity.ip=per-client",
+		"traffic.botnet.identity.nat_pool=0", "traffic.botnet.closed_loop.think=5ms"}
 }
