@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -118,6 +120,9 @@ type source struct {
 	// text that no longer describes it.
 	sum     string
 	dropped bool
+	// base is the hash of the scenario data decodes to with no overrides
+	// (BaseHash): the file as written, before -set and sweep points.
+	base string
 }
 
 // dropTree lets go of the syntax tree. A sweep point's tree is rarely needed
@@ -164,7 +169,7 @@ func LoadWithOverrides(path string, sets []string) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parse(path, data, nil, sets)
+	return parse(path, data, nil, sets, "")
 }
 
 // readFile reads the scenario file at path, at most MaxFileSize bytes: a
@@ -193,12 +198,12 @@ func readFile(path string) ([]byte, error) {
 // Parse decodes data as the scenario file name (used in errors and as the
 // default scenario name), fills defaults in and validates it.
 func Parse(name string, data []byte) (*Scenario, error) {
-	return parse(name, data, nil, nil)
+	return parse(name, data, nil, nil, "")
 }
 
 // ParseWithOverrides is Parse with -set overrides, as LoadWithOverrides.
 func ParseWithOverrides(name string, data []byte, sets []string) (*Scenario, error) {
-	return parse(name, data, nil, sets)
+	return parse(name, data, nil, sets, "")
 }
 
 // With returns a copy of s with more -set overrides ("path=value") applied
@@ -208,7 +213,7 @@ func (s *Scenario) With(sets ...string) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parse(src.file, src.data, src.sets, sets)
+	return parse(src.file, src.data, src.sets, sets, src.base)
 }
 
 // sourceOrMarshal returns the text s was decoded from, or for a Scenario
@@ -249,7 +254,7 @@ func parseSets(file string, sets []string, prior int) ([]override, error) {
 
 // parse is the pipeline under every entry point: YAML -> AST, overrides
 // applied, strict decoding, defaults, validation, sweep points checked.
-func parse(file string, data []byte, prior []override, sets []string) (*Scenario, error) {
+func parse(file string, data []byte, prior []override, sets []string, base string) (*Scenario, error) {
 	// Overrides are numbered after those s was decoded with (With).
 	more, err := parseSets(file, sets, len(prior))
 	if err != nil {
@@ -260,12 +265,32 @@ func parse(file string, data []byte, prior []override, sets []string) (*Scenario
 	if err != nil {
 		return nil, err
 	}
+	if base == "" {
+		base = baseHash(file, data, all, s)
+	}
+	s.src.base = base
 	if len(s.Sweep) > 0 {
 		if _, err := s.Expand(); err != nil {
 			return nil, err
 		}
 	}
 	return s, nil
+}
+
+// baseHash is the hash of the scenario data decodes to with no overrides,
+// s being what it decodes to with sets: s's own hash when there are none,
+// else the hash of a second decoding without them, or, when data is no
+// valid scenario without its overrides, the same digits of the SHA-256 of
+// data itself.
+func baseHash(file string, data []byte, sets []override, s *Scenario) string {
+	if len(sets) == 0 {
+		return s.Hash()
+	}
+	if b, _, err := decode(file, data, nil); err == nil {
+		return b.Hash()
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])[:12]
 }
 
 // decode decodes one scenario (one sweep point, when overrides say so)
@@ -425,7 +450,7 @@ func Default(sets ...string) (*Scenario, error) {
 	if err != nil {
 		return nil, &Error{File: "scenarios/" + scenarios.DefaultFile, Msg: "the embedded default scenario is missing: " + err.Error()}
 	}
-	return parse("scenarios/"+scenarios.DefaultFile, data, nil, sets)
+	return parse("scenarios/"+scenarios.DefaultFile, data, nil, sets, "")
 }
 
 // Set applies one override to s in place, as -set path=value would: the

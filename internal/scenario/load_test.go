@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -478,6 +480,69 @@ func TestHash(t *testing.T) {
 	}
 	if c.Hash() == a.Hash() || len(a.Hash()) != 12 {
 		t.Errorf("hash %q vs %q", a.Hash(), c.Hash())
+	}
+}
+
+// TestBaseHash checks that the base hash is the hash of the text as
+// written: the same under -set (however applied) and for every sweep point,
+// another for another text even where -set makes the scenarios equal.
+func TestBaseHash(t *testing.T) {
+	a, err := Parse("a.yaml", []byte(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.BaseHash() != a.Hash() {
+		t.Errorf("no overrides: base hash %s, hash %s", a.BaseHash(), a.Hash())
+	}
+	set, err := ParseWithOverrides("a.yaml", []byte(minimal), []string{"limiter.limit=6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, err := a.With("limiter.limit=6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	with2, err := with.With("traffic.bot.closed_loop.concurrency=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]*Scenario{"-set": set, "With": with, "With twice": with2} {
+		if s.BaseHash() != a.Hash() || s.Hash() == a.Hash() {
+			t.Errorf("%s: base hash %s, hash %s; want base %s and another hash", name, s.BaseHash(), s.Hash(), a.Hash())
+		}
+	}
+	// Another file that -set makes equal to a: the same hash, another base.
+	six := strings.Replace(minimal, "limit: 5", "limit: 6", 1)
+	b, err := ParseWithOverrides("a.yaml", []byte(six), []string{"limiter.limit=5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Hash() != a.Hash() || b.BaseHash() == a.BaseHash() {
+		t.Errorf("limit 6 set to 5: hash %s base %s; want hash %s and another base", b.Hash(), b.BaseHash(), a.Hash())
+	}
+	// Every sweep point has the base hash of the scenario as written.
+	sw, err := Parse("grid.yaml", []byte(minimal+"sweep:\n  - path: limiter.limit\n    values: [3, 4]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := sw.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pts {
+		if p.Scenario.BaseHash() != sw.Hash() || p.Scenario.Hash() == sw.Hash() {
+			t.Errorf("point %s: base hash %s, hash %s; want base %s", p.Label(), p.Scenario.BaseHash(), p.Scenario.Hash(), sw.Hash())
+		}
+	}
+	// A text that is no scenario without its overrides: the hash of the text.
+	zero := strings.Replace(minimal, "limit: 5", "limit: 0", 1)
+	z, err := ParseWithOverrides("z.yaml", []byte(zero), []string{"limiter.limit=5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(zero))
+	if want := hex.EncodeToString(sum[:])[:12]; z.BaseHash() != want {
+		t.Errorf("invalid base: base hash %s, want the text's %s", z.BaseHash(), want)
 	}
 }
 

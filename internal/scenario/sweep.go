@@ -170,6 +170,7 @@ func (s *Scenario) Expand() ([]Point, error) {
 		data = d
 	}
 	points := make([]Point, 0, total)
+	base := s.BaseHash()
 	idx := make([]int, len(s.Sweep))
 	for n := 0; n < total; n++ {
 		params := make([]Param, len(s.Sweep))
@@ -189,6 +190,7 @@ func (s *Scenario) Expand() ([]Point, error) {
 		}
 		ps.Sweep = nil
 		ps.seal()
+		ps.src.base = base
 		ps.src.dropTree()
 		points = append(points, Point{Index: n, Params: params, Scenario: ps})
 		for i := len(idx) - 1; i >= 0; i-- {
@@ -307,6 +309,20 @@ func (s *Scenario) Canonical() []byte {
 func (s *Scenario) Hash() string {
 	sum := sha256.Sum256(s.Canonical())
 	return hex.EncodeToString(sum[:])[:12]
+}
+
+// BaseHash returns the hash (as Hash gives it) of the scenario s was
+// derived from: its file or text as written, before the -set overrides
+// and, for a sweep point, before the point's values. For a scenario decoded
+// with no overrides it is s.Hash(); for one built in Go, too. Live runs of
+// one file with different -set values share it. When the text is not a
+// valid scenario without its overrides, it is the first 12 hex digits of
+// the SHA-256 of the text itself.
+func (s *Scenario) BaseHash() string {
+	if s.src == nil || s.src.base == "" {
+		return s.Hash()
+	}
+	return s.src.base
 }
 
 // Source returns the file name s was decoded from, or "" for a Scenario
