@@ -24,6 +24,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/report"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
 // cliScenario writes a short scenario file and returns its path.
@@ -368,6 +369,31 @@ func TestMainDefaultScenario(t *testing.T) {
 	}
 	if s.Scenario.Name != "default" || s.Scenario.File != "scenarios/default.yaml" || s.Limiter.Limit != 5 || s.Scenario.Traffic == "" {
 		t.Errorf("scenario %+v, limiter %+v: want the embedded default", s.Scenario, s.Limiter)
+	}
+}
+
+// TestMainBaseHash: a run with -set records the hash of the scenario it
+// ran and, as scenario.base_hash, the hash of the file before -set (what
+// simulate -compare checks a run against a calibrated scenario by).
+func TestMainBaseHash(t *testing.T) {
+	code, stdout, stderr := runMain(t, Env{}, "-json", "-store", "memory", "-duration", "300ms", "-no-report", "-set", "limiter.limit=6")
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var s measure.Summary
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	base, err := scenario.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran, err := scenario.Default("limiter.limit=6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Scenario.BaseHash != base.Hash() || s.Scenario.Hash != ran.Hash() || s.Scenario.Hash == s.Scenario.BaseHash {
+		t.Errorf("scenario hash %q, base hash %q; want %q (as run) and %q (the default as written)", s.Scenario.Hash, s.Scenario.BaseHash, ran.Hash(), base.Hash())
 	}
 }
 

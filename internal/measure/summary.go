@@ -67,9 +67,16 @@ type Summary struct {
 
 // ScenarioRef identifies the scenario a run came from.
 type ScenarioRef struct {
-	Name     string `json:"name"`
-	File     string `json:"file,omitempty"`
-	Hash     string `json:"hash"`
+	Name string `json:"name"`
+	File string `json:"file,omitempty"`
+	Hash string `json:"hash"`
+	// BaseHash is the hash of the scenario the run's was derived from: its
+	// file (or the embedded default) as written, before the -set overrides
+	// in Params and before a sweep point's values. Runs of one file with
+	// different -set values share it; simulate -compare checks a run
+	// against a calibrated scenario by it. Summaries written before it
+	// existed have none.
+	BaseHash string `json:"base_hash,omitempty"`
 	Question string `json:"question,omitempty"`
 	// Params are the -set overrides applied, as path=value.
 	Params []string `json:"params,omitempty"`

@@ -131,10 +131,11 @@ func CompileLive(sc *scenario.Scenario) (*Plan, error) {
 func (p *Plan) Scenario() *scenario.Scenario { return p.sc }
 
 // ScenarioRef identifies scenario sc in a summary: its name, file, hash,
-// question and overrides. traffic describes its populations for people (the
+// the hash of the file as written (before overrides), question and
+// overrides. traffic describes its populations for people (the
 // report package words it).
 func ScenarioRef(sc *scenario.Scenario, traffic string) measure.ScenarioRef {
-	return measure.ScenarioRef{Name: sc.Name, File: sc.Source(), Hash: sc.Hash(), Question: sc.Question,
+	return measure.ScenarioRef{Name: sc.Name, File: sc.Source(), Hash: sc.Hash(), BaseHash: sc.BaseHash(), Question: sc.Question,
 		Params: sc.Overrides(), Traffic: traffic, Headline: sc.Report.Headline}
 }
 
