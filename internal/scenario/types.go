@@ -44,7 +44,7 @@ type Scenario struct {
 	Server *Server `yaml:"server,omitempty" json:"server,omitempty"`
 	// Calibrated is set in a scenario that simulate -calibrate wrote: what
 	// it was fitted to. The model ignores it; -compare reads it to accept
-	// live runs of the scenario it was calibrated from.
+	// live runs of the scenario it was calibrated from (by its base hash).
 	Calibrated *Calibration `yaml:"calibrated,omitempty" json:"calibrated,omitempty"`
 
 	// src is the text the scenario was decoded from, for With and Expand.
@@ -56,6 +56,12 @@ type Scenario struct {
 type Calibration struct {
 	// Runs are the live summaries the values were fitted to.
 	Runs []string `yaml:"runs" json:"runs"`
+	// BaseHash is the base hash (Scenario.BaseHash: the file as written,
+	// before -set) of the scenario the calibrated one was written from, the
+	// first run's: simulate -compare accepts a live run whose summary
+	// records the same scenario.base_hash. Empty in a scenario written by a
+	// -calibrate from before it existed.
+	BaseHash string `yaml:"base_hash,omitempty" json:"base_hash,omitempty"`
 	// Fitted are the paths fitted (a section such as server.cpu scales
 	// every latency under it).
 	Fitted []string `yaml:"fitted" json:"fitted"`

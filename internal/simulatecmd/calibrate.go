@@ -323,6 +323,10 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 			}
 			fmt.Fprintf(stderr, "simulate: note: %s: server.mode set to single-thread to fit the server's CPU\n", path)
 		}
+		if len(runs) > 0 && sc.BaseHash() != runs[0].sc.BaseHash() {
+			fmt.Fprintf(stderr, "simulate: note: %s ran scenario %s (base hash %s), not %s's (base hash %s): %s is written from the first run's, and -compare will accept live runs of that one only\n",
+				path, describeSource(sc), sc.BaseHash(), runs[0].path, runs[0].sc.BaseHash(), CalibratedFile)
+		}
 		runs = append(runs, liveRun{path: path, measured: m, sc: sc})
 	}
 	var params []fitParam
@@ -649,14 +653,15 @@ func nelderMead(fn func([]float64) float64, x0 []float64, step float64, maxEvals
 
 // writeCalibrated writes the first run's scenario with the fitted values
 // (and every default written out) to out/calibrated.yaml, each fitted
-// value named in a comment with the runs it came from.
+// value named in a comment with the runs it came from, and the base hash
+// of that scenario in calibrated.base_hash, for -compare to check runs by.
 func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64, xs [][]float64, loo []measure.Comparison) (string, error) {
 	f := &fitter{params: params}
 	sc, err := f.with(runs[0].sc, x)
 	if err != nil {
 		return "", err
 	}
-	cal := &scenario.Calibration{}
+	cal := &scenario.Calibration{BaseHash: runs[0].sc.BaseHash()}
 	for _, r := range runs {
 		cal.Runs = append(cal.Runs, r.path)
 	}
@@ -687,6 +692,7 @@ func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64,
 	for i, p := range params {
 		fmt.Fprintf(&b, "#   %s: %s (from %s%s)\n", p.path, p.describe(x[i]), strings.Join(paths, ", "), spreadText(p, i, x, xs))
 	}
+	fmt.Fprintf(&b, "# simulate -compare accepts live runs of %s (base hash %s, before -set) only.\n", describeSource(runs[0].sc), cal.BaseHash)
 	b.Write(body)
 	path := filepath.Join(out, CalibratedFile)
 	return path, writeAtomic(path, []byte(b.String()))

@@ -3,6 +3,7 @@ package simulatecmd
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,7 +50,7 @@ func syntheticRun(t *testing.T, dir, scPath string, truth string, sets ...string
 	}
 	s := measure.Summarize(model.Base(pl, 7), 5, trials)
 	m := measure.Summary{Schema: measure.SchemaVersion, Mode: "attack", Complete: true, Trials: 1,
-		Scenario:  measure.ScenarioRef{Name: sc.Name, File: scPath, Hash: sc.Hash(), Params: sc.Overrides()},
+		Scenario:  measure.ScenarioRef{Name: sc.Name, File: scPath, Hash: sc.Hash(), BaseHash: sc.BaseHash(), Params: sc.Overrides()},
 		Limiter:   measure.LimiterRef{Algorithm: "fixed-window", Limit: 5, Window: "10s", WindowSecs: 10, Store: "memory", ErrorPolicy: "fail-open"},
 		Overshoot: measure.Overshoot{KeyWindows: 1, Ratio: measure.Stats{N: 1, Max: measure.Median(s.Overshoot.PerTrial.MaxRatios)}},
 		Live:      &measure.Live{DurationSecs: 1}}
@@ -97,9 +98,10 @@ func TestCalibrate(t *testing.T) {
 	}
 
 	// -compare accepts a run of the scenario calibrated.yaml came from, by
-	// name, and says so; a run of another scenario is still refused.
+	// name and base hash, and says so (TestCompareCalibrated refuses runs
+	// of others).
 	code, out, errOut := runMain(t, "-compare", b, "-no-report", "-trials", "9", filepath.Join(dir, "out", CalibratedFile))
-	if code != ExitOK || !strings.Contains(errOut, "checked by name only") || !strings.Contains(out, "verdict") ||
+	if code != ExitOK || !strings.Contains(errOut, "checked by name and base hash") || !strings.Contains(out, "verdict") ||
 		!strings.Contains(out, "error: each run predicted from the others missed by") {
 		t.Errorf("-compare with calibrated.yaml: exit %d, stderr %q, stdout:\n%s", code, errOut, out)
 	}
@@ -267,4 +269,129 @@ func TestTargetOf(t *testing.T) {
 			t.Errorf("%s: target %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
+}
+
+// TestCompareCalibrated checks which live runs -compare accepts against a
+// calibrated.yaml, whose fitted values changed its hash: runs of the
+// scenario file it was calibrated from (its base hash), whatever their -set
+// values; not a run of another file that has the same name (another
+// concurrency), unless -force; and, by name only with a note saying why, a
+// summary or a calibrated.yaml from before base hashes were recorded.
+func TestCompareCalibrated(t *testing.T) {
+	dir := t.TempDir()
+	scPath := filepath.Join(dir, "cal.yaml")
+	os.WriteFile(scPath, []byte(calibrateScenario), 0o644)
+	otherPath := filepath.Join(dir, "other", "cal.yaml")
+	os.MkdirAll(filepath.Dir(otherPath), 0o755)
+	os.WriteFile(otherPath, []byte(strings.Replace(calibrateScenario, "concurrency: 1", "concurrency: 4", 1)), 0o644)
+
+	fitted := syntheticRun(t, dir, scPath, "server.rtt=20ms", "traffic.bot.closed_loop.concurrency=2")
+	runs, params, err := calibrateInputs(&config{calibrate: fitted, fit: "server.rtt=1ms"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calPath, err := writeCalibrated(filepath.Join(dir, "out"), runs, params, []float64{params[0].init}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal, err := scenario.Load(calPath)
+	if err != nil {
+		t.Fatalf("calibrated.yaml does not load: %v", err)
+	}
+	base := runs[0].sc.BaseHash()
+	if cal.Calibrated.BaseHash != base {
+		t.Fatalf("calibrated.base_hash %q, want the run's scenario's %q", cal.Calibrated.BaseHash, base)
+	}
+	// A calibrated.yaml from before calibrated.base_hash.
+	data, _ := os.ReadFile(calPath)
+	line := "  base_hash: " + base + "\n"
+	if !strings.Contains(string(data), line) {
+		t.Fatalf("calibrated.yaml has no line %q:\n%s", line, data)
+	}
+	oldCal := filepath.Join(dir, "old", CalibratedFile)
+	os.MkdirAll(filepath.Dir(oldCal), 0o755)
+	os.WriteFile(oldCal, []byte(strings.Replace(string(data), line, "", 1)), 0o644)
+
+	heldOut := syntheticRun(t, dir, scPath, "server.rtt=20ms", "traffic.bot.closed_loop.concurrency=8")
+	other := syntheticRun(t, dir, otherPath, "server.rtt=20ms")
+	oldOther := editSummary(t, other, "old.json", func(m *measure.Summary) { m.Scenario.BaseHash = "" })
+	itself := syntheticRun(t, dir, calPath, "server.rtt=20ms")
+	// Calibrating on runs of two files says which one -compare will accept.
+	var notes strings.Builder
+	if _, _, err := calibrateInputs(&config{calibrate: fitted + "," + other, fit: "server.rtt=1ms"}, &notes); err != nil {
+		t.Fatal(err)
+	}
+	if want := "-compare will accept live runs of that one only"; !strings.Contains(notes.String(), want) || !strings.Contains(notes.String(), otherPath) {
+		t.Errorf("calibrating on two files: notes %q do not name %s and say %q", notes.String(), otherPath, want)
+	}
+	renamed := editSummary(t, other, "renamed.json", func(m *measure.Summary) { m.Scenario.Name = "another" })
+
+	tests := []struct {
+		name      string
+		run       string
+		args      []string
+		scenario  string // default calPath
+		code      int
+		stderr    []string // each must appear
+		notStderr []string // none may appear
+	}{
+		{name: "fitted run", run: fitted, code: ExitOK, stderr: []string{"checked by name and base hash (" + base}},
+		{name: "held-out -set", run: heldOut, code: ExitOK, stderr: []string{"checked by name and base hash"}},
+		{name: "another file of the same name", run: other, code: ExitBadInput,
+			stderr: []string{`ran scenario "cal" from ` + otherPath, "base hash " + base, calPath, "another file of the same name", "add -force"}},
+		{name: "another file forced", run: other, args: []string{"-force"}, code: ExitOK, notStderr: []string{"checked by"}},
+		{name: "another name", run: renamed, code: ExitBadInput, stderr: []string{`ran scenario "another"`, "-force"}},
+		{name: "old summary", run: oldOther, code: ExitOK,
+			stderr: []string{"records no scenario.base_hash", "checked by name only", "as calibrating changed its hash"}},
+		{name: "old calibration", run: other, scenario: oldCal, code: ExitOK,
+			stderr: []string{"records no calibrated.base_hash", "checked by name only", "calibrate again"}},
+		{name: "a run of calibrated.yaml itself", run: itself, code: ExitOK, notStderr: []string{"checked by"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := tc.scenario
+			if sc == "" {
+				sc = calPath
+			}
+			args := append(append([]string{"-no-report", "-trials", "4", "-compare", tc.run}, tc.args...), sc)
+			code, stdout, stderr := runMain(t, args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %s", code, tc.code, stderr)
+			}
+			for _, s := range tc.stderr {
+				if !strings.Contains(stderr, s) {
+					t.Errorf("stderr %q does not say %q", stderr, s)
+				}
+			}
+			for _, s := range tc.notStderr {
+				if strings.Contains(stderr, s) {
+					t.Errorf("stderr %q says %q", stderr, s)
+				}
+			}
+			if code == ExitBadInput && stdout != "" {
+				t.Errorf("bad input printed a summary: %s", stdout)
+			}
+		})
+	}
+}
+
+// editSummary writes the summary at path, changed by edit, beside it as
+// name, and returns the new path.
+func editSummary(t *testing.T, path, name string, edit func(*measure.Summary)) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m measure.Summary
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(&m)
+	b, _ := json.Marshal(m)
+	out := filepath.Join(filepath.Dir(path), name)
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

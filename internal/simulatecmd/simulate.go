@@ -377,7 +377,9 @@ func load(c *config, measured *measure.Summary) (*scenario.Scenario, []string, e
 // sameScenario checks that sc is the scenario the measured run ran: the same
 // name, and the same hash when the summary records one. A summary without a
 // hash (written by hand, or by an old attack) is checked by name, with a
-// note saying so.
+// note saying so. A calibrated scenario (written by -calibrate) has another
+// hash than any run's, as its fitted values changed it: it is checked by
+// sameCalibrated instead, unless the run ran it itself (the same hash).
 func sameScenario(sc *scenario.Scenario, measured *measure.Summary, path string, force bool) (string, error) {
 	m := measured.Scenario
 	name, hash := sc.Name, sc.Hash()
@@ -387,9 +389,10 @@ func sameScenario(sc *scenario.Scenario, measured *measure.Summary, path string,
 	case m.Name != name:
 		return "", fmt.Errorf("-compare %s: the live run ran scenario %q, but the scenario predicted is %q (%s): give the run's scenario file as the argument, or add -force",
 			path, m.Name, name, describeSource(sc))
+	case m.Hash != "" && m.Hash == hash:
+		return "", nil
 	case sc.Calibrated != nil:
-		return fmt.Sprintf("%s is scenario %q calibrated on %s (%s fitted): the run's scenario was checked by name only, as calibrating changed its hash",
-			describeSource(sc), name, strings.Join(sc.Calibrated.Runs, ", "), strings.Join(sc.Calibrated.Fitted, ", ")), nil
+		return sameCalibrated(sc, measured, path)
 	case m.Hash == "":
 		return fmt.Sprintf("%s records no scenario hash: only the scenario's name (%q) was checked", path, name), nil
 	case m.Hash != hash:
@@ -397,6 +400,37 @@ func sameScenario(sc *scenario.Scenario, measured *measure.Summary, path string,
 			path, m.Name, m.Hash, describeSource(sc), m.Params, hash)
 	}
 	return "", nil
+}
+
+// sameCalibrated checks that the measured run ran the scenario calibrated
+// scenario sc was fitted from: the same base hash (the file as written,
+// before -set), which the calibration records. The run's -set values may
+// differ (traffic the calibration did not see): -compare applies them to
+// sc. When the summary or sc predates base hashes, the check is by name
+// only, with a note saying why.
+func sameCalibrated(sc *scenario.Scenario, measured *measure.Summary, path string) (string, error) {
+	m, cal := measured.Scenario, sc.Calibrated
+	what := fmt.Sprintf("%s is scenario %q calibrated on %s (%s fitted)", describeSource(sc), sc.Name,
+		strings.Join(cal.Runs, ", "), strings.Join(cal.Fitted, ", "))
+	switch {
+	case cal.BaseHash == "":
+		return what + ": it records no calibrated.base_hash (an older simulate -calibrate wrote it), so the run's scenario was checked by name only, as calibrating changed its hash; calibrate again to have runs checked by their scenario file", nil
+	case m.BaseHash == "":
+		return fmt.Sprintf("%s: %s records no scenario.base_hash (an older attack wrote it), so the run's scenario was checked by name only, as calibrating changed its hash; measure again to have it checked against base hash %s",
+			what, path, cal.BaseHash), nil
+	case m.BaseHash != cal.BaseHash:
+		return "", fmt.Errorf("-compare %s: the live run ran scenario %q from %s, base hash %s (its file as written, before -set), but %s was calibrated on runs (%s) of scenario %q with base hash %s: another file of the same name, or the file changed since the calibration; compare a run of the scenario calibrated on, calibrate again on runs of this one, or add -force",
+			path, m.Name, runFile(m), m.BaseHash, describeSource(sc), strings.Join(cal.Runs, ", "), sc.Name, cal.BaseHash)
+	}
+	return fmt.Sprintf("%s: the run's scenario was checked by name and base hash (%s, its file as written before -set), as calibrating changed its hash", what, cal.BaseHash), nil
+}
+
+// runFile names the scenario file a summary says its run read.
+func runFile(m measure.ScenarioRef) string {
+	if m.File == "" {
+		return "the embedded default"
+	}
+	return m.File
 }
 
 // describeSource names where a scenario was read from.
