@@ -7,14 +7,19 @@
 # scenarios under valgrind: counts, unlike times, repeat on a busy machine
 # (within about 0.5%), so they are what to judge a change by there. It
 # counts the hand loops of the same scenarios too (BenchmarkHandLoop, issue
-# 14's yardstick) and prints the model's count over theirs.
+# 14's yardstick) and prints the model's count over theirs. With -clients
+# it counts BenchmarkClients' ends instead, 1 and 10,000 clients, for the
+# model and the hand loop, with the garbage collector off (GOGC=off, which
+# the benchmarks keep), and prints what a request costs at 10,000 over 1.
 #
-# usage: scripts/bench-sim.sh [-base FILE] [-count N] [-bench REGEXP] [-callgrind] [-update]
+# usage: scripts/bench-sim.sh [-base FILE] [-count N] [-bench REGEXP] [-callgrind] [-clients] [-update]
 #   -base FILE    compare with FILE (default bench/baseline.txt; the speed
 #                 before issue 14's work is bench/before-issue14.txt)
 #   -count N      runs of each benchmark (default 6; benchstat wants >= 6)
 #   -bench RE     which benchmarks (default 'Library|Clients')
 #   -callgrind    also count instructions per request (needs valgrind)
+#   -clients      with -callgrind: count 1 and 10,000 clients instead
+#                 (about 10 minutes)
 #   -update       write the results to bench/baseline.txt
 #
 # The benchmarks are built with the profile cmd/simulate is built with
@@ -34,6 +39,7 @@ base=bench/baseline.txt
 count=6
 bench='Library|Clients'
 callgrind=0
+clients=0
 update=0
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -41,8 +47,9 @@ while [ $# -gt 0 ]; do
 	-count) count=$2; shift 2 ;;
 	-bench) bench=$2; shift 2 ;;
 	-callgrind) callgrind=1; shift ;;
+	-clients) clients=1; shift ;;
 	-update) update=1; shift ;;
-	*) echo "usage: $0 [-base FILE] [-count N] [-bench REGEXP] [-callgrind] [-update]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-base FILE] [-count N] [-bench REGEXP] [-callgrind] [-clients] [-update]" >&2; exit 2 ;;
 	esac
 done
 
@@ -70,12 +77,27 @@ if [ "$callgrind" = 1 ]; then
 		reqs=$(awk '/req\/op/ { for (i = 1; i < NF; i++) if ($(i+1) == "req/op") print $i }' "$work/cg.txt")
 		echo "$ir $reqs"
 	}
-	perreq() { # benchmark -> instructions per request
+	perreq() { # benchmark [iterations] -> instructions per request
+		n=${2:-5}
 		read -r i1 _ < <(instr "$1" 1)
-		read -r i5 r < <(instr "$1" 5)
-		awk -v a="$i1" -v b="$i5" -v r="$r" 'BEGIN { printf "%.0f", (b - a) / (4 * r) }'
+		read -r in r < <(instr "$1" "$n")
+		awk -v a="$i1" -v b="$in" -v n="$n" -v r="$r" 'BEGIN { printf "%.0f", (b - a) / ((n - 1) * r) }'
 	}
-	for s in default botnet; do
+	if [ "$clients" = 1 ]; then
+		# 9 iterations, and no collection at all: the 10,000 clients'
+		# set-up brings collections on, and where their marking falls
+		# moved the count by hundreds.
+		export GOGC=off
+		for b in Clients HandLoop; do
+			one=$(perreq "Benchmark$b/clients=1" 9)
+			many=$(perreq "Benchmark$b/clients=10000" 9)
+			echo "BenchmarkInstructions/$b-clients=1 1 $one instr/req" | tee -a "$new"
+			echo "BenchmarkInstructions/$b-clients=10000 1 $many instr/req" | tee -a "$new"
+			awk -v b="$b" -v one="$one" -v many="$many" 'BEGIN { printf "# %s: 10,000 clients / 1 client %.2fx in instructions\n", b, many / one }' | tee -a "$new"
+		done
+		unset GOGC
+	fi
+	for s in $([ "$clients" = 1 ] || echo default botnet); do
 		m=$(perreq "BenchmarkLibrary/$s")
 		h=$(perreq "BenchmarkHandLoop/$s")
 		echo "BenchmarkInstructions/$s 1 $m instr/req" | tee -a "$new"
