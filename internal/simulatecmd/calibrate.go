@@ -52,6 +52,11 @@ type liveRun struct {
 	path     string
 	measured *measure.Summary
 	sc       *scenario.Scenario
+	// file is the run's scenario file as written, with the user's -set
+	// and what the run reported about its target (measuredProfile), but
+	// not the run's own -set overrides: what calibrated.yaml is written
+	// from, with the fitted values.
+	file *scenario.Scenario
 }
 
 // fitParam is one parameter -calibrate fits: the scale of the latencies
@@ -314,11 +319,23 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 		if err != nil {
 			return nil, nil, err
 		}
+		// What the run reported about its target (the limit and window
+		// it announced, its store) describes the target, and stays.
+		file, _, err := load(&cc, nil)
+		if err == nil {
+			file, _, err = measuredProfile(file, m, setPaths(c.sets))
+		}
+		if err != nil {
+			return nil, nil, err
+		}
 		for _, n := range notes {
 			fmt.Fprintln(stderr, "simulate: note:", n)
 		}
 		if needsServer(fit) && (sc.Server == nil || sc.Server.Mode == scenario.ServerNone) {
 			if sc, err = sc.With("server.mode=" + scenario.ServerSingleThread); err != nil {
+				return nil, nil, fmt.Errorf("-calibrate %s: fitting %s needs server.mode single-thread: %v", path, strings.Join(fit, ","), err)
+			}
+			if file, err = file.With("server.mode=" + scenario.ServerSingleThread); err != nil {
 				return nil, nil, fmt.Errorf("-calibrate %s: fitting %s needs server.mode single-thread: %v", path, strings.Join(fit, ","), err)
 			}
 			fmt.Fprintf(stderr, "simulate: note: %s: server.mode set to single-thread to fit the server's CPU\n", path)
@@ -327,7 +344,7 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 			fmt.Fprintf(stderr, "simulate: note: %s ran scenario %s (base hash %s), not %s's (base hash %s): %s is written from the first run's, and -compare will accept live runs of that one only\n",
 				path, describeSource(sc), sc.BaseHash(), runs[0].path, runs[0].sc.BaseHash(), CalibratedFile)
 		}
-		runs = append(runs, liveRun{path: path, measured: m, sc: sc})
+		runs = append(runs, liveRun{path: path, measured: m, sc: sc, file: file})
 	}
 	var params []fitParam
 	for _, f := range fit {
@@ -651,13 +668,17 @@ func nelderMead(fn func([]float64) float64, x0 []float64, step float64, maxEvals
 	return s[0].x, s[0].v
 }
 
-// writeCalibrated writes the first run's scenario with the fitted values
-// (and every default written out) to out/calibrated.yaml, each fitted
-// value named in a comment with the runs it came from, and the base hash
-// of that scenario in calibrated.base_hash, for -compare to check runs by.
+// writeCalibrated writes the first run's scenario file with the fitted
+// values (and every default written out) to out/calibrated.yaml, each
+// fitted value named in a comment with the runs it came from, and the base
+// hash of that scenario in calibrated.base_hash, for -compare to check runs
+// by. It is the file as the target ran it (the limit it announced, its
+// store), without the first run's own -set overrides: -compare applies
+// each run's, and a run that set nothing must be predicted with the
+// file's values, not the first run's (its concurrency, say).
 func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64, xs [][]float64, loo []measure.Comparison) (string, error) {
 	f := &fitter{params: params}
-	sc, err := f.with(runs[0].sc, x)
+	sc, err := f.with(runs[0].file, x)
 	if err != nil {
 		return "", err
 	}

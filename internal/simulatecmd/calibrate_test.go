@@ -96,6 +96,12 @@ func TestCalibrate(t *testing.T) {
 	if !strings.Contains(first, "server.rtt     mean "+got+" ") {
 		t.Errorf("calibrated.yaml holds rtt %s, not the printed value:\n%s", got, first)
 	}
+	// It is the file with the fitted values, not the first run as it ran:
+	// a run that sets nothing is predicted with the file's concurrency (1),
+	// not run a's (2).
+	if c := sc.Traffic[0].ClosedLoop.Concurrency; c != 1 {
+		t.Errorf("calibrated.yaml has concurrency %d, the first run's -set; want the file's 1", c)
+	}
 
 	// -compare accepts a run of the scenario calibrated.yaml came from, by
 	// name and base hash, and says so (TestCompareCalibrated refuses runs
