@@ -364,16 +364,7 @@ func TestCompareCalibrated(t *testing.T) {
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr %s", code, tc.code, stderr)
 			}
-			for _, s := range tc.stderr {
-				if !strings.Contains(stderr, s) {
-					t.Errorf("stderr %q does not say %q", stderr, s)
-				}
-			}
-			for _, s := range tc.notStderr {
-				if strings.Contains(stderr, s) {
-					t.Errorf("stderr %q says %q", stderr, s)
-				}
-			}
+			checkStderr(t, stderr, tc.stderr, tc.notStderr)
 			if code == ExitBadInput && stdout != "" {
 				t.Errorf("bad input printed a summary: %s", stdout)
 			}

@@ -87,11 +87,7 @@ func TestCompareHonest(t *testing.T) {
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr %s", code, tc.code, stderr)
 			}
-			for _, s := range tc.stderr {
-				if !strings.Contains(stderr, s) {
-					t.Errorf("stderr %q does not say %q", stderr, s)
-				}
-			}
+			checkStderr(t, stderr, tc.stderr, nil)
 			if code == ExitBadInput && stdout != "" {
 				t.Errorf("bad input printed a summary: %s", stdout)
 			}

@@ -13,6 +13,22 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/measure"
 )
 
+// checkStderr fails t when stderr does not say each of want, or says one
+// of not.
+func checkStderr(t *testing.T, stderr string, want, not []string) {
+	t.Helper()
+	for _, s := range want {
+		if !strings.Contains(stderr, s) {
+			t.Errorf("stderr %q does not say %q", stderr, s)
+		}
+	}
+	for _, s := range not {
+		if strings.Contains(stderr, s) {
+			t.Errorf("stderr %q says %q", stderr, s)
+		}
+	}
+}
+
 // runMain runs the command with args and returns its exit status, stdout
 // and stderr.
 func runMain(t *testing.T, args ...string) (int, string, string) {
