@@ -79,6 +79,7 @@ type Limiter struct {
 	slidingTTL time.Duration // max(60 s, 2 x window): a current key serves as the next previous one
 	interval   int64         // token bucket: emission interval, microseconds
 	tolerance  int64         // token bucket: (limit - 1) x interval, microseconds
+	fixed      bool          // the algorithm is FixedWindow (a bool tests faster than the string)
 }
 
 // New checks cfg and returns its limiter. Every bad value gives an error that
@@ -112,6 +113,7 @@ func New(cfg Config) (*Limiter, error) {
 	}
 	l := &Limiter{cfg: cfg, prefix: "rl:" + cfg.Name + ":", ttl: max(60*time.Second, cfg.Window)}
 	l.slidingTTL = l.ttl
+	l.fixed = cfg.Algorithm == FixedWindow
 	if cfg.Window <= math.MaxInt64/2 {
 		l.slidingTTL = max(l.ttl, 2*cfg.Window)
 	}
@@ -348,6 +350,18 @@ func (l *Limiter) DecideInto(d *Decision, p *Plan, got *[2]Read) {
 	default:
 		l.decideFixed(d, p, &got[0])
 	}
+}
+
+// DeniesByCount reports whether Decide(*p, *got) would deny by the count
+// (not by the error policy) with a fixed window: the count read has
+// reached the limit. Then the decision is Allowed false, in window
+// p.Window, with nothing to write. It is false for the other algorithms,
+// which a driver asks Decide. A driver that needs no more of a denied
+// decision than that (the simulator, for most of its requests) builds no
+// Decision for it.
+func (l *Limiter) DeniesByCount(p *Plan, got *[2]Read) bool {
+	// A key not found counts 0, below every limit (which is at least 1).
+	return l.fixed && got[0].Found && ParseCount(got[0].Value) >= l.cfg.Limit
 }
 
 // decideFixed sets *d to the seed's checkRateLimit after its get.

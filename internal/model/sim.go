@@ -398,6 +398,13 @@ func (t *trial) readDone(ri int32) {
 		t.read(r, ri)
 		return
 	}
+	// The usual request of a flood is denied by the count: recorded from
+	// the plan's window, with no Decision built.
+	if t.c.lim.DeniesByCount(&r.plan, &r.got) && t.rec.Denied(&r.cl.rec, int(r.cl.pop), r.caller, r.plan.Window, time.Duration(t.now)) {
+		r.decided = measure.DecidedDenied
+		t.done(r, ri)
+		return
+	}
 	d := &t.dec
 	t.c.lim.DecideInto(d, &r.plan, &r.got)
 	if d.Write.Key == "" {
