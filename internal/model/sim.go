@@ -113,11 +113,14 @@ type request struct {
 	plan     limiter.Plan
 	got      [2]limiter.Read
 	versions [2]uint64 // the versions read, per planned key
-	res      ReadResult
-	w        PendingWrite
-	out      int64            // owned stores: the way back
-	sentAt   int64            // when the request was sent, for its latency
-	decided  measure.Decision // what it got, for its latency by decision
+	// err is the error of the read in flight, nil when it succeeded:
+	// readDone takes it, and clears it, so that a read that succeeds
+	// stores nothing here.
+	err     error
+	w       PendingWrite
+	out     int64            // owned stores: the way back
+	sentAt  int64            // when the request was sent, for its latency
+	decided measure.Decision // what it got, for its latency by decision
 }
 
 // trial is the state of one trial.
@@ -369,30 +372,46 @@ func (t *trial) send(c *client, ci int32) {
 
 // read issues the next read of request r, &t.reqs[ri] (passed along, as
 // done's, so that it is not indexed again: a pointer into t.reqs is good
-// until the next alloc).
+// until the next alloc). What it reads goes into r.got and r.versions at
+// once: the read takes effect when it is issued, and nothing looks at
+// them before readDone.
 func (t *trial) read(r *request, ri int32) {
+	var dom int
+	var lat time.Duration
+	var err error
 	if t.kv != nil {
 		ref := &r.cl.refs[r.nread]
-		t.kv.read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread], ref, &r.res)
+		dom, lat, err = t.kv.read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread], ref, &r.got[r.nread], &r.versions[r.nread])
 	} else {
-		r.res = t.store.Read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread])
+		res := t.store.Read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread])
+		r.got[r.nread] = limiter.Read{Value: res.Value, Found: res.Found}
+		r.versions[r.nread] = res.Version
+		dom, lat, err = res.Domain, res.Latency, res.Err
 	}
-	r.dom = int32(r.res.Domain)
-	t.push(t.now+int64(r.res.Latency), evRead, ri)
+	if err != nil {
+		r.err = err
+	}
+	r.dom = int32(dom)
+	t.push(t.now+int64(lat), evRead, ri)
 }
 
 // readDone takes a read's result: on error the error policy decides; after
 // the last read the limiter decides and the write, if any, is submitted.
+//
+// It is never inlined: inlined into step, it makes step too large to be
+// inlined into run, which costs more than the call saves.
+//
+//go:noinline
 func (t *trial) readDone(ri int32) {
 	r := &t.reqs[ri]
-	if r.res.Err != nil {
-		d := t.c.lim.Failed(r.plan, r.res.Err)
+	if r.err != nil {
+		err := r.err
+		r.err = nil
+		d := t.c.lim.Failed(r.plan, err)
 		t.record(r, &d)
 		t.done(r, ri)
 		return
 	}
-	r.got[r.nread] = limiter.Read{Value: r.res.Value, Found: r.res.Found}
-	r.versions[r.nread] = r.res.Version
 	r.nread++
 	if int(r.nread) < r.plan.NKeys {
 		t.read(r, ri)
