@@ -103,14 +103,18 @@ func (c *compiled) newStore(rng *rand.Rand, ctr *measure.KVCounters) (Store, Own
 
 // request is one request in flight.
 type request struct {
-	caller   string // the caller identity the request was planned for
-	client   int32
-	cl       *client // &trial.clients[client], found without indexing
-	loc      int32
-	dom      int32 // the cache domain the request used, AnyDomain before its first read
-	owner    int32
-	nread    int32
-	plan     limiter.Plan
+	caller string // the caller identity the request was planned for
+	client int32
+	cl     *client // &trial.clients[client], found without indexing
+	loc    int32
+	dom    int32 // the cache domain the request used, AnyDomain before its first read
+	owner  int32
+	nread  int32
+	plan   limiter.Plan
+	// got are the reads of the plan's keys. A reused slot's got[1] may
+	// hold its last request's read: only a plan of two keys looks at it,
+	// and that plan reads both keys first (the limiter's algorithm, and
+	// so its plans' number of keys, is the same for the whole run).
 	got      [2]limiter.Read
 	versions [2]uint64 // the versions read, per planned key
 	// err is the error of the read in flight, nil when it succeeded:
@@ -351,11 +355,6 @@ func (t *trial) send(c *client, ci int32) {
 		t.c.lim.PlanIntoUnixNano(&r.plan, &c.keys, t.c.startNano+t.now, c.caller)
 	} else {
 		t.c.lim.PlanInto(&r.plan, &c.keys, t.c.start.Add(time.Duration(t.now)), c.caller)
-	}
-	// (Value and Found tested one by one: comparing with limiter.Read{}
-	// calls memequal.)
-	if r.plan.NKeys < 2 && (r.got[1].Found || r.got[1].Value != "") {
-		r.got[1] = limiter.Read{} // Decide sees no other request's read
 	}
 	if t.owned != nil {
 		owner, in, out := t.owned.Route(time.Duration(t.now), int(r.loc), r.plan.Keys[0])
