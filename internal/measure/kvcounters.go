@@ -74,32 +74,69 @@ func (k *KVCounters) LostUpdate() { k.LostUpdates++ }
 // the value it returned had been outdated (since the first write that
 // replaced it).
 func (k *KVCounters) Visibility(since, staleFor time.Duration, fresh bool) {
-	bin := uint8(len(visibilityEdgesMs) - 1)
-	k.VisibilityNear(&bin, since, staleFor, fresh)
+	var b VisBin
+	k.VisibilityIn(&b, since, staleFor, fresh)
 }
 
-// VisibilityNear is Visibility for a store that keeps, per key, the bin of
-// the key's last read (*bin, which it sets to this read's): the bin is
-// searched for from there, where it usually is or a step away, since the
-// time since a key's latest write grows until the next write. Any *bin
-// gives the same bin, only sooner or later.
-func (k *KVCounters) VisibilityNear(bin *uint8, since, staleFor time.Duration, fresh bool) {
-	ms := float64(since) / float64(time.Millisecond)
-	i := min(int(*bin), len(visibilityEdgesMs)-1)
-	for i > 0 && ms < visibilityEdgesMs[i] {
-		i--
+// VisBin remembers the visibility bin of a key's last read, for a store
+// that keeps one per key (VisibilityIn): the times since the key's latest
+// write that fall in it, [from, to). The time since a key's latest write
+// grows until the next write, so the next read's is usually in it, found
+// with two comparisons. The zero VisBin holds no bin.
+type VisBin struct {
+	from, to time.Duration
+	i        uint8
+}
+
+// visibilityFrom holds, per bin, the least time since a write (in whole
+// nanoseconds) whose milliseconds, float64(since) / 1e6, reach the bin's
+// edge, so that a bin is found with integer comparisons, the same bin as
+// from the edges in milliseconds.
+var visibilityFrom = func() []time.Duration {
+	from := make([]time.Duration, len(visibilityEdgesMs))
+	reaches := func(d time.Duration, e float64) bool { return float64(d)/float64(time.Millisecond) >= e }
+	for i, e := range visibilityEdgesMs {
+		d := time.Duration(e * float64(time.Millisecond))
+		for reaches(d-1, e) {
+			d--
+		}
+		for !reaches(d, e) {
+			d++
+		}
+		from[i] = d
 	}
-	for i+1 < len(visibilityEdgesMs) && ms >= visibilityEdgesMs[i+1] {
-		i++
+	return from
+}()
+
+// VisibilityIn is Visibility for a store that keeps, per key, the bin of
+// the key's last read (*b, which it sets to this read's).
+func (k *KVCounters) VisibilityIn(b *VisBin, since, staleFor time.Duration, fresh bool) {
+	if since < b.from || since >= b.to {
+		b.find(since)
 	}
-	*bin = uint8(i)
-	k.VisReads[i]++
+	k.VisReads[b.i]++
 	if fresh {
-		k.VisFresh[i]++
+		k.VisFresh[b.i]++
 		return
 	}
 	k.StaleReads++
 	k.Staleness.Add(float64(staleFor) / float64(time.Millisecond))
+}
+
+// find sets b to the bin since falls in: the last one whose edge it
+// reaches, or the first (a time before the first edge counts there).
+func (b *VisBin) find(since time.Duration) {
+	i := len(visibilityFrom) - 1
+	for i > 0 && since < visibilityFrom[i] {
+		i--
+	}
+	b.i, b.from, b.to = uint8(i), visibilityFrom[i], math.MaxInt64
+	if i == 0 {
+		b.from = math.MinInt64
+	}
+	if i+1 < len(visibilityFrom) {
+		b.to = visibilityFrom[i+1]
+	}
 }
 
 // Add pools another trial's (or store's) counters into k.

@@ -57,9 +57,9 @@ type kvKey struct {
 	// read can be timed from the write that replaced what it returned.
 	commits [commitsKept]commitAt
 	nCommit int
-	// visBin is the visibility bin of the key's last read, where the next
-	// read's is looked for (measure.KVCounters.VisibilityNear).
-	visBin uint8
+	// vis is the visibility bin of the key's last read, where the next
+	// read's usually is (measure.KVCounters.VisibilityIn).
+	vis measure.VisBin
 }
 
 // commitsKept is how many of a key's latest commits are remembered.
@@ -391,7 +391,7 @@ func (s *KV) read(now time.Duration, loc, dom int, key string, ref *kvRef, got *
 			if e.version != v {
 				staleFor = t - k.replacedAt(e.version)
 			}
-			s.ctr.VisibilityNear(&k.visBin, time.Duration(t-k.committed), time.Duration(staleFor), e.version == v)
+			s.ctr.VisibilityIn(&k.vis, time.Duration(t-k.committed), time.Duration(staleFor), e.version == v)
 		}
 	}
 	got.Value, got.Found, *version = e.value, e.found, e.version
