@@ -288,10 +288,10 @@ func (t *trial) push(at int64, kind uint8, idx int32) {
 func (t *trial) step(e event) {
 	switch e.kind {
 	case evLoop:
-		t.send(&t.clients[e.idx], e.idx)
+		t.send(&t.clients[e.idx], e.idx, t.alloc())
 	case evOpen:
 		c := &t.clients[e.idx]
-		t.send(c, e.idx)
+		t.send(c, e.idx, t.alloc())
 		p := c.p
 		if at := nextOpen(p, c, t.rng); at < int64(p.End) {
 			t.push(at, evOpen, e.idx)
@@ -303,7 +303,7 @@ func (t *trial) step(e event) {
 		for j := 0; j < p.BurstSize; j++ {
 			for k := 0; k < p.Clients; k++ {
 				if spread <= 0 {
-					t.send(&t.clients[p.First+k], int32(p.First+k))
+					t.send(&t.clients[p.First+k], int32(p.First+k), t.alloc())
 					continue
 				}
 				// Request i of the n leaves i/n of the spread after the burst starts.
@@ -317,7 +317,7 @@ func (t *trial) step(e event) {
 			t.push(t.now+every, evBurst, e.idx)
 		}
 	case evSend:
-		t.send(&t.clients[e.idx], e.idx)
+		t.send(&t.clients[e.idx], e.idx, t.alloc())
 	case evRead:
 		t.readDone(e.idx)
 	case evCommit:
@@ -333,7 +333,8 @@ func (t *trial) step(e event) {
 	}
 }
 
-// send starts a request from client c, &t.clients[ci], at now.
+// send starts a request from client c, &t.clients[ci], at now, in request
+// slot ri (from alloc, or the slot of the client's request just done).
 //
 // It is never inlined: a profile-guided build would otherwise inline it
 // into step and done wherever the profile finds them hot, and the larger
@@ -341,11 +342,10 @@ func (t *trial) step(e event) {
 // request on default.yaml with one regenerated profile).
 //
 //go:noinline
-func (t *trial) send(c *client, ci int32) {
+func (t *trial) send(c *client, ci, ri int32) {
 	p := c.p
 	n := c.nextCaller(p, ci)
 	t.requests++
-	ri := t.alloc()
 	r := &t.reqs[ri]
 	// A reused slot keeps its last request's fields; set every one this
 	// request reads before it writes it.
@@ -511,9 +511,9 @@ func (t *trial) done(r *request, ri int32) {
 	}
 	t.rec.RequestLatency(r.decided, time.Duration(t.now-r.sentAt))
 	ci, c := r.client, r.cl
-	t.release(ri)
 	p := c.p
 	if p.Send != plan.Closed {
+		t.release(ri)
 		return
 	}
 	next := t.now
@@ -522,11 +522,14 @@ func (t *trial) done(r *request, ri int32) {
 	}
 	if next < c.stopAt && next >= t.now {
 		if next == t.now && t.sendsNow() {
-			t.send(c, ci)
+			// The next request takes this one's slot, which release and
+			// alloc would have handed it.
+			t.send(c, ci, ri)
 			return
 		}
 		t.push(next, evLoop, ci)
 	}
+	t.release(ri)
 }
 
 // sendsNow reports whether a closed loop's send at now, were it pushed,
