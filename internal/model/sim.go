@@ -350,7 +350,11 @@ func (t *trial) send(c *client, ci, ri int32) {
 	// A reused slot keeps its last request's fields; set every one this
 	// request reads before it writes it.
 	r.client, r.cl, r.nread, r.caller, r.dom, r.sentAt, r.decided = ci, c, 0, c.caller, AnyDomain, t.now, measure.DecidedError
-	r.loc = int32(pickLocation(p, n, t.pcg))
+	loc := c.loc
+	if loc < 0 {
+		loc = int32(pickLocation(p, n, t.pcg))
+	}
+	r.loc = loc
 	if t.c.nanoClock {
 		t.c.lim.PlanIntoUnixNano(&r.plan, &c.keys, t.c.startNano+t.now, c.caller)
 	} else {
@@ -517,7 +521,7 @@ func (t *trial) done(r *request, ri int32) {
 		return
 	}
 	next := t.now
-	if !p.Think.IsZero() {
+	if c.thinks {
 		next += int64(p.Think.Sample(t.rng))
 	}
 	if next < c.stopAt && next >= t.now {

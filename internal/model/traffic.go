@@ -25,6 +25,12 @@ type client struct {
 	refs [2]kvRef
 	// rec finds the recorder's state of the client's caller.
 	rec measure.KeyRef
+	// loc is where every request of the client arrives, when its
+	// population has one location (plan.Population.OneLocation); else -1.
+	loc int32
+	// thinks says the client's population has a think time to draw
+	// (p.Think is not zero).
+	thinks bool
 }
 
 // nextCaller counts a request from client ci of population p and sets its
@@ -49,7 +55,12 @@ func newClients(pops []plan.Population, total int) []client {
 		p := &pops[pi]
 		for k := 0; k < p.Clients; k++ {
 			ip := p.IP(k)
-			cs = append(cs, client{pop: int32(pi), p: p, ip: ip, caller: plan.Caller(p.Token(k, 0), ip), stopAt: int64(p.End)})
+			c := client{pop: int32(pi), p: p, ip: ip, caller: plan.Caller(p.Token(k, 0), ip), stopAt: int64(p.End),
+				loc: -1, thinks: !p.Think.IsZero()}
+			if loc, ok := p.OneLocation(); ok {
+				c.loc = int32(loc)
+			}
+			cs = append(cs, c)
 		}
 	}
 	return cs
