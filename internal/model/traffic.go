@@ -36,16 +36,24 @@ type client struct {
 // nextCaller counts a request from client ci of population p and sets its
 // caller: a rotating token changes every rotateEvery requests. It returns
 // the request's number for the client (0-based).
+// It is small enough to be inlined: a rotating token's caller is rotate's.
 func (c *client) nextCaller(p *plan.Population, ci int32) int64 {
-	n := c.sent
 	if p.Rotates() {
-		if rot := p.Rotation(n); rot != c.rot {
-			c.rot = rot
-			c.caller = plan.Caller(p.Token(int(ci)-p.First, n), c.ip)
-		}
+		c.rotate(ci)
 	}
+	n := c.sent
 	c.sent++
 	return n
+}
+
+// rotate sets the caller of client ci's next request, c.sent, for a
+// population whose token rotates.
+func (c *client) rotate(ci int32) {
+	p, n := c.p, c.sent
+	if rot := p.Rotation(n); rot != c.rot {
+		c.rot = rot
+		c.caller = plan.Caller(p.Token(int(ci)-p.First, n), c.ip)
+	}
 }
 
 // newClients builds every client of the populations, callers precomputed.
