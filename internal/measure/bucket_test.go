@@ -29,7 +29,7 @@ func TestBucketOfIsLogBucket(t *testing.T) {
 	for _, x := range bucketLow {
 		around(x)
 	}
-	for i := range sliceBucket {
+	for i := range sliceBuckets {
 		around(math.Float64frombits(uint64(i+sliceLow) << sliceShift))
 	}
 	around(0.001)

@@ -199,9 +199,10 @@ func bucketOf(v float64) int32 {
 	if !(v > 0.001) {
 		return math.MinInt32
 	}
-	if i := int(math.Float64bits(v)>>sliceShift) - sliceLow; i < len(sliceBucket) {
-		b := sliceBucket[i]
-		if v >= bucketLow[b+1-bucketLowFirst] {
+	if i := int(math.Float64bits(v)>>sliceShift) - sliceLow; i < len(sliceBuckets) {
+		s := &sliceBuckets[i]
+		b := s.bucket
+		if v >= s.next {
 			b++
 		}
 		return b
@@ -226,21 +227,30 @@ const (
 var (
 	// sliceLow is the slice number of 0.001's slice.
 	sliceLow = int(math.Float64bits(0.001) >> sliceShift)
-	// sliceBucket is, per slice from sliceLow, the bucket of its lowest value.
-	sliceBucket []int32
+	// sliceBuckets is, per slice from sliceLow, the bucket of its lowest
+	// value and the lowest value of the bucket after it.
+	sliceBuckets []sliceBucket
 	// bucketLow is, per bucket from bucketLowFirst, the lowest float64 in
 	// it.
 	bucketLow      []float64
 	bucketLowFirst int32
 )
 
+// sliceBucket is what bucketOf reads of a slice: the bucket of its lowest
+// value, and next, the lowest value of the bucket after it. Kept together,
+// they take one look-up and one bounds check.
+type sliceBucket struct {
+	bucket int32
+	next   float64
+}
+
 func init() {
 	n := int(math.Float64bits(sliceHigh)>>sliceShift) - sliceLow
-	sliceBucket = make([]int32, n)
-	for i := range sliceBucket {
-		sliceBucket[i] = logBucket(math.Max(math.Float64frombits(uint64(i+sliceLow)<<sliceShift), math.Nextafter(0.001, 1)))
+	sliceBuckets = make([]sliceBucket, n)
+	for i := range sliceBuckets {
+		sliceBuckets[i].bucket = logBucket(math.Max(math.Float64frombits(uint64(i+sliceLow)<<sliceShift), math.Nextafter(0.001, 1)))
 	}
-	bucketLowFirst = sliceBucket[0]
+	bucketLowFirst = sliceBuckets[0].bucket
 	last := logBucket(sliceHigh) + 1
 	bucketLow = make([]float64, last-bucketLowFirst+1)
 	for b := bucketLowFirst; b <= last; b++ {
@@ -255,6 +265,9 @@ func init() {
 			x = math.Nextafter(x, math.Inf(1))
 		}
 		bucketLow[b-bucketLowFirst] = x
+	}
+	for i := range sliceBuckets {
+		sliceBuckets[i].next = bucketLow[sliceBuckets[i].bucket+1-bucketLowFirst]
 	}
 }
 

@@ -137,9 +137,10 @@ const denseAfter = 256
 // dense bucket's value is above 0 and the larger of it and MaxV is the one
 // that compares greater.
 func (d *denseHist) add(v float64) {
-	if i := int(math.Float64bits(v)>>sliceShift) - sliceLow; v > 0.001 && uint(i) < uint(len(sliceBucket)) {
-		b := sliceBucket[i] // as bucketOf
-		if v >= bucketLow[b+1-bucketLowFirst] {
+	if i := int(math.Float64bits(v)>>sliceShift) - sliceLow; v > 0.001 && uint(i) < uint(len(sliceBuckets)) {
+		s := &sliceBuckets[i] // as bucketOf
+		b := s.bucket
+		if v >= s.next {
 			b++
 		}
 		if j := int(b) - denseLow; uint(j) < uint(len(d.dense)) {
