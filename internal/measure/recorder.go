@@ -66,7 +66,7 @@ type Recorder struct {
 	start  time.Time
 	grace  time.Duration // how long after its end a key-window stays open
 	keys   map[string]*keyState
-	epoch  uint64        // counts sweeps: a KeyRef from an earlier one may point to a dropped key
+	epoch  uint64        // counts sweeps from 1: a KeyRef from an earlier one may point to a dropped key, and the zero KeyRef matches none
 	swept  time.Duration // when keys were last swept for closed windows
 	// clients holds legitimate clients' own allowed counts per window, for
 	// false denials; like key-windows, they close after the grace period.
@@ -295,7 +295,7 @@ func NewRecorder(c Config) *Recorder {
 		c.Start = time.Unix(0, 0) // window ids count from the Unix epoch
 	}
 	r := &Recorder{limit: c.Limit, window: c.Window, start: c.Start, grace: max(c.Window, lateGrace),
-		keys: map[string]*keyState{}, hist: map[int64]int64{}, clients: map[clientWindow]int64{}}
+		keys: map[string]*keyState{}, hist: map[int64]int64{}, clients: map[clientWindow]int64{}, epoch: 1}
 	r.pops = append([]Population(nil), c.Populations...)
 	r.tallies.n = int(max(0, min(c.Limit, maxReadCounts)))
 	r.KV.init()
@@ -335,7 +335,7 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 		return
 	}
 	var ks *keyState
-	if ref != nil && ref.ks != nil && ref.epoch == r.epoch && strs.Same(ref.key, e.Key) {
+	if ref != nil && ref.epoch == r.epoch && strs.Same(ref.key, e.Key) {
 		ks = ref.ks
 	} else {
 		if ks = r.keys[e.Key]; ks == nil {
@@ -384,8 +384,8 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 // whether it recorded the request; when it did not, the driver records it
 // with RecordWith.
 func (r *Recorder) Denied(ref *KeyRef, pop int, key string, window int64, at time.Duration) bool {
-	ks := ref.ks
-	if ks == nil || ref.epoch != r.epoch || !strs.Same(ref.key, key) || at-r.swept > r.grace {
+	ks := ref.ks // not nil when its epoch is the recorder's
+	if ref.epoch != r.epoch || !strs.Same(ref.key, key) || at-r.swept > r.grace {
 		return false
 	}
 	if n := len(ks.open); n == 0 || ks.open[n-1].window != window || at > ks.closeBy {

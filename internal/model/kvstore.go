@@ -160,7 +160,7 @@ type KV struct {
 	failures [nFailures]failed
 
 	keys    map[string]*kvKey
-	epoch   uint64 // counts sweeps: a kvRef from an earlier one may point to a dropped key
+	epoch   uint64 // counts sweeps from 1: a kvRef from an earlier one may point to a dropped key, and the zero kvRef matches none
 	nLocs   int
 	version uint64
 
@@ -189,7 +189,7 @@ func NewKV(c KVConfig) (*KV, error) {
 		writeEvery: int64(p.WriteEvery), globalScope: p.GlobalWriteLimit,
 		writeQuota: p.DailyWriteQuota, readQuota: p.DailyReadQuota,
 		errRead: p.ReadErrorRate, errWrite: p.WriteErrorRate, rng: c.Rand, ctr: c.Counters,
-		keys: map[string]*kvKey{}, nLocs: c.Locations}
+		keys: map[string]*kvKey{}, nLocs: c.Locations, epoch: 1}
 	for _, o := range p.Outages {
 		s.outages = append(s.outages, outage{start: int64(o.Start), end: int64(o.End), loc: o.Location, read: o.Read, write: o.Write})
 	}
@@ -329,7 +329,7 @@ type kvRef struct {
 // lookup returns key's state, or nil when the store holds none, using and
 // refreshing ref when it is not nil.
 func (s *KV) lookup(key string, ref *kvRef) *kvKey {
-	if ref != nil && ref.k != nil && ref.epoch == s.epoch && strs.Same(ref.key, key) {
+	if ref != nil && ref.epoch == s.epoch && strs.Same(ref.key, key) { // ref.k is then set
 		return ref.k
 	}
 	k := s.keys[key]
