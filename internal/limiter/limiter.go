@@ -290,7 +290,8 @@ func (l *Limiter) PlanInto(p *Plan, k *Keys, now time.Time, caller string) {
 func (l *Limiter) PlanIntoUnixNano(p *Plan, k *Keys, now int64, caller string) {
 	// now in [fromNs, toNs) is floor(now / 1 ms) in [from, to), and
 	// now - fromNs how far into the window it is, as serve finds them.
-	if k.nKeys != 0 && now >= k.fromNs && now < k.toNs && strs.Same(k.caller, caller) {
+	// (A zero Keys holds the empty range [0, 0): no nKeys test needed.)
+	if now >= k.fromNs && now < k.toNs && strs.Same(k.caller, caller) {
 		k.set(p, time.Duration(now-k.fromNs))
 		return
 	}
@@ -301,7 +302,7 @@ func (l *Limiter) PlanIntoUnixNano(p *Plan, k *Keys, now int64, caller string) {
 // ns nanoseconds (0 <= ns < 1e6), and reports true when they are caller's
 // keys for that instant's window; else it leaves *p alone.
 func (k *Keys) serve(p *Plan, ms, ns int64, caller string) bool {
-	if k.nKeys == 0 || ms < k.from || ms >= k.to || !strs.Same(k.caller, caller) {
+	if ms < k.from || ms >= k.to || !strs.Same(k.caller, caller) { // a zero Keys: [0, 0)
 		return false
 	}
 	k.set(p, time.Duration((ms-k.from)*int64(time.Millisecond)+ns))
