@@ -298,6 +298,14 @@ func (l *Limiter) PlanIntoUnixNano(p *Plan, k *Keys, now int64, caller string) {
 	l.PlanInto(p, k, time.Unix(0, now), caller)
 }
 
+// WindowUnixNano returns the bounds of the window k's keys are for, in
+// Unix nanoseconds: [from, to), while PlanIntoUnixNano with k's caller
+// serves those keys. The range is empty (from > to, or [0, 0) for a zero
+// Keys) when there are none, or when the window's bounds are beyond
+// int64 nanoseconds. A driver that keeps each plan PlanIntoUnixNano made
+// can tell with it, and no call, whether the plan still serves.
+func (k *Keys) WindowUnixNano() (from, to int64) { return k.fromNs, k.toNs }
+
 // serve sets *p to the plan of k's keys at now, ms Unix milliseconds and
 // ns nanoseconds (0 <= ns < 1e6), and reports true when they are caller's
 // keys for that instant's window; else it leaves *p alone.

@@ -103,14 +103,17 @@ func (c *compiled) newStore(rng *rand.Rand, ctr *measure.KVCounters) (Store, Own
 
 // request is one request in flight.
 type request struct {
-	caller string // the caller identity the request was planned for
 	client int32
 	cl     *client // &trial.clients[client], found without indexing
 	loc    int32
 	dom    int32 // the cache domain the request used, AnyDomain before its first read
 	owner  int32
 	nread  int32
-	plan   limiter.Plan
+	// win is the plan the request was planned with, for its caller
+	// (win.caller) and window, and into how far into that window it was
+	// sent (the plan's Into: planOf).
+	win  *callerWindow
+	into time.Duration
 	// got are the reads of the plan's keys. A reused slot's got[1] may
 	// hold its last request's read: only a plan of two keys looks at it,
 	// and that plan reads both keys first (the limiter's algorithm, and
@@ -145,6 +148,8 @@ type trial struct {
 	// dec is readDone's decision, set whole by DecideInto: kept here
 	// rather than zeroed on the stack for every request.
 	dec limiter.Decision
+	// plan is planOf's: a request's plan with its Into.
+	plan limiter.Plan
 
 	i        int // the trial's number
 	st       trialStats
@@ -349,19 +354,15 @@ func (t *trial) send(c *client, ci, ri int32) {
 	r := &t.reqs[ri]
 	// A reused slot keeps its last request's fields; set every one this
 	// request reads before it writes it.
-	r.client, r.cl, r.nread, r.caller, r.dom, r.sentAt, r.decided = ci, c, 0, c.caller, AnyDomain, t.now, measure.DecidedError
+	r.client, r.cl, r.nread, r.dom, r.sentAt, r.decided = ci, c, 0, AnyDomain, t.now, measure.DecidedError
 	loc := c.loc
 	if loc < 0 {
 		loc = int32(pickLocation(p, n, t.pcg))
 	}
 	r.loc = loc
-	if t.c.nanoClock {
-		t.c.lim.PlanIntoUnixNano(&r.plan, &c.keys, t.c.startNano+t.now, c.caller)
-	} else {
-		t.c.lim.PlanInto(&r.plan, &c.keys, t.c.start.Add(time.Duration(t.now)), c.caller)
-	}
+	r.win, r.into = t.planFor(c)
 	if t.owned != nil {
-		owner, in, out := t.owned.Route(time.Duration(t.now), int(r.loc), r.plan.Keys[0])
+		owner, in, out := t.owned.Route(time.Duration(t.now), int(r.loc), r.win.plan.Keys[0])
 		r.owner, r.out = int32(owner), int64(out)
 		t.push(t.now+int64(in), evOwner, ri)
 		return
@@ -371,6 +372,46 @@ func (t *trial) send(c *client, ci, ri int32) {
 		return
 	}
 	t.read(r, ri)
+}
+
+// planFor returns the plan of client c's request at now, and how far into
+// its window now is: c.win while it serves c's caller at now, else a new
+// one, which c keeps. On a clock in Unix nanoseconds (nanoClock) that is
+// two comparisons with the window's bounds, with no call.
+func (t *trial) planFor(c *client) (*callerWindow, time.Duration) {
+	if t.c.nanoClock {
+		now := t.c.startNano + t.now
+		if w := c.win; w != nil && now >= w.from && now < w.to {
+			return w, time.Duration(now - w.from)
+		}
+		w := &callerWindow{caller: c.caller}
+		t.c.lim.PlanIntoUnixNano(&w.plan, &w.keys, now, c.caller)
+		w.from, w.to = w.keys.WindowUnixNano()
+		c.win = w
+		return w, w.plan.Into
+	}
+	// Beyond int64 nanoseconds: plan with the time (c.win's keys serve
+	// while they are the caller's for the window), and keep a new
+	// callerWindow when the plan's keys or window differ from c.win's.
+	p := &t.plan
+	w := c.win
+	if w == nil {
+		w = &callerWindow{caller: c.caller}
+	}
+	t.c.lim.PlanInto(p, &w.keys, t.c.start.Add(time.Duration(t.now)), c.caller)
+	if c.win == nil || p.Window != w.plan.Window || p.NKeys != w.plan.NKeys || p.Keys != w.plan.Keys {
+		w = &callerWindow{caller: c.caller, plan: *p, keys: w.keys}
+		c.win = w
+	}
+	return w, p.Into
+}
+
+// planOf returns request r's plan, its Into set, in t.plan: for the calls
+// that take a whole plan.
+func (t *trial) planOf(r *request) *limiter.Plan {
+	t.plan = r.win.plan
+	t.plan.Into = r.into
+	return &t.plan
 }
 
 // read issues the next read of request r, &t.reqs[ri] (passed along, as
@@ -383,10 +424,10 @@ func (t *trial) read(r *request, ri int32) {
 	var lat time.Duration
 	var err error
 	if t.kv != nil {
-		ref := &r.cl.refs[r.nread]
-		dom, lat, err = t.kv.read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread], ref, &r.got[r.nread], &r.versions[r.nread])
+		ref := &r.win.refs[r.nread]
+		dom, lat, err = t.kv.read(time.Duration(t.now), int(r.loc), int(r.dom), r.win.plan.Keys[r.nread], ref, &r.got[r.nread], &r.versions[r.nread])
 	} else {
-		res := t.store.Read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread])
+		res := t.store.Read(time.Duration(t.now), int(r.loc), int(r.dom), r.win.plan.Keys[r.nread])
 		r.got[r.nread] = limiter.Read{Value: res.Value, Found: res.Found}
 		r.versions[r.nread] = res.Version
 		dom, lat, err = res.Domain, res.Latency, res.Err
@@ -410,25 +451,25 @@ func (t *trial) readDone(ri int32) {
 	if r.err != nil {
 		err := r.err
 		r.err = nil
-		d := t.c.lim.Failed(r.plan, err)
+		d := t.c.lim.Failed(*t.planOf(r), err)
 		t.record(r, &d)
 		t.done(r, ri)
 		return
 	}
 	r.nread++
-	if int(r.nread) < r.plan.NKeys {
+	if int(r.nread) < r.win.plan.NKeys {
 		t.read(r, ri)
 		return
 	}
 	// The usual request of a flood is denied by the count: recorded from
 	// the plan's window, with no Decision built.
-	if t.c.lim.DeniesByCount(&r.plan, &r.got) && t.rec.Denied(&r.cl.rec, int(r.cl.pop), r.caller, r.plan.Window, time.Duration(t.now)) {
+	if t.c.lim.DeniesByCount(&r.win.plan, &r.got) && t.rec.Denied(&r.cl.rec, int(r.cl.pop), r.win.caller, r.win.plan.Window, time.Duration(t.now)) {
 		r.decided = measure.DecidedDenied
 		t.done(r, ri)
 		return
 	}
 	d := &t.dec
-	t.c.lim.DecideInto(d, &r.plan, &r.got)
+	t.c.lim.DecideInto(d, t.planOf(r), &r.got)
 	if d.Write.Key == "" {
 		t.record(r, d)
 		t.done(r, ri)
@@ -437,8 +478,8 @@ func (t *trial) readDone(ri int32) {
 	// The writer read the key it writes (every algorithm writes one of
 	// its planned keys); that read's version is what it replaces.
 	version, slot := UnknownVersion, -1
-	for i := 0; i < r.plan.NKeys; i++ {
-		if r.plan.Keys[i] == d.Write.Key {
+	for i := 0; i < r.win.plan.NKeys; i++ {
+		if r.win.plan.Keys[i] == d.Write.Key {
 			version, slot = r.versions[i], i
 			break
 		}
@@ -451,13 +492,13 @@ func (t *trial) readDone(ri int32) {
 	var lat time.Duration
 	var err error
 	if t.kv != nil && slot >= 0 {
-		ref := &r.cl.refs[slot]
+		ref := &r.win.refs[slot]
 		w, lat, err = t.kv.submit(time.Duration(t.now), int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, version, ref)
 	} else {
 		w, lat, err = t.store.Write(time.Duration(t.now), int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, version)
 	}
 	if err != nil {
-		d := t.c.lim.Failed(r.plan, err)
+		d := t.c.lim.Failed(*t.planOf(r), err)
 		t.record(r, &d)
 		t.push(t.now+int64(lat), evDone, ri)
 		return
@@ -472,17 +513,18 @@ func (t *trial) atOwner(ri int32) {
 	r := &t.reqs[ri]
 	now := time.Duration(t.now)
 	owner := int(r.owner)
-	if err := t.owned.Admit(now, owner, r.plan.Keys[0]); err != nil {
-		d := t.c.lim.Failed(r.plan, err)
+	p := t.planOf(r)
+	if err := t.owned.Admit(now, owner, p.Keys[0]); err != nil {
+		d := t.c.lim.Failed(*p, err)
 		t.record(r, &d)
 	} else {
-		for i := 0; i < r.plan.NKeys; i++ {
-			r.got[i].Value, r.got[i].Found = t.owned.Get(now, owner, r.plan.Keys[i])
+		for i := 0; i < p.NKeys; i++ {
+			r.got[i].Value, r.got[i].Found = t.owned.Get(now, owner, p.Keys[i])
 		}
-		d := t.c.lim.Decide(r.plan, r.got)
+		d := t.c.lim.Decide(*p, r.got)
 		if d.Write.Key != "" {
 			if err := t.owned.Put(now, owner, d.Write.Key, d.Write.Value, d.Write.TTL); err != nil {
-				d = t.c.lim.Failed(r.plan, err)
+				d = t.c.lim.Failed(*p, err)
 			}
 		}
 		t.record(r, &d)
@@ -493,7 +535,7 @@ func (t *trial) atOwner(ri int32) {
 // record reports the decision for r, made now.
 func (t *trial) record(r *request, d *limiter.Decision) {
 	c := r.cl
-	if !d.Allowed && !d.FailClosed && t.rec.Denied(&c.rec, int(c.pop), r.caller, d.Window, time.Duration(t.now)) {
+	if !d.Allowed && !d.FailClosed && t.rec.Denied(&c.rec, int(c.pop), r.win.caller, d.Window, time.Duration(t.now)) {
 		r.decided = measure.DecidedDenied
 		return
 	}
@@ -501,7 +543,7 @@ func (t *trial) record(r *request, d *limiter.Decision) {
 	if d.Allowed {
 		out = measure.Allowed
 	}
-	e := measure.Event{Pop: int(c.pop), Client: int(r.client), Key: r.caller, Window: d.Window, At: time.Duration(t.now),
+	e := measure.Event{Pop: int(c.pop), Client: int(r.client), Key: r.win.caller, Window: d.Window, At: time.Duration(t.now),
 		Outcome: out, FailOpen: d.FailOpen, FailClosed: d.FailClosed, Remaining: d.Remaining, HasRemaining: d.Allowed && !d.FailOpen}
 	r.decided = measure.DecisionOf(e)
 	t.rec.RecordWith(&c.rec, e)

@@ -18,11 +18,10 @@ type client struct {
 	rot    int64   // current rotation (rotating tokens)
 	y      float64 // open loop: arrivals' cumulative intensity so far
 	stopAt int64   // when the client stops sending (population end)
-	// keys are the limiter keys of the client's latest request, built once
-	// per caller and window rather than once per request.
-	keys limiter.Keys
-	// refs find the KV store's state of keys.Keys[i] without hashing it.
-	refs [2]kvRef
+	// win is the plan of the client's latest request, built once per
+	// caller and window rather than once per request (trial.planFor);
+	// nil when the caller has changed since.
+	win *callerWindow
 	// rec finds the recorder's state of the client's caller.
 	rec measure.KeyRef
 	// loc is where every request of the client arrives, when its
@@ -53,7 +52,27 @@ func (c *client) rotate(ci int32) {
 	if rot := p.Rotation(n); rot != c.rot {
 		c.rot = rot
 		c.caller = plan.Caller(p.Token(int(ci)-p.First, n), c.ip)
+		c.win = nil // planned for the caller before
 	}
+}
+
+// callerWindow is the limiter's plan for one caller in one window, built
+// once (trial.planFor) and shared by every request of the client in the
+// window: a request points to it instead of copying its keys and caller,
+// and its refs find the KV model's state of its keys without hashing them.
+// Nothing changes it once built but its refs.
+type callerWindow struct {
+	caller string
+	// plan is the plan for the request that built it: a request keeps
+	// how far into the window it is itself (request.into).
+	plan limiter.Plan
+	// keys built plan; from and to are the window's bounds in Unix
+	// nanoseconds (keys.WindowUnixNano): plan serves the caller at every
+	// instant in [from, to).
+	keys     limiter.Keys
+	from, to int64
+	// refs find the KV store's state of plan.Keys[i] without hashing it.
+	refs [2]kvRef
 }
 
 // newClients builds every client of the populations, callers precomputed.
