@@ -370,7 +370,14 @@ func (l *Limiter) DecideInto(d *Decision, p *Plan, got *[2]Read) {
 // Decision for it.
 func (l *Limiter) DeniesByCount(p *Plan, got *[2]Read) bool {
 	// A key not found counts 0, below every limit (which is at least 1).
-	return l.fixed && got[0].Found && ParseCount(got[0].Value) >= l.cfg.Limit
+	if !l.fixed || !got[0].Found {
+		return false
+	}
+	// The usual stored count, a digit, is read here, without a call.
+	if v := got[0].Value; len(v) == 1 && v[0]-'0' <= 9 {
+		return int64(v[0]-'0') >= l.cfg.Limit
+	}
+	return ParseCount(got[0].Value) >= l.cfg.Limit
 }
 
 // decideFixed sets *d to the seed's checkRateLimit after its get.
