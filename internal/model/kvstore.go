@@ -9,7 +9,6 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
-	"github.com/overshoot-dev/overshoot/internal/strs"
 )
 
 // KVConfig is what NewKV needs: the compiled KV parameters, the number of
@@ -317,24 +316,25 @@ func (s *KV) countWrite(err error) {
 
 // kvRef remembers where a KV store keeps one key's state, so that a driver
 // that reads and writes the same key over and over (the simulator keeps one
-// per client and planned key) finds it without hashing the key each time.
-// The zero kvRef is empty; a ref is refreshed whenever its key changes or a
-// sweep may have dropped what it points to.
+// per callerWindow and planned key) finds it without hashing the key each
+// time. A ref serves one key, the one it is first used with: the driver
+// passes it with no other (its key is not compared). The zero kvRef is
+// empty; a ref is refreshed whenever a sweep may have dropped what it
+// points to.
 type kvRef struct {
-	key   string
 	k     *kvKey
 	epoch uint64
 }
 
 // lookup returns key's state, or nil when the store holds none, using and
-// refreshing ref when it is not nil.
+// refreshing ref, key's ref, when it is not nil.
 func (s *KV) lookup(key string, ref *kvRef) *kvKey {
-	if ref != nil && ref.epoch == s.epoch && strs.Same(ref.key, key) { // ref.k is then set
+	if ref != nil && ref.epoch == s.epoch { // ref.k is then set
 		return ref.k
 	}
 	k := s.keys[key]
 	if ref != nil && k != nil {
-		*ref = kvRef{key: key, k: k, epoch: s.epoch}
+		*ref = kvRef{k: k, epoch: s.epoch}
 	}
 	return k
 }
