@@ -4,8 +4,6 @@ import (
 	"math"
 	"sort"
 	"time"
-
-	"github.com/overshoot-dev/overshoot/internal/strs"
 )
 
 // MaxTimelinePoints bounds the allowed times kept per key-window for the
@@ -303,12 +301,13 @@ func NewRecorder(c Config) *Recorder {
 }
 
 // KeyRef remembers where a Recorder keeps one key's state, so that a
-// driver that records many requests of one key (the simulator keeps one per
-// client) finds it without hashing the key each time. The zero KeyRef is
-// empty; RecordWith refreshes it whenever its key changes or a sweep may
-// have dropped what it points to. A KeyRef serves one Recorder only.
+// driver that records many requests of one key (the simulator keeps one
+// per caller and window) finds it without hashing the key each time. A
+// KeyRef serves one key, the one it is first used with: the driver passes
+// it with no other (its key is not compared). The zero KeyRef is empty;
+// RecordWith refreshes it whenever a sweep may have dropped what it points
+// to. A KeyRef serves one Recorder only.
 type KeyRef struct {
-	key   string
 	ks    *keyState
 	epoch uint64
 }
@@ -317,8 +316,9 @@ type KeyRef struct {
 // At, give or take one window.
 func (r *Recorder) Record(e Event) { r.RecordWith(nil, e) }
 
-// RecordWith is Record, finding the key's state through ref when it is not
-// nil (and keeping it there for the next request of the key).
+// RecordWith is Record, finding the key's state through ref, e.Key's ref,
+// when it is not nil (and keeping it there for the next request of the
+// key).
 func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 	r.totals.Requests++
 	p := &r.pops[e.Pop]
@@ -335,7 +335,7 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 		return
 	}
 	var ks *keyState
-	if ref != nil && ref.epoch == r.epoch && strs.Same(ref.key, e.Key) {
+	if ref != nil && ref.epoch == r.epoch {
 		ks = ref.ks
 	} else {
 		if ks = r.keys[e.Key]; ks == nil {
@@ -343,7 +343,7 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 			r.keys[e.Key] = ks
 		}
 		if ref != nil {
-			*ref = KeyRef{key: e.Key, ks: ks, epoch: r.epoch}
+			*ref = KeyRef{ks: ks, epoch: r.epoch}
 		}
 	}
 	ks.last = max(ks.last, e.At)
@@ -378,14 +378,14 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 
 // Denied is RecordWith for the most common request, cut down to a few
 // counts: one the limiter denied by its count (not its error policy), of
-// key, counted in window at at, by population pop, which is not
-// legitimate, when ref holds key's state, window is the key's newest open
-// one and nothing is due to close (no key-window, no sweep). It reports
-// whether it recorded the request; when it did not, the driver records it
-// with RecordWith.
-func (r *Recorder) Denied(ref *KeyRef, pop int, key string, window int64, at time.Duration) bool {
+// the key whose ref is ref, counted in window at at, by population pop,
+// which is not legitimate, when ref holds the key's state, window is the
+// key's newest open one and nothing is due to close (no key-window, no
+// sweep). It reports whether it recorded the request; when it did not,
+// the driver records it with RecordWith.
+func (r *Recorder) Denied(ref *KeyRef, pop int, window int64, at time.Duration) bool {
 	ks := ref.ks // not nil when its epoch is the recorder's
-	if ref.epoch != r.epoch || !strs.Same(ref.key, key) || at-r.swept > r.grace {
+	if ref.epoch != r.epoch || at-r.swept > r.grace {
 		return false
 	}
 	if n := len(ks.open); n == 0 || ks.open[n-1].window != window || at > ks.closeBy {

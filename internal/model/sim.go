@@ -463,7 +463,7 @@ func (t *trial) readDone(ri int32) {
 	}
 	// The usual request of a flood is denied by the count: recorded from
 	// the plan's window, with no Decision built.
-	if t.c.lim.DeniesByCount(&r.win.plan, &r.got) && t.rec.Denied(&r.cl.rec, int(r.cl.pop), r.win.caller, r.win.plan.Window, time.Duration(t.now)) {
+	if t.c.lim.DeniesByCount(&r.win.plan, &r.got) && t.rec.Denied(&r.win.rec, int(r.cl.pop), r.win.plan.Window, time.Duration(t.now)) {
 		r.decided = measure.DecidedDenied
 		t.done(r, ri)
 		return
@@ -535,7 +535,7 @@ func (t *trial) atOwner(ri int32) {
 // record reports the decision for r, made now.
 func (t *trial) record(r *request, d *limiter.Decision) {
 	c := r.cl
-	if !d.Allowed && !d.FailClosed && t.rec.Denied(&c.rec, int(c.pop), r.win.caller, d.Window, time.Duration(t.now)) {
+	if !d.Allowed && !d.FailClosed && t.rec.Denied(&r.win.rec, int(c.pop), d.Window, time.Duration(t.now)) {
 		r.decided = measure.DecidedDenied
 		return
 	}
@@ -546,7 +546,7 @@ func (t *trial) record(r *request, d *limiter.Decision) {
 	e := measure.Event{Pop: int(c.pop), Client: int(r.client), Key: r.win.caller, Window: d.Window, At: time.Duration(t.now),
 		Outcome: out, FailOpen: d.FailOpen, FailClosed: d.FailClosed, Remaining: d.Remaining, HasRemaining: d.Allowed && !d.FailOpen}
 	r.decided = measure.DecisionOf(e)
-	t.rec.RecordWith(&c.rec, e)
+	t.rec.RecordWith(&r.win.rec, e)
 }
 
 // done completes request r, &t.reqs[ri]: its response has reached the

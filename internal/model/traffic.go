@@ -22,8 +22,6 @@ type client struct {
 	// caller and window rather than once per request (trial.planFor);
 	// nil when the caller has changed since.
 	win *callerWindow
-	// rec finds the recorder's state of the client's caller.
-	rec measure.KeyRef
 	// loc is where every request of the client arrives, when its
 	// population has one location (plan.Population.OneLocation); else -1.
 	loc int32
@@ -71,8 +69,10 @@ type callerWindow struct {
 	// instant in [from, to).
 	keys     limiter.Keys
 	from, to int64
-	// refs find the KV store's state of plan.Keys[i] without hashing it.
+	// refs find the KV store's state of plan.Keys[i], and rec the
+	// recorder's state of caller, without hashing them.
 	refs [2]kvRef
+	rec  measure.KeyRef
 }
 
 // newClients builds every client of the populations, callers precomputed.
