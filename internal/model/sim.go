@@ -145,6 +145,9 @@ type trial struct {
 	reqs    []request
 	free    []int32
 	srv     *server // the serving side; nil for server mode none (server.go)
+	// direct says a request goes straight to the store's first read: the
+	// store is driven op by op (not owned) and there is no serving side.
+	direct bool
 	// dec is readDone's decision, set whole by DecideInto: kept here
 	// rather than zeroed on the stack for every request.
 	dec limiter.Decision
@@ -200,6 +203,7 @@ func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
 	}
 	t.srv = newServer(t)
 	t.kv, _ = t.store.(*KV)
+	t.direct = t.owned == nil && t.srv == nil
 	t.clients = newClients(c.pops, c.nClients)
 	t.schedule()
 	return t, nil
@@ -361,6 +365,10 @@ func (t *trial) send(c *client, ci, ri int32) {
 	}
 	r.loc = loc
 	r.win, r.into = t.planFor(c)
+	if t.direct {
+		t.read(r, ri)
+		return
+	}
 	if t.owned != nil {
 		owner, in, out := t.owned.Route(time.Duration(t.now), int(r.loc), r.win.plan.Keys[0])
 		r.owner, r.out = int32(owner), int64(out)
