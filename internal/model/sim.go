@@ -565,14 +565,13 @@ func (t *trial) done(r *request, ri int32) {
 	}
 	t.rec.RequestLatency(r.decided, time.Duration(t.now-r.sentAt))
 	ci, c := r.client, r.cl
-	p := c.p
-	if p.Send != plan.Closed {
+	if !c.closed {
 		t.release(ri)
 		return
 	}
 	next := t.now
 	if c.thinks {
-		next += int64(p.Think.Sample(t.rng))
+		next += int64(c.p.Think.Sample(t.rng))
 	}
 	if next < c.stopAt && next >= t.now {
 		if next == t.now && t.sendsNow() {

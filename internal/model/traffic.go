@@ -25,9 +25,9 @@ type client struct {
 	// loc is where every request of the client arrives, when its
 	// population has one location (plan.Population.OneLocation); else -1.
 	loc int32
-	// thinks says the client's population has a think time to draw
-	// (p.Think is not zero).
-	thinks bool
+	// closed says the client's population sends in a closed loop, and
+	// thinks that it has a think time to draw (p.Think is not zero).
+	closed, thinks bool
 }
 
 // nextCaller counts a request from client ci of population p and sets its
@@ -83,7 +83,7 @@ func newClients(pops []plan.Population, total int) []client {
 		for k := 0; k < p.Clients; k++ {
 			ip := p.IP(k)
 			c := client{pop: int32(pi), p: p, ip: ip, caller: plan.Caller(p.Token(k, 0), ip), stopAt: int64(p.End),
-				loc: -1, thinks: !p.Think.IsZero()}
+				loc: -1, closed: p.Send == plan.Closed, thinks: !p.Think.IsZero()}
 			if loc, ok := p.OneLocation(); ok {
 				c.loc = int32(loc)
 			}
