@@ -297,10 +297,10 @@ func (t *trial) push(at int64, kind uint8, idx int32) {
 func (t *trial) step(e event) {
 	switch e.kind {
 	case evLoop:
-		t.send(&t.clients[e.idx], e.idx, t.alloc())
+		t.send(&t.clients[e.idx], e.idx, nil, 0)
 	case evOpen:
 		c := &t.clients[e.idx]
-		t.send(c, e.idx, t.alloc())
+		t.send(c, e.idx, nil, 0)
 		p := c.p
 		if at := nextOpen(p, c, t.rng); at < int64(p.End) {
 			t.push(at, evOpen, e.idx)
@@ -312,7 +312,7 @@ func (t *trial) step(e event) {
 		for j := 0; j < p.BurstSize; j++ {
 			for k := 0; k < p.Clients; k++ {
 				if spread <= 0 {
-					t.send(&t.clients[p.First+k], int32(p.First+k), t.alloc())
+					t.send(&t.clients[p.First+k], int32(p.First+k), nil, 0)
 					continue
 				}
 				// Request i of the n leaves i/n of the spread after the burst starts.
@@ -326,7 +326,7 @@ func (t *trial) step(e event) {
 			t.push(t.now+every, evBurst, e.idx)
 		}
 	case evSend:
-		t.send(&t.clients[e.idx], e.idx, t.alloc())
+		t.send(&t.clients[e.idx], e.idx, nil, 0)
 	case evRead:
 		t.readDone(e.idx)
 	case evCommit:
@@ -343,7 +343,8 @@ func (t *trial) step(e event) {
 }
 
 // send starts a request from client c, &t.clients[ci], at now, in request
-// slot ri (from alloc, or the slot of the client's request just done).
+// slot ri, r: the slot of the client's request just done (which release
+// and alloc would have handed it), or a new one when r is nil.
 //
 // It is never inlined: a profile-guided build would otherwise inline it
 // into step and done wherever the profile finds them hot, and the larger
@@ -351,11 +352,14 @@ func (t *trial) step(e event) {
 // request on default.yaml with one regenerated profile).
 //
 //go:noinline
-func (t *trial) send(c *client, ci, ri int32) {
+func (t *trial) send(c *client, ci int32, r *request, ri int32) {
+	if r == nil {
+		ri = t.alloc()
+		r = &t.reqs[ri]
+	}
 	p := c.p
 	n := c.nextCaller(p, ci)
 	t.requests++
-	r := &t.reqs[ri]
 	// A reused slot keeps its last request's fields; set every one this
 	// request reads before it writes it.
 	r.client, r.cl, r.nread, r.dom, r.sentAt, r.decided = ci, c, 0, AnyDomain, t.now, measure.DecidedError
@@ -575,9 +579,7 @@ func (t *trial) done(r *request, ri int32) {
 	}
 	if next < c.stopAt && next >= t.now {
 		if next == t.now && t.sendsNow() {
-			// The next request takes this one's slot, which release and
-			// alloc would have handed it.
-			t.send(c, ci, ri)
+			t.send(c, ci, r, ri) // in this request's slot
 			return
 		}
 		t.push(next, evLoop, ci)
