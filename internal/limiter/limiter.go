@@ -79,6 +79,7 @@ type Limiter struct {
 	slidingTTL time.Duration // max(60 s, 2 x window): a current key serves as the next previous one
 	interval   int64         // token bucket: emission interval, microseconds
 	tolerance  int64         // token bucket: (limit - 1) x interval, microseconds
+	fixed      bool          // the algorithm is FixedWindow (a bool tests faster than the string)
 }
 
 // New checks cfg and returns its limiter. Every bad value gives an error that
@@ -112,6 +113,7 @@ func New(cfg Config) (*Limiter, error) {
 	}
 	l := &Limiter{cfg: cfg, prefix: "rl:" + cfg.Name + ":", ttl: max(60*time.Second, cfg.Window)}
 	l.slidingTTL = l.ttl
+	l.fixed = cfg.Algorithm == FixedWindow
 	if cfg.Window <= math.MaxInt64/2 {
 		l.slidingTTL = max(l.ttl, 2*cfg.Window)
 	}
@@ -288,18 +290,27 @@ func (l *Limiter) PlanInto(p *Plan, k *Keys, now time.Time, caller string) {
 func (l *Limiter) PlanIntoUnixNano(p *Plan, k *Keys, now int64, caller string) {
 	// now in [fromNs, toNs) is floor(now / 1 ms) in [from, to), and
 	// now - fromNs how far into the window it is, as serve finds them.
-	if k.nKeys != 0 && now >= k.fromNs && now < k.toNs && strs.Same(k.caller, caller) {
+	// (A zero Keys holds the empty range [0, 0): no nKeys test needed.)
+	if now >= k.fromNs && now < k.toNs && strs.Same(k.caller, caller) {
 		k.set(p, time.Duration(now-k.fromNs))
 		return
 	}
 	l.PlanInto(p, k, time.Unix(0, now), caller)
 }
 
+// WindowUnixNano returns the bounds of the window k's keys are for, in
+// Unix nanoseconds: [from, to), while PlanIntoUnixNano with k's caller
+// serves those keys. The range is empty (from > to, or [0, 0) for a zero
+// Keys) when there are none, or when the window's bounds are beyond
+// int64 nanoseconds. A driver that keeps each plan PlanIntoUnixNano made
+// can tell with it, and no call, whether the plan still serves.
+func (k *Keys) WindowUnixNano() (from, to int64) { return k.fromNs, k.toNs }
+
 // serve sets *p to the plan of k's keys at now, ms Unix milliseconds and
 // ns nanoseconds (0 <= ns < 1e6), and reports true when they are caller's
 // keys for that instant's window; else it leaves *p alone.
 func (k *Keys) serve(p *Plan, ms, ns int64, caller string) bool {
-	if k.nKeys == 0 || ms < k.from || ms >= k.to || !strs.Same(k.caller, caller) {
+	if ms < k.from || ms >= k.to || !strs.Same(k.caller, caller) { // a zero Keys: [0, 0)
 		return false
 	}
 	k.set(p, time.Duration((ms-k.from)*int64(time.Millisecond)+ns))
@@ -348,6 +359,25 @@ func (l *Limiter) DecideInto(d *Decision, p *Plan, got *[2]Read) {
 	default:
 		l.decideFixed(d, p, &got[0])
 	}
+}
+
+// DeniesByCount reports whether Decide(*p, *got) would deny by the count
+// (not by the error policy) with a fixed window: the count read has
+// reached the limit. Then the decision is Allowed false, in window
+// p.Window, with nothing to write. It is false for the other algorithms,
+// which a driver asks Decide. A driver that needs no more of a denied
+// decision than that (the simulator, for most of its requests) builds no
+// Decision for it.
+func (l *Limiter) DeniesByCount(p *Plan, got *[2]Read) bool {
+	// A key not found counts 0, below every limit (which is at least 1).
+	if !l.fixed || !got[0].Found {
+		return false
+	}
+	// The usual stored count, a digit, is read here, without a call.
+	if v := got[0].Value; len(v) == 1 && v[0]-'0' <= 9 {
+		return int64(v[0]-'0') >= l.cfg.Limit
+	}
+	return ParseCount(got[0].Value) >= l.cfg.Limit
 }
 
 // decideFixed sets *d to the seed's checkRateLimit after its get.

@@ -409,6 +409,14 @@ func FuzzDecide(f *testing.F) {
 			if d.Limit != limit || d.Allowed != (d.Write.Key != "") || (d.Allowed && d.Write.TTL < 60*time.Second) {
 				t.Fatalf("%s: %+v: limit, write and allowed disagree", alg, d)
 			}
+			// DeniesByCount answers for the fixed window only, and there
+			// exactly when Decide denies by the count, in the plan's window.
+			if got, want := l.DeniesByCount(&p, &read), alg == FixedWindow && !d.Allowed && !d.FailClosed; got != want {
+				t.Fatalf("%s: stored %q (found %v) limit %d: DeniesByCount %v, want %v (%+v)", alg, raw, found, limit, got, want, d)
+			}
+			if alg == FixedWindow && !d.Allowed && d.Window != p.Window {
+				t.Fatalf("denied in window %d, planned for %d", d.Window, p.Window)
+			}
 			if alg != FixedWindow {
 				continue
 			}

@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"testing"
 	"time"
 )
@@ -30,7 +29,7 @@ func TestBucketOfIsLogBucket(t *testing.T) {
 	for _, x := range bucketLow {
 		around(x)
 	}
-	for i := range sliceBucket {
+	for i := range sliceBuckets {
 		around(math.Float64frombits(uint64(i+sliceLow) << sliceShift))
 	}
 	around(0.001)
@@ -88,26 +87,47 @@ func TestDenseHistIsLogHist(t *testing.T) {
 	}
 }
 
-// TestVisibilityNear holds VisibilityNear to Visibility: whatever bin it
-// starts from, a read lands in the bin a search from the top finds, at
-// every edge, a nanosecond either side of it, and beyond the last.
-func TestVisibilityNear(t *testing.T) {
+// TestVisibilityIn holds VisibilityIn to the bins' edges in milliseconds:
+// whatever bin it remembers from the read before, a read lands in the last
+// bin whose edge float64(since) / 1e6 reaches (the first, below them all),
+// at every edge, a nanosecond either side of it, and far beyond the last.
+func TestVisibilityIn(t *testing.T) {
+	want := func(since time.Duration) int {
+		ms := float64(since) / float64(time.Millisecond)
+		i := len(visibilityEdgesMs) - 1
+		for i > 0 && ms < visibilityEdgesMs[i] {
+			i--
+		}
+		return i
+	}
 	var sinces []time.Duration
 	for _, e := range visibilityEdgesMs {
 		d := time.Duration(e * float64(time.Millisecond))
-		sinces = append(sinces, d-1, d, d+1)
+		sinces = append(sinces, d-2, d-1, d, d+1)
 	}
-	sinces = append(sinces, -time.Second, time.Hour)
+	sinces = append(sinces, -time.Second, math.MinInt64, time.Hour, 1<<53-1, 1<<53, 1<<53+1, math.MaxInt64)
+	// Each since from a fresh bin, and from every other since's bin.
+	starts := []VisBin{{}}
 	for _, since := range sinces {
-		want := NewKVCounters()
-		want.Visibility(since, 0, true)
-		for start := 0; start <= 255; start++ {
+		var b VisBin
+		b.find(since)
+		starts = append(starts, b)
+	}
+	for _, since := range sinces {
+		for _, start := range starts {
 			got := NewKVCounters()
-			bin := uint8(start)
-			got.VisibilityNear(&bin, since, 0, true)
-			if !slices.Equal(got.VisReads, want.VisReads) || !slices.Equal(got.VisFresh, want.VisFresh) || got.VisReads[bin] != 1 {
-				t.Fatalf("since %v from bin %d: reads %v (bin %d), want %v", since, start, got.VisReads, bin, want.VisReads)
+			b := start
+			got.VisibilityIn(&b, since, 0, true)
+			w := want(since)
+			if got.VisReads[w] != 1 || got.VisFresh[w] != 1 || int(b.i) != w || since < b.from || since >= b.to && b.to != math.MaxInt64 {
+				t.Fatalf("since %v from bin %+v: reads %v, bin %+v, want bin %d", since, start, got.VisReads, b, w)
 			}
+		}
+		// Visibility counts in the same bin.
+		got := NewKVCounters()
+		got.Visibility(since, 0, true)
+		if got.VisReads[want(since)] != 1 {
+			t.Fatalf("Visibility(%v): reads %v, want bin %d", since, got.VisReads, want(since))
 		}
 	}
 }

@@ -74,32 +74,69 @@ func (k *KVCounters) LostUpdate() { k.LostUpdates++ }
 // the value it returned had been outdated (since the first write that
 // replaced it).
 func (k *KVCounters) Visibility(since, staleFor time.Duration, fresh bool) {
-	bin := uint8(len(visibilityEdgesMs) - 1)
-	k.VisibilityNear(&bin, since, staleFor, fresh)
+	var b VisBin
+	k.VisibilityIn(&b, since, staleFor, fresh)
 }
 
-// VisibilityNear is Visibility for a store that keeps, per key, the bin of
-// the key's last read (*bin, which it sets to this read's): the bin is
-// searched for from there, where it usually is or a step away, since the
-// time since a key's latest write grows until the next write. Any *bin
-// gives the same bin, only sooner or later.
-func (k *KVCounters) VisibilityNear(bin *uint8, since, staleFor time.Duration, fresh bool) {
-	ms := float64(since) / float64(time.Millisecond)
-	i := min(int(*bin), len(visibilityEdgesMs)-1)
-	for i > 0 && ms < visibilityEdgesMs[i] {
-		i--
+// VisBin remembers the visibility bin of a key's last read, for a store
+// that keeps one per key (VisibilityIn): the times since the key's latest
+// write that fall in it, [from, to). The time since a key's latest write
+// grows until the next write, so the next read's is usually in it, found
+// with two comparisons. The zero VisBin holds no bin.
+type VisBin struct {
+	from, to time.Duration
+	i        uint8
+}
+
+// visibilityFrom holds, per bin, the least time since a write (in whole
+// nanoseconds) whose milliseconds, float64(since) / 1e6, reach the bin's
+// edge, so that a bin is found with integer comparisons, the same bin as
+// from the edges in milliseconds.
+var visibilityFrom = func() []time.Duration {
+	from := make([]time.Duration, len(visibilityEdgesMs))
+	reaches := func(d time.Duration, e float64) bool { return float64(d)/float64(time.Millisecond) >= e }
+	for i, e := range visibilityEdgesMs {
+		d := time.Duration(e * float64(time.Millisecond))
+		for reaches(d-1, e) {
+			d--
+		}
+		for !reaches(d, e) {
+			d++
+		}
+		from[i] = d
 	}
-	for i+1 < len(visibilityEdgesMs) && ms >= visibilityEdgesMs[i+1] {
-		i++
+	return from
+}()
+
+// VisibilityIn is Visibility for a store that keeps, per key, the bin of
+// the key's last read (*b, which it sets to this read's).
+func (k *KVCounters) VisibilityIn(b *VisBin, since, staleFor time.Duration, fresh bool) {
+	if since < b.from || since >= b.to {
+		b.find(since)
 	}
-	*bin = uint8(i)
-	k.VisReads[i]++
+	k.VisReads[b.i]++
 	if fresh {
-		k.VisFresh[i]++
+		k.VisFresh[b.i]++
 		return
 	}
 	k.StaleReads++
 	k.Staleness.Add(float64(staleFor) / float64(time.Millisecond))
+}
+
+// find sets b to the bin since falls in: the last one whose edge it
+// reaches, or the first (a time before the first edge counts there).
+func (b *VisBin) find(since time.Duration) {
+	i := len(visibilityFrom) - 1
+	for i > 0 && since < visibilityFrom[i] {
+		i--
+	}
+	b.i, b.from, b.to = uint8(i), visibilityFrom[i], math.MaxInt64
+	if i == 0 {
+		b.from = math.MinInt64
+	}
+	if i+1 < len(visibilityFrom) {
+		b.to = visibilityFrom[i+1]
+	}
 }
 
 // Add pools another trial's (or store's) counters into k.
@@ -162,9 +199,10 @@ func bucketOf(v float64) int32 {
 	if !(v > 0.001) {
 		return math.MinInt32
 	}
-	if i := int(math.Float64bits(v)>>sliceShift) - sliceLow; i < len(sliceBucket) {
-		b := sliceBucket[i]
-		if v >= bucketLow[b+1-bucketLowFirst] {
+	if i := int(math.Float64bits(v)>>sliceShift) - sliceLow; i < len(sliceBuckets) {
+		s := &sliceBuckets[i]
+		b := s.bucket
+		if v >= s.next {
 			b++
 		}
 		return b
@@ -189,21 +227,30 @@ const (
 var (
 	// sliceLow is the slice number of 0.001's slice.
 	sliceLow = int(math.Float64bits(0.001) >> sliceShift)
-	// sliceBucket is, per slice from sliceLow, the bucket of its lowest value.
-	sliceBucket []int32
+	// sliceBuckets is, per slice from sliceLow, the bucket of its lowest
+	// value and the lowest value of the bucket after it.
+	sliceBuckets []sliceBucket
 	// bucketLow is, per bucket from bucketLowFirst, the lowest float64 in
 	// it.
 	bucketLow      []float64
 	bucketLowFirst int32
 )
 
+// sliceBucket is what bucketOf reads of a slice: the bucket of its lowest
+// value, and next, the lowest value of the bucket after it. Kept together,
+// they take one look-up and one bounds check.
+type sliceBucket struct {
+	bucket int32
+	next   float64
+}
+
 func init() {
 	n := int(math.Float64bits(sliceHigh)>>sliceShift) - sliceLow
-	sliceBucket = make([]int32, n)
-	for i := range sliceBucket {
-		sliceBucket[i] = logBucket(math.Max(math.Float64frombits(uint64(i+sliceLow)<<sliceShift), math.Nextafter(0.001, 1)))
+	sliceBuckets = make([]sliceBucket, n)
+	for i := range sliceBuckets {
+		sliceBuckets[i].bucket = logBucket(math.Max(math.Float64frombits(uint64(i+sliceLow)<<sliceShift), math.Nextafter(0.001, 1)))
 	}
-	bucketLowFirst = sliceBucket[0]
+	bucketLowFirst = sliceBuckets[0].bucket
 	last := logBucket(sliceHigh) + 1
 	bucketLow = make([]float64, last-bucketLowFirst+1)
 	for b := bucketLowFirst; b <= last; b++ {
@@ -218,6 +265,9 @@ func init() {
 			x = math.Nextafter(x, math.Inf(1))
 		}
 		bucketLow[b-bucketLowFirst] = x
+	}
+	for i := range sliceBuckets {
+		sliceBuckets[i].next = bucketLow[sliceBuckets[i].bucket+1-bucketLowFirst]
 	}
 }
 

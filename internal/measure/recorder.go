@@ -4,8 +4,6 @@ import (
 	"math"
 	"sort"
 	"time"
-
-	"github.com/overshoot-dev/overshoot/internal/strs"
 )
 
 // MaxTimelinePoints bounds the allowed times kept per key-window for the
@@ -66,7 +64,7 @@ type Recorder struct {
 	start  time.Time
 	grace  time.Duration // how long after its end a key-window stays open
 	keys   map[string]*keyState
-	epoch  uint64        // counts sweeps: a KeyRef from an earlier one may point to a dropped key
+	epoch  uint64        // counts sweeps from 1: a KeyRef from an earlier one may point to a dropped key, and the zero KeyRef matches none
 	swept  time.Duration // when keys were last swept for closed windows
 	// clients holds legitimate clients' own allowed counts per window, for
 	// false denials; like key-windows, they close after the grace period.
@@ -137,9 +135,10 @@ const denseAfter = 256
 // dense bucket's value is above 0 and the larger of it and MaxV is the one
 // that compares greater.
 func (d *denseHist) add(v float64) {
-	if i := int(math.Float64bits(v)>>sliceShift) - sliceLow; v > 0.001 && uint(i) < uint(len(sliceBucket)) {
-		b := sliceBucket[i] // as bucketOf
-		if v >= bucketLow[b+1-bucketLowFirst] {
+	if i := int(math.Float64bits(v)>>sliceShift) - sliceLow; v > 0.001 && uint(i) < uint(len(sliceBuckets)) {
+		s := &sliceBuckets[i] // as bucketOf
+		b := s.bucket
+		if v >= s.next {
 			b++
 		}
 		if j := int(b) - denseLow; uint(j) < uint(len(d.dense)) {
@@ -294,7 +293,7 @@ func NewRecorder(c Config) *Recorder {
 		c.Start = time.Unix(0, 0) // window ids count from the Unix epoch
 	}
 	r := &Recorder{limit: c.Limit, window: c.Window, start: c.Start, grace: max(c.Window, lateGrace),
-		keys: map[string]*keyState{}, hist: map[int64]int64{}, clients: map[clientWindow]int64{}}
+		keys: map[string]*keyState{}, hist: map[int64]int64{}, clients: map[clientWindow]int64{}, epoch: 1}
 	r.pops = append([]Population(nil), c.Populations...)
 	r.tallies.n = int(max(0, min(c.Limit, maxReadCounts)))
 	r.KV.init()
@@ -302,12 +301,13 @@ func NewRecorder(c Config) *Recorder {
 }
 
 // KeyRef remembers where a Recorder keeps one key's state, so that a
-// driver that records many requests of one key (the simulator keeps one per
-// client) finds it without hashing the key each time. The zero KeyRef is
-// empty; RecordWith refreshes it whenever its key changes or a sweep may
-// have dropped what it points to. A KeyRef serves one Recorder only.
+// driver that records many requests of one key (the simulator keeps one
+// per caller and window) finds it without hashing the key each time. A
+// KeyRef serves one key, the one it is first used with: the driver passes
+// it with no other (its key is not compared). The zero KeyRef is empty;
+// RecordWith refreshes it whenever a sweep may have dropped what it points
+// to. A KeyRef serves one Recorder only.
 type KeyRef struct {
-	key   string
 	ks    *keyState
 	epoch uint64
 }
@@ -316,8 +316,9 @@ type KeyRef struct {
 // At, give or take one window.
 func (r *Recorder) Record(e Event) { r.RecordWith(nil, e) }
 
-// RecordWith is Record, finding the key's state through ref when it is not
-// nil (and keeping it there for the next request of the key).
+// RecordWith is Record, finding the key's state through ref, e.Key's ref,
+// when it is not nil (and keeping it there for the next request of the
+// key).
 func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 	r.totals.Requests++
 	p := &r.pops[e.Pop]
@@ -334,7 +335,7 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 		return
 	}
 	var ks *keyState
-	if ref != nil && ref.ks != nil && ref.epoch == r.epoch && strs.Same(ref.key, e.Key) {
+	if ref != nil && ref.epoch == r.epoch {
 		ks = ref.ks
 	} else {
 		if ks = r.keys[e.Key]; ks == nil {
@@ -342,7 +343,7 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 			r.keys[e.Key] = ks
 		}
 		if ref != nil {
-			*ref = KeyRef{key: e.Key, ks: ks, epoch: r.epoch}
+			*ref = KeyRef{ks: ks, epoch: r.epoch}
 		}
 	}
 	ks.last = max(ks.last, e.At)
@@ -377,14 +378,14 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 
 // Denied is RecordWith for the most common request, cut down to a few
 // counts: one the limiter denied by its count (not its error policy), of
-// key, counted in window at at, by population pop, which is not
-// legitimate, when ref holds key's state, window is the key's newest open
-// one and nothing is due to close (no key-window, no sweep). It reports
-// whether it recorded the request; when it did not, the driver records it
-// with RecordWith.
-func (r *Recorder) Denied(ref *KeyRef, pop int, key string, window int64, at time.Duration) bool {
-	ks := ref.ks
-	if ks == nil || ref.epoch != r.epoch || !strs.Same(ref.key, key) || at-r.swept > r.grace {
+// the key whose ref is ref, counted in window at at, by population pop,
+// which is not legitimate, when ref holds the key's state, window is the
+// key's newest open one and nothing is due to close (no key-window, no
+// sweep). It reports whether it recorded the request; when it did not,
+// the driver records it with RecordWith.
+func (r *Recorder) Denied(ref *KeyRef, pop int, window int64, at time.Duration) bool {
+	ks := ref.ks // not nil when its epoch is the recorder's
+	if ref.epoch != r.epoch || at-r.swept > r.grace {
 		return false
 	}
 	if n := len(ks.open); n == 0 || ks.open[n-1].window != window || at > ks.closeBy {

@@ -242,7 +242,7 @@ func TestRecorderDenied(t *testing.T) {
 			e.Outcome = Allowed
 		}
 		slow.RecordWith(&slowRefs[k], e)
-		if e.Outcome == Denied && fast.Denied(&fastRefs[k], e.Pop, e.Key, e.Window, e.At) {
+		if e.Outcome == Denied && fast.Denied(&fastRefs[k], e.Pop, e.Window, e.At) {
 			took++
 			continue
 		}

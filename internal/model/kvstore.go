@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
-	"github.com/overshoot-dev/overshoot/internal/strs"
 )
 
 // KVConfig is what NewKV needs: the compiled KV parameters, the number of
@@ -56,9 +56,9 @@ type kvKey struct {
 	// read can be timed from the write that replaced what it returned.
 	commits [commitsKept]commitAt
 	nCommit int
-	// visBin is the visibility bin of the key's last read, where the next
-	// read's is looked for (measure.KVCounters.VisibilityNear).
-	visBin uint8
+	// vis is the visibility bin of the key's last read, where the next
+	// read's usually is (measure.KVCounters.VisibilityIn).
+	vis measure.VisBin
 }
 
 // commitsKept is how many of a key's latest commits are remembered.
@@ -159,7 +159,7 @@ type KV struct {
 	failures [nFailures]failed
 
 	keys    map[string]*kvKey
-	epoch   uint64 // counts sweeps: a kvRef from an earlier one may point to a dropped key
+	epoch   uint64 // counts sweeps from 1: a kvRef from an earlier one may point to a dropped key, and the zero kvRef matches none
 	nLocs   int
 	version uint64
 
@@ -188,7 +188,7 @@ func NewKV(c KVConfig) (*KV, error) {
 		writeEvery: int64(p.WriteEvery), globalScope: p.GlobalWriteLimit,
 		writeQuota: p.DailyWriteQuota, readQuota: p.DailyReadQuota,
 		errRead: p.ReadErrorRate, errWrite: p.WriteErrorRate, rng: c.Rand, ctr: c.Counters,
-		keys: map[string]*kvKey{}, nLocs: c.Locations}
+		keys: map[string]*kvKey{}, nLocs: c.Locations, epoch: 1}
 	for _, o := range p.Outages {
 		s.outages = append(s.outages, outage{start: int64(o.Start), end: int64(o.End), loc: o.Location, read: o.Read, write: o.Write})
 	}
@@ -316,45 +316,50 @@ func (s *KV) countWrite(err error) {
 
 // kvRef remembers where a KV store keeps one key's state, so that a driver
 // that reads and writes the same key over and over (the simulator keeps one
-// per client and planned key) finds it without hashing the key each time.
-// The zero kvRef is empty; a ref is refreshed whenever its key changes or a
-// sweep may have dropped what it points to.
+// per callerWindow and planned key) finds it without hashing the key each
+// time. A ref serves one key, the one it is first used with: the driver
+// passes it with no other (its key is not compared). The zero kvRef is
+// empty; a ref is refreshed whenever a sweep may have dropped what it
+// points to.
 type kvRef struct {
-	key   string
 	k     *kvKey
 	epoch uint64
 }
 
 // lookup returns key's state, or nil when the store holds none, using and
-// refreshing ref when it is not nil.
+// refreshing ref, key's ref, when it is not nil.
 func (s *KV) lookup(key string, ref *kvRef) *kvKey {
-	if ref != nil && ref.k != nil && ref.epoch == s.epoch && strs.Same(ref.key, key) {
+	if ref != nil && ref.epoch == s.epoch { // ref.k is then set
 		return ref.k
 	}
 	k := s.keys[key]
 	if ref != nil && k != nil {
-		*ref = kvRef{key: key, k: k, epoch: s.epoch}
+		*ref = kvRef{k: k, epoch: s.epoch}
 	}
 	return k
 }
 
 // Read implements Store.
 func (s *KV) Read(now time.Duration, loc, dom int, key string) ReadResult {
+	var got limiter.Read
 	var res ReadResult
-	s.read(now, loc, dom, key, nil, &res)
+	res.Domain, res.Latency, res.Err = s.read(now, loc, dom, key, nil, &got, &res.Version)
+	res.Value, res.Found = got.Value, got.Found
 	return res
 }
 
-// read is Read, finding the key's state through ref when it is not nil,
-// and setting every field of *res (the simulator's request) in place: a
-// returned ReadResult was copied twice on the stack and once more into
-// the request.
-func (s *KV) read(now time.Duration, loc, dom int, key string, ref *kvRef, res *ReadResult) {
+// read is Read, finding the key's state through ref when it is not nil.
+// It sets what was read straight into *got and *version (the simulator's
+// request: a returned ReadResult was copied twice on the stack and once
+// more into the request, and then again into its reads) and returns the
+// cache domain used, the latency and the error. A failed read leaves *got
+// and *version alone.
+func (s *KV) read(now time.Duration, loc, dom int, key string, ref *kvRef, got *limiter.Read, version *uint64) (int, time.Duration, error) {
 	t := int64(now)
 	s.tick(t)
 	if !s.plain || len(key) > kv.MaxKeyBytes || loc < 0 || loc >= s.nLocs {
-		if s.readFails(t, loc, key, res) {
-			return
+		if lat, err := s.readFails(t, loc, key); err != nil {
+			return 0, lat, err
 		}
 	}
 	s.reads++
@@ -386,52 +391,48 @@ func (s *KV) read(now time.Duration, loc, dom int, key string, ref *kvRef, res *
 			if e.version != v {
 				staleFor = t - k.replacedAt(e.version)
 			}
-			s.ctr.VisibilityNear(&k.visBin, time.Duration(t-k.committed), time.Duration(staleFor), e.version == v)
+			s.ctr.VisibilityIn(&k.vis, time.Duration(t-k.committed), time.Duration(staleFor), e.version == v)
 		}
 	}
-	res.Value, res.Found, res.Version, res.Domain, res.Err, res.Latency = e.value, e.found, e.version, dom, nil, lat
+	got.Value, got.Found, *version = e.value, e.found, e.version
+	return dom, lat, nil
 }
 
 // readFails runs the checks a read can fail (the key's length, the
 // location, outages, the error rate, the quota), in that order, and
-// reports whether one failed, *res then set to its error. read calls it
-// only when one can fail (KV.plain is false, or the key or location is
-// out of range): a plain store's reads skip the checks, and keeping them
-// out of read keeps read small.
-func (s *KV) readFails(t int64, loc int, key string, res *ReadResult) bool {
+// returns the error of the one that failed, with the read's latency, or
+// a nil error. read calls it only when one can fail (KV.plain is false,
+// or the key or location is out of range): a plain store's reads skip the
+// checks, and keeping them out of read keeps read small.
+func (s *KV) readFails(t int64, loc int, key string) (time.Duration, error) {
 	if len(key) > kv.MaxKeyBytes {
 		// Rejected by the runtime without a round trip; a hot read's time
 		// stands for the call, so a closed loop cannot spin in no time.
 		err := kv.NewKeyTooLong("get", key)
 		s.countRead(err)
-		*res = ReadResult{Err: err, Latency: s.hot.Sample(s.rng)}
-		return true
+		return s.hot.Sample(s.rng), err
 	}
 	if loc < 0 || loc >= s.nLocs {
 		err := badLocation("get", key, loc, s.nLocs)
 		s.countRead(err)
-		*res = ReadResult{Err: err}
-		return true
+		return 0, err
 	}
 	if s.down(t, loc, false) {
 		err := s.failure(getDown, key)
 		s.countRead(err)
-		*res = ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
-		return true
+		return s.cold.Sample(s.rng), err
 	}
 	if s.errRead > 0 && s.rng.Float64() < s.errRead {
 		err := s.failure(getFailed, key)
 		s.countRead(err)
-		*res = ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
-		return true
+		return s.cold.Sample(s.rng), err
 	}
 	if s.readQuota > 0 && s.reads >= s.readQuota {
 		err := s.failure(getQuota, key)
 		s.countRead(err)
-		*res = ReadResult{Err: err, Latency: s.cold.Sample(s.rng)}
-		return true
+		return s.cold.Sample(s.rng), err
 	}
-	return false
+	return 0, nil
 }
 
 // Write implements Store.

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -183,5 +184,51 @@ func TestOpenLoopRamp(t *testing.T) {
 	}
 	if n := trials[0].Totals.Requests; n != 155 {
 		t.Errorf("requests = %d, want 155", n)
+	}
+}
+
+// TestPlanWithoutNanoClock: a run whose instants do not all fit in Unix
+// nanoseconds plans each request from a time.Time (trial.planFor), keeping
+// a new callerWindow whenever the plan's keys or window change; forced on
+// library scenarios that cross windows and rotate callers, it gives the
+// trial the plans on Unix nanoseconds give, so the same results.
+func TestPlanWithoutNanoClock(t *testing.T) {
+	for _, name := range []string{"default", "botnet", "window-boundary", "rotating-cookie", "store-comparison"} {
+		t.Run(name, func(t *testing.T) {
+			var sets []string
+			switch name {
+			case "default", "window-boundary": // they cross a window's end after a minute or more
+			case "store-comparison": // a store at the key's owner (atOwner)
+				sets = append(sets, "duration=70s", "store.kind=durable-object", "limiter.window=10s")
+			default:
+				sets = append(sets, "duration=20s")
+			}
+			c, err := compile(libraryPlan(t, name, sets...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.nanoClock {
+				t.Fatal("the scenario's instants are beyond Unix nanoseconds")
+			}
+			want, _, err := c.runTrial(context.Background(), 7, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.nanoClock = false
+			got, _, err := c.runTrial(context.Background(), 7, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var keyWindows int64
+			for _, n := range want.Hist {
+				keyWindows += n
+			}
+			if want.Totals.Requests == 0 || keyWindows < 2 {
+				t.Fatalf("%d requests, %d key-windows: the trial tests too little", want.Totals.Requests, keyWindows)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("planned from time.Time: %+v\nfrom Unix nanoseconds: %+v", got.Totals, want.Totals)
+			}
+		})
 	}
 }

@@ -329,7 +329,7 @@ func (s *server) finish(t *trial, ri int32) {
 		now := time.Duration(t.now)
 		w, _, err := t.store.Write(now, int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, st.version)
 		if err != nil {
-			d = t.c.lim.Failed(r.plan, err)
+			d = t.c.lim.Failed(*t.planOf(r), err)
 		} else {
 			t.store.Commit(now, w)
 		}

@@ -103,21 +103,31 @@ func (c *compiled) newStore(rng *rand.Rand, ctr *measure.KVCounters) (Store, Own
 
 // request is one request in flight.
 type request struct {
-	caller   string // the caller identity the request was planned for
-	client   int32
-	cl       *client // &trial.clients[client], found without indexing
-	loc      int32
-	dom      int32 // the cache domain the request used, AnyDomain before its first read
-	owner    int32
-	nread    int32
-	plan     limiter.Plan
+	client int32
+	cl     *client // &trial.clients[client], found without indexing
+	loc    int32
+	dom    int32 // the cache domain the request used, AnyDomain before its first read
+	owner  int32
+	nread  int32
+	// win is the plan the request was planned with, for its caller
+	// (win.caller) and window, and into how far into that window it was
+	// sent (the plan's Into: planOf).
+	win  *callerWindow
+	into time.Duration
+	// got are the reads of the plan's keys. A reused slot's got[1] may
+	// hold its last request's read: only a plan of two keys looks at it,
+	// and that plan reads both keys first (the limiter's algorithm, and
+	// so its plans' number of keys, is the same for the whole run).
 	got      [2]limiter.Read
 	versions [2]uint64 // the versions read, per planned key
-	res      ReadResult
-	w        PendingWrite
-	out      int64            // owned stores: the way back
-	sentAt   int64            // when the request was sent, for its latency
-	decided  measure.Decision // what it got, for its latency by decision
+	// err is the error of the read in flight, nil when it succeeded:
+	// readDone takes it, and clears it, so that a read that succeeds
+	// stores nothing here.
+	err     error
+	w       PendingWrite
+	out     int64            // owned stores: the way back
+	sentAt  int64            // when the request was sent, for its latency
+	decided measure.Decision // what it got, for its latency by decision
 }
 
 // trial is the state of one trial.
@@ -135,9 +145,14 @@ type trial struct {
 	reqs    []request
 	free    []int32
 	srv     *server // the serving side; nil for server mode none (server.go)
+	// direct says a request goes straight to the store's first read: the
+	// store is driven op by op (not owned) and there is no serving side.
+	direct bool
 	// dec is readDone's decision, set whole by DecideInto: kept here
 	// rather than zeroed on the stack for every request.
 	dec limiter.Decision
+	// plan is planOf's: a request's plan with its Into.
+	plan limiter.Plan
 
 	i        int // the trial's number
 	st       trialStats
@@ -188,6 +203,7 @@ func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
 	}
 	t.srv = newServer(t)
 	t.kv, _ = t.store.(*KV)
+	t.direct = t.owned == nil && t.srv == nil
 	t.clients = newClients(c.pops, c.nClients)
 	t.schedule()
 	return t, nil
@@ -281,10 +297,10 @@ func (t *trial) push(at int64, kind uint8, idx int32) {
 func (t *trial) step(e event) {
 	switch e.kind {
 	case evLoop:
-		t.send(&t.clients[e.idx], e.idx)
+		t.send(&t.clients[e.idx], e.idx, nil, 0)
 	case evOpen:
 		c := &t.clients[e.idx]
-		t.send(c, e.idx)
+		t.send(c, e.idx, nil, 0)
 		p := c.p
 		if at := nextOpen(p, c, t.rng); at < int64(p.End) {
 			t.push(at, evOpen, e.idx)
@@ -296,7 +312,7 @@ func (t *trial) step(e event) {
 		for j := 0; j < p.BurstSize; j++ {
 			for k := 0; k < p.Clients; k++ {
 				if spread <= 0 {
-					t.send(&t.clients[p.First+k], int32(p.First+k))
+					t.send(&t.clients[p.First+k], int32(p.First+k), nil, 0)
 					continue
 				}
 				// Request i of the n leaves i/n of the spread after the burst starts.
@@ -310,7 +326,7 @@ func (t *trial) step(e event) {
 			t.push(t.now+every, evBurst, e.idx)
 		}
 	case evSend:
-		t.send(&t.clients[e.idx], e.idx)
+		t.send(&t.clients[e.idx], e.idx, nil, 0)
 	case evRead:
 		t.readDone(e.idx)
 	case evCommit:
@@ -326,7 +342,9 @@ func (t *trial) step(e event) {
 	}
 }
 
-// send starts a request from client c, &t.clients[ci], at now.
+// send starts a request from client c, &t.clients[ci], at now, in request
+// slot ri, r: the slot of the client's request just done (which release
+// and alloc would have handed it), or a new one when r is nil.
 //
 // It is never inlined: a profile-guided build would otherwise inline it
 // into step and done wherever the profile finds them hot, and the larger
@@ -334,28 +352,29 @@ func (t *trial) step(e event) {
 // request on default.yaml with one regenerated profile).
 //
 //go:noinline
-func (t *trial) send(c *client, ci int32) {
+func (t *trial) send(c *client, ci int32, r *request, ri int32) {
+	if r == nil {
+		ri = t.alloc()
+		r = &t.reqs[ri]
+	}
 	p := c.p
 	n := c.nextCaller(p, ci)
 	t.requests++
-	ri := t.alloc()
-	r := &t.reqs[ri]
 	// A reused slot keeps its last request's fields; set every one this
 	// request reads before it writes it.
-	r.client, r.cl, r.nread, r.caller, r.dom, r.sentAt, r.decided = ci, c, 0, c.caller, AnyDomain, t.now, measure.DecidedError
-	r.loc = int32(pickLocation(p, n, t.pcg))
-	if t.c.nanoClock {
-		t.c.lim.PlanIntoUnixNano(&r.plan, &c.keys, t.c.startNano+t.now, c.caller)
-	} else {
-		t.c.lim.PlanInto(&r.plan, &c.keys, t.c.start.Add(time.Duration(t.now)), c.caller)
+	r.client, r.cl, r.nread, r.dom, r.sentAt, r.decided = ci, c, 0, AnyDomain, t.now, measure.DecidedError
+	loc := c.loc
+	if loc < 0 {
+		loc = int32(pickLocation(p, n, t.pcg))
 	}
-	// (Value and Found tested one by one: comparing with limiter.Read{}
-	// calls memequal.)
-	if r.plan.NKeys < 2 && (r.got[1].Found || r.got[1].Value != "") {
-		r.got[1] = limiter.Read{} // Decide sees no other request's read
+	r.loc = loc
+	r.win, r.into = t.planFor(c)
+	if t.direct {
+		t.read(r, ri)
+		return
 	}
 	if t.owned != nil {
-		owner, in, out := t.owned.Route(time.Duration(t.now), int(r.loc), r.plan.Keys[0])
+		owner, in, out := t.owned.Route(time.Duration(t.now), int(r.loc), r.win.plan.Keys[0])
 		r.owner, r.out = int32(owner), int64(out)
 		t.push(t.now+int64(in), evOwner, ri)
 		return
@@ -367,39 +386,102 @@ func (t *trial) send(c *client, ci int32) {
 	t.read(r, ri)
 }
 
+// planFor returns the plan of client c's request at now, and how far into
+// its window now is: c.win while it serves c's caller at now, else a new
+// one, which c keeps. On a clock in Unix nanoseconds (nanoClock) that is
+// two comparisons with the window's bounds, with no call.
+func (t *trial) planFor(c *client) (*callerWindow, time.Duration) {
+	if t.c.nanoClock {
+		now := t.c.startNano + t.now
+		if w := c.win; w != nil && now >= w.from && now < w.to {
+			return w, time.Duration(now - w.from)
+		}
+		w := &callerWindow{caller: c.caller}
+		t.c.lim.PlanIntoUnixNano(&w.plan, &w.keys, now, c.caller)
+		w.from, w.to = w.keys.WindowUnixNano()
+		c.win = w
+		return w, w.plan.Into
+	}
+	// Beyond int64 nanoseconds: plan with the time (c.win's keys serve
+	// while they are the caller's for the window), and keep a new
+	// callerWindow when the plan's keys or window differ from c.win's.
+	p := &t.plan
+	w := c.win
+	if w == nil {
+		w = &callerWindow{caller: c.caller}
+	}
+	t.c.lim.PlanInto(p, &w.keys, t.c.start.Add(time.Duration(t.now)), c.caller)
+	if c.win == nil || p.Window != w.plan.Window || p.NKeys != w.plan.NKeys || p.Keys != w.plan.Keys {
+		w = &callerWindow{caller: c.caller, plan: *p, keys: w.keys}
+		c.win = w
+	}
+	return w, p.Into
+}
+
+// planOf returns request r's plan, its Into set, in t.plan: for the calls
+// that take a whole plan.
+func (t *trial) planOf(r *request) *limiter.Plan {
+	t.plan = r.win.plan
+	t.plan.Into = r.into
+	return &t.plan
+}
+
 // read issues the next read of request r, &t.reqs[ri] (passed along, as
 // done's, so that it is not indexed again: a pointer into t.reqs is good
-// until the next alloc).
+// until the next alloc). What it reads goes into r.got and r.versions at
+// once: the read takes effect when it is issued, and nothing looks at
+// them before readDone.
 func (t *trial) read(r *request, ri int32) {
+	var dom int
+	var lat time.Duration
+	var err error
 	if t.kv != nil {
-		ref := &r.cl.refs[r.nread]
-		t.kv.read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread], ref, &r.res)
+		ref := &r.win.refs[r.nread]
+		dom, lat, err = t.kv.read(time.Duration(t.now), int(r.loc), int(r.dom), r.win.plan.Keys[r.nread], ref, &r.got[r.nread], &r.versions[r.nread])
 	} else {
-		r.res = t.store.Read(time.Duration(t.now), int(r.loc), int(r.dom), r.plan.Keys[r.nread])
+		res := t.store.Read(time.Duration(t.now), int(r.loc), int(r.dom), r.win.plan.Keys[r.nread])
+		r.got[r.nread] = limiter.Read{Value: res.Value, Found: res.Found}
+		r.versions[r.nread] = res.Version
+		dom, lat, err = res.Domain, res.Latency, res.Err
 	}
-	r.dom = int32(r.res.Domain)
-	t.push(t.now+int64(r.res.Latency), evRead, ri)
+	if err != nil {
+		r.err = err
+	}
+	r.dom = int32(dom)
+	t.push(t.now+int64(lat), evRead, ri)
 }
 
 // readDone takes a read's result: on error the error policy decides; after
 // the last read the limiter decides and the write, if any, is submitted.
+//
+// It is never inlined: inlined into step, it makes step too large to be
+// inlined into run, which costs more than the call saves.
+//
+//go:noinline
 func (t *trial) readDone(ri int32) {
 	r := &t.reqs[ri]
-	if r.res.Err != nil {
-		d := t.c.lim.Failed(r.plan, r.res.Err)
+	if r.err != nil {
+		err := r.err
+		r.err = nil
+		d := t.c.lim.Failed(*t.planOf(r), err)
 		t.record(r, &d)
 		t.done(r, ri)
 		return
 	}
-	r.got[r.nread] = limiter.Read{Value: r.res.Value, Found: r.res.Found}
-	r.versions[r.nread] = r.res.Version
 	r.nread++
-	if int(r.nread) < r.plan.NKeys {
+	if int(r.nread) < r.win.plan.NKeys {
 		t.read(r, ri)
 		return
 	}
+	// The usual request of a flood is denied by the count: recorded from
+	// the plan's window, with no Decision built.
+	if t.c.lim.DeniesByCount(&r.win.plan, &r.got) && t.rec.Denied(&r.win.rec, int(r.cl.pop), r.win.plan.Window, time.Duration(t.now)) {
+		r.decided = measure.DecidedDenied
+		t.done(r, ri)
+		return
+	}
 	d := &t.dec
-	t.c.lim.DecideInto(d, &r.plan, &r.got)
+	t.c.lim.DecideInto(d, t.planOf(r), &r.got)
 	if d.Write.Key == "" {
 		t.record(r, d)
 		t.done(r, ri)
@@ -408,8 +490,8 @@ func (t *trial) readDone(ri int32) {
 	// The writer read the key it writes (every algorithm writes one of
 	// its planned keys); that read's version is what it replaces.
 	version, slot := UnknownVersion, -1
-	for i := 0; i < r.plan.NKeys; i++ {
-		if r.plan.Keys[i] == d.Write.Key {
+	for i := 0; i < r.win.plan.NKeys; i++ {
+		if r.win.plan.Keys[i] == d.Write.Key {
 			version, slot = r.versions[i], i
 			break
 		}
@@ -422,13 +504,13 @@ func (t *trial) readDone(ri int32) {
 	var lat time.Duration
 	var err error
 	if t.kv != nil && slot >= 0 {
-		ref := &r.cl.refs[slot]
+		ref := &r.win.refs[slot]
 		w, lat, err = t.kv.submit(time.Duration(t.now), int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, version, ref)
 	} else {
 		w, lat, err = t.store.Write(time.Duration(t.now), int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, version)
 	}
 	if err != nil {
-		d := t.c.lim.Failed(r.plan, err)
+		d := t.c.lim.Failed(*t.planOf(r), err)
 		t.record(r, &d)
 		t.push(t.now+int64(lat), evDone, ri)
 		return
@@ -443,17 +525,18 @@ func (t *trial) atOwner(ri int32) {
 	r := &t.reqs[ri]
 	now := time.Duration(t.now)
 	owner := int(r.owner)
-	if err := t.owned.Admit(now, owner, r.plan.Keys[0]); err != nil {
-		d := t.c.lim.Failed(r.plan, err)
+	p := t.planOf(r)
+	if err := t.owned.Admit(now, owner, p.Keys[0]); err != nil {
+		d := t.c.lim.Failed(*p, err)
 		t.record(r, &d)
 	} else {
-		for i := 0; i < r.plan.NKeys; i++ {
-			r.got[i].Value, r.got[i].Found = t.owned.Get(now, owner, r.plan.Keys[i])
+		for i := 0; i < p.NKeys; i++ {
+			r.got[i].Value, r.got[i].Found = t.owned.Get(now, owner, p.Keys[i])
 		}
-		d := t.c.lim.Decide(r.plan, r.got)
+		d := t.c.lim.Decide(*p, r.got)
 		if d.Write.Key != "" {
 			if err := t.owned.Put(now, owner, d.Write.Key, d.Write.Value, d.Write.TTL); err != nil {
-				d = t.c.lim.Failed(r.plan, err)
+				d = t.c.lim.Failed(*p, err)
 			}
 		}
 		t.record(r, &d)
@@ -464,7 +547,7 @@ func (t *trial) atOwner(ri int32) {
 // record reports the decision for r, made now.
 func (t *trial) record(r *request, d *limiter.Decision) {
 	c := r.cl
-	if !d.Allowed && !d.FailClosed && t.rec.Denied(&c.rec, int(c.pop), r.caller, d.Window, time.Duration(t.now)) {
+	if !d.Allowed && !d.FailClosed && t.rec.Denied(&r.win.rec, int(c.pop), d.Window, time.Duration(t.now)) {
 		r.decided = measure.DecidedDenied
 		return
 	}
@@ -472,10 +555,10 @@ func (t *trial) record(r *request, d *limiter.Decision) {
 	if d.Allowed {
 		out = measure.Allowed
 	}
-	e := measure.Event{Pop: int(c.pop), Client: int(r.client), Key: r.caller, Window: d.Window, At: time.Duration(t.now),
+	e := measure.Event{Pop: int(c.pop), Client: int(r.client), Key: r.win.caller, Window: d.Window, At: time.Duration(t.now),
 		Outcome: out, FailOpen: d.FailOpen, FailClosed: d.FailClosed, Remaining: d.Remaining, HasRemaining: d.Allowed && !d.FailOpen}
 	r.decided = measure.DecisionOf(e)
-	t.rec.RecordWith(&c.rec, e)
+	t.rec.RecordWith(&r.win.rec, e)
 }
 
 // done completes request r, &t.reqs[ri]: its response has reached the
@@ -486,22 +569,22 @@ func (t *trial) done(r *request, ri int32) {
 	}
 	t.rec.RequestLatency(r.decided, time.Duration(t.now-r.sentAt))
 	ci, c := r.client, r.cl
-	t.release(ri)
-	p := c.p
-	if p.Send != plan.Closed {
+	if !c.closed {
+		t.release(ri)
 		return
 	}
 	next := t.now
-	if !p.Think.IsZero() {
-		next += int64(p.Think.Sample(t.rng))
+	if c.thinks {
+		next += int64(c.p.Think.Sample(t.rng))
 	}
 	if next < c.stopAt && next >= t.now {
 		if next == t.now && t.sendsNow() {
-			t.send(c, ci)
+			t.send(c, ci, r, ri) // in this request's slot
 			return
 		}
 		t.push(next, evLoop, ci)
 	}
+	t.release(ri)
 }
 
 // sendsNow reports whether a closed loop's send at now, were it pushed,

@@ -18,28 +18,61 @@ type client struct {
 	rot    int64   // current rotation (rotating tokens)
 	y      float64 // open loop: arrivals' cumulative intensity so far
 	stopAt int64   // when the client stops sending (population end)
-	// keys are the limiter keys of the client's latest request, built once
-	// per caller and window rather than once per request.
-	keys limiter.Keys
-	// refs find the KV store's state of keys.Keys[i] without hashing it.
-	refs [2]kvRef
-	// rec finds the recorder's state of the client's caller.
-	rec measure.KeyRef
+	// win is the plan of the client's latest request, built once per
+	// caller and window rather than once per request (trial.planFor);
+	// nil when the caller has changed since.
+	win *callerWindow
+	// loc is where every request of the client arrives, when its
+	// population has one location (plan.Population.OneLocation); else -1.
+	loc int32
+	// closed says the client's population sends in a closed loop, and
+	// thinks that it has a think time to draw (p.Think is not zero).
+	closed, thinks bool
 }
 
 // nextCaller counts a request from client ci of population p and sets its
 // caller: a rotating token changes every rotateEvery requests. It returns
 // the request's number for the client (0-based).
+// It is small enough to be inlined: a rotating token's caller is rotate's.
 func (c *client) nextCaller(p *plan.Population, ci int32) int64 {
-	n := c.sent
 	if p.Rotates() {
-		if rot := p.Rotation(n); rot != c.rot {
-			c.rot = rot
-			c.caller = plan.Caller(p.Token(int(ci)-p.First, n), c.ip)
-		}
+		c.rotate(ci)
 	}
+	n := c.sent
 	c.sent++
 	return n
+}
+
+// rotate sets the caller of client ci's next request, c.sent, for a
+// population whose token rotates.
+func (c *client) rotate(ci int32) {
+	p, n := c.p, c.sent
+	if rot := p.Rotation(n); rot != c.rot {
+		c.rot = rot
+		c.caller = plan.Caller(p.Token(int(ci)-p.First, n), c.ip)
+		c.win = nil // planned for the caller before
+	}
+}
+
+// callerWindow is the limiter's plan for one caller in one window, built
+// once (trial.planFor) and shared by every request of the client in the
+// window: a request points to it instead of copying its keys and caller,
+// and its refs find the KV model's state of its keys without hashing them.
+// Nothing changes it once built but its refs.
+type callerWindow struct {
+	caller string
+	// plan is the plan for the request that built it: a request keeps
+	// how far into the window it is itself (request.into).
+	plan limiter.Plan
+	// keys built plan; from and to are the window's bounds in Unix
+	// nanoseconds (keys.WindowUnixNano): plan serves the caller at every
+	// instant in [from, to).
+	keys     limiter.Keys
+	from, to int64
+	// refs find the KV store's state of plan.Keys[i], and rec the
+	// recorder's state of caller, without hashing them.
+	refs [2]kvRef
+	rec  measure.KeyRef
 }
 
 // newClients builds every client of the populations, callers precomputed.
@@ -49,7 +82,12 @@ func newClients(pops []plan.Population, total int) []client {
 		p := &pops[pi]
 		for k := 0; k < p.Clients; k++ {
 			ip := p.IP(k)
-			cs = append(cs, client{pop: int32(pi), p: p, ip: ip, caller: plan.Caller(p.Token(k, 0), ip), stopAt: int64(p.End)})
+			c := client{pop: int32(pi), p: p, ip: ip, caller: plan.Caller(p.Token(k, 0), ip), stopAt: int64(p.End),
+				loc: -1, closed: p.Send == plan.Closed, thinks: !p.Think.IsZero()}
+			if loc, ok := p.OneLocation(); ok {
+				c.loc = int32(loc)
+			}
+			cs = append(cs, c)
 		}
 	}
 	return cs

@@ -246,6 +246,20 @@ func quad(a, b, n int) string {
 // that a population at one location costs no random draw.
 func (p *Population) DrawsLocation() bool { return p.arrive == arriveWeighted && len(p.cum) > 1 }
 
+// OneLocation returns the location where every request of the population
+// arrives, and true, when there is one that Location always returns
+// (arrive one, or spread over one location), so that a driver need not
+// ask for each request; else false.
+func (p *Population) OneLocation() (int, bool) {
+	switch {
+	case p.arrive == arriveWeighted && len(p.cum) == 1:
+		return p.locs[0], true
+	case p.arrive != arriveWeighted && p.arrive != arriveAlternate:
+		return p.loc, true
+	}
+	return 0, false
+}
+
 // Location returns the index of the location where a client's request n
 // (0-based, per client) arrives, given u uniform in [0, 1), which each
 // driver draws its own way (the model from its trial's source, the live

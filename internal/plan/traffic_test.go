@@ -131,9 +131,18 @@ func TestArrive(t *testing.T) {
 			if p.DrawsLocation() != tc.draws {
 				t.Errorf("DrawsLocation = %v, want %v", p.DrawsLocation(), tc.draws)
 			}
+			// OneLocation answers for the modes that arrive at one
+			// location whatever n and u, and with Location's answer.
+			one, isOne := p.OneLocation()
+			if wantOne := tc.arrive != "{mode: alternate}" && !tc.draws; isOne != wantOne {
+				t.Errorf("OneLocation says %v, want %v", isOne, wantOne)
+			}
 			for _, a := range tc.at {
 				if got := p.Location(a.n, a.u); got != a.want {
 					t.Errorf("Location(%d, %g) = %d, want %d", a.n, a.u, got, a.want)
+				}
+				if isOne && one != a.want {
+					t.Errorf("OneLocation = %d, Location(%d, %g) = %d", one, a.n, a.u, a.want)
 				}
 			}
 		})
