@@ -81,17 +81,13 @@ func (r *Recorder) RequestLatency(d Decision, lat time.Duration) {
 // requestLatency is the overall latency histogram of n requests whose
 // latencies, summing to sum, RequestLatency counted in hs.
 func requestLatency(hs []LogHist, n int64, sum float64) LogHist {
-	h := LogHist{Sum: sum}
+	var h LogHist
 	for _, o := range hs {
-		h.N += o.N
-		h.MaxV = max(h.MaxV, o.MaxV)
-		for b, c := range o.Counts {
-			if h.Counts == nil {
-				h.Counts = map[int32]int64{}
-			}
-			h.Counts[b] += c
-		}
+		h.Merge(o)
 	}
+	// The sum as the latencies came, as Latency would have added them:
+	// the decisions' sums, added up, may differ in the last bits.
+	h.Sum = sum
 	if h.N != n {
 		panic("measure: a recorder's latencies were recorded both with RequestLatency and with Latency or DecisionLatency")
 	}
