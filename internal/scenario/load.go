@@ -1,8 +1,6 @@
 package scenario
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -289,8 +287,7 @@ func baseHash(file string, data []byte, sets []override, s *Scenario) string {
 	if b, _, err := decode(file, data, nil); err == nil {
 		return b.Hash()
 	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])[:12]
+	return shortHash(data)
 }
 
 // decode decodes one scenario (one sweep point, when overrides say so)

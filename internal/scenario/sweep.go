@@ -307,7 +307,13 @@ func (s *Scenario) Canonical() []byte {
 // Hash returns the first 12 hex digits of the SHA-256 of s's canonical
 // form, for summary.json: equal hashes mean equal scenarios.
 func (s *Scenario) Hash() string {
-	sum := sha256.Sum256(s.Canonical())
+	return shortHash(s.Canonical())
+}
+
+// shortHash returns the first 12 hex digits of the SHA-256 of b: the form
+// of Hash and BaseHash.
+func shortHash(b []byte) string {
+	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])[:12]
 }
 
