@@ -332,10 +332,11 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 			fmt.Fprintln(stderr, "simulate: note:", n)
 		}
 		if needsServer(fit) && (sc.Server == nil || sc.Server.Mode == scenario.ServerNone) {
-			if sc, err = sc.With("server.mode=" + scenario.ServerSingleThread); err != nil {
-				return nil, nil, fmt.Errorf("-calibrate %s: fitting %s needs server.mode single-thread: %v", path, strings.Join(fit, ","), err)
+			single := "server.mode=" + scenario.ServerSingleThread
+			if sc, err = sc.With(single); err == nil {
+				file, err = file.With(single)
 			}
-			if file, err = file.With("server.mode=" + scenario.ServerSingleThread); err != nil {
+			if err != nil {
 				return nil, nil, fmt.Errorf("-calibrate %s: fitting %s needs server.mode single-thread: %v", path, strings.Join(fit, ","), err)
 			}
 			fmt.Fprintf(stderr, "simulate: note: %s: server.mode set to single-thread to fit the server's CPU\n", path)
