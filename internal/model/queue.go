@@ -228,25 +228,12 @@ func (q *queue) spread(s uint) {
 	f := q.head[s]
 	q.head[s] = 0
 	q.unmark(s)
-	last := q.nodes[f].at &^ (1<<(s>>digitBits*digitBits%64) - 1)
-	q.last = last
-	// link and slot written out with the pool, the lists and last held in
-	// locals: the compiler reloads q's fields after every store through a
-	// pointer, and an event moves here about twice on its way out.
-	nodes, head, tail := q.nodes, &q.head, &q.tail
+	q.last = q.nodes[f].at &^ (1<<(s>>digitBits*digitBits%64) - 1)
 	for f != 0 {
-		nd := &nodes[f]
+		nd := &q.nodes[f]
 		g := nd.next
 		nd.next = 0
-		l := uint(levelOf[bits.Len64(uint64(nd.at^last))])
-		t := (l<<digitBits | uint(nd.at>>(l*digitBits%64))%digits) % slots
-		if head[t] == 0 {
-			head[t] = f
-			q.mark(t)
-		} else {
-			nodes[tail[t]].next = f
-		}
-		tail[t] = f
+		q.link(q.slot(nd.at), f)
 		f = g
 	}
 }
