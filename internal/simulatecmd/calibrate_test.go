@@ -191,8 +191,9 @@ func TestCalibrateFitPaths(t *testing.T) {
 
 // TestCalibratedAlternatives checks that a calibrated scenario's trials
 // are spread over its fitted values and its alternatives: as many trials
-// as asked for, the band covering what each set alone predicts, and a
-// sharded run refused rather than run without the alternatives.
+// as asked for, the band covering what each set alone predicts, a -set of
+// a fitted latency kept in every trial, and a sharded run refused rather
+// than run without the alternatives.
 func TestCalibratedAlternatives(t *testing.T) {
 	dir := t.TempDir()
 	base := calibrateScenario + "trials: 12\n"
@@ -200,9 +201,13 @@ func TestCalibratedAlternatives(t *testing.T) {
 	os.WriteFile(one, []byte(strings.Replace(base, "server: {mode: single-thread}", "server: {mode: single-thread, rtt: 20ms}", 1)), 0o644)
 	both := filepath.Join(dir, "both.yaml")
 	os.WriteFile(both, []byte(base+"calibrated: {runs: [a.json], fitted: [server.rtt], alternatives: [[server.rtt=20ms]]}\n"), 0o644)
-	ratios := func(path string) []float64 {
+	ratios := func(path string, sets ...string) []float64 {
 		t.Helper()
-		code, out, errOut := runMain(t, "-json", "-no-report", "-set", "traffic.bot.closed_loop.concurrency=8", path)
+		args := []string{"-json", "-no-report", "-set", "traffic.bot.closed_loop.concurrency=8"}
+		for _, s := range sets {
+			args = append(args, "-set", s)
+		}
+		code, out, errOut := runMain(t, append(args, path)...)
 		if code != ExitOK {
 			t.Fatalf("%s: exit %d: %s", path, code, errOut)
 		}
@@ -223,6 +228,13 @@ func TestCalibratedAlternatives(t *testing.T) {
 	}
 	if fmt.Sprint(spread[:6]) == fmt.Sprint(alone[:6]) {
 		t.Errorf("the fitted values' trials equal the alternative's (%v): the test cannot tell them apart", spread[:6])
+	}
+	// A -set of a fitted latency holds in every trial: the alternatives
+	// do not put their own value back.
+	other := filepath.Join(dir, "other.yaml")
+	os.WriteFile(other, []byte(base+"calibrated: {runs: [a.json], fitted: [server.rtt], alternatives: [[server.rtt=2ms]]}\n"), 0o644)
+	if got, want := fmt.Sprint(ratios(other, "server.rtt=20ms")), fmt.Sprint(append(alone[:6:6], alone[:6]...)); got != want {
+		t.Errorf("-set server.rtt=20ms over an alternative of 2ms: trials %s, want the 20ms run's first six twice %s", got, want)
 	}
 	code, _, errOut := runMain(t, "-shard", "1/2", "-no-report", "-out", dir, both)
 	if code == ExitOK || !strings.Contains(errOut, "cannot be sharded yet") {
@@ -391,4 +403,79 @@ func editSummary(t *testing.T, path, name string, edit func(*measure.Summary)) s
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestCompareCalibratedRunSet checks what -compare predicts with when a
+// live run's own -set names a latency calibrated.yaml fitted: the fitted
+// value where the target did not run with the run's (the serving side; any
+// latency of a target at a URL), the run's where it did (the built-in
+// target's store), the user's own -set over both, and each time a note
+// naming the latency and both values.
+func TestCompareCalibratedRunSet(t *testing.T) {
+	dir := t.TempDir()
+	scPath := filepath.Join(dir, "cal.yaml")
+	os.WriteFile(scPath, []byte(calibrateScenario), 0o644)
+	first := syntheticRun(t, dir, scPath, "server.rtt=20ms", "traffic.bot.closed_loop.concurrency=2")
+	runs, params, err := calibrateInputs(&config{calibrate: first, fit: "server.rtt=3ms,store.latency=2ms"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calPath, err := writeCalibrated(filepath.Join(dir, "out"), runs, params, []float64{params[0].init, params[1].init}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal, err := scenario.Load(calPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fittedRTT, fittedStore := cal.Server.RTT.String(), cal.Store.Latency.String()
+	rtt := syntheticRun(t, dir, scPath, "server.rtt=20ms", "server.rtt=30ms")
+	store := syntheticRun(t, dir, scPath, "server.rtt=20ms", "store.latency=7ms")
+	storeURL := editSummary(t, store, "url.json", func(m *measure.Summary) {
+		m.Limiter.Store, m.Live.URL = "url", "http://127.0.0.1:8788"
+	})
+	section := syntheticRun(t, dir, scPath, "server.rtt=20ms", "server={mode: single-thread, rtt: 35ms}")
+	plain := syntheticRun(t, dir, scPath, "server.rtt=20ms", "traffic.bot.closed_loop.concurrency=8")
+
+	tests := []struct {
+		name       string
+		run        string
+		sets       []string
+		rtt, store string   // what the prediction uses
+		notes      []string // each must appear in the notes
+		notNotes   []string // none may
+	}{
+		{name: "server latency: the fitted value", run: rtt, rtt: fittedRTT, store: fittedStore,
+			notes: []string{"set -set server.rtt=30ms (server.rtt=30ms)", "the built-in target on its memory store did not run with it",
+				"the prediction uses the fitted " + fittedRTT, "add -set server.rtt=30ms to predict with the run's value"}},
+		{name: "server section: the fitted value", run: section, rtt: fittedRTT, store: fittedStore,
+			notes: []string{"-set server={mode: single-thread, rtt: 35ms} (server.rtt=35ms)", "the prediction uses the fitted " + fittedRTT}},
+		{name: "built-in store latency: the run's value", run: store, rtt: fittedRTT, store: "7ms",
+			notes: []string{"set -set store.latency=7ms, and the built-in target on its memory store ran with it",
+				"uses the run's store.latency=7ms, not the " + fittedStore, "does not test the calibration's store.latency"}},
+		{name: "store latency of a URL target: the fitted value", run: storeURL, rtt: fittedRTT, store: fittedStore,
+			notes: []string{"the endpoint http://127.0.0.1:8788 did not run with it", "the prediction uses the fitted " + fittedStore}},
+		{name: "the user's -set over both", run: rtt, sets: []string{"server.rtt=40ms"}, rtt: "40ms", store: fittedStore,
+			notNotes: []string{"the live run set"}},
+		{name: "nothing fitted set", run: plain, rtt: fittedRTT, store: fittedStore, notNotes: []string{"the live run set"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := readSummary(tc.run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, notes, err := load(&config{file: calPath, compare: tc.run, sets: tc.sets}, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sc.Server.RTT.String(); got != tc.rtt {
+				t.Errorf("server.rtt %s, want %s", got, tc.rtt)
+			}
+			if got := sc.Store.Latency.String(); got != tc.store {
+				t.Errorf("store.latency %s, want %s", got, tc.store)
+			}
+			checkStderr(t, strings.Join(notes, "\n"), tc.notes, tc.notNotes)
+		})
+	}
 }

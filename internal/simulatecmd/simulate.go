@@ -60,6 +60,10 @@ type config struct {
 	diff        []string    // -diff: the two summaries to compare
 	adviseSet   bool        // -advise was given (true or false)
 	headerShown bool        // the run's header was printed before it started
+	// calibrated is the calibrated scenario run, as its file holds it
+	// (without -set): the fitted values its alternatives vary (load sets
+	// it).
+	calibrated *scenario.Scenario
 }
 
 const usage = `usage: simulate [flags] [SCENARIO.yaml]
@@ -356,6 +360,12 @@ func load(c *config, measured *measure.Summary) (*scenario.Scenario, []string, e
 	} else {
 		sc, err = scenario.LoadWithOverrides(c.file, sets)
 	}
+	if err == nil && sc.Calibrated != nil {
+		c.calibrated = sc
+		if len(sets) > 0 {
+			c.calibrated, err = scenario.Load(c.file)
+		}
+	}
 	if err != nil || measured == nil {
 		return sc, nil, err
 	}
@@ -364,6 +374,13 @@ func load(c *config, measured *measure.Summary) (*scenario.Scenario, []string, e
 		return nil, nil, err
 	} else if n != "" {
 		notes = append(notes, n)
+	}
+	if c.calibrated != nil {
+		var more []string
+		if sc, more, err = fittedOrRun(c.calibrated, sc, measured, c.compare, setPaths(c.sets)); err != nil {
+			return nil, nil, err
+		}
+		notes = append(notes, more...)
 	}
 	if len(c.sets) > 0 {
 		if sc, err = sc.With(c.sets...); err != nil {
@@ -615,7 +632,7 @@ func simulatePoints(ctx context.Context, c *config, sc *scenario.Scenario, point
 			if only != nil {
 				return nil, fmt.Errorf("%s is calibrated with alternatives, whose trials are spread over several parameter sets: it cannot be sharded yet; run it in one process", describeSource(p.Scenario))
 			}
-			trials, err = calibratedTrials(p.Scenario, pl, opts, trialCount(c, pl), c.compare != "")
+			trials, err = calibratedTrials(p.Scenario, c.calibrated, pl, opts, trialCount(c, pl), c.compare != "")
 		} else {
 			trials, err = model.RunTrials(pl, opts)
 		}
@@ -878,15 +895,16 @@ func writeCalibration(w io.Writer, cal *scenario.Calibration) {
 // fitted values and its alternatives (the fits to each repeat alone): each
 // of the n sets runs 1/n of the total trials, all from the same seed, so
 // that the band holds the calibration's uncertainty as well as the model's
-// own randomness.
-func calibratedTrials(sc *scenario.Scenario, pl *plan.Plan, opts model.Options, total int, live bool) ([]measure.Trial, error) {
+// own randomness. An alternative leaves alone the fitted values sc does not
+// hold at base's, its file's (varied).
+func calibratedTrials(sc, base *scenario.Scenario, pl *plan.Plan, opts model.Options, total int, live bool) ([]measure.Trial, error) {
 	sets := sc.Calibrated.Alternatives
 	n := len(sets) + 1
 	var out []measure.Trial
 	for k := 0; k < n && k < total; k++ {
 		kpl := pl
 		if k > 0 {
-			alt, err := sc.With(sets[k-1]...)
+			alt, err := sc.With(varied(sets[k-1], base, sc)...)
 			if err != nil {
 				return nil, fmt.Errorf("calibrated.alternatives.%d: %v", k-1, err)
 			}
