@@ -53,7 +53,7 @@ type liveRun struct {
 	measured *measure.Summary
 	sc       *scenario.Scenario
 	// file is the run's scenario file as written, with the user's -set
-	// and what the run reported about its target (measuredProfile), but
+	// and what the run reported about its target (targetProfile), but
 	// not the run's own -set overrides: what calibrated.yaml is written
 	// from, with the fitted values.
 	file *scenario.Scenario
@@ -320,10 +320,12 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 			return nil, nil, err
 		}
 		// What the run reported about its target (the limit and window
-		// it announced, its store) describes the target, and stays.
+		// it announced, its store) describes the target, and stays; how
+		// long the run lasted describes the run (one stopped early), and
+		// calibrated.yaml keeps the file's duration and populations.
 		file, _, err := load(&cc, nil)
 		if err == nil {
-			file, _, err = measuredProfile(file, m, setPaths(c.sets))
+			file, _, err = targetProfile(file, m, setPaths(c.sets))
 		}
 		if err != nil {
 			return nil, nil, err
@@ -687,7 +689,9 @@ func nelderMead(fn func([]float64) float64, x0 []float64, step float64, maxEvals
 // by. It is the file as the target ran it (the limit it announced, its
 // store), without the first run's own -set overrides: -compare applies
 // each run's, and a run that set nothing must be predicted with the
-// file's values, not the first run's (its concurrency, say).
+// file's values, not the first run's (its concurrency, say). For the same
+// reason it lasts as long as the file says, not as long as the first run
+// lasted (runLength): -compare shortens it for a run stopped early.
 func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64, xs [][]float64, loo []measure.Comparison) (string, error) {
 	f := &fitter{params: params}
 	sc, err := f.with(runs[0].file, x)

@@ -479,3 +479,49 @@ func TestCompareCalibratedRunSet(t *testing.T) {
 		})
 	}
 }
+
+// TestCalibratedKeepsFileLength checks that a first run stopped early
+// (interrupted, max_requests) is fitted as long as it ran, with the
+// populations that had started, while calibrated.yaml keeps the file's
+// duration and populations: a simulation of it predicts the file's
+// traffic, not the short run.
+func TestCalibratedKeepsFileLength(t *testing.T) {
+	dir := t.TempDir()
+	scPath := filepath.Join(dir, "cal.yaml")
+	late := "  - name: late\n    start: 600ms\n    closed_loop: {concurrency: 1}\nlive:"
+	os.WriteFile(scPath, []byte(strings.Replace(calibrateScenario, "live:", late, 1)), 0o644)
+	run := syntheticRun(t, dir, scPath, "server.rtt=20ms")
+	tests := []struct {
+		name        string
+		secs        float64 // how long the run lasted
+		fitDuration string  // the scenario it is fitted with
+		fitTraffic  int
+	}{
+		{name: "full run", secs: 1, fitDuration: "1s", fitTraffic: 2},
+		{name: "stopped after both started", secs: 0.8, fitDuration: "800ms", fitTraffic: 2},
+		{name: "stopped before the second started", secs: 0.5, fitDuration: "500ms", fitTraffic: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := editSummary(t, run, "run.json", func(m *measure.Summary) { m.Live.DurationSecs = tc.secs })
+			runs, params, err := calibrateInputs(&config{calibrate: path, fit: "server.rtt=1ms"}, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := runs[0].sc.Live.Duration.String(); got != tc.fitDuration || len(runs[0].sc.Traffic) != tc.fitTraffic {
+				t.Errorf("fitted with live.duration %s and %d populations, want %s and %d, as the run ran", got, len(runs[0].sc.Traffic), tc.fitDuration, tc.fitTraffic)
+			}
+			out := filepath.Join(dir, tc.name)
+			if _, err := writeCalibrated(out, runs, params, []float64{params[0].init}, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			cal, err := scenario.Load(filepath.Join(out, CalibratedFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cal.Live.Duration.String(); got != "1s" || len(cal.Traffic) != 2 {
+				t.Errorf("calibrated.yaml has live.duration %s and %d populations, want the file's 1s and 2", got, len(cal.Traffic))
+			}
+		})
+	}
+}

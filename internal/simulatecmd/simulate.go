@@ -497,15 +497,27 @@ func setPaths(sets []string) map[string]bool {
 }
 
 // measuredProfile is the scenario as the live run that wrote measured ran
-// it: what the run itself reports wins over the file: the limit and window
-// the target announced, the store the built-in target used, and how long it
-// really ran (a run stopped early covers less). compilePoint then compiles
-// it as a live run (plan.CompileLive), with the same time scale the live
-// store played.
+// it: what the run itself reports wins over the file: what it reported
+// about its target (targetProfile) and how long it really ran (runLength: a
+// run stopped early covers less). compilePoint then compiles it as a live
+// run (plan.CompileLive), with the same time scale the live store played.
 //
 // A path the user set with -set (in user) is kept as given, with a note
 // when the run reports another value.
 func measuredProfile(sc *scenario.Scenario, measured *measure.Summary, user map[string]bool) (*scenario.Scenario, []string, error) {
+	out, notes, err := targetProfile(sc, measured, user)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err = runLength(out, measured, user)
+	return out, notes, err
+}
+
+// targetProfile is sc with what the live run that wrote measured reported
+// about its target, which describes the target rather than the run: the
+// limit and window it announced and the store the built-in target used.
+// A path in user is kept as measuredProfile says.
+func targetProfile(sc *scenario.Scenario, measured *measure.Summary, user map[string]bool) (*scenario.Scenario, []string, error) {
 	var sets, notes []string
 	add := func(path, value string, current string) {
 		if user[path] || path == "live.window" && user["limiter.window"] {
@@ -534,19 +546,26 @@ func measuredProfile(sc *scenario.Scenario, measured *measure.Summary, user map[
 			return nil, nil, fmt.Errorf("-compare: the measured run's settings do not fit the scenario: %w", err)
 		}
 	}
-	// The run may have been shorter than planned (interrupted, -duration):
-	// predict that long, with the populations that had started by then,
-	// unless -set live.duration says how long.
+	return out, notes, nil
+}
+
+// runLength is sc as long as the live run that wrote measured lasted: it
+// may have been shorter than planned (interrupted, -duration,
+// max_requests), and is then predicted that long, with the populations that
+// had started by then, unless -set live.duration (in user) says how long.
+// That describes the run, not its target.
+func runLength(sc *scenario.Scenario, measured *measure.Summary, user map[string]bool) (*scenario.Scenario, error) {
 	if lv := measured.Live; lv != nil && lv.DurationSecs > 0 && !user["live.duration"] {
 		d := max(time.Duration(lv.DurationSecs*float64(time.Second)).Round(time.Millisecond), time.Millisecond)
-		if d < out.Live.Duration.D() {
-			out = shortened(out, d)
+		if d < sc.Live.Duration.D() {
+			out := shortened(sc, d)
 			if len(out.Traffic) == 0 {
-				return nil, nil, fmt.Errorf("-compare: the measured run lasted %v, before any population of the scenario started: there is nothing to predict", d)
+				return nil, fmt.Errorf("-compare: the measured run lasted %v, before any population of the scenario started: there is nothing to predict", d)
 			}
+			return out, nil
 		}
 	}
-	return out, notes, nil
+	return sc, nil
 }
 
 // shortened returns a copy of sc that lasts d, without the populations
