@@ -293,8 +293,10 @@ func TestTargetOf(t *testing.T) {
 // calibrated.yaml, whose fitted values changed its hash: runs of the
 // scenario file it was calibrated from (its base hash), whatever their -set
 // values; not a run of another file that has the same name (another
-// concurrency), unless -force; and, by name only with a note saying why, a
-// summary or a calibrated.yaml from before base hashes were recorded.
+// concurrency), unless -force; a summary from before base hashes were
+// recorded by the base hash of the file it names, and by name only, with a
+// note saying why, when that file is not found; and by name only a
+// calibrated.yaml from before them.
 func TestCompareCalibrated(t *testing.T) {
 	dir := t.TempDir()
 	scPath := filepath.Join(dir, "cal.yaml")
@@ -343,6 +345,17 @@ func TestCompareCalibrated(t *testing.T) {
 		t.Errorf("calibrating on two files: notes %q do not name %s and say %q", notes.String(), otherPath, want)
 	}
 	renamed := editSummary(t, other, "renamed.json", func(m *measure.Summary) { m.Scenario.Name = "another" })
+	// Summaries from before scenario.base_hash: of the file calibrated on,
+	// of one whose file is gone, of one whose file changed since the run
+	// (another duration), and of one without a hash either.
+	noBase := func(m *measure.Summary) { m.Scenario.BaseHash = "" }
+	oldHeldOut := editSummary(t, heldOut, "old-held-out.json", noBase)
+	oldGone := editSummary(t, heldOut, "old-gone.json", func(m *measure.Summary) { noBase(m); m.Scenario.File = "gone/cal.yaml" })
+	changedPath := filepath.Join(dir, "changed", "cal.yaml")
+	os.MkdirAll(filepath.Dir(changedPath), 0o755)
+	os.WriteFile(changedPath, []byte(strings.Replace(calibrateScenario, "duration: 1s", "duration: 2s", 1)), 0o644)
+	oldChanged := editSummary(t, heldOut, "old-changed.json", func(m *measure.Summary) { noBase(m); m.Scenario.File = changedPath })
+	oldNoHash := editSummary(t, heldOut, "old-no-hash.json", func(m *measure.Summary) { noBase(m); m.Scenario.Hash = "" })
 
 	tests := []struct {
 		name      string
@@ -359,8 +372,17 @@ func TestCompareCalibrated(t *testing.T) {
 			stderr: []string{`ran scenario "cal" from ` + otherPath, "base hash " + base, calPath, "another file of the same name", "add -force"}},
 		{name: "another file forced", run: other, args: []string{"-force"}, code: ExitOK, notStderr: []string{"checked by"}},
 		{name: "another name", run: renamed, code: ExitBadInput, stderr: []string{`ran scenario "another"`, "-force"}},
-		{name: "old summary", run: oldOther, code: ExitOK,
-			stderr: []string{"records no scenario.base_hash", "checked by name only", "as calibrating changed its hash"}},
+		{name: "old summary of the file calibrated on", run: oldHeldOut, code: ExitOK,
+			stderr: []string{"checked by name and base hash (" + base, "base hash derived from " + scPath, "it has the run's hash"}},
+		{name: "old summary of another file", run: oldOther, code: ExitBadInput,
+			stderr: []string{`ran scenario "cal" from ` + otherPath, "base hash derived from " + otherPath, "another file of the same name", "add -force"}},
+		{name: "old summary, its file gone", run: oldGone, code: ExitOK,
+			stderr: []string{"records no scenario.base_hash", "its scenario file gone/cal.yaml is not found at gone/cal.yaml or " + filepath.Join(dir, "gone", "cal.yaml"),
+				"checked by name only", "put the run's scenario file there, or measure again"}},
+		{name: "old summary, its file changed since", run: oldChanged, code: ExitBadInput,
+			stderr: []string{"records no scenario.base_hash", changedPath, "not the run's", "the file changed since the run", "put back the file the run used, or add -force"}},
+		{name: "old summary without a hash either", run: oldNoHash, code: ExitOK,
+			stderr: []string{"checked by name and base hash (" + base, "derived from " + scPath + " as it is now", "unconfirmed"}},
 		{name: "old calibration", run: other, scenario: oldCal, code: ExitOK,
 			stderr: []string{"records no calibrated.base_hash", "checked by name only", "calibrate again"}},
 		{name: "a run of calibrated.yaml itself", run: itself, code: ExitOK, notStderr: []string{"checked by"}},

@@ -423,23 +423,78 @@ func sameScenario(sc *scenario.Scenario, measured *measure.Summary, path string,
 // scenario sc was fitted from: the same base hash (the file as written,
 // before -set), which the calibration records. The run's -set values may
 // differ (traffic the calibration did not see): -compare applies them to
-// sc. When the summary or sc predates base hashes, the check is by name
-// only, with a note saying why.
+// sc. A summary from before base hashes has its run's base hash derived
+// from the scenario file it names (runBaseHash); when that file cannot be
+// found or read, or sc predates base hashes, the check is by name only,
+// with a note saying why.
 func sameCalibrated(sc *scenario.Scenario, measured *measure.Summary, path string) (string, error) {
 	m, cal := measured.Scenario, sc.Calibrated
 	what := fmt.Sprintf("%s is scenario %q calibrated on %s (%s fitted)", describeSource(sc), sc.Name,
 		strings.Join(cal.Runs, ", "), strings.Join(cal.Fitted, ", "))
-	switch {
-	case cal.BaseHash == "":
+	if cal.BaseHash == "" {
 		return what + ": it records no calibrated.base_hash (an older simulate -calibrate wrote it), so the run's scenario was checked by name only, as calibrating changed its hash; calibrate again to have runs checked by their scenario file", nil
-	case m.BaseHash == "":
-		return fmt.Sprintf("%s: %s records no scenario.base_hash (an older attack wrote it), so the run's scenario was checked by name only, as calibrating changed its hash; measure again to have it checked against base hash %s",
-			what, path, cal.BaseHash), nil
-	case m.BaseHash != cal.BaseHash:
-		return "", fmt.Errorf("-compare %s: the live run ran scenario %q from %s, base hash %s (its file as written, before -set), but %s was calibrated on runs (%s) of scenario %q with base hash %s: another file of the same name, or the file changed since the calibration; compare a run of the scenario calibrated on, calibrate again on runs of this one, or add -force",
-			path, m.Name, runFile(m), m.BaseHash, describeSource(sc), strings.Join(cal.Runs, ", "), sc.Name, cal.BaseHash)
 	}
-	return fmt.Sprintf("%s: the run's scenario was checked by name and base hash (%s, its file as written before -set), as calibrating changed its hash", what, cal.BaseHash), nil
+	base, how := m.BaseHash, ""
+	if base == "" {
+		var err error
+		if base, how, err = runBaseHash(measured, path); err != nil {
+			return "", err
+		}
+		if base == "" {
+			return fmt.Sprintf("%s: %s records no scenario.base_hash (an older attack wrote it) and %s, so the run's scenario was checked by name only, as calibrating changed its hash; put the run's scenario file there, or measure again, to have it checked against base hash %s",
+				what, path, how, cal.BaseHash), nil
+		}
+		how = "; " + how
+	}
+	if base != cal.BaseHash {
+		return "", fmt.Errorf("-compare %s: the live run ran scenario %q from %s, base hash %s (its file as written, before -set%s), but %s was calibrated on runs (%s) of scenario %q with base hash %s: another file of the same name, or the file changed since the calibration; compare a run of the scenario calibrated on, calibrate again on runs of this one, or add -force",
+			path, m.Name, runFile(m), base, how, describeSource(sc), strings.Join(cal.Runs, ", "), sc.Name, cal.BaseHash)
+	}
+	return fmt.Sprintf("%s: the run's scenario was checked by name and base hash (%s, its file as written before -set%s), as calibrating changed its hash", what, cal.BaseHash, how), nil
+}
+
+// runBaseHash is the base hash of the scenario that the live run of a
+// summary written before scenario.base_hash existed ran, derived as attack
+// derives it today: from the scenario file the summary names (looked for
+// as findScenario looks), or the embedded default, with the run's -set
+// values, and confirmed by the run's own scenario hash when the summary
+// records one. how says where it came from, for a note. With no hash (""),
+// how says why none could be derived: the file is not found, or cannot be
+// read. A file that no longer loads with the run's -set values, or no
+// longer has the run's hash with them, changed since the run: that is an
+// error, as it would be when compared on its own.
+func runBaseHash(measured *measure.Summary, path string) (hash, how string, err error) {
+	m := measured.Scenario
+	where := "the embedded default"
+	var sc *scenario.Scenario
+	if m.File == "" {
+		sc, err = scenario.Default(m.Params...)
+	} else {
+		file, tried, ferr := findScenario(m.File, path)
+		if ferr != nil {
+			return "", fmt.Sprintf("its scenario file %s cannot be looked for (%v)", m.File, ferr), nil
+		}
+		if file == "" {
+			return "", fmt.Sprintf("its scenario file %s is not found at %s", m.File, strings.Join(tried, " or ")), nil
+		}
+		f, oerr := os.Open(file)
+		if oerr != nil {
+			return "", fmt.Sprintf("its scenario file %s cannot be read (%v)", file, oerr), nil
+		}
+		f.Close()
+		where = file
+		sc, err = scenario.LoadWithOverrides(file, m.Params)
+	}
+	old := fmt.Sprintf("-compare %s: the summary records no scenario.base_hash (an older attack wrote it), so the run's was derived from its scenario, %s with the run's -set values %v", path, where, m.Params)
+	switch {
+	case err != nil:
+		return "", "", fmt.Errorf("%s, which no longer loads (%v): the file changed since the run; put back the file the run used, or add -force", old, err)
+	case m.Hash == "":
+		return sc.BaseHash(), fmt.Sprintf("base hash derived from %s as it is now, as the summary records none, unconfirmed: it records no scenario hash either, to show that file is the one the run used", where), nil
+	case sc.Hash() != m.Hash:
+		return "", "", fmt.Errorf("%s, but that has hash %s now, not the run's %s: the file changed since the run, so its base hash is not the run's; put back the file the run used, or add -force", old, sc.Hash(), m.Hash)
+	}
+	return sc.BaseHash(), fmt.Sprintf("base hash derived from %s, as the summary records none; with the run's -set values it has the run's hash %s", where, m.Hash), nil
 }
 
 // runFile names the scenario file a summary says its run read.
@@ -458,22 +513,38 @@ func describeSource(sc *scenario.Scenario) string {
 	return "the embedded default"
 }
 
-// resolveScenario finds the scenario file a summary names: as given, else
+// resolveScenario finds the scenario file a summary names (findScenario),
+// or says where it looked.
+func resolveScenario(file, summaryPath string) (string, error) {
+	found, tried, err := findScenario(file, summaryPath)
+	if err != nil {
+		return "", fmt.Errorf("-compare %s: %v", summaryPath, err)
+	}
+	if found == "" {
+		return "", fmt.Errorf("-compare %s: the live run's scenario %s is not found (tried %s): give the scenario file as the argument",
+			summaryPath, file, strings.Join(tried, ", "))
+	}
+	return found, nil
+}
+
+// findScenario finds the scenario file a summary names: as given, else
 // relative to the summary's folder or one of its parents (a summary under
 // reports/<scenario>/<time>/ names the file relative to where attack ran).
-func resolveScenario(file, summaryPath string) (string, error) {
+// An absolute path is returned as it is. Not found, it returns "" and the
+// first paths it tried (at most four).
+func findScenario(file, summaryPath string) (string, []string, error) {
 	if _, err := os.Stat(file); err == nil || filepath.IsAbs(file) {
-		return file, nil
+		return file, nil, nil
 	}
 	tried := []string{file}
 	dir, err := filepath.Abs(filepath.Dir(summaryPath))
 	if err != nil {
-		return "", fmt.Errorf("-compare %s: %v", summaryPath, err)
+		return "", nil, err
 	}
 	for {
 		p := filepath.Join(dir, file)
 		if _, err := os.Stat(p); err == nil {
-			return p, nil
+			return p, nil, nil
 		}
 		tried = append(tried, p)
 		parent := filepath.Dir(dir)
@@ -482,8 +553,7 @@ func resolveScenario(file, summaryPath string) (string, error) {
 		}
 		dir = parent
 	}
-	return "", fmt.Errorf("-compare %s: the live run's scenario %s is not found (tried %s): give the scenario file as the argument",
-		summaryPath, file, strings.Join(tried[:min(len(tried), 4)], ", "))
+	return "", tried[:min(len(tried), 4)], nil
 }
 
 // setPaths returns the paths -set names.
