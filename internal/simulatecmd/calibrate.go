@@ -53,7 +53,7 @@ type liveRun struct {
 	measured *measure.Summary
 	sc       *scenario.Scenario
 	// file is the run's scenario file as written, with the user's -set
-	// and what the run reported about its target (measuredProfile), but
+	// and what the run reported about its target (targetProfile), but
 	// not the run's own -set overrides: what calibrated.yaml is written
 	// from, with the fitted values.
 	file *scenario.Scenario
@@ -320,10 +320,12 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 			return nil, nil, err
 		}
 		// What the run reported about its target (the limit and window
-		// it announced, its store) describes the target, and stays.
+		// it announced, its store) describes the target, and stays; how
+		// long the run lasted describes the run (one stopped early), and
+		// calibrated.yaml keeps the file's duration and populations.
 		file, _, err := load(&cc, nil)
 		if err == nil {
-			file, _, err = measuredProfile(file, m, setPaths(c.sets))
+			file, _, err = targetProfile(file, m, setPaths(c.sets))
 		}
 		if err != nil {
 			return nil, nil, err
@@ -358,17 +360,8 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 				return nil, nil, fmt.Errorf("-fit %s: a spread starts at the scenario's own; give no start value", f)
 			}
 		}
-		for _, part := range strings.Split(parts, "+") {
-			n := len(p.leaves)
-			for _, l := range fitLatencies(runs[0].sc) {
-				if (l.Path == part || strings.HasPrefix(l.Path, part+".")) && !l.Latency.IsZero() && (!p.spread || l.Latency.Dist == scenario.DistLognormal) {
-					p.leaves, p.base = append(p.leaves, l.Path), append(p.base, l.Latency)
-				}
-			}
-			if len(p.leaves) == n {
-				p.leaves = nil // a part that names nothing: said below
-				break
-			}
+		for _, l := range fitLeaves(runs[0].sc, parts, p.spread) {
+			p.leaves, p.base = append(p.leaves, l.Path), append(p.base, l.Latency)
 		}
 		if len(p.leaves) == 0 && c.fit == "" {
 			// A default the scenario has nothing for (no proxy, no
@@ -392,6 +385,26 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 		params = append(params, p)
 	}
 	return runs, params, nil
+}
+
+// fitLeaves are the latencies of sc that the fit path parts (one path, or
+// several joined by +) scales, with their values: each latency at a part's
+// path or under it that is set and, for a spread, lognormal. None when a
+// part names none of them.
+func fitLeaves(sc *scenario.Scenario, parts string, spread bool) []scenario.NamedLatency {
+	var out []scenario.NamedLatency
+	for _, part := range strings.Split(parts, "+") {
+		n := len(out)
+		for _, l := range fitLatencies(sc) {
+			if (l.Path == part || strings.HasPrefix(l.Path, part+".")) && !l.Latency.IsZero() && (!spread || l.Latency.Dist == scenario.DistLognormal) {
+				out = append(out, l)
+			}
+		}
+		if len(out) == n {
+			return nil
+		}
+	}
+	return out
 }
 
 // needsServer reports whether any fit path is under server.
@@ -676,7 +689,9 @@ func nelderMead(fn func([]float64) float64, x0 []float64, step float64, maxEvals
 // by. It is the file as the target ran it (the limit it announced, its
 // store), without the first run's own -set overrides: -compare applies
 // each run's, and a run that set nothing must be predicted with the
-// file's values, not the first run's (its concurrency, say).
+// file's values, not the first run's (its concurrency, say). For the same
+// reason it lasts as long as the file says, not as long as the first run
+// lasted (runLength): -compare shortens it for a run stopped early.
 func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64, xs [][]float64, loo []measure.Comparison) (string, error) {
 	f := &fitter{params: params}
 	sc, err := f.with(runs[0].file, x)
@@ -749,4 +764,151 @@ func (p *fitProgress) eval() {
 	p.show(func(el time.Duration) string {
 		return fmt.Sprintf("calibrate: %s, evaluation %d (at most %d), %s so far", p.name, p.evals, maxEvals, el.Round(time.Second))
 	})
+}
+
+// fittedLeaves are the latencies a calibrated scenario's fit set, with the
+// values it holds: every latency each of its calibrated.fitted paths
+// scales, once each.
+func fittedLeaves(sc *scenario.Scenario) []scenario.NamedLatency {
+	var out []scenario.NamedLatency
+	seen := map[string]bool{}
+	for _, f := range sc.Calibrated.Fitted {
+		parts, spread := strings.CutPrefix(f, "spread:")
+		for _, l := range fitLeaves(sc, parts, spread) {
+			if !seen[l.Path] {
+				seen[l.Path] = true
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// related reports whether one of the scenario paths a and b is the other
+// or lies under it: a -set of either changes the other's value.
+func related(a, b string) bool {
+	return a == b || strings.HasPrefix(a, b+".") || strings.HasPrefix(b, a+".")
+}
+
+// latencyAt is the latency at path among sc's fittable latencies.
+func latencyAt(sc *scenario.Scenario, path string) (scenario.Latency, bool) {
+	for _, l := range fitLatencies(sc) {
+		if l.Path == path {
+			return l.Latency, true
+		}
+	}
+	return scenario.Latency{}, false
+}
+
+// sameLatency reports whether a and b are the same latency (as JSON: the
+// form -set and calibrated.alternatives write them in).
+func sameLatency(a, b scenario.Latency) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && string(ja) == string(jb)
+}
+
+// ranWith reports whether the live run's target itself ran with the
+// latency at path as the run's scenario gave it: only the built-in
+// target's store does (store.latency on memory, store.kv on eventual). The
+// serving side (server) and any latency of a target at a URL or on a real
+// Workers KV namespace are the target's own; the scenario only tells the
+// model what to assume of them.
+func ranWith(measured *measure.Summary, path string) bool {
+	switch plan.LiveStore(measured.Limiter.Store) {
+	case plan.LiveMemory:
+		return path == "store.latency"
+	case plan.LiveEventual:
+		return strings.HasPrefix(path, "store.kv.")
+	}
+	return false
+}
+
+// targetText names a live run's target for a note.
+func targetText(measured *measure.Summary) string {
+	switch s := plan.LiveStore(measured.Limiter.Store); s {
+	case plan.LiveURL:
+		if lv := measured.Live; lv != nil && lv.URL != "" {
+			return "the endpoint " + lv.URL
+		}
+		return "an endpoint at a URL"
+	case plan.LiveCloudflare:
+		return "the built-in target on a real Workers KV namespace"
+	case plan.LiveMemory, plan.LiveEventual:
+		return fmt.Sprintf("the built-in target on its %s store", s)
+	default:
+		return fmt.Sprintf("its target (store %q)", s)
+	}
+}
+
+// fittedOrRun settles each fitted latency of the calibrated scenario file
+// that the live run's own -set values (in measured, at path) changed in sc,
+// the scenario as load built it: file with those values applied. Where the
+// target ran with the run's value (ranWith) it stays, since it is the
+// truth of that run; elsewhere the run's value only told the model what to
+// assume, the target did not run with it, and the calibration fitted that
+// latency to measured runs, so the fitted value is put back, as -calibrate's
+// own leave-one-out predictions do. Either way a note names the latency,
+// both values and what the comparison then tests. A latency the user's
+// -set names (user) is the user's and is left alone.
+func fittedOrRun(file, sc *scenario.Scenario, measured *measure.Summary, path string, user map[string]bool) (*scenario.Scenario, []string, error) {
+	var sets, notes []string
+	for _, fit := range fittedLeaves(file) {
+		userSet := false
+		for u := range user {
+			userSet = userSet || related(u, fit.Path)
+		}
+		var runSets []string
+		for _, p := range measured.Scenario.Params {
+			if k, _, _ := strings.Cut(p, "="); related(strings.TrimSpace(k), fit.Path) {
+				runSets = append(runSets, "-set "+p)
+			}
+		}
+		run, ok := latencyAt(sc, fit.Path)
+		if userSet || len(runSets) == 0 || !ok || sameLatency(run, fit.Latency) {
+			continue
+		}
+		if ranWith(measured, fit.Path) {
+			notes = append(notes, fmt.Sprintf("%s: the live run set %s, and %s ran with it: the prediction uses the run's %s=%s, not the %s that %s fitted, so this comparison does not test the calibration's %s (compare a run that does not set it for that)",
+				path, strings.Join(runSets, " "), targetText(measured), fit.Path, run, fit.Latency, describeSource(file), fit.Path))
+			continue
+		}
+		b, err := json.Marshal(fit.Latency)
+		if err != nil {
+			return nil, nil, err
+		}
+		sets = append(sets, fit.Path+"="+string(b))
+		notes = append(notes, fmt.Sprintf("%s: the live run set %s (%s=%s), but %s did not run with it (it only tells the model what to assume) and %s fitted %s to measured runs: the prediction uses the fitted %s, as -calibrate's leave-one-out does; add %s to predict with the run's value instead",
+			path, strings.Join(runSets, " "), fit.Path, run, targetText(measured), describeSource(file), fit.Path, fit.Latency, strings.Join(runSets, " ")))
+	}
+	if len(sets) == 0 {
+		return sc, notes, nil
+	}
+	out, err := sc.With(sets...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-compare %s: putting back the fitted values of %s: %v", path, describeSource(file), err)
+	}
+	return out, notes, nil
+}
+
+// varied is the alternative alt (calibrated.alternatives, path=value) of
+// the calibrated scenario base (as its file holds it) without the latencies
+// that point holds at another value than base: those a -set, the live run
+// or a sweep point put there, which the alternatives must not overwrite.
+// With no base, alt as it is.
+func varied(alt []string, base, point *scenario.Scenario) []string {
+	if base == nil {
+		return alt
+	}
+	var out []string
+	for _, s := range alt {
+		p, _, _ := strings.Cut(s, "=")
+		now, ok := latencyAt(point, p)
+		was, _ := latencyAt(base, p)
+		if ok && !sameLatency(now, was) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }

@@ -191,8 +191,9 @@ func TestCalibrateFitPaths(t *testing.T) {
 
 // TestCalibratedAlternatives checks that a calibrated scenario's trials
 // are spread over its fitted values and its alternatives: as many trials
-// as asked for, the band covering what each set alone predicts, and a
-// sharded run refused rather than run without the alternatives.
+// as asked for, the band covering what each set alone predicts, a -set of
+// a fitted latency kept in every trial, and a sharded run refused rather
+// than run without the alternatives.
 func TestCalibratedAlternatives(t *testing.T) {
 	dir := t.TempDir()
 	base := calibrateScenario + "trials: 12\n"
@@ -200,9 +201,13 @@ func TestCalibratedAlternatives(t *testing.T) {
 	os.WriteFile(one, []byte(strings.Replace(base, "server: {mode: single-thread}", "server: {mode: single-thread, rtt: 20ms}", 1)), 0o644)
 	both := filepath.Join(dir, "both.yaml")
 	os.WriteFile(both, []byte(base+"calibrated: {runs: [a.json], fitted: [server.rtt], alternatives: [[server.rtt=20ms]]}\n"), 0o644)
-	ratios := func(path string) []float64 {
+	ratios := func(path string, sets ...string) []float64 {
 		t.Helper()
-		code, out, errOut := runMain(t, "-json", "-no-report", "-set", "traffic.bot.closed_loop.concurrency=8", path)
+		args := []string{"-json", "-no-report", "-set", "traffic.bot.closed_loop.concurrency=8"}
+		for _, s := range sets {
+			args = append(args, "-set", s)
+		}
+		code, out, errOut := runMain(t, append(args, path)...)
 		if code != ExitOK {
 			t.Fatalf("%s: exit %d: %s", path, code, errOut)
 		}
@@ -223,6 +228,13 @@ func TestCalibratedAlternatives(t *testing.T) {
 	}
 	if fmt.Sprint(spread[:6]) == fmt.Sprint(alone[:6]) {
 		t.Errorf("the fitted values' trials equal the alternative's (%v): the test cannot tell them apart", spread[:6])
+	}
+	// A -set of a fitted latency holds in every trial: the alternatives
+	// do not put their own value back.
+	other := filepath.Join(dir, "other.yaml")
+	os.WriteFile(other, []byte(base+"calibrated: {runs: [a.json], fitted: [server.rtt], alternatives: [[server.rtt=2ms]]}\n"), 0o644)
+	if got, want := fmt.Sprint(ratios(other, "server.rtt=20ms")), fmt.Sprint(append(alone[:6:6], alone[:6]...)); got != want {
+		t.Errorf("-set server.rtt=20ms over an alternative of 2ms: trials %s, want the 20ms run's first six twice %s", got, want)
 	}
 	code, _, errOut := runMain(t, "-shard", "1/2", "-no-report", "-out", dir, both)
 	if code == ExitOK || !strings.Contains(errOut, "cannot be sharded yet") {
@@ -281,8 +293,10 @@ func TestTargetOf(t *testing.T) {
 // calibrated.yaml, whose fitted values changed its hash: runs of the
 // scenario file it was calibrated from (its base hash), whatever their -set
 // values; not a run of another file that has the same name (another
-// concurrency), unless -force; and, by name only with a note saying why, a
-// summary or a calibrated.yaml from before base hashes were recorded.
+// concurrency), unless -force; a summary from before base hashes were
+// recorded by the base hash of the file it names, and by name only, with a
+// note saying why, when that file is not found; and by name only a
+// calibrated.yaml from before them.
 func TestCompareCalibrated(t *testing.T) {
 	dir := t.TempDir()
 	scPath := filepath.Join(dir, "cal.yaml")
@@ -331,6 +345,17 @@ func TestCompareCalibrated(t *testing.T) {
 		t.Errorf("calibrating on two files: notes %q do not name %s and say %q", notes.String(), otherPath, want)
 	}
 	renamed := editSummary(t, other, "renamed.json", func(m *measure.Summary) { m.Scenario.Name = "another" })
+	// Summaries from before scenario.base_hash: of the file calibrated on,
+	// of one whose file is gone, of one whose file changed since the run
+	// (another duration), and of one without a hash either.
+	noBase := func(m *measure.Summary) { m.Scenario.BaseHash = "" }
+	oldHeldOut := editSummary(t, heldOut, "old-held-out.json", noBase)
+	oldGone := editSummary(t, heldOut, "old-gone.json", func(m *measure.Summary) { noBase(m); m.Scenario.File = "gone/cal.yaml" })
+	changedPath := filepath.Join(dir, "changed", "cal.yaml")
+	os.MkdirAll(filepath.Dir(changedPath), 0o755)
+	os.WriteFile(changedPath, []byte(strings.Replace(calibrateScenario, "duration: 1s", "duration: 2s", 1)), 0o644)
+	oldChanged := editSummary(t, heldOut, "old-changed.json", func(m *measure.Summary) { noBase(m); m.Scenario.File = changedPath })
+	oldNoHash := editSummary(t, heldOut, "old-no-hash.json", func(m *measure.Summary) { noBase(m); m.Scenario.Hash = "" })
 
 	tests := []struct {
 		name      string
@@ -347,8 +372,17 @@ func TestCompareCalibrated(t *testing.T) {
 			stderr: []string{`ran scenario "cal" from ` + otherPath, "base hash " + base, calPath, "another file of the same name", "add -force"}},
 		{name: "another file forced", run: other, args: []string{"-force"}, code: ExitOK, notStderr: []string{"checked by"}},
 		{name: "another name", run: renamed, code: ExitBadInput, stderr: []string{`ran scenario "another"`, "-force"}},
-		{name: "old summary", run: oldOther, code: ExitOK,
-			stderr: []string{"records no scenario.base_hash", "checked by name only", "as calibrating changed its hash"}},
+		{name: "old summary of the file calibrated on", run: oldHeldOut, code: ExitOK,
+			stderr: []string{"checked by name and base hash (" + base, "base hash derived from " + scPath, "it has the run's hash"}},
+		{name: "old summary of another file", run: oldOther, code: ExitBadInput,
+			stderr: []string{`ran scenario "cal" from ` + otherPath, "base hash derived from " + otherPath, "another file of the same name", "add -force"}},
+		{name: "old summary, its file gone", run: oldGone, code: ExitOK,
+			stderr: []string{"records no scenario.base_hash", "its scenario file gone/cal.yaml is not found at gone/cal.yaml or " + filepath.Join(dir, "gone", "cal.yaml"),
+				"checked by name only", "put the run's scenario file there, or measure again"}},
+		{name: "old summary, its file changed since", run: oldChanged, code: ExitBadInput,
+			stderr: []string{"records no scenario.base_hash", changedPath, "not the run's", "the file changed since the run", "put back the file the run used, or add -force"}},
+		{name: "old summary without a hash either", run: oldNoHash, code: ExitOK,
+			stderr: []string{"checked by name and base hash (" + base, "derived from " + scPath + " as it is now", "unconfirmed"}},
 		{name: "old calibration", run: other, scenario: oldCal, code: ExitOK,
 			stderr: []string{"records no calibrated.base_hash", "checked by name only", "calibrate again"}},
 		{name: "a run of calibrated.yaml itself", run: itself, code: ExitOK, notStderr: []string{"checked by"}},
@@ -391,4 +425,125 @@ func editSummary(t *testing.T, path, name string, edit func(*measure.Summary)) s
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestCompareCalibratedRunSet checks what -compare predicts with when a
+// live run's own -set names a latency calibrated.yaml fitted: the fitted
+// value where the target did not run with the run's (the serving side; any
+// latency of a target at a URL), the run's where it did (the built-in
+// target's store), the user's own -set over both, and each time a note
+// naming the latency and both values.
+func TestCompareCalibratedRunSet(t *testing.T) {
+	dir := t.TempDir()
+	scPath := filepath.Join(dir, "cal.yaml")
+	os.WriteFile(scPath, []byte(calibrateScenario), 0o644)
+	first := syntheticRun(t, dir, scPath, "server.rtt=20ms", "traffic.bot.closed_loop.concurrency=2")
+	runs, params, err := calibrateInputs(&config{calibrate: first, fit: "server.rtt=3ms,store.latency=2ms"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calPath, err := writeCalibrated(filepath.Join(dir, "out"), runs, params, []float64{params[0].init, params[1].init}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal, err := scenario.Load(calPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fittedRTT, fittedStore := cal.Server.RTT.String(), cal.Store.Latency.String()
+	rtt := syntheticRun(t, dir, scPath, "server.rtt=20ms", "server.rtt=30ms")
+	store := syntheticRun(t, dir, scPath, "server.rtt=20ms", "store.latency=7ms")
+	storeURL := editSummary(t, store, "url.json", func(m *measure.Summary) {
+		m.Limiter.Store, m.Live.URL = "url", "http://127.0.0.1:8788"
+	})
+	section := syntheticRun(t, dir, scPath, "server.rtt=20ms", "server={mode: single-thread, rtt: 35ms}")
+	plain := syntheticRun(t, dir, scPath, "server.rtt=20ms", "traffic.bot.closed_loop.concurrency=8")
+
+	tests := []struct {
+		name       string
+		run        string
+		sets       []string
+		rtt, store string   // what the prediction uses
+		notes      []string // each must appear in the notes
+		notNotes   []string // none may
+	}{
+		{name: "server latency: the fitted value", run: rtt, rtt: fittedRTT, store: fittedStore,
+			notes: []string{"set -set server.rtt=30ms (server.rtt=30ms)", "the built-in target on its memory store did not run with it",
+				"the prediction uses the fitted " + fittedRTT, "add -set server.rtt=30ms to predict with the run's value"}},
+		{name: "server section: the fitted value", run: section, rtt: fittedRTT, store: fittedStore,
+			notes: []string{"-set server={mode: single-thread, rtt: 35ms} (server.rtt=35ms)", "the prediction uses the fitted " + fittedRTT}},
+		{name: "built-in store latency: the run's value", run: store, rtt: fittedRTT, store: "7ms",
+			notes: []string{"set -set store.latency=7ms, and the built-in target on its memory store ran with it",
+				"uses the run's store.latency=7ms, not the " + fittedStore, "does not test the calibration's store.latency"}},
+		{name: "store latency of a URL target: the fitted value", run: storeURL, rtt: fittedRTT, store: fittedStore,
+			notes: []string{"the endpoint http://127.0.0.1:8788 did not run with it", "the prediction uses the fitted " + fittedStore}},
+		{name: "the user's -set over both", run: rtt, sets: []string{"server.rtt=40ms"}, rtt: "40ms", store: fittedStore,
+			notNotes: []string{"the live run set"}},
+		{name: "nothing fitted set", run: plain, rtt: fittedRTT, store: fittedStore, notNotes: []string{"the live run set"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := readSummary(tc.run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, notes, err := load(&config{file: calPath, compare: tc.run, sets: tc.sets}, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sc.Server.RTT.String(); got != tc.rtt {
+				t.Errorf("server.rtt %s, want %s", got, tc.rtt)
+			}
+			if got := sc.Store.Latency.String(); got != tc.store {
+				t.Errorf("store.latency %s, want %s", got, tc.store)
+			}
+			checkStderr(t, strings.Join(notes, "\n"), tc.notes, tc.notNotes)
+		})
+	}
+}
+
+// TestCalibratedKeepsFileLength checks that a first run stopped early
+// (interrupted, max_requests) is fitted as long as it ran, with the
+// populations that had started, while calibrated.yaml keeps the file's
+// duration and populations: a simulation of it predicts the file's
+// traffic, not the short run.
+func TestCalibratedKeepsFileLength(t *testing.T) {
+	dir := t.TempDir()
+	scPath := filepath.Join(dir, "cal.yaml")
+	late := "  - name: late\n    start: 600ms\n    closed_loop: {concurrency: 1}\nlive:"
+	os.WriteFile(scPath, []byte(strings.Replace(calibrateScenario, "live:", late, 1)), 0o644)
+	run := syntheticRun(t, dir, scPath, "server.rtt=20ms")
+	tests := []struct {
+		name        string
+		secs        float64 // how long the run lasted
+		fitDuration string  // the scenario it is fitted with
+		fitTraffic  int
+	}{
+		{name: "full run", secs: 1, fitDuration: "1s", fitTraffic: 2},
+		{name: "stopped after both started", secs: 0.8, fitDuration: "800ms", fitTraffic: 2},
+		{name: "stopped before the second started", secs: 0.5, fitDuration: "500ms", fitTraffic: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := editSummary(t, run, "run.json", func(m *measure.Summary) { m.Live.DurationSecs = tc.secs })
+			runs, params, err := calibrateInputs(&config{calibrate: path, fit: "server.rtt=1ms"}, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := runs[0].sc.Live.Duration.String(); got != tc.fitDuration || len(runs[0].sc.Traffic) != tc.fitTraffic {
+				t.Errorf("fitted with live.duration %s and %d populations, want %s and %d, as the run ran", got, len(runs[0].sc.Traffic), tc.fitDuration, tc.fitTraffic)
+			}
+			out := filepath.Join(dir, tc.name)
+			if _, err := writeCalibrated(out, runs, params, []float64{params[0].init}, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			cal, err := scenario.Load(filepath.Join(out, CalibratedFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cal.Live.Duration.String(); got != "1s" || len(cal.Traffic) != 2 {
+				t.Errorf("calibrated.yaml has live.duration %s and %d populations, want the file's 1s and 2", got, len(cal.Traffic))
+			}
+		})
+	}
 }

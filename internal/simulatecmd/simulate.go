@@ -60,6 +60,10 @@ type config struct {
 	diff        []string    // -diff: the two summaries to compare
 	adviseSet   bool        // -advise was given (true or false)
 	headerShown bool        // the run's header was printed before it started
+	// calibrated is the calibrated scenario run, as its file holds it
+	// (without -set): the fitted values its alternatives vary (load sets
+	// it).
+	calibrated *scenario.Scenario
 }
 
 const usage = `usage: simulate [flags] [SCENARIO.yaml]
@@ -356,6 +360,12 @@ func load(c *config, measured *measure.Summary) (*scenario.Scenario, []string, e
 	} else {
 		sc, err = scenario.LoadWithOverrides(c.file, sets)
 	}
+	if err == nil && sc.Calibrated != nil {
+		c.calibrated = sc
+		if len(sets) > 0 {
+			c.calibrated, err = scenario.Load(c.file)
+		}
+	}
 	if err != nil || measured == nil {
 		return sc, nil, err
 	}
@@ -364,6 +374,13 @@ func load(c *config, measured *measure.Summary) (*scenario.Scenario, []string, e
 		return nil, nil, err
 	} else if n != "" {
 		notes = append(notes, n)
+	}
+	if c.calibrated != nil {
+		var more []string
+		if sc, more, err = fittedOrRun(c.calibrated, sc, measured, c.compare, setPaths(c.sets)); err != nil {
+			return nil, nil, err
+		}
+		notes = append(notes, more...)
 	}
 	if len(c.sets) > 0 {
 		if sc, err = sc.With(c.sets...); err != nil {
@@ -406,23 +423,78 @@ func sameScenario(sc *scenario.Scenario, measured *measure.Summary, path string,
 // scenario sc was fitted from: the same base hash (the file as written,
 // before -set), which the calibration records. The run's -set values may
 // differ (traffic the calibration did not see): -compare applies them to
-// sc. When the summary or sc predates base hashes, the check is by name
-// only, with a note saying why.
+// sc. A summary from before base hashes has its run's base hash derived
+// from the scenario file it names (runBaseHash); when that file cannot be
+// found or read, or sc predates base hashes, the check is by name only,
+// with a note saying why.
 func sameCalibrated(sc *scenario.Scenario, measured *measure.Summary, path string) (string, error) {
 	m, cal := measured.Scenario, sc.Calibrated
 	what := fmt.Sprintf("%s is scenario %q calibrated on %s (%s fitted)", describeSource(sc), sc.Name,
 		strings.Join(cal.Runs, ", "), strings.Join(cal.Fitted, ", "))
-	switch {
-	case cal.BaseHash == "":
+	if cal.BaseHash == "" {
 		return what + ": it records no calibrated.base_hash (an older simulate -calibrate wrote it), so the run's scenario was checked by name only, as calibrating changed its hash; calibrate again to have runs checked by their scenario file", nil
-	case m.BaseHash == "":
-		return fmt.Sprintf("%s: %s records no scenario.base_hash (an older attack wrote it), so the run's scenario was checked by name only, as calibrating changed its hash; measure again to have it checked against base hash %s",
-			what, path, cal.BaseHash), nil
-	case m.BaseHash != cal.BaseHash:
-		return "", fmt.Errorf("-compare %s: the live run ran scenario %q from %s, base hash %s (its file as written, before -set), but %s was calibrated on runs (%s) of scenario %q with base hash %s: another file of the same name, or the file changed since the calibration; compare a run of the scenario calibrated on, calibrate again on runs of this one, or add -force",
-			path, m.Name, runFile(m), m.BaseHash, describeSource(sc), strings.Join(cal.Runs, ", "), sc.Name, cal.BaseHash)
 	}
-	return fmt.Sprintf("%s: the run's scenario was checked by name and base hash (%s, its file as written before -set), as calibrating changed its hash", what, cal.BaseHash), nil
+	base, how := m.BaseHash, ""
+	if base == "" {
+		var err error
+		if base, how, err = runBaseHash(measured, path); err != nil {
+			return "", err
+		}
+		if base == "" {
+			return fmt.Sprintf("%s: %s records no scenario.base_hash (an older attack wrote it) and %s, so the run's scenario was checked by name only, as calibrating changed its hash; put the run's scenario file there, or measure again, to have it checked against base hash %s",
+				what, path, how, cal.BaseHash), nil
+		}
+		how = "; " + how
+	}
+	if base != cal.BaseHash {
+		return "", fmt.Errorf("-compare %s: the live run ran scenario %q from %s, base hash %s (its file as written, before -set%s), but %s was calibrated on runs (%s) of scenario %q with base hash %s: another file of the same name, or the file changed since the calibration; compare a run of the scenario calibrated on, calibrate again on runs of this one, or add -force",
+			path, m.Name, runFile(m), base, how, describeSource(sc), strings.Join(cal.Runs, ", "), sc.Name, cal.BaseHash)
+	}
+	return fmt.Sprintf("%s: the run's scenario was checked by name and base hash (%s, its file as written before -set%s), as calibrating changed its hash", what, cal.BaseHash, how), nil
+}
+
+// runBaseHash is the base hash of the scenario that the live run of a
+// summary written before scenario.base_hash existed ran, derived as attack
+// derives it today: from the scenario file the summary names (looked for
+// as findScenario looks), or the embedded default, with the run's -set
+// values, and confirmed by the run's own scenario hash when the summary
+// records one. how says where it came from, for a note. With no hash (""),
+// how says why none could be derived: the file is not found, or cannot be
+// read. A file that no longer loads with the run's -set values, or no
+// longer has the run's hash with them, changed since the run: that is an
+// error, as it would be when compared on its own.
+func runBaseHash(measured *measure.Summary, path string) (hash, how string, err error) {
+	m := measured.Scenario
+	where := "the embedded default"
+	var sc *scenario.Scenario
+	if m.File == "" {
+		sc, err = scenario.Default(m.Params...)
+	} else {
+		file, tried, ferr := findScenario(m.File, path)
+		if ferr != nil {
+			return "", fmt.Sprintf("its scenario file %s cannot be looked for (%v)", m.File, ferr), nil
+		}
+		if file == "" {
+			return "", fmt.Sprintf("its scenario file %s is not found at %s", m.File, strings.Join(tried, " or ")), nil
+		}
+		f, oerr := os.Open(file)
+		if oerr != nil {
+			return "", fmt.Sprintf("its scenario file %s cannot be read (%v)", file, oerr), nil
+		}
+		f.Close()
+		where = file
+		sc, err = scenario.LoadWithOverrides(file, m.Params)
+	}
+	old := fmt.Sprintf("-compare %s: the summary records no scenario.base_hash (an older attack wrote it), so the run's was derived from its scenario, %s with the run's -set values %v", path, where, m.Params)
+	switch {
+	case err != nil:
+		return "", "", fmt.Errorf("%s, which no longer loads (%v): the file changed since the run; put back the file the run used, or add -force", old, err)
+	case m.Hash == "":
+		return sc.BaseHash(), fmt.Sprintf("base hash derived from %s as it is now, as the summary records none, unconfirmed: it records no scenario hash either, to show that file is the one the run used", where), nil
+	case sc.Hash() != m.Hash:
+		return "", "", fmt.Errorf("%s, but that has hash %s now, not the run's %s: the file changed since the run, so its base hash is not the run's; put back the file the run used, or add -force", old, sc.Hash(), m.Hash)
+	}
+	return sc.BaseHash(), fmt.Sprintf("base hash derived from %s, as the summary records none; with the run's -set values it has the run's hash %s", where, m.Hash), nil
 }
 
 // runFile names the scenario file a summary says its run read.
@@ -441,22 +513,38 @@ func describeSource(sc *scenario.Scenario) string {
 	return "the embedded default"
 }
 
-// resolveScenario finds the scenario file a summary names: as given, else
+// resolveScenario finds the scenario file a summary names (findScenario),
+// or says where it looked.
+func resolveScenario(file, summaryPath string) (string, error) {
+	found, tried, err := findScenario(file, summaryPath)
+	if err != nil {
+		return "", fmt.Errorf("-compare %s: %v", summaryPath, err)
+	}
+	if found == "" {
+		return "", fmt.Errorf("-compare %s: the live run's scenario %s is not found (tried %s): give the scenario file as the argument",
+			summaryPath, file, strings.Join(tried, ", "))
+	}
+	return found, nil
+}
+
+// findScenario finds the scenario file a summary names: as given, else
 // relative to the summary's folder or one of its parents (a summary under
 // reports/<scenario>/<time>/ names the file relative to where attack ran).
-func resolveScenario(file, summaryPath string) (string, error) {
+// An absolute path is returned as it is. Not found, it returns "" and the
+// first paths it tried (at most four).
+func findScenario(file, summaryPath string) (string, []string, error) {
 	if _, err := os.Stat(file); err == nil || filepath.IsAbs(file) {
-		return file, nil
+		return file, nil, nil
 	}
 	tried := []string{file}
 	dir, err := filepath.Abs(filepath.Dir(summaryPath))
 	if err != nil {
-		return "", fmt.Errorf("-compare %s: %v", summaryPath, err)
+		return "", nil, err
 	}
 	for {
 		p := filepath.Join(dir, file)
 		if _, err := os.Stat(p); err == nil {
-			return p, nil
+			return p, nil, nil
 		}
 		tried = append(tried, p)
 		parent := filepath.Dir(dir)
@@ -465,8 +553,7 @@ func resolveScenario(file, summaryPath string) (string, error) {
 		}
 		dir = parent
 	}
-	return "", fmt.Errorf("-compare %s: the live run's scenario %s is not found (tried %s): give the scenario file as the argument",
-		summaryPath, file, strings.Join(tried[:min(len(tried), 4)], ", "))
+	return "", tried[:min(len(tried), 4)], nil
 }
 
 // setPaths returns the paths -set names.
@@ -480,15 +567,27 @@ func setPaths(sets []string) map[string]bool {
 }
 
 // measuredProfile is the scenario as the live run that wrote measured ran
-// it: what the run itself reports wins over the file: the limit and window
-// the target announced, the store the built-in target used, and how long it
-// really ran (a run stopped early covers less). compilePoint then compiles
-// it as a live run (plan.CompileLive), with the same time scale the live
-// store played.
+// it: what the run itself reports wins over the file: what it reported
+// about its target (targetProfile) and how long it really ran (runLength: a
+// run stopped early covers less). compilePoint then compiles it as a live
+// run (plan.CompileLive), with the same time scale the live store played.
 //
 // A path the user set with -set (in user) is kept as given, with a note
 // when the run reports another value.
 func measuredProfile(sc *scenario.Scenario, measured *measure.Summary, user map[string]bool) (*scenario.Scenario, []string, error) {
+	out, notes, err := targetProfile(sc, measured, user)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err = runLength(out, measured, user)
+	return out, notes, err
+}
+
+// targetProfile is sc with what the live run that wrote measured reported
+// about its target, which describes the target rather than the run: the
+// limit and window it announced and the store the built-in target used.
+// A path in user is kept as measuredProfile says.
+func targetProfile(sc *scenario.Scenario, measured *measure.Summary, user map[string]bool) (*scenario.Scenario, []string, error) {
 	var sets, notes []string
 	add := func(path, value string, current string) {
 		if user[path] || path == "live.window" && user["limiter.window"] {
@@ -517,19 +616,26 @@ func measuredProfile(sc *scenario.Scenario, measured *measure.Summary, user map[
 			return nil, nil, fmt.Errorf("-compare: the measured run's settings do not fit the scenario: %w", err)
 		}
 	}
-	// The run may have been shorter than planned (interrupted, -duration):
-	// predict that long, with the populations that had started by then,
-	// unless -set live.duration says how long.
+	return out, notes, nil
+}
+
+// runLength is sc as long as the live run that wrote measured lasted: it
+// may have been shorter than planned (interrupted, -duration,
+// max_requests), and is then predicted that long, with the populations that
+// had started by then, unless -set live.duration (in user) says how long.
+// That describes the run, not its target.
+func runLength(sc *scenario.Scenario, measured *measure.Summary, user map[string]bool) (*scenario.Scenario, error) {
 	if lv := measured.Live; lv != nil && lv.DurationSecs > 0 && !user["live.duration"] {
 		d := max(time.Duration(lv.DurationSecs*float64(time.Second)).Round(time.Millisecond), time.Millisecond)
-		if d < out.Live.Duration.D() {
-			out = shortened(out, d)
+		if d < sc.Live.Duration.D() {
+			out := shortened(sc, d)
 			if len(out.Traffic) == 0 {
-				return nil, nil, fmt.Errorf("-compare: the measured run lasted %v, before any population of the scenario started: there is nothing to predict", d)
+				return nil, fmt.Errorf("-compare: the measured run lasted %v, before any population of the scenario started: there is nothing to predict", d)
 			}
+			return out, nil
 		}
 	}
-	return out, notes, nil
+	return sc, nil
 }
 
 // shortened returns a copy of sc that lasts d, without the populations
@@ -615,7 +721,7 @@ func simulatePoints(ctx context.Context, c *config, sc *scenario.Scenario, point
 			if only != nil {
 				return nil, fmt.Errorf("%s is calibrated with alternatives, whose trials are spread over several parameter sets: it cannot be sharded yet; run it in one process", describeSource(p.Scenario))
 			}
-			trials, err = calibratedTrials(p.Scenario, pl, opts, trialCount(c, pl), c.compare != "")
+			trials, err = calibratedTrials(p.Scenario, c.calibrated, pl, opts, trialCount(c, pl), c.compare != "")
 		} else {
 			trials, err = model.RunTrials(pl, opts)
 		}
@@ -878,15 +984,16 @@ func writeCalibration(w io.Writer, cal *scenario.Calibration) {
 // fitted values and its alternatives (the fits to each repeat alone): each
 // of the n sets runs 1/n of the total trials, all from the same seed, so
 // that the band holds the calibration's uncertainty as well as the model's
-// own randomness.
-func calibratedTrials(sc *scenario.Scenario, pl *plan.Plan, opts model.Options, total int, live bool) ([]measure.Trial, error) {
+// own randomness. An alternative leaves alone the fitted values sc does not
+// hold at base's, its file's (varied).
+func calibratedTrials(sc, base *scenario.Scenario, pl *plan.Plan, opts model.Options, total int, live bool) ([]measure.Trial, error) {
 	sets := sc.Calibrated.Alternatives
 	n := len(sets) + 1
 	var out []measure.Trial
 	for k := 0; k < n && k < total; k++ {
 		kpl := pl
 		if k > 0 {
-			alt, err := sc.With(sets[k-1]...)
+			alt, err := sc.With(varied(sets[k-1], base, sc)...)
 			if err != nil {
 				return nil, fmt.Errorf("calibrated.alternatives.%d: %v", k-1, err)
 			}
