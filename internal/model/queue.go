@@ -1,6 +1,9 @@
 package model
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // event is one scheduled step of a trial: at a virtual time (ns since the
 // trial's start), what to do (kind) and to which request, client or
@@ -16,56 +19,75 @@ type event struct {
 // go back, as a discrete-event simulation's do. Events come out by time,
 // and events at one time in the order they were pushed.
 //
-// Most events are kept in a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan)
-// with 64-way digits, a hierarchical timing wheel with exact times. Times
-// are read as 6-bit digits. An event is kept in slot (l, d): l is the
-// highest digit in which its time differs from last (the latest time
-// taken), d its time's digit l; a slot of level 0 holds one time. Slots are
-// first-in first-out lists. The earliest event is in the lowest slot that
-// holds any (levels first, then digits), found from bitmaps. When that slot
-// holds one event, or is on level 0, its first event is taken; otherwise
-// the slot is spread over the levels below it, measured from its start, and
-// the search repeats. An event moves only down, at most once a level (5
-// times for an event 1 s ahead; under once on average on botnet.yaml),
-// however many events are scheduled, where a binary heap's sift grows with
-// their number (10,000 clients: 13 levels). Spreading keeps a slot's order
-// and the slots below it are empty when it happens, so events at one time
-// leave first-in first-out with no sequence number.
+// Most events are kept in a calendar queue (R. Brown, 1988): a ring of
+// buckets, each 1<<shift ns wide, that together span a "year"; an event is
+// kept in the bucket of its time modulo the year, in a list sorted by time
+// (an event goes after those at its time, so ties leave in push order).
+// The cursor is the bucket, counted from time 0, that no event is before.
+// The earliest event is the first of the cursor's bucket when that event
+// falls in the cursor's span of time; otherwise the cursor moves on to the
+// next bucket that holds events (found from bitmaps). An event is placed
+// once and taken once, however many are scheduled, where the radix heap
+// this queue replaced moved an event down about two levels on its way out
+// when 10,000 clients kept it busy, and a binary heap's sift grows with the
+// number of events (10,000: 13 levels).
 //
-// An event pushed ahead of every other one (a lone client's next step: the
-// scenario's only event) is kept aside as the front instead, and taken from
-// there with no search; taking it leaves last as it is, so the slots stay
-// measured from a time no later than any of their events.
+// A calendar is only as good as its width: too wide, and an insertion
+// steps past many events of its bucket; too narrow, and the cursor moves
+// past many empty buckets. The queue counts both (queueWork) and sizes
+// itself to the events it is given, every as many insertions as it has
+// buckets: one to eight buckets an event, and a width that shrinks when
+// insertions step past events and grows when the cursor moves more than
+// once an event. When a whole year passes with no event in it, the width
+// is set afresh from the events' mean time ahead. Events that come in
+// waves (10,000 clients started at once) crowd a width set from the mean
+// alone; the counts find the width their waves need. A rebuild costs one
+// insertion an event and happens at most once in as many insertions as
+// there are buckets, so the queue stops allocating once the number of
+// events and their spacing settle.
 //
-// The slots are lists linked through one pool of nodes, so the queue stops
-// allocating once the pool has grown to the most events ever scheduled at
-// once, however they spread over the slots.
+// An event pushed into an empty queue (a lone client's next step: the
+// scenario's only event), or ahead of the one kept so, is kept aside as the
+// front instead, and taken from there with no search.
+//
+// The buckets are lists linked through one pool of nodes, so the queue
+// stops allocating once the pool has grown to the most events ever
+// scheduled at once.
 type queue struct {
-	front    event // when hasFront, the earliest event, not in the slots
+	front    event // when hasFront, the earliest event, not in the calendar
 	hasFront bool
 
 	nodes []node // nodes[0] is not used: link 0 is the end of a list
 	free  int32  // the first unused node
-	// head and tail are the slots' lists, slot (l, d) at l<<digitBits | d
-	// (sized to a power of two so that no index needs a bounds check).
-	head  [slots]int32
-	tail  [slots]int32
-	used  [slots >> digitBits]uint64 // bit d of used[l]: slot (l, d) holds events
-	lused uint32                     // bit l: used[l] != 0
-	// last is the latest time taken from the slots, or the start of the
-	// latest slot spread: every event in the slots is at or after it.
-	last int64
-	n    int // events scheduled
+
+	// buckets are the calendar's lists; mask is len(buckets)-1.
+	buckets []bucket
+	used    []uint64 // bit b%64 of used[b/64]: bucket b holds events
+	words   []uint64 // bit w%64 of words[w/64]: used[w] != 0
+	mask    int64
+	shift   uint  // a bucket spans 1<<shift ns
+	cur     int64 // the cursor: no event in the calendar is before cur<<shift
+	cal     int   // events in the calendar
+
+	last int64 // the latest time taken
+	n    int   // events scheduled
+
+	// work is what the calendar did so far, and checked what it had done
+	// when its size was last checked.
+	work, checked queueWork
 }
 
-// A queue's times are read in digits of digitBits bits: levels of them
-// cover a non-negative int64.
-const (
-	digitBits = 6
-	digits    = 1 << digitBits
-	levels    = (63 + digitBits - 1) / digitBits
-	slots     = 16 << digitBits // levels rounded up to a power of two
-)
+// queueWork counts a calendar's work: events inserted (again, too, when it
+// is rebuilt), steps past another event in a bucket to insert one, and
+// moves of the cursor past buckets with no event in its year.
+type queueWork struct {
+	inserts, steps, moves int
+}
+
+// bucket is a calendar bucket's list of nodes, sorted by time.
+type bucket struct {
+	head, tail int32
+}
 
 // node is an event in the queue's pool, and the next in its list.
 type node struct {
@@ -73,10 +95,16 @@ type node struct {
 	next int32
 }
 
+// minBuckets is the fewest buckets a calendar has; maxAhead is the most
+// that one push counts for in the mean time ahead (about 18 minutes), so
+// that an event at the end of time does not set the width alone.
+const (
+	minBuckets = 64
+	maxAhead   = 1 << 40
+)
+
 // push schedules an event. Its time must not be before the latest event
-// popped (nor, once popBefore has found no event before its end, before
-// the earliest event). push panics when it is before last, where the order
-// would break.
+// popped. push panics when it is, as the order would break.
 func (q *queue) push(at int64, kind uint8, idx int32) {
 	if at < q.last {
 		panic("model: event scheduled before the latest event taken")
@@ -84,28 +112,24 @@ func (q *queue) push(at int64, kind uint8, idx int32) {
 	q.n++
 	e := event{at: at, idx: idx, kind: kind}
 	if q.hasFront {
+		if q.buckets == nil {
+			q.resize(minBuckets, 0)
+		}
 		if at < q.front.at {
 			// e goes ahead of the front, which goes ahead of every event
-			// in its slot.
+			// in the calendar.
 			q.front, e = e, q.front
-			q.linkFirst(q.slot(e.at), q.node(e))
+			q.insert(q.node(e), e.at, true)
 			return
 		}
-		q.link(q.slot(at), q.node(e))
+		q.insert(q.node(e), at, false)
 		return
 	}
-	if q.lused == 0 {
+	if q.cal == 0 {
 		q.front, q.hasFront = e, true
 		return
 	}
-	// Slots hold disjoint spans of time in their order: an event in a
-	// lower slot than any in use is ahead of every other.
-	s := q.slot(at)
-	if s < q.lowest() {
-		q.front, q.hasFront = e, true
-		return
-	}
-	q.link(s, q.node(e))
+	q.insert(q.node(e), at, false)
 }
 
 // node returns a pool node holding e.
@@ -124,72 +148,43 @@ func (q *queue) node(e event) int32 {
 	return f
 }
 
-// slot returns the slot that holds an event at at.
-func (q *queue) slot(at int64) uint {
-	l := uint(levelOf[bits.Len64(uint64(at^q.last))])
-	return l<<digitBits | uint(at>>(l*digitBits%64))%digits
-}
-
-// levelOf is, by the bit length of a time's difference from last (the
-// highest bit in which they differ, plus one; 0 for none), the level of
-// the time's slot.
-var levelOf = func() (t [65]uint8) {
-	for n := 1; n < len(t); n++ {
-		t[n] = uint8((n - 1) / digitBits)
+// insert puts node f, whose next is 0, into its bucket: after the events
+// at or before its time (at), or, when first, at the head (f is then at or
+// before every event in the calendar). It checks the calendar's size every
+// as many insertions as it has buckets.
+func (q *queue) insert(f int32, at int64, first bool) {
+	if q.work.inserts++; q.work.inserts-q.checked.inserts > len(q.buckets) {
+		q.check(false)
 	}
-	return t
-}()
-
-// lowest returns the lowest slot that holds events, or one above every
-// slot when none does.
-func (q *queue) lowest() uint {
-	l := uint(bits.TrailingZeros32(q.lused)) // 32 when no slot holds events
-	return l<<digitBits | uint(bits.TrailingZeros64(q.used[l%(slots>>digitBits)]))
-}
-
-// link appends node f, whose next is 0, to slot s.
-func (q *queue) link(s uint, f int32) {
-	s %= slots
-	if q.head[s] == 0 {
-		q.head[s] = f
-		q.mark(s)
-	} else {
-		q.nodes[q.tail[s]].next = f
+	a := at >> q.shift
+	if q.cal == 0 || a < q.cur {
+		q.cur = a
 	}
-	q.tail[s] = f
-}
-
-// linkFirst puts node f, whose next is 0, at the head of slot s.
-func (q *queue) linkFirst(s uint, f int32) {
-	s %= slots
-	if q.head[s] == 0 {
-		q.tail[s] = f
-		q.mark(s)
-	} else {
-		q.nodes[f].next = q.head[s]
-	}
-	q.head[s] = f
-}
-
-// mark marks slot s as holding events in the bitmaps.
-func (q *queue) mark(s uint) {
-	l := s >> digitBits % (slots >> digitBits)
-	q.used[l] |= 1 << (s % digits)
-	q.lused |= 1 << l
-}
-
-// unmark marks slot s empty in the bitmaps.
-func (q *queue) unmark(s uint) {
-	l := s >> digitBits % (slots >> digitBits)
-	if q.used[l] &^= 1 << (s % digits); q.used[l] == 0 {
-		q.lused &^= 1 << l
+	q.cal++
+	b := a & q.mask
+	bk := &q.buckets[b]
+	h := bk.head
+	switch {
+	case h == 0:
+		bk.head, bk.tail = f, f
+		q.used[b>>6] |= 1 << (b & 63)
+		q.words[b>>12] |= 1 << (b >> 6 & 63)
+	case first || at < q.nodes[h].at:
+		q.nodes[f].next, bk.head = h, f
+	case at >= q.nodes[bk.tail].at:
+		q.nodes[bk.tail].next, bk.tail = f, f
+	default: // between the head and the tail
+		p := h
+		for q.nodes[q.nodes[p].next].at <= at {
+			p = q.nodes[p].next
+			q.work.steps++
+		}
+		q.nodes[f].next, q.nodes[p].next = q.nodes[p].next, f
 	}
 }
 
 // popBefore removes and returns the earliest event when there is one
-// before end. The first event of the lowest slot that holds events is the
-// earliest when the slot is on level 0 or holds no other; any other slot
-// is spread first.
+// before end.
 func (q *queue) popBefore(end int64) (event, bool) {
 	if q.hasFront {
 		if q.front.at >= end {
@@ -197,45 +192,163 @@ func (q *queue) popBefore(end int64) (event, bool) {
 		}
 		q.hasFront = false
 		q.n--
+		q.last = q.front.at
 		return q.front, true
 	}
-	for q.lused != 0 {
-		s := q.lowest() % slots
-		f := q.head[s]
-		nd := &q.nodes[f]
-		if s >= digits && nd.next != 0 {
-			q.spread(s)
+	if q.cal == 0 {
+		return event{}, false
+	}
+	for moved := int64(0); ; {
+		b := q.cur & q.mask
+		bk := &q.buckets[b]
+		if f := bk.head; f != 0 {
+			nd := &q.nodes[f]
+			if nd.at>>q.shift == q.cur {
+				if nd.at >= end {
+					return event{}, false
+				}
+				if bk.head = nd.next; nd.next == 0 {
+					q.unmark(b)
+				}
+				nd.next, q.free = q.free, f
+				q.last = nd.at
+				q.n--
+				q.cal--
+				return nd.event, true
+			}
+		}
+		d := (q.next(b) - b) & q.mask
+		if d == 0 {
+			d = q.mask + 1
+		}
+		if moved += d; moved <= q.mask {
+			q.work.moves++
+			q.cur += d
 			continue
 		}
-		if nd.at >= end {
-			break
-		}
-		if q.head[s] = nd.next; nd.next == 0 {
-			q.unmark(s)
-		}
-		nd.next, q.free = q.free, f
-		q.last = nd.at
-		q.n--
-		return nd.event, true
+		// A whole year without an event: the width is too small for how far
+		// apart the events are. Go to the earliest, and size the calendar
+		// again if pushes since the last check say how.
+		q.check(true)
+		q.cur, moved = q.earliest()>>q.shift, 0
 	}
-	return event{}, false
 }
 
-// spread moves the events of slot s, the lowest that holds events, to the
-// levels below it: last becomes the slot's start.
-func (q *queue) spread(s uint) {
-	s %= slots
-	f := q.head[s]
-	q.head[s] = 0
-	q.unmark(s)
-	q.last = q.nodes[f].at &^ (1<<(s>>digitBits*digitBits%64) - 1)
-	for f != 0 {
-		nd := &q.nodes[f]
-		g := nd.next
-		nd.next = 0
-		q.link(q.slot(nd.at), f)
+// unmark marks bucket b empty in the bitmaps.
+func (q *queue) unmark(b int64) {
+	if q.used[b>>6] &^= 1 << (b & 63); q.used[b>>6] == 0 {
+		q.words[b>>12] &^= 1 << (b >> 6 & 63)
+	}
+}
+
+// next returns the first bucket after b, going round the ring, that holds
+// events: b itself when no other does. The calendar must hold an event.
+func (q *queue) next(b int64) int64 {
+	i := (b + 1) & q.mask
+	if m := q.used[i>>6] >> (i & 63); m != 0 {
+		return i + int64(bits.TrailingZeros64(m))
+	}
+	w := q.nextWord((i>>6 + 1) & (q.mask >> 6))
+	return w<<6 + int64(bits.TrailingZeros64(q.used[w]))
+}
+
+// nextWord returns the first word of used from w on, going round, that is
+// not 0. One must be.
+func (q *queue) nextWord(w int64) int64 {
+	for {
+		if m := q.words[w>>6] >> (w & 63); m != 0 {
+			return w + int64(bits.TrailingZeros64(m))
+		}
+		w = (w>>6 + 1) << 6 & (q.mask >> 6)
+	}
+}
+
+// earliest returns the time of the earliest event in the calendar, which
+// must hold one: the least of its buckets' first events.
+func (q *queue) earliest() int64 {
+	t := int64(math.MaxInt64)
+	for wi, wm := range q.words {
+		for ; wm != 0; wm &= wm - 1 {
+			w := wi<<6 + bits.TrailingZeros64(wm)
+			for m := q.used[w]; m != 0; m &= m - 1 {
+				t = min(t, q.nodes[q.buckets[w<<6+bits.TrailingZeros64(m)].head].at)
+			}
+		}
+	}
+	return t
+}
+
+// check sizes the calendar to its events. It has one to eight buckets an
+// event (at least minBuckets; four when rebuilt for fewer or more). Its width follows the work done since the
+// last check: at least one step past another event in a bucket for every
+// two insertions means buckets too crowded, and the width halves (more
+// often, the more steps); more than one move of the cursor an insertion
+// means buckets too sparse, and it doubles. When a whole year passed with
+// no event (miss), the width is set afresh: a year of four to eight times
+// the mean time ahead of last of the events in the calendar.
+func (q *queue) check(miss bool) {
+	ins := max(q.work.inserts-q.checked.inserts, 1)
+	steps, moves := q.work.steps-q.checked.steps, q.work.moves-q.checked.moves
+	q.checked = q.work
+	if q.cal == 0 {
+		return
+	}
+	nb := max(minBuckets, 2<<bits.Len(uint(q.n)))
+	if have := len(q.buckets); have >= nb/2 && have <= 2*nb {
+		nb = have
+	}
+	shift := q.shift
+	switch {
+	case miss:
+		var ahead float64
+		for b := range q.buckets {
+			for f := q.buckets[b].head; f != 0; f = q.nodes[f].next {
+				ahead += float64(min(q.nodes[f].at-q.last, maxAhead))
+			}
+		}
+		shift = uint(bits.Len64(uint64(8 * ahead / float64(q.cal) / float64(nb))))
+	case 2*steps >= ins:
+		shift -= min(shift, uint(bits.Len(uint(2*steps/ins))))
+	case moves > ins:
+		shift += uint(bits.Len(uint(moves / ins)))
+	}
+	if shift = min(shift, 50); nb != len(q.buckets) || shift != q.shift {
+		q.resize(nb, shift)
+	}
+}
+
+// resize rebuilds the calendar with nb buckets (a power of two, at least
+// 64) of 1<<shift ns, keeping its events and their order.
+func (q *queue) resize(nb int, shift uint) {
+	// Chain every event into one list, bucket after bucket. Events at one
+	// time are in one bucket, in order, and insert keeps them so.
+	var first, last int32
+	for _, bk := range q.buckets {
+		if bk.head != 0 {
+			if first == 0 {
+				first = bk.head
+			} else {
+				q.nodes[last].next = bk.head
+			}
+			last = bk.tail
+		}
+	}
+	if len(q.buckets) == nb {
+		clear(q.buckets)
+		clear(q.used)
+		clear(q.words)
+	} else {
+		q.buckets = make([]bucket, nb)
+		q.used, q.words = make([]uint64, nb/64), make([]uint64, (nb/64+63)/64)
+	}
+	q.mask, q.shift, q.cal = int64(nb-1), shift, 0
+	for f := first; f != 0; {
+		g := q.nodes[f].next
+		q.nodes[f].next = 0
+		q.insert(f, q.nodes[f].at, false)
 		f = g
 	}
+	q.checked = q.work
 }
 
 // len returns the number of scheduled events.

@@ -175,3 +175,105 @@ func BenchmarkQueue(b *testing.B) {
 		})
 	}
 }
+
+// TestQueueWaves runs a queue and refQueue through what 10,000 clients
+// started at once do, scaled down: 2,000 events at time 0, then each event
+// taken is followed by one 5 ms later or one a random 0-2 ms later, and
+// later the spacing grows a thousandfold and the events thin out. The
+// calendar is rebuilt as the events grow, crowd and thin; they must come
+// out the same, in the same order.
+func TestQueueWaves(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var q queue
+	var want refQueue
+	push := func(at int64, i int32) {
+		q.push(at, evLoop, i)
+		want.push(at, evLoop, i)
+	}
+	for i := int32(0); i < 2000; i++ {
+		push(0, i)
+	}
+	rebuilt := 0
+	for n := 0; q.len() > 0; n++ {
+		shift, nb := q.shift, len(q.buckets)
+		e, w := pop(&q), want.pop()
+		if e != w {
+			t.Fatalf("step %d: pop = %+v, want %+v", n, e, w)
+		}
+		scale := int64(1)
+		if n > 40000 {
+			scale = 1000
+		}
+		switch {
+		case n > 60000 && n%2 == 0: // thin out
+		case r.IntN(2) == 0:
+			push(e.at+5e6*scale, e.idx)
+		default:
+			push(e.at+r.Int64N(2e6*scale), e.idx)
+		}
+		if q.shift != shift || len(q.buckets) != nb {
+			rebuilt++
+		}
+	}
+	if rebuilt < 3 {
+		t.Errorf("the calendar was rebuilt %d times; the test means it to grow, crowd and thin", rebuilt)
+	}
+}
+
+// TestQueueSizesItself checks that the calendar finds a width where an
+// insertion steps past at most about one event and the cursor moves about
+// once an event: on events that come in waves (10,000 events at time 0,
+// then each followed by one 5 ms later or one a random 0-4 ms later, as a
+// client's think time and a store's latency), which it must widen for; on
+// the same waves a hundred times slower at first, then at that pace, which
+// it must narrow for; and on sparse events (100, a second apart on
+// average). It counts the work of the second half of the run, after the
+// calendar settled.
+func TestQueueSizesItself(t *testing.T) {
+	waves := func(r *rand.Rand) int64 {
+		if r.IntN(2) == 0 {
+			return 5e6
+		}
+		return r.Int64N(4e6)
+	}
+	cases := []struct {
+		name   string
+		events int
+		next   func(r *rand.Rand, n int) int64
+	}{
+		{"waves", 10000, func(r *rand.Rand, n int) int64 { return waves(r) }},
+		{"waves speeding up", 10000, func(r *rand.Rand, n int) int64 {
+			if n < 100000 {
+				return 100 * waves(r)
+			}
+			return waves(r)
+		}},
+		{"sparse", 100, func(r *rand.Rand, n int) int64 { return int64(r.ExpFloat64() * 1e9) }},
+	}
+	for _, c := range cases {
+		r := rand.New(rand.NewPCG(9, 10))
+		var q queue
+		for i := 0; i < c.events; i++ {
+			q.push(0, evLoop, int32(i))
+		}
+		const pops = 400000
+		var half queueWork
+		for n := 0; n < pops; n++ {
+			if n == pops/2 {
+				half = q.work
+			}
+			e := pop(&q)
+			q.push(e.at+c.next(r, n), evLoop, e.idx)
+		}
+		ins := float64(q.work.inserts - half.inserts)
+		steps, moves := float64(q.work.steps-half.steps)/ins, float64(q.work.moves-half.moves)/ins
+		if steps > 1 || moves > 1.5 {
+			t.Errorf("%s: %.2f steps and %.2f cursor moves an insertion; want at most 1 and 1.5 (%d buckets of %d ns)",
+				c.name, steps, moves, len(q.buckets), 1<<q.shift)
+		}
+		if nb := len(q.buckets); nb < c.events || nb > 8*c.events && nb > minBuckets {
+			t.Errorf("%s: %d buckets for %d events; want 1 to 8 an event", c.name, nb, c.events)
+		}
+		t.Logf("%s: %.2f steps and %.2f cursor moves an insertion, %d buckets of %d ns", c.name, steps, moves, len(q.buckets), 1<<q.shift)
+	}
+}
