@@ -37,8 +37,8 @@ type event struct {
 // past many empty buckets. The queue counts both (queueWork) and sizes
 // itself to the events it is given, every as many insertions as it has
 // buckets: one to eight buckets an event, and a width that shrinks when
-// insertions step past events and grows when the cursor moves more than
-// once an event. When a whole year passes with no event in it, the width
+// insertions step past events and grows when the cursor moves past empty
+// buckets. When a whole year passes with no event in it, the width
 // is set afresh from the events' mean time ahead. Events that come in
 // waves (10,000 clients started at once) crowd a width set from the mean
 // alone; the counts find the width their waves need. A rebuild costs one
@@ -279,13 +279,16 @@ func (q *queue) earliest() int64 {
 }
 
 // check sizes the calendar to its events. It has one to eight buckets an
-// event (at least minBuckets; four when rebuilt for fewer or more). Its width follows the work done since the
-// last check: at least one step past another event in a bucket for every
-// two insertions means buckets too crowded, and the width halves (more
-// often, the more steps); more than one move of the cursor an insertion
-// means buckets too sparse, and it doubles. When a whole year passed with
-// no event (miss), the width is set afresh: a year of four to eight times
-// the mean time ahead of last of the events in the calendar.
+// event (at least minBuckets; four when rebuilt for fewer or more). Its
+// width follows the work done since the last check: at least one step past
+// another event in a bucket an insertion means buckets too crowded, and the
+// width halves (more often, the more steps); more than one move of the
+// cursor every two insertions means buckets too sparse, and it doubles
+// (more often, the more moves). A move costs about three steps (a bitmap
+// search and a second look at a bucket against a comparison), hence the
+// lower bar. When a whole year passed with no event (miss), the width is
+// set afresh: a year of four to eight times the mean time ahead of last of
+// the events in the calendar.
 func (q *queue) check(miss bool) {
 	ins := max(q.work.inserts-q.checked.inserts, 1)
 	steps, moves := q.work.steps-q.checked.steps, q.work.moves-q.checked.moves
@@ -307,10 +310,10 @@ func (q *queue) check(miss bool) {
 			}
 		}
 		shift = uint(bits.Len64(uint64(8 * ahead / float64(q.cal) / float64(nb))))
-	case 2*steps >= ins:
-		shift -= min(shift, uint(bits.Len(uint(2*steps/ins))))
-	case moves > ins:
-		shift += uint(bits.Len(uint(moves / ins)))
+	case steps >= ins:
+		shift -= min(shift, uint(bits.Len(uint(steps/ins))))
+	case 2*moves > ins:
+		shift += uint(bits.Len(uint(2 * moves / ins)))
 	}
 	if shift = min(shift, 50); nb != len(q.buckets) || shift != q.shift {
 		q.resize(nb, shift)
