@@ -243,7 +243,7 @@ type Keys struct {
 	window   int64
 	from, to int64 // the window's bounds in Unix milliseconds: [from, to)
 	// fromNs and toNs are from and to in Unix nanoseconds, for
-	// PlanIntoUnixNano; an empty range (fromNs > toNs) when either is out
+	// WindowUnixNano; an empty range (fromNs > toNs) when either is out
 	// of int64's range.
 	fromNs, toNs int64
 	keys         [2]string
@@ -286,24 +286,22 @@ func (l *Limiter) PlanInto(p *Plan, k *Keys, now time.Time, caller string) {
 
 // PlanIntoUnixNano is PlanInto for now given as Unix nanoseconds, for a
 // driver that keeps its clock as an integer (the simulator, once per
-// request): while k's keys serve, it builds no time.Time.
+// caller and window). The driver keeps the plan while its clock is within
+// the window's bounds in nanoseconds, which k then holds (WindowUnixNano),
+// and calls it again once it is not (the simulator with a new Keys). A k
+// that already holds caller's keys for now's window serves them, as
+// PlanInto's do.
 func (l *Limiter) PlanIntoUnixNano(p *Plan, k *Keys, now int64, caller string) {
-	// now in [fromNs, toNs) is floor(now / 1 ms) in [from, to), and
-	// now - fromNs how far into the window it is, as serve finds them.
-	// (A zero Keys holds the empty range [0, 0): no nKeys test needed.)
-	if now >= k.fromNs && now < k.toNs && strs.Same(k.caller, caller) {
-		k.set(p, time.Duration(now-k.fromNs))
-		return
-	}
 	l.PlanInto(p, k, time.Unix(0, now), caller)
 }
 
 // WindowUnixNano returns the bounds of the window k's keys are for, in
-// Unix nanoseconds: [from, to), while PlanIntoUnixNano with k's caller
-// serves those keys. The range is empty (from > to, or [0, 0) for a zero
-// Keys) when there are none, or when the window's bounds are beyond
-// int64 nanoseconds. A driver that keeps each plan PlanIntoUnixNano made
-// can tell with it, and no call, whether the plan still serves.
+// Unix nanoseconds: [from, to). At every instant t in it, Plan for k's
+// caller is k's plan with Into t - from. The range is empty (from > to, or
+// [0, 0) for a zero Keys) when k holds no keys, or when the window's
+// bounds are within a millisecond of int64 nanoseconds' ends or beyond
+// them. A driver that keeps each plan PlanIntoUnixNano made can tell with
+// it, and no call, whether the plan still serves.
 func (k *Keys) WindowUnixNano() (from, to int64) { return k.fromNs, k.toNs }
 
 // serve sets *p to the plan of k's keys at now, ms Unix milliseconds and

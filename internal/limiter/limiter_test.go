@@ -3,6 +3,7 @@ package limiter
 import (
 	"errors"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"testing"
@@ -449,11 +450,17 @@ func FuzzDecide(f *testing.F) {
 }
 
 // FuzzPlanWith holds PlanWith to Plan: for any sequence of callers and
-// times planned through one Keys, every plan is the one Plan makes.
+// times planned through one Keys, every plan is the one Plan makes. For the
+// times Unix nanoseconds hold, PlanIntoUnixNano too, through a fresh Keys
+// (as the simulator plans a new window) and through one kept across calls,
+// and the window's bounds in nanoseconds each leaves in its Keys
+// (checkWindowUnixNano).
 func FuzzPlanWith(f *testing.F) {
 	f.Add(int64(1_700_000_000_000), int64(86400_000), []byte{0, 1, 1, 0, 200, 3})
 	f.Add(int64(0), int64(1000), []byte{7, 7, 7, 255})
 	f.Add(int64(-5), int64(1), []byte{})
+	f.Add(int64(9_223_372_036_853), int64(0), []byte{4, 4, 4, 4})
+	f.Add(int64(-9_223_372_036_854), int64(0), []byte{4, 4, 4, 4})
 	f.Fuzz(func(t *testing.T, startMilli, windowSeed int64, steps []byte) {
 		window := time.Duration(uint64(windowSeed)%(400*24*3600*1000)+1) * time.Millisecond
 		callers := []string{"a:1.2.3.4", "b:unknown", "a:1.2.3.4"[:1]}
@@ -468,35 +475,113 @@ func FuzzPlanWith(f *testing.F) {
 				if got, want := l.PlanWith(&k, now, caller), l.Plan(now, caller); got != want {
 					t.Fatalf("%s: PlanWith(%v, %q) = %+v, want %+v", alg, now, caller, got, want)
 				}
-				// PlanIntoUnixNano, for the times Unix nanoseconds hold.
-				if ns := now.UnixNano(); time.Unix(0, ns).Equal(now) {
+				ns := now.UnixNano()
+				if !time.Unix(0, ns).Equal(now) {
+					continue
+				}
+				want := l.Plan(now, caller)
+				for _, keys := range []*Keys{&kn, {}} {
 					var got Plan
-					l.PlanIntoUnixNano(&got, &kn, ns, caller)
-					if want := l.Plan(time.Unix(0, ns), caller); got != want {
+					l.PlanIntoUnixNano(&got, keys, ns, caller)
+					if got != want {
 						t.Fatalf("%s: PlanIntoUnixNano(%d, %q) = %+v, want %+v", alg, ns, caller, got, want)
 					}
+					checkWindowUnixNano(t, l, keys, caller, ns, got)
 				}
 			}
 		}
 	})
 }
 
-// TestPlanIntoUnixNanoAtTheEnds holds PlanIntoUnixNano to Plan where a
-// window's bounds in nanoseconds are out of int64's range (the last and
-// first windows Unix nanoseconds reach), and the keys must be planned
-// from milliseconds instead.
-func TestPlanIntoUnixNanoAtTheEnds(t *testing.T) {
-	for _, alg := range Algorithms {
-		l := mustNew(t, Config{Name: "e", Algorithm: alg, Limit: 5, Window: 24 * time.Hour})
-		var k Keys
-		for _, ns := range []int64{math.MaxInt64, math.MaxInt64 - 1, math.MaxInt64 - int64(time.Hour), math.MinInt64, math.MinInt64 + 1, math.MinInt64 + int64(time.Hour), 0, -1} {
-			for range 2 { // planned, then served from k
-				var got Plan
-				l.PlanIntoUnixNano(&got, &k, ns, "c:1")
-				if want := l.Plan(time.Unix(0, ns), "c:1"); got != want {
-					t.Fatalf("%s: PlanIntoUnixNano(%d) = %+v, want %+v", alg, ns, got, want)
+// TestWindowUnixNanoAtTheEnds holds Keys.WindowUnixNano to Plan where a
+// window's bounds in nanoseconds are at or beyond int64's ends (the last
+// and first windows Unix nanoseconds reach): the range is empty there, so
+// that a driver plans every request of that window again, and exact
+// (checkWindowUnixNano) a millisecond further in. Each instant is planned
+// by PlanIntoUnixNano into a fresh Keys, and again into the same one.
+func TestWindowUnixNanoAtTheEnds(t *testing.T) {
+	const ms = int64(time.Millisecond)
+	tests := []struct {
+		name   string
+		window time.Duration
+		ns     int64
+		empty  bool
+	}{
+		{"the epoch", 24 * time.Hour, 0, false},
+		{"just before the epoch", 24 * time.Hour, -1, false},
+		{"the last instant, a day's window", 24 * time.Hour, math.MaxInt64, true},
+		{"an hour before the last instant, a day's window", 24 * time.Hour, math.MaxInt64 - int64(time.Hour), true},
+		{"the first instant, a day's window", 24 * time.Hour, math.MinInt64, true},
+		{"an hour after the first instant, a day's window", 24 * time.Hour, math.MinInt64 + int64(time.Hour), true},
+		{"a day after the first instant, a day's window", 24 * time.Hour, math.MinInt64 + int64(24*time.Hour), false},
+		{"the last instant, a millisecond's window", time.Millisecond, math.MaxInt64, true},
+		{"a window ending within a millisecond of the end", time.Millisecond, math.MaxInt64 - ms, true},
+		{"the last window whose end is a millisecond from the end", time.Millisecond, math.MaxInt64 - 2*ms, false},
+		{"the first instant, a millisecond's window", time.Millisecond, math.MinInt64, true},
+		{"a window starting within a millisecond of the start", time.Millisecond, math.MinInt64 + ms, true},
+		{"the first window starting a millisecond from the start", time.Millisecond, math.MinInt64 + 2*ms, false},
+	}
+	for _, tc := range tests {
+		for _, alg := range Algorithms {
+			t.Run(tc.name+"/"+string(alg), func(t *testing.T) {
+				l := mustNew(t, Config{Name: "e", Algorithm: alg, Limit: 5, Window: tc.window})
+				want := l.Plan(time.Unix(0, tc.ns), "c:1")
+				var k Keys
+				for range 2 { // a fresh Keys, then the same one again
+					var got Plan
+					l.PlanIntoUnixNano(&got, &k, tc.ns, "c:1")
+					if got != want {
+						t.Fatalf("PlanIntoUnixNano(%d) = %+v, want %+v", tc.ns, got, want)
+					}
+					if from, to := k.WindowUnixNano(); (from >= to) != tc.empty {
+						t.Fatalf("WindowUnixNano() = [%d, %d) for window %d, want it empty: %v", from, to, got.Window, tc.empty)
+					}
+					checkWindowUnixNano(t, l, &k, "c:1", tc.ns, got)
 				}
-			}
+			})
 		}
+	}
+	var zero Keys
+	if from, to := zero.WindowUnixNano(); from != 0 || to != 0 {
+		t.Errorf("a zero Keys' WindowUnixNano() = [%d, %d), want [0, 0)", from, to)
+	}
+}
+
+// checkWindowUnixNano holds k.WindowUnixNano() to Plan after k planned p
+// for caller at ns: what the simulator relies on to keep a plan without
+// asking again. A range that is not empty holds ns; at its first and last
+// instant (and at ns) Plan is p with Into counted from its start, and just
+// outside it Plan is for the window before or after. An empty range is
+// only for a window that starts or ends within a millisecond of int64
+// nanoseconds' ends, or beyond them.
+func checkWindowUnixNano(t *testing.T, l *Limiter, k *Keys, caller string, ns int64, p Plan) {
+	t.Helper()
+	from, to := k.WindowUnixNano()
+	if from >= to {
+		width := big.NewInt(l.cfg.Window.Nanoseconds())
+		start := new(big.Int).Mul(big.NewInt(p.Window), width)
+		end := new(big.Int).Add(start, width)
+		if start.Cmp(big.NewInt(math.MinInt64+int64(time.Millisecond))) >= 0 && end.Cmp(big.NewInt(math.MaxInt64-int64(time.Millisecond))) <= 0 {
+			t.Fatalf("WindowUnixNano() = [%d, %d), empty, for window %d, [%v, %v) in nanoseconds, which int64 holds", from, to, p.Window, start, end)
+		}
+		return
+	}
+	if ns < from || ns >= to {
+		t.Fatalf("WindowUnixNano() = [%d, %d) does not hold %d, the instant planned", from, to, ns)
+	}
+	for _, at := range []int64{from, ns, to - 1} {
+		want := p
+		want.Into = time.Duration(at - from)
+		if got := l.Plan(time.Unix(0, at), caller); got != want {
+			t.Fatalf("WindowUnixNano() = [%d, %d): Plan at %d = %+v, want %+v", from, to, at, got, want)
+		}
+	}
+	if from > math.MinInt64 {
+		if got := l.Plan(time.Unix(0, from-1), caller).Window; got != p.Window-1 {
+			t.Fatalf("WindowUnixNano() = [%d, %d): Plan at %d is for window %d, want %d", from, to, from-1, got, p.Window-1)
+		}
+	}
+	if got := l.Plan(time.Unix(0, to), caller).Window; got != p.Window+1 {
+		t.Fatalf("WindowUnixNano() = [%d, %d): Plan at %d is for window %d, want %d", from, to, to, got, p.Window+1)
 	}
 }

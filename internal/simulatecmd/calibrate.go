@@ -57,6 +57,10 @@ type liveRun struct {
 	// not the run's own -set overrides: what calibrated.yaml is written
 	// from, with the fitted values.
 	file *scenario.Scenario
+	// keep are the fitted latencies that the run's own -set gave a value
+	// its target ran with (keepRunValues): known, so the fit leaves them
+	// at the run's value when it predicts this run.
+	keep map[string]bool
 }
 
 // fitParam is one parameter -calibrate fits: the scale of the latencies
@@ -68,6 +72,7 @@ type fitParam struct {
 	leaves []string           // the latency paths it scales
 	base   []scenario.Latency // their values at scale 1
 	init   float64            // ln of the starting scale
+	kept   []string           // the runs that keep their own value of a leaf, for the printout
 }
 
 // mean is the mean of the param's latencies (summed) at scale exp(x).
@@ -181,6 +186,9 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 		len(runs), trials, seed, loss)
 	for i, p := range params {
 		fmt.Fprintf(&text, "  %-14s %s%s\n", p.path, p.describe(x[i]), spreadText(p, i, x, xs))
+		for _, k := range p.kept {
+			fmt.Fprintf(&text, "    %s\n", k)
+		}
 	}
 	fmt.Fprintln(&text, "\nfit per run: measured (median over repeats) against the prediction")
 	for _, r := range runs {
@@ -350,6 +358,7 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 		runs = append(runs, liveRun{path: path, measured: m, sc: sc, file: file})
 	}
 	var params []fitParam
+	seen := map[string]bool{} // the leaves keepRunValues has looked at
 	for _, f := range fit {
 		path, val, hasVal := strings.Cut(strings.TrimSpace(f), "=")
 		p := fitParam{path: path}
@@ -375,6 +384,9 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 			}
 			return nil, nil, fmt.Errorf("-fit %s: not a latency -calibrate can fit: use one of %s, a section of them (server.cpu, server.proxy, store.kv), several joined by + to scale together, or spread:PATH to fit the spread of its lognormal latencies", path, strings.Join(fitPaths(runs[0].sc), ", "))
 		}
+		if err := keepRunValues(runs, &p, setPaths(c.sets), seen, stderr); err != nil {
+			return nil, nil, err
+		}
 		if hasVal {
 			d, err := scenario.ParseDuration(val)
 			if err != nil || d <= 0 {
@@ -385,6 +397,77 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 		params = append(params, p)
 	}
 	return runs, params, nil
+}
+
+// keepRunValues finds, for each latency fit parameter p scales, the runs
+// whose own -set gave it a value their target ran with (ranWith: the
+// built-in target's store.latency on memory, store.kv on eventual). That
+// value is a known truth of the run, not something to fit: scaling it would
+// fit the model to a latency the run did not have. The fit keeps it at the
+// run's value for that run (liveRun.keep), as -compare does (fittedOrRun),
+// and fits the latency to the other runs, whose value p then scales (its
+// base). A note names each such run, the latency and its value. When every
+// run keeps it, nothing is left to fit it to, and that is an error saying
+// to leave it out of -fit. A latency the user's -set (user) names is the
+// user's starting point for every run and is fitted as before. seen holds
+// the leaves already looked at by an earlier parameter (a scale and a
+// spread of the same latency), which are not noted twice.
+func keepRunValues(runs []liveRun, p *fitParam, user map[string]bool, seen map[string]bool, notes io.Writer) error {
+	for j, leaf := range p.leaves {
+		free := -1
+		var kept, said []string
+		for k := range runs {
+			r := &runs[k]
+			sets := runSetsOf(r.measured, leaf)
+			if len(sets) == 0 || anyRelated(user, leaf) || !ranWith(r.measured, leaf) {
+				if free < 0 {
+					free = k
+				}
+				continue
+			}
+			v, _ := latencyAt(r.sc, leaf)
+			if r.keep == nil {
+				r.keep = map[string]bool{}
+			}
+			r.keep[leaf] = true
+			kept = append(kept, fmt.Sprintf("%s (%s, on %s)", r.path, strings.Join(sets, " "), targetText(r.measured)))
+			p.kept = append(p.kept, fmt.Sprintf("%s: its own %s=%s kept, not fitted: it set it, and its target ran with it", r.path, leaf, v))
+			said = append(said, fmt.Sprintf("%s set %s and %s ran with it: the fit keeps that run's %s at %s, a known value of the run, and fits it (-fit %s) to the other runs only; -compare predicts the run with its own value too",
+				r.path, strings.Join(sets, " "), targetText(r.measured), leaf, v, p.path))
+		}
+		if free < 0 {
+			what := "leave it out of -fit"
+			if len(p.leaves) > 1 {
+				var others []string
+				for _, l := range p.leaves {
+					if l != leaf {
+						others = append(others, l)
+					}
+				}
+				prefix := ""
+				if p.spread {
+					prefix = "spread:"
+				}
+				what = fmt.Sprintf("leave it out of -fit (fit the others as -fit %s%s)", prefix, strings.Join(others, "+"))
+			}
+			return fmt.Errorf("-fit %s: every run set %s and its target ran with that value: %s; each run's value is known, so there is nothing to fit %s to: %s (each run is then predicted with its own value), or calibrate on a run that does not set it too",
+				p.path, leaf, strings.Join(kept, "; "), leaf, what)
+		}
+		if !seen[leaf] {
+			for _, n := range said {
+				fmt.Fprintln(notes, "simulate: note:", n)
+			}
+		}
+		seen[leaf] = true
+		if free > 0 {
+			// The first run keeps its own value: p scales the value the
+			// runs it is fitted to have.
+			if l, ok := latencyAt(runs[free].sc, leaf); ok {
+				p.base[j] = l
+			}
+		}
+	}
+	return nil
 }
 
 // fitLeaves are the latencies of sc that the fit path parts (one path, or
@@ -456,22 +539,27 @@ type fitter struct {
 }
 
 // with returns sc with the parameters at x: each latency scaled, its shape
-// kept.
-func (f *fitter) with(sc *scenario.Scenario, x []float64) (*scenario.Scenario, error) {
-	sets, err := f.sets(x)
+// kept, but for those in keep (a run's own, liveRun.keep), left as sc has
+// them.
+func (f *fitter) with(sc *scenario.Scenario, x []float64, keep map[string]bool) (*scenario.Scenario, error) {
+	sets, err := f.sets(x, keep)
 	if err != nil {
 		return nil, err
 	}
 	return sc.With(sets...)
 }
 
-// sets are the overrides that put the parameters at x. A latency that
-// several parameters name (a scale and a spread) gets each in turn.
-func (f *fitter) sets(x []float64) ([]string, error) {
+// sets are the overrides that put the parameters at x, leaving out the
+// latencies in keep. A latency that several parameters name (a scale and a
+// spread) gets each in turn.
+func (f *fitter) sets(x []float64, keep map[string]bool) ([]string, error) {
 	cur := map[string]scenario.Latency{}
 	var order []string
 	for i, p := range f.params {
 		for j, leaf := range p.leaves {
+			if keep[leaf] {
+				continue
+			}
 			l, seen := cur[leaf]
 			if !seen {
 				l, order = p.base[j], append(order, leaf)
@@ -501,7 +589,7 @@ func (f *fitter) compare(r liveRun, x []float64) (measure.Comparison, target, er
 	fail := func(err error) (measure.Comparison, target, error) {
 		return measure.Comparison{}, target{}, fmt.Errorf("%s: %v", r.path, err)
 	}
-	sc, err := f.with(r.sc, x)
+	sc, err := f.with(r.sc, x, r.keep)
 	if err != nil {
 		return fail(err)
 	}
@@ -694,7 +782,7 @@ func nelderMead(fn func([]float64) float64, x0 []float64, step float64, maxEvals
 // lasted (runLength): -compare shortens it for a run stopped early.
 func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64, xs [][]float64, loo []measure.Comparison) (string, error) {
 	f := &fitter{params: params}
-	sc, err := f.with(runs[0].file, x)
+	sc, err := f.with(runs[0].file, x, nil)
 	if err != nil {
 		return "", err
 	}
@@ -709,7 +797,7 @@ func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64,
 		cal.LeaveOneOut = append(cal.LeaveOneOut, math.Round(c.RelativeError*1000)/1000)
 	}
 	for _, xr := range xs {
-		alt, err := f.sets(xr)
+		alt, err := f.sets(xr, nil)
 		if err != nil {
 			return "", err
 		}
@@ -728,6 +816,9 @@ func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64,
 	fmt.Fprintf(&b, "# Written by simulate -calibrate: %s fitted to %s.\n", plural(len(params), "value"), strings.Join(paths, ", "))
 	for i, p := range params {
 		fmt.Fprintf(&b, "#   %s: %s (from %s%s)\n", p.path, p.describe(x[i]), strings.Join(paths, ", "), spreadText(p, i, x, xs))
+		for _, k := range p.kept {
+			fmt.Fprintf(&b, "#     %s\n", k)
+		}
 	}
 	fmt.Fprintf(&b, "# simulate -compare accepts live runs of %s (base hash %s, before -set) only.\n", describeSource(runs[0].sc), cal.BaseHash)
 	b.Write(body)
@@ -788,6 +879,29 @@ func fittedLeaves(sc *scenario.Scenario) []scenario.NamedLatency {
 // or lies under it: a -set of either changes the other's value.
 func related(a, b string) bool {
 	return a == b || strings.HasPrefix(a, b+".") || strings.HasPrefix(b, a+".")
+}
+
+// anyRelated reports whether a path in paths (a set of -set paths) is path
+// or lies over or under it: a -set of it changes path's value.
+func anyRelated(paths map[string]bool, path string) bool {
+	for p := range paths {
+		if related(p, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// runSetsOf are the live run's own -set values (measured's
+// scenario.params) that change the value at path, each as "-set P=V".
+func runSetsOf(measured *measure.Summary, path string) []string {
+	var out []string
+	for _, p := range measured.Scenario.Params {
+		if k, _, _ := strings.Cut(p, "="); related(strings.TrimSpace(k), path) {
+			out = append(out, "-set "+p)
+		}
+	}
+	return out
 }
 
 // latencyAt is the latency at path among sc's fittable latencies.
@@ -854,18 +968,9 @@ func targetText(measured *measure.Summary) string {
 func fittedOrRun(file, sc *scenario.Scenario, measured *measure.Summary, path string, user map[string]bool) (*scenario.Scenario, []string, error) {
 	var sets, notes []string
 	for _, fit := range fittedLeaves(file) {
-		userSet := false
-		for u := range user {
-			userSet = userSet || related(u, fit.Path)
-		}
-		var runSets []string
-		for _, p := range measured.Scenario.Params {
-			if k, _, _ := strings.Cut(p, "="); related(strings.TrimSpace(k), fit.Path) {
-				runSets = append(runSets, "-set "+p)
-			}
-		}
+		runSets := runSetsOf(measured, fit.Path)
 		run, ok := latencyAt(sc, fit.Path)
-		if userSet || len(runSets) == 0 || !ok || sameLatency(run, fit.Latency) {
+		if anyRelated(user, fit.Path) || len(runSets) == 0 || !ok || sameLatency(run, fit.Latency) {
 			continue
 		}
 		if ranWith(measured, fit.Path) {

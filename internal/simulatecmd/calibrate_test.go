@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -427,6 +428,17 @@ func editSummary(t *testing.T, path, name string, edit func(*measure.Summary)) s
 	return out
 }
 
+// ofURLTarget writes the summary at path as a run against the endpoint
+// http://127.0.0.1:8788 would have written it, beside it as url.json, and
+// returns the new path: a target that ran with none of the scenario's
+// latencies.
+func ofURLTarget(t *testing.T, path string) string {
+	t.Helper()
+	return editSummary(t, path, "url.json", func(m *measure.Summary) {
+		m.Limiter.Store, m.Live.URL = "url", "http://127.0.0.1:8788"
+	})
+}
+
 // TestCompareCalibratedRunSet checks what -compare predicts with when a
 // live run's own -set names a latency calibrated.yaml fitted: the fitted
 // value where the target did not run with the run's (the serving side; any
@@ -453,9 +465,7 @@ func TestCompareCalibratedRunSet(t *testing.T) {
 	fittedRTT, fittedStore := cal.Server.RTT.String(), cal.Store.Latency.String()
 	rtt := syntheticRun(t, dir, scPath, "server.rtt=20ms", "server.rtt=30ms")
 	store := syntheticRun(t, dir, scPath, "server.rtt=20ms", "store.latency=7ms")
-	storeURL := editSummary(t, store, "url.json", func(m *measure.Summary) {
-		m.Limiter.Store, m.Live.URL = "url", "http://127.0.0.1:8788"
-	})
+	storeURL := ofURLTarget(t, store)
 	section := syntheticRun(t, dir, scPath, "server.rtt=20ms", "server={mode: single-thread, rtt: 35ms}")
 	plain := syntheticRun(t, dir, scPath, "server.rtt=20ms", "traffic.bot.closed_loop.concurrency=8")
 
@@ -543,6 +553,89 @@ func TestCalibratedKeepsFileLength(t *testing.T) {
 			}
 			if got := cal.Live.Duration.String(); got != "1s" || len(cal.Traffic) != 2 {
 				t.Errorf("calibrated.yaml has live.duration %s and %d populations, want the file's 1s and 2", got, len(cal.Traffic))
+			}
+		})
+	}
+}
+
+// TestCalibrateKeepsRunValues checks what -calibrate fits when a run's own
+// -set names a fitted latency: where the target ran with the run's value
+// (the built-in target's store) the fit keeps it for that run, with a note,
+// and scales the value of the runs that did not set it (the first of them
+// its base, even when the first run set it); where the target did not run
+// with it (the serving side, a target at a URL), or the user's -set names
+// it, it is fitted as before; and when every run set it, an error says to
+// leave it out of -fit.
+func TestCalibrateKeepsRunValues(t *testing.T) {
+	dir := t.TempDir()
+	scPath := filepath.Join(dir, "cal.yaml")
+	os.WriteFile(scPath, []byte(strings.Replace(calibrateScenario, "{kind: memory}", "{kind: memory, latency: 1ms}", 1)), 0o644)
+	kvPath := filepath.Join(dir, "kv", "cal.yaml")
+	os.MkdirAll(filepath.Dir(kvPath), 0o755)
+	os.WriteFile(kvPath, []byte(strings.Replace(strings.Replace(calibrateScenario, "{kind: memory}", "{kind: kv}", 1), "server: {mode: single-thread}\n", "", 1)), 0o644)
+	plain := syntheticRun(t, dir, scPath, "server.rtt=20ms", "traffic.bot.closed_loop.concurrency=2")
+	store := syntheticRun(t, dir, scPath, "server.rtt=20ms", "store.latency=7ms")
+	storeURL := ofURLTarget(t, store)
+	rtt := syntheticRun(t, dir, scPath, "server.rtt=20ms", "server.rtt=30ms")
+	kv := syntheticRun(t, dir, kvPath, "store.kv.hot_read=5ms", "store.kv.write=50ms")
+	kvEventual := editSummary(t, kv, "eventual.json", func(m *measure.Summary) { m.Limiter.Store = "eventual" })
+	tests := []struct {
+		name     string
+		runs     []string
+		fit      string
+		sets     []string
+		x        float64           // ln of the scale the runs are predicted at
+		want     map[string]string // run -> the fitted latency its prediction uses
+		notes    []string          // each must appear
+		notNotes []string          // none may
+		err      []string          // each must appear in the error
+	}{
+		{name: "the store's latency a run set: kept for it", runs: []string{plain, store}, fit: "store.latency=2ms", x: math.Log(2),
+			want:  map[string]string{plain: "4ms", store: "7ms"},
+			notes: []string{store + " set -set store.latency=7ms and the built-in target on its memory store ran with it", "keeps that run's store.latency at 7ms", "-fit store.latency"}},
+		{name: "the first run set it: the others' value is scaled", runs: []string{store, plain}, fit: "store.latency",
+			want:  map[string]string{plain: "1ms", store: "7ms"},
+			notes: []string{"keeps that run's store.latency at 7ms"}},
+		{name: "a target at a URL did not run with it: fitted", runs: []string{plain, storeURL}, fit: "store.latency=2ms", x: math.Log(2),
+			want: map[string]string{plain: "4ms", storeURL: "4ms"}, notNotes: []string{"keeps"}},
+		{name: "the serving side is fitted", runs: []string{plain, rtt}, fit: "server.rtt=10ms", x: math.Log(2),
+			notNotes: []string{"keeps"}},
+		{name: "the user's -set: fitted from it", runs: []string{plain, store}, fit: "store.latency", sets: []string{"store.latency=3ms"}, x: math.Log(2),
+			want: map[string]string{plain: "6ms", store: "6ms"}, notNotes: []string{"keeps"}},
+		{name: "every run set it", runs: []string{store}, fit: "store.latency",
+			err: []string{"-fit store.latency: every run set store.latency and its target ran with that value", store + " (-set store.latency=7ms, on the built-in target on its memory store)", "leave it out of -fit"}, notNotes: []string{"keeps"}},
+		{name: "every run set one of a section's", runs: []string{kvEventual}, fit: "store.kv",
+			err: []string{"every run set store.kv.write", "fit the others as -fit store.kv.hot_read+store.kv.cold_read"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var notes strings.Builder
+			runs, params, err := calibrateInputs(&config{calibrate: strings.Join(tc.runs, ","), fit: tc.fit, sets: tc.sets}, &notes)
+			if tc.err != nil {
+				if err == nil {
+					t.Fatalf("no error; want one saying %q", tc.err)
+				}
+				checkStderr(t, err.Error(), tc.err, nil)
+				checkStderr(t, notes.String(), nil, tc.notNotes)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkStderr(t, notes.String(), tc.notes, tc.notNotes)
+			f := &fitter{runs: runs, params: params}
+			for _, r := range runs {
+				want, ok := tc.want[r.path]
+				if !ok {
+					continue
+				}
+				sc, err := f.with(r.sc, []float64{params[0].init + tc.x}, r.keep)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := sc.Store.Latency.String(); got != want {
+					t.Errorf("%s is predicted with store.latency %s, want %s", r.path, got, want)
+				}
 			}
 		})
 	}
