@@ -73,8 +73,10 @@ type queue struct {
 	n    int   // events scheduled
 
 	// work is what the calendar did so far, and checked what it had done
-	// when its size was last checked.
+	// when its size was last checked; it is checked again once work.inserts
+	// passes nextCheck.
 	work, checked queueWork
+	nextCheck     int
 }
 
 // queueWork counts a calendar's work: events inserted (again, too, when it
@@ -153,7 +155,7 @@ func (q *queue) node(e event) int32 {
 // before every event in the calendar). It checks the calendar's size every
 // as many insertions as it has buckets.
 func (q *queue) insert(f int32, at int64, first bool) {
-	if q.work.inserts++; q.work.inserts-q.checked.inserts > len(q.buckets) {
+	if q.work.inserts++; q.work.inserts > q.nextCheck {
 		q.check(false)
 	}
 	a := at >> q.shift
@@ -292,7 +294,7 @@ func (q *queue) earliest() int64 {
 func (q *queue) check(miss bool) {
 	ins := max(q.work.inserts-q.checked.inserts, 1)
 	steps, moves := q.work.steps-q.checked.steps, q.work.moves-q.checked.moves
-	q.checked = q.work
+	q.checked, q.nextCheck = q.work, q.work.inserts+len(q.buckets)
 	if q.cal == 0 {
 		return
 	}
@@ -351,7 +353,7 @@ func (q *queue) resize(nb int, shift uint) {
 		q.insert(f, q.nodes[f].at, false)
 		f = g
 	}
-	q.checked = q.work
+	q.checked, q.nextCheck = q.work, q.work.inserts+nb
 }
 
 // len returns the number of scheduled events.
