@@ -490,11 +490,11 @@ func runBaseHash(measured *measure.Summary, path string) (hash, how string, err 
 	case err != nil:
 		return "", "", fmt.Errorf("%s, which no longer loads (%v): the file changed since the run; put back the file the run used, or add -force", old, err)
 	case m.Hash == "":
-		return sc.BaseHash(), fmt.Sprintf("base hash derived from %s as it is now, as the summary records none, unconfirmed: it records no scenario hash either, to show that file is the one the run used", where), nil
+		return sc.BaseHash(), fmt.Sprintf("derived from %s as it is now, as the summary records none, unconfirmed: it records no scenario hash either, to show that file is the one the run used", where), nil
 	case sc.Hash() != m.Hash:
 		return "", "", fmt.Errorf("%s, but that has hash %s now, not the run's %s: the file changed since the run, so its base hash is not the run's; put back the file the run used, or add -force", old, sc.Hash(), m.Hash)
 	}
-	return sc.BaseHash(), fmt.Sprintf("base hash derived from %s, as the summary records none; with the run's -set values it has the run's hash %s", where, m.Hash), nil
+	return sc.BaseHash(), fmt.Sprintf("derived from %s, as the summary records none; with the run's -set values it has the run's hash %s", where, m.Hash), nil
 }
 
 // runFile names the scenario file a summary says its run read.
