@@ -163,6 +163,7 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 		xs = append(xs, xi)
 	}
 	var loo []measure.Comparison
+	held := make([][]string, len(runs)) // per run, the parameters its leave-one-out held
 	if len(runs) > 1 {
 		for i := range runs {
 			prog.stage(fmt.Sprintf("leave-one-out %d of %d", i+1, len(runs)))
@@ -171,6 +172,12 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 			xi, _, err := g.fit(x, nil)
 			if err != nil {
 				return fail(err)
+			}
+			for pi, p := range f.params {
+				if unconstrained(g.runs, p) {
+					xi[pi] = x[pi]
+					held[i] = append(held[i], p.path)
+				}
 			}
 			cmp, _, err := f.compare(runs[i], xi)
 			if err != nil {
@@ -202,6 +209,9 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 		fmt.Fprintln(&text, "\nleave-one-out: each run predicted from a fit to the others")
 		for i, r := range runs {
 			printFitLine(&text, r, loo[i], nil)
+			if len(held[i]) > 0 {
+				fmt.Fprintf(&text, "    %s held at the full fit's value: every other run keeps its own value of what it scales, so they cannot fit it\n", strings.Join(held[i], ", "))
+			}
 		}
 	}
 	io.WriteString(stdout, text.String())
@@ -397,6 +407,21 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 		params = append(params, p)
 	}
 	return runs, params, nil
+}
+
+// unconstrained reports whether no run of runs constrains parameter p:
+// every run keeps its own value of every latency p scales (liveRun.keep),
+// so a fit to those runs alone leaves p wherever its search wandered. A
+// leave-one-out fit holds such a parameter at the full fit's value.
+func unconstrained(runs []liveRun, p fitParam) bool {
+	for _, r := range runs {
+		for _, leaf := range p.leaves {
+			if !r.keep[leaf] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // keepRunValues finds, for each latency fit parameter p scales, the runs

@@ -640,3 +640,65 @@ func TestCalibrateKeepsRunValues(t *testing.T) {
 		})
 	}
 }
+
+// TestUnconstrained checks which fit parameters a set of runs cannot fit:
+// those whose every latency each run keeps at its own value.
+func TestUnconstrained(t *testing.T) {
+	keeps := func(leaves ...string) liveRun {
+		r := liveRun{keep: map[string]bool{}}
+		for _, l := range leaves {
+			r.keep[l] = true
+		}
+		return r
+	}
+	store := fitParam{path: "store.latency", leaves: []string{"store.latency"}}
+	kv := fitParam{path: "store.kv", leaves: []string{"store.kv.hot_read", "store.kv.write"}}
+	tests := []struct {
+		name string
+		runs []liveRun
+		p    fitParam
+		want bool
+	}{
+		{"the only other run keeps it", []liveRun{keeps("store.latency")}, store, true},
+		{"every other run keeps it", []liveRun{keeps("store.latency"), keeps("store.latency", "server.rtt")}, store, true},
+		{"one run fits it", []liveRun{keeps("store.latency"), keeps()}, store, false},
+		{"no run keeps anything", []liveRun{{}, {}}, store, false},
+		{"one of a section's latencies is free", []liveRun{keeps("store.kv.write")}, kv, false},
+		{"all of a section's are kept", []liveRun{keeps("store.kv.write", "store.kv.hot_read")}, kv, true},
+	}
+	for _, tc := range tests {
+		if got := unconstrained(tc.runs, tc.p); got != tc.want {
+			t.Errorf("%s: unconstrained = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestCalibrateHoldsUnconstrained runs a calibration of store.latency on
+// two runs, one of which set it on the built-in memory store and keeps it:
+// the other run's leave-one-out has no run to fit it to, holds it at the
+// full fit's value, and says so; the keeping run's has one, and does not.
+func TestCalibrateHoldsUnconstrained(t *testing.T) {
+	dir := t.TempDir()
+	scPath := filepath.Join(dir, "cal.yaml")
+	os.WriteFile(scPath, []byte(strings.Replace(calibrateScenario, "{kind: memory}", "{kind: memory, latency: 1ms}", 1)), 0o644)
+	plain := syntheticRun(t, dir, scPath, "server.rtt=20ms", "traffic.bot.closed_loop.concurrency=2")
+	store := syntheticRun(t, dir, scPath, "server.rtt=20ms", "store.latency=7ms")
+	code, out, stderr := runMain(t, "-calibrate", plain+","+store, "-fit", "store.latency=2ms", "-trials", "9", "-seed", "7", "-out", filepath.Join(dir, "out"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, loo, ok := strings.Cut(out, "leave-one-out:")
+	if !ok {
+		t.Fatalf("no leave-one-out in:\n%s", out)
+	}
+	lines := strings.Split(loo, "\n")
+	var held []int
+	for i, l := range lines {
+		if strings.Contains(l, "store.latency held at the full fit's value") {
+			held = append(held, i)
+		}
+	}
+	if len(held) != 1 || held[0] == 0 || !strings.Contains(lines[held[0]-1], plain) {
+		t.Errorf("want one held line, after %s's leave-one-out line; got lines %v of:\n%s", plain, held, loo)
+	}
+}
