@@ -98,7 +98,7 @@ type node struct {
 }
 
 // minBuckets is the fewest buckets a calendar has; maxAhead is the most
-// that one push counts for in the mean time ahead (about 18 minutes), so
+// that one event counts for in the mean time ahead (about 18 minutes), so
 // that an event at the end of time does not set the width alone.
 const (
 	minBuckets = 64
@@ -229,8 +229,7 @@ func (q *queue) popBefore(end int64) (event, bool) {
 			continue
 		}
 		// A whole year without an event: the width is too small for how far
-		// apart the events are. Go to the earliest, and size the calendar
-		// again if pushes since the last check say how.
+		// apart the events are. Set it afresh, and go to the earliest.
 		q.check(true)
 		q.cur, moved = q.earliest()>>q.shift, 0
 	}
@@ -346,7 +345,8 @@ func (q *queue) resize(nb int, shift uint) {
 		q.buckets = make([]bucket, nb)
 		q.used, q.words = make([]uint64, nb/64), make([]uint64, (nb/64+63)/64)
 	}
-	q.mask, q.shift, q.cal = int64(nb-1), shift, 0
+	// The insertions below are no new work: no check comes in between.
+	q.mask, q.shift, q.cal, q.nextCheck = int64(nb-1), shift, 0, math.MaxInt
 	for f := first; f != 0; {
 		g := q.nodes[f].next
 		q.nodes[f].next = 0
