@@ -259,9 +259,6 @@ func TestAttackExpressRateLimit(t *testing.T) {
 				t.Errorf("statuses %v, %d errors, %d decisions (%d ambiguous); the server allowed %d and denied %d: want every one read",
 					st, s.Totals.Errors, decided, s.Live.Ambiguous, allowed, denied)
 			}
-			if d.window != 0 && s.Overshoot.MaxAllowed > serverLimit {
-				t.Errorf("at most %d allowed in a window, want at most the server's %d", s.Overshoot.MaxAllowed, serverLimit)
-			}
 		})
 	}
 }
