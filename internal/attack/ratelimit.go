@@ -166,7 +166,7 @@ func ParsePolicy(v string) (limit int64, window time.Duration) {
 	if n, ok := parseInt(bare); ok && n > 0 {
 		limit = n
 	}
-	for _, p := range strings.Split(params, ";") {
+	for p := range strings.SplitSeq(params, ";") {
 		k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
 		if !ok {
 			continue
@@ -196,7 +196,7 @@ func parseLimitField(v string) (int64, time.Duration) {
 	if !ok || limit <= 0 {
 		return 0, 0
 	}
-	for _, item := range strings.Split(rest, ",") {
+	for item := range strings.SplitSeq(rest, ",") {
 		if q, w := ParsePolicy(item); q == limit {
 			return limit, w
 		}
@@ -252,7 +252,7 @@ type draft7Field struct {
 // reset=10`; ok is false when v is not one (no member is limit, remaining
 // or reset: e.g. draft 8's `"default";r=4;t=10`).
 func draft7(v string) (d draft7Field, ok bool) {
-	for _, m := range strings.Split(v, ",") {
+	for m := range strings.SplitSeq(v, ",") {
 		k, val, found := strings.Cut(strings.TrimSpace(m), "=")
 		if !found {
 			continue
@@ -290,7 +290,7 @@ func remaining(v string) (int64, bool) {
 func param(v, k string) (string, bool) {
 	item, _, _ := strings.Cut(v, ",")
 	_, params, _ := strings.Cut(item, ";")
-	for _, p := range strings.Split(params, ";") {
+	for p := range strings.SplitSeq(params, ";") {
 		if key, val, ok := strings.Cut(strings.TrimSpace(p), "="); ok && key == k {
 			return val, true
 		}
@@ -362,7 +362,10 @@ func windowSeconds(v string) time.Duration {
 // parseInt reads a decimal integer, allowing surrounding spaces; 0 and
 // false when v is not one.
 func parseInt(v string) (int64, bool) {
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if v = strings.TrimSpace(v); v == "" {
+		return 0, false // an absent field, the common case: no error to allocate
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
 		return 0, false
 	}
