@@ -13,17 +13,18 @@ var DefaultDenyStatus = []int{429}
 
 // ParseDenyStatus reads a list of denial statuses such as "429,503" (the
 // attack -deny-status flag): HTTP statuses 100-599, not 2xx (a 2xx is
-// allowed), separated by commas. It returns them sorted without repeats.
+// allowed), separated by commas. It returns them sorted without repeats;
+// an error says which one is wrong (the flag package names the flag).
 func ParseDenyStatus(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
 		n, err := strconv.Atoi(f)
 		if err != nil || len(f) > 3 {
-			return nil, fmt.Errorf("-deny-status %q: %q is not an HTTP status; give statuses separated by commas, e.g. 429,503", s, f)
+			return nil, fmt.Errorf("%q is not an HTTP status: give statuses separated by commas, e.g. 429,503", f)
 		}
 		if err := checkStatus(n); err != nil {
-			return nil, fmt.Errorf("-deny-status %q: %v", s, err)
+			return nil, err
 		}
 		out = append(out, n)
 	}

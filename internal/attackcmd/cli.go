@@ -703,15 +703,18 @@ func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
-	if ok := resp.StatusCode >= 200 && resp.StatusCode < 300 || attack.IsDenyStatus(resp.StatusCode, deny); !ok {
-		// A limiter answers 2xx (allowed) or a denial status (429); anything
-		// else (a wrong path's 404, a 500, a login redirect) would be
-		// measured as errors only.
+	tl := attack.ReadLimits(resp.Header, time.Now())
+	decided := resp.StatusCode >= 200 && resp.StatusCode < 300 || attack.IsDenyStatus(resp.StatusCode, deny) ||
+		tl.HasRemaining && tl.Remaining <= 0
+	if !decided {
+		// A limiter answers 2xx (allowed) or a denial status (429), or says
+		// nothing remains; anything else (a wrong path's 404, a 500, a
+		// login redirect) would be measured as errors only.
 		ds := attack.FormatDenyStatus(deny)
 		return none, fmt.Errorf("-url %s answered the preflight request with %s, not 2xx or %s: check the URL and its path (attack counts 2xx as allowed and %s as denied; -deny-status names other denial statuses)",
 			u, resp.Status, ds, ds)
 	}
-	return attack.ReadLimits(resp.Header, time.Now()), nil
+	return tl, nil
 }
 
 // PrintSummary prints a run's summary for people, as simulate does

@@ -130,8 +130,8 @@ func TestMainDialects(t *testing.T) {
 }
 
 // TestPreflightDenyStatus: the preflight accepts a first answer of a
-// denial status named by -deny-status, and rejects one that is not,
-// naming the flag.
+// denial status named by -deny-status, or of any status whose fields say
+// nothing remains, and rejects another, naming the flag.
 func TestPreflightDenyStatus(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "1")
@@ -146,6 +146,15 @@ func TestPreflightDenyStatus(t *testing.T) {
 	code, _, stderr = runMain(t, Env{}, "-url", srv.URL+"/", "-no-report", "-deny-status", "503", file)
 	if code != cli.ExitOK {
 		t.Errorf("with -deny-status 503: exit %d, stderr %q; want 0 (every request denied)", code, stderr)
+	}
+	// A 503 that says nothing remains is a denial without the flag.
+	said := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-RateLimit-Remaining", "0")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer said.Close()
+	if code, _, stderr := runMain(t, Env{}, "-url", said.URL+"/", "-no-report", file); code != cli.ExitOK {
+		t.Errorf("a 503 saying nothing remains: exit %d, stderr %q; want 0 (every request denied)", code, stderr)
 	}
 	code, _, stderr = runMain(t, Env{}, "-url", srv.URL+"/", "-no-report", "-deny-status", "200", file)
 	if code != cli.ExitBadInput || !strings.Contains(stderr, "200 is a success") {
