@@ -19,6 +19,12 @@
 // Each request carries its client's identity: the token header (or cookie),
 // X-Forwarded-For or CF-Connecting-IP, X-Overshoot-Location, and
 // X-Overshoot-Client (a run-local client number, for false denials).
+//
+// Each response is a decision by its status: 2xx allowed, the
+// Options.DenyStatus statuses (429) denied, another status denied when its
+// rate-limit fields say nothing remains, else an error. Those fields are
+// read in every dialect servers send (ReadLimits: the IETF drafts 6 to 8,
+// X-RateLimit-*, Retry-After; docs/attack.md).
 package attack
 
 import (
