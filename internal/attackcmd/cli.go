@@ -302,6 +302,7 @@ func Main(args []string, env Env) int {
 		srv     *target.Server
 		bstore  *BuiltinStore
 		tgtURL  = c.url
+		what    = "any URL" // the target, for the console
 		skew    = attack.DefaultSkew
 		kvAddTo func(*measure.KVCounters)
 	)
@@ -345,6 +346,7 @@ func Main(args []string, env Env) int {
 			fmt.Fprintf(stderr, "attack: %v\n", err)
 			return cli.ExitBadInput
 		}
+		what += "; " + fieldsRead(tl)
 		if tl.Limit > 0 && tl.Window > 0 {
 			if tl.Limit != limit || tl.Window != window {
 				fmt.Fprintf(stderr, "attack: note: the target's %s says %d per %v; the scenario says %d per %v: counting against the target's\n",
@@ -408,7 +410,6 @@ func Main(args []string, env Env) int {
 		fmt.Fprintln(stderr, "attack: note:", n)
 	}
 	if !c.json {
-		what := "any URL"
 		if bstore != nil {
 			what = "built-in target, store " + bstore.Describe
 		}
@@ -715,6 +716,20 @@ func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout
 			u, resp.Status, ds, ds)
 	}
 	return tl, nil
+}
+
+// fieldsRead says what the preflight's answer stated of its limits, for
+// the console: which field, or that decisions come from statuses alone.
+func fieldsRead(l attack.Limits) string {
+	switch {
+	case l.Limit > 0 && l.Window > 0:
+		return fmt.Sprintf("it states %d per %v in %s", l.Limit, l.Window, l.Source)
+	case l.Limit > 0:
+		return fmt.Sprintf("it states a limit of %d in %s, no window", l.Limit, l.Source)
+	case l.HasRemaining:
+		return "it states what remains, no limit"
+	}
+	return "it sends no rate-limit fields: decisions from statuses alone"
 }
 
 // PrintSummary prints a run's summary for people, as simulate does

@@ -75,6 +75,7 @@ func TestMainDialects(t *testing.T) {
 		limit  int64
 		window string
 		note   string // on stderr
+		read   string // on stdout, what the preflight's answer stated
 		code   int
 	}{
 		{"draft 6 with a policy", func(h http.Header, limit, rem int64, reset time.Duration) {
@@ -82,20 +83,20 @@ func TestMainDialects(t *testing.T) {
 			h.Set("RateLimit-Limit", strconv.FormatInt(limit, 10))
 			h.Set("RateLimit-Remaining", strconv.FormatInt(rem, 10))
 			h.Set("RateLimit-Reset", secs(reset))
-		}, 429, nil, 5, "500ms", "RateLimit-Policy says 5 per 500ms", cli.ExitOK},
+		}, 429, nil, 5, "500ms", "RateLimit-Policy says 5 per 500ms", "it states 5 per 500ms in RateLimit-Policy", cli.ExitOK},
 		{"draft 7", func(h http.Header, limit, rem int64, reset time.Duration) {
 			h.Set("RateLimit-Policy", strconv.FormatInt(limit, 10)+";w=0.5")
 			h.Set("RateLimit", "limit="+strconv.FormatInt(limit, 10)+", remaining="+strconv.FormatInt(rem, 10)+", reset="+secs(reset))
-		}, 429, nil, 5, "500ms", "RateLimit-Policy says 5 per 500ms", cli.ExitOK},
+		}, 429, nil, 5, "500ms", "RateLimit-Policy says 5 per 500ms", "it states 5 per 500ms in RateLimit-Policy", cli.ExitOK},
 		{"Envoy, denying with 503 named by -deny-status", func(h http.Header, limit, rem int64, reset time.Duration) {
 			l := strconv.FormatInt(limit, 10)
 			h.Set("X-RateLimit-Limit", l+", "+l+`;w=0.5;name="per-token"`)
 			h.Set("X-RateLimit-Remaining", strconv.FormatInt(rem, 10))
 			h.Set("X-RateLimit-Reset", secs(reset))
-		}, 503, []string{"-deny-status", "429,503"}, 5, "500ms", "X-RateLimit-Limit says 5 per 500ms", cli.ExitOK},
-		{"GitHub style: no window stated", x, 429, nil, 7, "1s", "X-RateLimit-Limit says 5 and states no window", cli.ExitOK},
-		{"a 503 whose fields say nothing remains is a denial", x, 503, nil, 7, "1s", "X-RateLimit-Limit says 5", cli.ExitOK},
-		{"a 503 that says nothing is no decision", func(http.Header, int64, int64, time.Duration) {}, 503, nil, 7, "1s", "did not measure the limiter", cli.ExitFailure},
+		}, 503, []string{"-deny-status", "429,503"}, 5, "500ms", "X-RateLimit-Limit says 5 per 500ms", "it states 5 per 500ms in X-RateLimit-Limit", cli.ExitOK},
+		{"GitHub style: no window stated", x, 429, nil, 7, "1s", "X-RateLimit-Limit says 5 and states no window", "it states a limit of 5 in X-RateLimit-Limit, no window", cli.ExitOK},
+		{"a 503 whose fields say nothing remains is a denial", x, 503, nil, 7, "1s", "X-RateLimit-Limit says 5", "X-RateLimit-Limit", cli.ExitOK},
+		{"a 503 that says nothing is no decision", func(http.Header, int64, int64, time.Duration) {}, 503, nil, 7, "1s", "did not measure the limiter", "it sends no rate-limit fields: decisions from statuses alone", cli.ExitFailure},
 	}
 	// The scenario says 7 per 1s; every server limits to 5 per 500ms.
 	file := cliScenario(t, strings.Replace(strings.Replace(strings.Replace(sequentialYAML, "limit: 5", "limit: 7", 1), "500ms", "1s", 1), "1600ms", "1100ms", 1))
@@ -105,9 +106,9 @@ func TestMainDialects(t *testing.T) {
 			srv := httptest.NewServer(d)
 			defer srv.Close()
 			out := t.TempDir()
-			code, _, stderr := runMain(t, Env{}, append(append([]string{"-url", srv.URL + "/", "-out", out}, tc.flags...), file)...)
-			if code != tc.code || !strings.Contains(stderr, tc.note) {
-				t.Fatalf("exit %d, want %d; stderr %q, want it to say %q", code, tc.code, stderr, tc.note)
+			code, stdout, stderr := runMain(t, Env{}, append(append([]string{"-url", srv.URL + "/", "-out", out}, tc.flags...), file)...)
+			if code != tc.code || !strings.Contains(stderr, tc.note) || !strings.Contains(stdout, tc.read) {
+				t.Fatalf("exit %d, want %d; stderr %q, want it to say %q; stdout %q, want it to say %q", code, tc.code, stderr, tc.note, stdout, tc.read)
 			}
 			s, _ := readSummary(t, out)
 			if s.Limiter.Limit != tc.limit || s.Limiter.Window != tc.window {
