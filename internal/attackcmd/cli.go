@@ -304,7 +304,7 @@ func Main(args []string, env Env) int {
 			fmt.Fprintf(stderr, "attack: %v\n", err)
 			return cli.ExitBadInput
 		}
-		h, err := target.New(target.Config{Limiter: lim, Store: bstore.Store, Token: token})
+		h, err := target.New(target.Config{Limiter: lim, Store: bstore.Store, Token: token, Key: pl.Key})
 		if err != nil {
 			fmt.Fprintf(stderr, "attack: %v\n", err)
 			return cli.ExitBadInput
@@ -435,7 +435,7 @@ func Main(args []string, env Env) int {
 			if err != nil {
 				return "", nil, nil, err
 			}
-			h, err := target.New(target.Config{Limiter: lim, Store: bs.Store, Token: token})
+			h, err := target.New(target.Config{Limiter: lim, Store: bs.Store, Token: token, Key: pl.Key})
 			if err != nil {
 				return "", nil, nil, err
 			}

@@ -24,8 +24,10 @@ type Plan struct {
 	// Limiter is the limiter's configuration, with a live run's window
 	// applied (CompileLive).
 	Limiter limiter.Config
-	// Token is where requests carry their anonymous token.
+	// Token is where requests carry their anonymous token; Key what the
+	// limiter keys a caller on.
 	Token limiter.TokenSource
+	Key   limiter.KeyBy
 	// Store is the store and every kind's parameters.
 	Store Store
 	// Server is the serving side in front of the store (mode none: none).
@@ -76,7 +78,8 @@ func compile(sc *scenario.Scenario) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Limiter: lim.Config(), Token: limiter.TokenSource{From: sc.Limiter.Token.From, Name: sc.Limiter.Token.Name},
-		Start: sc.Start, Duration: sc.Duration.D(), Seed: sc.Seed, Trials: sc.Trials, TimeScale: 1, sc: sc}
+		Key: limiter.KeyBy(sc.Limiter.Key), Start: sc.Start, Duration: sc.Duration.D(), Seed: sc.Seed, Trials: sc.Trials,
+		TimeScale: 1, sc: sc}
 	if p.Token == (limiter.TokenSource{}) {
 		p.Token = limiter.DefaultTokenSource
 	}
