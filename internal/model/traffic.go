@@ -18,7 +18,7 @@ type client struct {
 	// thought counts the client's think times drawn so far: think j is
 	// plan.Population.ThinkTime(draws, j).
 	thought int64
-	stopAt int64   // when the client stops sending (population end)
+	stopAt  int64 // when the client stops sending (population end)
 	// win is the plan of the client's latest request, built once per
 	// caller and window rather than once per request (trial.planFor);
 	// nil when the caller has changed since.
