@@ -40,17 +40,6 @@ func (k KeyBy) Of(token, ip string) string {
 // token and ClientIP.
 func (k KeyBy) Caller(token string, h http.Header) string { return k.Of(token, ClientIP(h)) }
 
-// Describe names the key for people: "token and IP", "IP", "token".
-func (k KeyBy) Describe() string {
-	switch k {
-	case KeyIP:
-		return "IP"
-	case KeyToken:
-		return "token"
-	}
-	return "token and IP"
-}
-
 // Caller returns the seed's caller identity, "<token>:<ip>". The ip is
 // CF-Connecting-IP, else the first X-Forwarded-For entry trimmed, else
 // "unknown", with JavaScript `??` semantics: a header that is present but

@@ -145,7 +145,12 @@ func ScenarioRef(sc *scenario.Scenario, traffic string) measure.ScenarioRef {
 // LimiterRef describes the limiter for a summary, with store naming what it
 // ran on: the model's store kind, or the live store's name.
 func (p *Plan) LimiterRef(store string) measure.LimiterRef {
-	return LimiterRef(p.Limiter, store)
+	r := LimiterRef(p.Limiter, store)
+	r.Key = string(p.Key)
+	if r.Key == "" {
+		r.Key = string(limiter.KeyTokenIP)
+	}
+	return r
 }
 
 // LimiterRef describes limiter configuration c on store for a summary.
