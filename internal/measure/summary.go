@@ -107,7 +107,7 @@ type LimiterRef struct {
 	ErrorPolicy string  `json:"error_policy"`
 	// Key is what the limiter keys a caller on: token-ip (the seed's,
 	// also when empty), ip or token.
-	Key string `json:"key,omitempty"`
+	Key string `json:"key"`
 }
 
 // KeyedBy names the key as the limiter sees it, for people: "token and

@@ -145,18 +145,17 @@ func ScenarioRef(sc *scenario.Scenario, traffic string) measure.ScenarioRef {
 // LimiterRef describes the limiter for a summary, with store naming what it
 // ran on: the model's store kind, or the live store's name.
 func (p *Plan) LimiterRef(store string) measure.LimiterRef {
-	r := LimiterRef(p.Limiter, store)
-	r.Key = string(p.Key)
-	if r.Key == "" {
-		r.Key = string(limiter.KeyTokenIP)
-	}
-	return r
+	return LimiterRef(p.Limiter, p.Key, store)
 }
 
-// LimiterRef describes limiter configuration c on store for a summary.
-func LimiterRef(c limiter.Config, store string) measure.LimiterRef {
+// LimiterRef describes limiter configuration c, keyed by key, on store for
+// a summary.
+func LimiterRef(c limiter.Config, key limiter.KeyBy, store string) measure.LimiterRef {
+	if key == "" {
+		key = limiter.KeyTokenIP
+	}
 	return measure.LimiterRef{Algorithm: string(c.Algorithm), Limit: c.Limit, Window: scenario.Duration(c.Window).String(),
-		WindowSecs: c.Window.Seconds(), Store: store, ErrorPolicy: string(c.Policy)}
+		WindowSecs: c.Window.Seconds(), Store: store, ErrorPolicy: string(c.Policy), Key: string(key)}
 }
 
 // MeasurePopulations returns the populations as the accounting names them.
