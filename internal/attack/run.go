@@ -68,7 +68,9 @@ type Options struct {
 	// MaxRequests bounds its requests (0: the plan's, 0 there: no bound).
 	Duration    time.Duration
 	MaxRequests int64
-	// Seed makes the schedule (poissonPacer arrivals, think times) repeatable.
+	// Seed is the traffic's: a live run sends the requests of the model's
+	// trial 0 of this seed (plan.NewStream), its locations, think times
+	// and Poisson arrivals.
 	Seed uint64
 	// RunID prefixes every token sent, so that runs against a shared store
 	// (a real Worker) do not count each other's requests; "" sends the

@@ -121,7 +121,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.duration, "duration", 0, "how long to attack (default: the scenario's live.duration)")
 	fs.Int64Var(&c.maxRequests, "max-requests", 0, "stop after this many requests (default: the scenario's live.max_requests; with -store cloudflare and neither given, "+
 		strconv.Itoa(DefaultCloudflareMaxRequests)+", since every request is billed API calls)")
-	fs.Func("seed", "seed for Poisson arrivals and think times (default: the scenario's seed)", func(v string) error {
+	fs.Func("seed", "seed of the traffic's draws: locations, think times, Poisson arrivals, as the model's trial 0 of that seed (default: the scenario's seed)", func(v string) error {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
 			return fmt.Errorf("must be a whole number >= 0")
