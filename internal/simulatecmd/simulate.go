@@ -933,26 +933,40 @@ func writeText(w io.Writer, c *config, s *measure.Summary) error {
 	return measure.WriteTextWidth(w, s, cli.Width(w))
 }
 
-// writeComparison prints the prediction against the measurement and the
-// verdict.
+// writeComparison prints the prediction against the measurement: the
+// headline, each figure of the mechanism against its band, and the
+// verdict with why and what to do.
 func writeComparison(w io.Writer, c *measure.Comparison) {
 	what := "the live run"
 	if c.Repeats > 1 {
 		what = fmt.Sprintf("the median of %d live runs", c.Repeats)
 	}
-	verdict := "INSIDE"
+	band := "INSIDE"
 	if !c.InsideBand {
-		verdict = "OUTSIDE"
+		band = "OUTSIDE"
 	}
 	fmt.Fprintf(w, "\ncompared: measured max ratio %.3g (%s, %d key-windows)\n", c.MeasuredMaxRatio, what, c.KeyWindows)
-	fmt.Fprintf(w, "          predicted median %.3g, 95%% of trials in [%.3g, %.3g]\n", c.PredictedMedian, c.PredictedBand[0], c.PredictedBand[1])
-	fmt.Fprintf(w, "verdict:  %s the predicted band; relative error %.1f%%\n", verdict, 100*c.RelativeError)
+	fmt.Fprintf(w, "          predicted median %.3g, 95%% of trials in [%.3g, %.3g]: %s the band", c.PredictedMedian, c.PredictedBand[0], c.PredictedBand[1], band)
+	if c.RelativeError != nil {
+		fmt.Fprintf(w, "; relative error %.1f%%", 100**c.RelativeError)
+	}
+	fmt.Fprintln(w)
 	if c.MeasuredReadGroup > 0 && c.PredictedReadGroup > 0 {
 		fmt.Fprintf(w, "races:    at most %.3g requests read one count (%s), the model's trials %.3g (median)\n",
 			c.MeasuredReadGroup, strings.TrimPrefix(what, "the "), c.PredictedReadGroup)
 	}
-	if c.Note != "" {
+	if len(c.Checks) > 0 {
+		fmt.Fprintf(w, "mechanism (%s against the model's trials):\n", strings.TrimPrefix(what, "the "))
+		for _, k := range c.Checks {
+			fmt.Fprintf(w, "  %-17s %s\n", k.Name, k.Format())
+		}
+	}
+	if c.Note != "" && c.LikeForLike {
 		fmt.Fprintf(w, "note:     %s\n", c.Note)
+	}
+	fmt.Fprintf(w, "verdict:  %s: %s\n", strings.ToUpper(c.Verdict), c.Why)
+	if c.Do != "" {
+		fmt.Fprintf(w, "          what to do: %s\n", c.Do)
 	}
 }
 
