@@ -21,8 +21,9 @@ const (
 
 // Comparison is a prediction held against a live measurement (simulate
 // -compare): is what was measured inside the band the model's trials say a
-// single live run falls in, for the headline and for each figure of the
-// mechanism behind it, and how far is it from their median.
+// single live run falls in, for the headline (the central 95% of the
+// trials) and for each figure of the mechanism behind it (the range of the
+// trials), and how far is it from their median.
 type Comparison struct {
 	// Verdict is VerdictHolds, VerdictFails or VerdictCannotJudge; Why
 	// says in words why, and Do, unless it holds, what to do about it.
@@ -82,7 +83,7 @@ type MechanismCheck struct {
 	Observed bool `json:"observed"`
 	// Measured is the live run's value (the median over the runs kept).
 	Measured float64 `json:"measured"`
-	// PredictedBand is the central 95% of the trials' values,
+	// PredictedBand is the least and the most of the trials' values,
 	// PredictedMedian their median.
 	PredictedBand   [2]float64 `json:"predicted_band"`
 	PredictedMedian float64    `json:"predicted_median"`
@@ -292,12 +293,34 @@ func judge(c *Comparison, predicted, measured *Summary, perTrial int64) {
 		}
 	case c.InsideBand:
 		c.Verdict = VerdictFails
-		c.Why = "the headline is inside its band, but for another reason: outside their bands are " + strings.Join(outside, "; ")
-		c.Do = "find what differs between the live store and the model (its write limit, latencies, lag) before trusting the prediction"
+		c.Why = "the headline is inside its band, but the mechanism behind it is not the model's: outside their bands are " + strings.Join(outside, "; ")
+		c.Do = "find what differs between the live store and the model before trusting the prediction: " + remedies(c.Outside)
 	default:
 		c.Verdict, c.Why = VerdictFails, "outside their bands are "+strings.Join(outside, "; ")
-		c.Do = "check the model's latencies and propagation against the live store (simulate -calibrate fits them)"
+		c.Do = remedies(c.Outside)
 	}
+}
+
+// remedies says where to look for each figure outside its band.
+func remedies(outside []string) string {
+	var out []string
+	seen := map[string]bool{}
+	for _, name := range outside {
+		r := map[string]string{
+			"ratio.max":      "the model's latencies and propagation against the live store's (simulate -calibrate fits them)",
+			CheckRateLimited: "the live store's write limit per key (store.kv.write_limit) against the model's",
+			CheckLostUpdates: "how the live store serves reads and writes (its caches, lag and consistency) against the model's",
+			CheckStaleReads:  "how the live store serves reads and writes (its caches, lag and consistency) against the model's",
+			CheckFailOpen:    "which store errors the live run met (429s, outages, error rates) against the model's",
+			CheckLatencyP50:  "the live latencies against the model's: the live ones hold what the model has no part for, such as the HTTP hop to the target (simulate -calibrate fits the model's to live runs)",
+			CheckLatencyP99:  "the live latencies against the model's: the live ones hold what the model has no part for, such as the HTTP hop to the target (simulate -calibrate fits the model's to live runs)",
+		}[name]
+		if r != "" && !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // Value writes v as the check's figure: a share as a percentage, a
@@ -321,7 +344,7 @@ func (k MechanismCheck) Format() string {
 	if !k.InsideBand {
 		in = "OUTSIDE"
 	}
-	return fmt.Sprintf("%s, predicted %s (95%% of trials %s to %s): %s", k.format(k.Measured), k.format(k.PredictedMedian), k.format(k.PredictedBand[0]), k.format(k.PredictedBand[1]), in)
+	return fmt.Sprintf("%s, predicted %s (trials %s to %s): %s", k.format(k.Measured), k.format(k.PredictedMedian), k.format(k.PredictedBand[0]), k.format(k.PredictedBand[1]), in)
 }
 
 // RelErr is the relative error and whether there is one (the live run saw

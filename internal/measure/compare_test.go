@@ -103,7 +103,7 @@ func TestCompareMechanism(t *testing.T) {
 	}{
 		{name: "agrees", verdict: VerdictHolds},
 		{name: "another write limit", edit: func(m *Summary) { m.KV.WriteRateLimited, m.KV.WriteErrors = 0, 0 },
-			verdict: VerdictFails, outside: []string{CheckRateLimited}, why: []string{"for another reason", "write_429.rate 0%"}},
+			verdict: VerdictFails, outside: []string{CheckRateLimited}, why: []string{"the mechanism behind it is not the model's", "write_429.rate 0%"}},
 		{name: "more fail-opens and slower", edit: func(m *Summary) { m.Totals.FailOpen = 200; m.LatencyMs.P99 = 250 },
 			verdict: VerdictFails, outside: []string{CheckFailOpen, CheckLatencyP99}},
 		{name: "headline outside", edit: func(m *Summary) { m.Overshoot.Ratio.Max = 9 },

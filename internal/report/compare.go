@@ -187,7 +187,7 @@ func comparisonTable(c *measure.Comparison) table {
 func mechanismTable(c *measure.Comparison) table {
 	t := table{
 		Title:  "Mechanism: what the store and the error policy did",
-		Header: []string{"Figure", "What", "Measured", "Predicted median", "Predicted band (95% of trials)", "Inside?"},
+		Header: []string{"Figure", "What", "Measured", "Predicted median", "Predicted band (the trials' range)", "Inside?"},
 	}
 	for _, k := range c.Checks {
 		meas, in := "not observed", "not checked"
@@ -196,7 +196,7 @@ func mechanismTable(c *measure.Comparison) table {
 		}
 		t.Rows = append(t.Rows, []string{k.Name, k.What, meas, k.Value(k.PredictedMedian), k.Value(k.PredictedBand[0]) + " to " + k.Value(k.PredictedBand[1]), in})
 	}
-	t.Note = "A headline can agree for another reason (a live store with another write limit): the prediction holds only when each figure the live run observed is inside its band too. A live run on a URL does not see its store; only the built-in eventual store counts lost updates and stale reads."
+	t.Note = "A headline can agree for another reason (a live store with another write limit): the prediction holds only when each figure the live run observed is inside its band too, from the least to the most any trial of the model had. A live run on a URL does not see its store; only the built-in eventual store counts lost updates and stale reads."
 	return t
 }
 

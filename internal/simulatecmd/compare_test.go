@@ -247,11 +247,11 @@ func TestCompareMechanismMismatch(t *testing.T) {
 	}
 	other := writeMeasured(t, dir, scPath, live(0))
 	c := compareJSON(t, other)
-	if c.Verdict != measure.VerdictFails || !slices.Equal(c.Outside, []string{measure.CheckRateLimited}) || !strings.Contains(c.Why, "for another reason") {
+	if c.Verdict != measure.VerdictFails || !slices.Equal(c.Outside, []string{measure.CheckRateLimited}) || !strings.Contains(c.Why, "the mechanism behind it is not the model's") {
 		t.Errorf("another write limit: verdict %q, outside %v, why %q; want does not hold, for the 429 rate alone", c.Verdict, c.Outside, c.Why)
 	}
 	code, stdout, _ := runMain(t, "-no-report", "-trials", "20", "-compare", other)
-	if code != ExitOK || !strings.Contains(stdout, "verdict:  DOES NOT HOLD: the headline is inside its band, but for another reason") ||
+	if code != ExitOK || !strings.Contains(stdout, "verdict:  DOES NOT HOLD: the headline is inside its band, but the mechanism behind it is not the model's") ||
 		!regexp.MustCompile(`write_429.rate +0%, predicted .*OUTSIDE`).MatchString(stdout) {
 		t.Errorf("exit %d; the terminal does not name the 429 rate outside its band:\n%s", code, stdout)
 	}
