@@ -113,13 +113,15 @@ func compareTable(pred, meas *measure.Summary, pl, ml string) table {
 		name string
 		a, b float64
 	}{{"p50", p.P50, m.P50}, {"p95", p.P95, m.P95}, {"p99", p.P99, m.P99}, {"max", p.Max, m.Max}}
+	// With no key-window on a side there is no ratio there, so no error.
+	none := pred.Overshoot.KeyWindows <= 0 || meas.Overshoot.KeyWindows <= 0
 	for _, r := range rows {
 		rel := "-"
-		if r.a != 0 && finite(r.a) && finite(r.b) {
+		if r.a != 0 && finite(r.a) && finite(r.b) && !none {
 			rel = fmt.Sprintf("%+.1f%%", 100*(r.b-r.a)/r.a)
 		}
 		diff := "n/a"
-		if finite(r.a) && finite(r.b) {
+		if finite(r.a) && finite(r.b) && !none {
 			diff = fmt.Sprintf("%+.2f", r.b-r.a)
 		}
 		t.Rows = append(t.Rows, []string{r.name, ratio(r.a), ratio(r.b), diff, rel})

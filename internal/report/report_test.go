@@ -465,3 +465,26 @@ func TestVerdictBox(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareNoKeyWindows: a live run with no key-window gets no error
+// figure anywhere in the report's comparison: not in the sentence, not in
+// the verdict table, not in the quantile table.
+func TestCompareNoKeyWindows(t *testing.T) {
+	pred, meas := sampleSimulate(), sampleAttack()
+	meas.Overshoot = measure.Overshoot{}
+	cmp := measure.Compare(pred, meas)
+	pred.Comparison = &cmp
+	d := build(pred, Options{Compare: meas, NoFigures: true})
+	if !strings.HasPrefix(d.Compare, "Cannot judge") || strings.Contains(d.Compare, "%") || d.VerdictClass != "cannot-judge" {
+		t.Errorf("sentence %q (box %q), want cannot judge with no error", d.Compare, d.VerdictClass)
+	}
+	for _, tb := range d.CompareTables {
+		for _, row := range tb.Rows {
+			for _, cell := range row[1:] {
+				if strings.HasSuffix(cell, "%") || strings.HasPrefix(cell, "+") || strings.HasPrefix(cell, "-") && len(cell) > 1 {
+					t.Errorf("%s: row %v gives an error figure", tb.Title, row)
+				}
+			}
+		}
+	}
+}
