@@ -457,8 +457,8 @@ func Main(args []string, env Env) int {
 			fmt.Fprintf(stderr, "attack: run %d of %d\n", i, n)
 		}
 	}
-	// Each run starts when it fits in one window, as a trial of the model
-	// does, so that it sees whole key-windows.
+	// Each run starts, after its warm-up, when it fits in one window, as a
+	// trial of the model does, so that it sees whole key-windows.
 	fit := func() time.Time {
 		at := fitStart(time.Now(), window, runDuration(c, pl))
 		if !at.IsZero() {
@@ -469,7 +469,8 @@ func Main(args []string, env Env) int {
 	}
 	s, runErr := runRepeats(ctx, c.repeat, attack.Options{Plan: pl, URL: tgtURL, Limit: limit, Window: window,
 		Duration: c.duration, MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Skew: skew, RunID: runID,
-		Timeout: c.timeout, Results: results, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress, Series: &series, Samples: &samples}, fresh, announce, fit)
+		Timeout: c.timeout, Results: results, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress, Series: &series, Samples: &samples,
+		StartWhen: fit}, fresh, announce)
 	if progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}

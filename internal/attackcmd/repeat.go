@@ -25,14 +25,9 @@ type freshTarget func(i int) (url string, kv func(*measure.KVCounters), stop fun
 // trials is n and overshoot.per_trial spreads over the runs) with repeats
 // listing each run and the median and spread over them. n <= 1 is one
 // plain run. An interrupted or failed run ends the series there; the
-// summary then holds the runs so far, marked incomplete. fit, when not
-// nil, gives each run's start (fitStart; zero: now) just before it runs.
-func runRepeats(ctx context.Context, n int, o attack.Options, fresh freshTarget, progress func(i, n int), fit func() time.Time) (measure.Summary, error) {
-	if fit == nil {
-		fit = func() time.Time { return o.Start }
-	}
+// summary then holds the runs so far, marked incomplete.
+func runRepeats(ctx context.Context, n int, o attack.Options, fresh freshTarget, progress func(i, n int)) (measure.Summary, error) {
 	if n <= 1 {
-		o.Start = fit()
 		return attack.Run(ctx, o)
 	}
 	base := o.RunID
@@ -61,7 +56,6 @@ func runRepeats(ctx context.Context, n int, o attack.Options, fresh freshTarget,
 		}
 		var tr measure.Trial
 		o.Trial, o.RunID, o.Seed = &tr, fmt.Sprintf("%s-r%d", base, i+1), seed+uint64(i)
-		o.Start = fit()
 		s, err := attack.Run(ctx, o)
 		trials, sums = append(trials, tr), append(sums, s)
 		runs = append(runs, repeatRun(o.RunID, &s))
