@@ -623,10 +623,16 @@ func targetProfile(sc *scenario.Scenario, measured *measure.Summary, user map[st
 // may have been shorter than planned (interrupted, -duration,
 // max_requests), and is then predicted that long, with the populations that
 // had started by then, unless -set live.duration (in user) says how long.
-// That describes the run, not its target.
+// That describes the run, not its target. Of repeated runs (attack
+// -repeat), whose live.duration_seconds is their sum, it is the longest
+// run's (totals.seconds), as a trial of the model stands for one run.
 func runLength(sc *scenario.Scenario, measured *measure.Summary, user map[string]bool) (*scenario.Scenario, error) {
 	if lv := measured.Live; lv != nil && lv.DurationSecs > 0 && !user["live.duration"] {
-		d := max(time.Duration(lv.DurationSecs*float64(time.Second)).Round(time.Millisecond), time.Millisecond)
+		secs := lv.DurationSecs
+		if r := measured.Repeats; r != nil && len(r.Runs) > 1 && measured.Totals.SimulatedSeconds > 0 {
+			secs = measured.Totals.SimulatedSeconds
+		}
+		d := max(time.Duration(secs*float64(time.Second)).Round(time.Millisecond), time.Millisecond)
 		if d < sc.Live.Duration.D() {
 			out := shortened(sc, d)
 			if len(out.Traffic) == 0 {
