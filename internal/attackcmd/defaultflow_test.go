@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/overshoot-dev/overshoot/internal/cli"
@@ -53,4 +54,45 @@ func TestDefaultFlowLikeForLike(t *testing.T) {
 		t.Errorf("relative error given %v, %d checks: want both", ok, len(c.Checks))
 	}
 	t.Logf("verdict %s: %s", c.Verdict, c.Why)
+}
+
+// TestCompareAnotherWriteLimit: a live run whose store had another write
+// limit than the model predicts with (none, against KV's 1 write per
+// second per key) is never said to hold: -compare lists the 429 rate
+// outside its band. Predicted with the run's own write limit, the 429
+// rate is inside.
+func TestCompareAnotherWriteLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a 3 s attack")
+	}
+	t.Chdir("../..")
+	out := t.TempDir()
+	code, _, stderr := runMain(t, Env{}, "-json", "-out", out, "-duration", "3s", "-set", "store.kv.write_limit.per_second=0")
+	if code != cli.ExitOK {
+		t.Fatalf("attack: exit %d: %s", code, stderr)
+	}
+	paths, _ := filepath.Glob(filepath.Join(out, "default", "*", "summary.json"))
+	if len(paths) != 1 {
+		t.Fatalf("attack wrote %v, want one summary.json", paths)
+	}
+	compare := func(sets ...string) *measure.Comparison {
+		t.Helper()
+		var sout, serr bytes.Buffer
+		args := append([]string{"-json", "-no-report", "-trials", "50", "-compare", paths[0]}, sets...)
+		if code := simulatecmd.Main(args, &sout, &serr); code != cli.ExitOK {
+			t.Fatalf("simulate %v: exit %d: %s", args, code, serr.String())
+		}
+		var pred measure.Summary
+		if err := json.Unmarshal(sout.Bytes(), &pred); err != nil || pred.Comparison == nil {
+			t.Fatalf("no comparison (%v): %s", err, sout.String())
+		}
+		return pred.Comparison
+	}
+	c := compare("-set", "store.kv.write_limit.per_second=1")
+	if c.Verdict == measure.VerdictHolds || !slices.Contains(c.Outside, measure.CheckRateLimited) {
+		t.Errorf("another write limit live: verdict %q, outside %v (%s); want the 429 rate outside and no holds", c.Verdict, c.Outside, c.Why)
+	}
+	if c := compare(); slices.Contains(c.Outside, measure.CheckRateLimited) {
+		t.Errorf("the run's own write limit: the 429 rate is outside (%s)", c.Why)
+	}
 }
