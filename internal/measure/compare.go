@@ -347,6 +347,21 @@ func (k MechanismCheck) Format() string {
 	return fmt.Sprintf("%s, predicted %s (trials %s to %s): %s", k.format(k.Measured), k.format(k.PredictedMedian), k.format(k.PredictedBand[0]), k.format(k.PredictedBand[1]), in)
 }
 
+// NotLikeForLike marks c not like for like for a reason Compare cannot see
+// (the prediction is of another scenario than the run's): the verdict is
+// then VerdictCannotJudge, why first among its reasons, with what to do.
+func (c *Comparison) NotLikeForLike(why, do string) {
+	if c.LikeForLike {
+		c.Why, c.Do = why, do
+	} else {
+		c.Why = why + "; " + c.Why
+		if c.Do == "" {
+			c.Do = do
+		}
+	}
+	c.LikeForLike, c.Verdict, c.Outside = false, VerdictCannotJudge, nil
+}
+
 // RelErr is the relative error and whether there is one (the live run saw
 // a key-window).
 func (c *Comparison) RelErr() (float64, bool) {

@@ -53,8 +53,12 @@ func measuredMax(pred, m *measure.Summary) (float64, string) {
 // are like for like and the mechanism agrees too.
 func compareSentence(pred, meas *measure.Summary, pl, ml string, cmp *measure.Comparison) string {
 	if pred.Totals.Requests <= 0 || meas.Totals.Requests <= 0 || pred.Overshoot.KeyWindows <= 0 || meas.Overshoot.KeyWindows <= 0 {
-		return fmt.Sprintf("Cannot judge: the %s run has %s key-windows and the %s run %s, so there is no comparison of ratios and no error to give.",
+		s := fmt.Sprintf("Cannot judge: the %s run has %s key-windows and the %s run %s, so there is no comparison of ratios and no error to give.",
 			pl, count(pred.Overshoot.KeyWindows), ml, count(meas.Overshoot.KeyWindows))
+		if cmp.Do != "" {
+			s += " What to do: " + cmp.Do + "."
+		}
+		return s
 	}
 	v, what := measuredMax(pred, meas)
 	band := pred.Overshoot.PerTrial.MaxRatio

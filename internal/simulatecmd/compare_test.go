@@ -90,6 +90,13 @@ func TestCompareHonest(t *testing.T) {
 				t.Fatalf("exit %d, want %d; stderr %s", code, tc.code, stderr)
 			}
 			checkStderr(t, stderr, tc.stderr, nil)
+			if code == ExitOK && slices.Contains(tc.args, "-force") && tc.name != "mode simulate forced" {
+				var s measure.Summary
+				if err := json.Unmarshal([]byte(stdout), &s); err != nil || s.Comparison == nil || s.Comparison.Verdict != measure.VerdictCannotJudge ||
+					!strings.Contains(s.Comparison.Why, "-force") {
+					t.Errorf("forced comparison of another scenario: %+v (%v); want cannot judge, saying -force", s.Comparison, err)
+				}
+			}
 			if code == ExitBadInput && stdout != "" {
 				t.Errorf("bad input printed a summary: %s", stdout)
 			}

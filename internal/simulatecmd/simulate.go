@@ -50,6 +50,7 @@ type config struct {
 	gates       cli.Gates
 	compare     string
 	force       bool        // -force: -compare even when scenario or mode differ
+	forcedOther string      // with -force: how the run's scenario is not the one predicted ("" when it is)
 	calibrate   string      // -calibrate: live summaries to fit, comma-separated
 	fit         string      // -fit: the paths to fit (default DefaultFit)
 	shard       *plan.Shard // -shard I/N: run one shard, write its file under out
@@ -370,6 +371,9 @@ func load(c *config, measured *measure.Summary) (*scenario.Scenario, []string, e
 		return sc, nil, err
 	}
 	var notes []string
+	if c.force {
+		c.forcedOther = forcedOther(sc, measured)
+	}
 	if n, err := sameScenario(sc, measured, c.compare, c.force); err != nil {
 		return nil, nil, err
 	} else if n != "" {
@@ -417,6 +421,22 @@ func sameScenario(sc *scenario.Scenario, measured *measure.Summary, path string,
 			path, m.Name, m.Hash, describeSource(sc), m.Params, hash)
 	}
 	return "", nil
+}
+
+// forcedOther says how the scenario predicted is not the one the measured
+// run ran, as sameScenario would have refused it without -force (another
+// name, or another hash where a hash is recorded and sc is not a
+// calibrated scenario, whose hash differs by design); "" when it is the
+// same. The comparison then cannot judge.
+func forcedOther(sc *scenario.Scenario, measured *measure.Summary) string {
+	m := measured.Scenario
+	switch {
+	case m.Name != sc.Name:
+		return fmt.Sprintf("the live run ran scenario %q, the prediction is of %q (-force)", m.Name, sc.Name)
+	case m.Hash != "" && m.Hash != sc.Hash() && sc.Calibrated == nil:
+		return fmt.Sprintf("the live run ran scenario %q with hash %s, the prediction is of hash %s, another file or the file changed since (-force)", m.Name, m.Hash, sc.Hash())
+	}
+	return ""
 }
 
 // sameCalibrated checks that the measured run ran the scenario calibrated
@@ -858,6 +878,9 @@ func ref(sc *scenario.Scenario) measure.ScenarioRef {
 func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measure.Summary, stdout, stderr io.Writer) int {
 	if measured != nil && len(s.Points) == 0 {
 		cmp := measure.Compare(&s, measured)
+		if c.forcedOther != "" {
+			cmp.NotLikeForLike(c.forcedOther, "predict the run's own scenario file, without -force")
+		}
 		s.Comparison = &cmp
 	}
 	if c.json {
