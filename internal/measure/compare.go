@@ -282,7 +282,7 @@ func judge(c *Comparison, predicted, measured *Summary, perTrial int64) {
 			unseen = append(unseen, k.Name)
 		case !k.InsideBand:
 			c.Outside = append(c.Outside, k.Name)
-			outside = append(outside, fmt.Sprintf("%s %s against %s to %s", k.Name, k.format(k.Measured), k.format(k.PredictedBand[0]), k.format(k.PredictedBand[1])))
+			outside = append(outside, fmt.Sprintf("%s %s against %s to %s", k.Name, k.Value(k.Measured), k.Value(k.PredictedBand[0]), k.Value(k.PredictedBand[1])))
 		}
 	}
 	switch {
@@ -301,22 +301,23 @@ func judge(c *Comparison, predicted, measured *Summary, perTrial int64) {
 	}
 }
 
-// remedies says where to look for each figure outside its band.
+// remedy is, per figure outside its band, where to look.
+var remedy = map[string]string{
+	"ratio.max":      "the model's latencies and propagation against the live store's (simulate -calibrate fits them)",
+	CheckRateLimited: "the live store's write limit per key (store.kv.write_limit) against the model's",
+	CheckLostUpdates: "how the live store serves reads and writes (its caches, lag and consistency) against the model's",
+	CheckStaleReads:  "how the live store serves reads and writes (its caches, lag and consistency) against the model's",
+	CheckFailOpen:    "which store errors the live run met (429s, outages, error rates) against the model's",
+	CheckLatencyP50:  "the live latencies against the model's: the live ones hold what the model has no part for, such as the HTTP hop to the target (simulate -calibrate fits the model's to live runs)",
+	CheckLatencyP99:  "the live latencies against the model's: the live ones hold what the model has no part for, such as the HTTP hop to the target (simulate -calibrate fits the model's to live runs)",
+}
+
+// remedies says where to look for the figures outside their bands, each
+// place once.
 func remedies(outside []string) string {
 	var out []string
-	seen := map[string]bool{}
 	for _, name := range outside {
-		r := map[string]string{
-			"ratio.max":      "the model's latencies and propagation against the live store's (simulate -calibrate fits them)",
-			CheckRateLimited: "the live store's write limit per key (store.kv.write_limit) against the model's",
-			CheckLostUpdates: "how the live store serves reads and writes (its caches, lag and consistency) against the model's",
-			CheckStaleReads:  "how the live store serves reads and writes (its caches, lag and consistency) against the model's",
-			CheckFailOpen:    "which store errors the live run met (429s, outages, error rates) against the model's",
-			CheckLatencyP50:  "the live latencies against the model's: the live ones hold what the model has no part for, such as the HTTP hop to the target (simulate -calibrate fits the model's to live runs)",
-			CheckLatencyP99:  "the live latencies against the model's: the live ones hold what the model has no part for, such as the HTTP hop to the target (simulate -calibrate fits the model's to live runs)",
-		}[name]
-		if r != "" && !seen[r] {
-			seen[r] = true
+		if r := remedy[name]; r != "" && !slices.Contains(out, r) {
 			out = append(out, r)
 		}
 	}
@@ -325,10 +326,7 @@ func remedies(outside []string) string {
 
 // Value writes v as the check's figure: a share as a percentage, a
 // latency in milliseconds.
-func (k MechanismCheck) Value(v float64) string { return k.format(v) }
-
-// format writes v as the check's figure.
-func (k MechanismCheck) format(v float64) string {
+func (k MechanismCheck) Value(v float64) string {
 	if strings.HasSuffix(k.Name, "_ms") {
 		return fmt.Sprintf("%.3g ms", v)
 	}
@@ -338,13 +336,13 @@ func (k MechanismCheck) format(v float64) string {
 // Format writes the check's measured value and band for people.
 func (k MechanismCheck) Format() string {
 	if !k.Observed {
-		return fmt.Sprintf("not observed live; predicted %s (%s to %s)", k.format(k.PredictedMedian), k.format(k.PredictedBand[0]), k.format(k.PredictedBand[1]))
+		return fmt.Sprintf("not observed live; predicted %s (%s to %s)", k.Value(k.PredictedMedian), k.Value(k.PredictedBand[0]), k.Value(k.PredictedBand[1]))
 	}
 	in := "inside"
 	if !k.InsideBand {
 		in = "OUTSIDE"
 	}
-	return fmt.Sprintf("%s, predicted %s (trials %s to %s): %s", k.format(k.Measured), k.format(k.PredictedMedian), k.format(k.PredictedBand[0]), k.format(k.PredictedBand[1]), in)
+	return fmt.Sprintf("%s, predicted %s (trials %s to %s): %s", k.Value(k.Measured), k.Value(k.PredictedMedian), k.Value(k.PredictedBand[0]), k.Value(k.PredictedBand[1]), in)
 }
 
 // NotLikeForLike marks c not like for like for a reason Compare cannot see
