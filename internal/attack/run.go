@@ -84,6 +84,10 @@ type Options struct {
 	// waits for it (the agreed start of a sharded run's shards). Zero
 	// starts at once.
 	Start time.Time
+	// StartWhen, when set and Start is zero, is asked after the warm-up
+	// when the run should start; zero starts at once. attack gives one that
+	// fits each run in one window, so that it sees whole key-windows.
+	StartWhen func() time.Time
 	// Shard, when its Count is above 1, is the part of the run this
 	// process sends (attack -shard I/N): of every open loop's and burst's
 	// requests those numbered Index mod Count, of every closed-loop
@@ -268,6 +272,9 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 		if warmed, err = warmUp(ctx, base, specs, o.Timeout); err != nil {
 			return measure.Summary{}, err
 		}
+	}
+	if o.Start.IsZero() && o.StartWhen != nil {
+		o.Start = o.StartWhen()
 	}
 	if wait := time.Until(o.Start); !o.Start.IsZero() && wait > 0 {
 		t := time.NewTimer(wait)

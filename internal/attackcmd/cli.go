@@ -468,9 +468,20 @@ func Main(args []string, env Env) int {
 			fmt.Fprintf(stderr, "attack: run %d of %d\n", i, n)
 		}
 	}
+	// Each run starts, after its warm-up, when it fits in one window, as a
+	// trial of the model does, so that it sees whole key-windows.
+	fit := func() time.Time {
+		at := fitStart(time.Now(), window, runDuration(c, pl))
+		if !at.IsZero() {
+			fmt.Fprintf(stderr, "attack: note: waiting %v for the next %v window, so that the run sees whole key-windows (the rest of this one is shorter than the run)\n",
+				time.Until(at).Round(100*time.Millisecond), scenario.Duration(window))
+		}
+		return at
+	}
 	s, runErr := runRepeats(ctx, c.repeat, attack.Options{Plan: pl, URL: tgtURL, Limit: limit, Window: window,
 		Duration: c.duration, MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Skew: skew, RunID: runID,
-		Timeout: c.timeout, DenyStatus: c.denyStatus, Results: results, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress, Series: &series, Samples: &samples}, fresh, announce)
+		Timeout: c.timeout, DenyStatus: c.denyStatus, Results: results, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress,
+		Series: &series, Samples: &samples, StartWhen: fit}, fresh, announce)
 	if progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
