@@ -32,8 +32,12 @@ type accountant struct {
 	start    time.Time
 	deny     [600]bool // statuses that are denials (DenyStatuses)
 
-	lat       measure.LogHist // milliseconds
-	status    [600]int64      // by status code; 0 is a transport error
+	lat measure.LogHist // milliseconds
+	// service is the target's own time per request (milliseconds), from
+	// the built-in target's X-Overshoot-Service-Us: latency without the
+	// HTTP hop. Empty for a target that does not say.
+	service   measure.LogHist
+	status    [600]int64 // by status code; 0 is a transport error
 	ambiguous int64
 	results   int64
 	perPop    []int64 // results per population, for offered rates of closed loops
@@ -154,6 +158,9 @@ func (a *accountant) add(r *vegeta.Result, sentKey string, client int) {
 		a.status[0]++ // not HTTP: counted with transport errors
 	}
 	a.lat.Add(float64(r.Latency) / float64(time.Millisecond))
+	if us, err := strconv.ParseInt(first(r.Headers, target.HeaderService), 10, 64); err == nil && us >= 0 {
+		a.service.Add(float64(us) / 1000)
+	}
 	pop, ok := a.pops[r.Attack]
 	if !ok {
 		return // not one of ours; cannot happen

@@ -201,8 +201,8 @@ func TestSummarySchemaMatchesSimulate(t *testing.T) {
 		}
 	}
 	for _, p := range attPaths {
-		// Live only: live.
-		liveOnly := p == "live" || strings.HasPrefix(p, "live.")
+		// Live only: live., and a run's service times at the target.
+		liveOnly := p == "live" || strings.HasPrefix(p, "live.") || strings.HasPrefix(p, "mechanism.trials.[].service_")
 		if !inSim[p] && !optional(p) && !liveOnly {
 			t.Errorf("attack's summary has %q, simulate's does not", p)
 		}

@@ -387,6 +387,7 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 // offered the requests its schedules called for in it.
 func (a *accountant) summarize(base measure.Summary, limit int64, elapsed time.Duration, offered float64, url, resultsFile string, out *measure.Trial) measure.Summary {
 	trial := a.rec.Finish(elapsed)
+	trial.Service = a.service
 	if out != nil {
 		*out = trial
 	}
@@ -399,6 +400,10 @@ func (a *accountant) summarize(base measure.Summary, limit int64, elapsed time.D
 	if secs := elapsed.Seconds(); secs > 0 {
 		live.OfferedRate = offered / secs
 		live.AchievedRate = float64(a.results) / secs
+	}
+	if a.service.N > 0 {
+		st := a.service.Stats()
+		live.ServiceMs = &st
 	}
 	s.Live = live
 	if live.LatencyMs.N > 0 {

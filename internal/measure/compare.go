@@ -90,6 +90,10 @@ type MechanismCheck struct {
 	// InsideBand is whether Measured lies in PredictedBand (false when
 	// not observed).
 	InsideBand bool `json:"inside_band"`
+	// AtTarget says a latency was measured at the target (its own service
+	// time, without the HTTP hop the model has no part for), not by the
+	// attacker.
+	AtTarget bool `json:"at_target,omitempty"`
 }
 
 // Compare holds predicted (a simulate summary) against measured (an attack
@@ -282,7 +286,11 @@ func judge(c *Comparison, predicted, measured *Summary, perTrial int64) {
 			unseen = append(unseen, k.Name)
 		case !k.InsideBand:
 			c.Outside = append(c.Outside, k.Name)
-			outside = append(outside, fmt.Sprintf("%s %s against %s to %s", k.Name, k.Value(k.Measured), k.Value(k.PredictedBand[0]), k.Value(k.PredictedBand[1])))
+			at := ""
+			if k.AtTarget {
+				at = " at the target"
+			}
+			outside = append(outside, fmt.Sprintf("%s %s%s against %s to %s", k.Name, k.Value(k.Measured), at, k.Value(k.PredictedBand[0]), k.Value(k.PredictedBand[1])))
 		}
 	}
 	switch {
@@ -342,7 +350,11 @@ func (k MechanismCheck) Format() string {
 	if !k.InsideBand {
 		in = "OUTSIDE"
 	}
-	return fmt.Sprintf("%s, predicted %s (trials %s to %s): %s", k.Value(k.Measured), k.Value(k.PredictedMedian), k.Value(k.PredictedBand[0]), k.Value(k.PredictedBand[1]), in)
+	at := ""
+	if k.AtTarget {
+		at = " at the target"
+	}
+	return fmt.Sprintf("%s%s, predicted %s (trials %s to %s): %s", k.Value(k.Measured), at, k.Value(k.PredictedMedian), k.Value(k.PredictedBand[0]), k.Value(k.PredictedBand[1]), in)
 }
 
 // NotLikeForLike marks c not like for like for a reason Compare cannot see

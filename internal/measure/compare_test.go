@@ -120,6 +120,21 @@ func TestCompareMechanism(t *testing.T) {
 			verdict: VerdictCannotJudge, why: []string{"saw 2 key-windows"}},
 		{name: "another limit", edit: func(m *Summary) { m.Limiter.Limit = 7 },
 			verdict: VerdictCannotJudge, why: []string{"the limiters differ"}},
+		// The attacker's latency holds the HTTP hop; the target's own time
+		// is what the model predicts, and is held against it when stated.
+		{name: "the hop, without the target's time", edit: func(m *Summary) { m.LatencyMs.P50 = 9 },
+			verdict: VerdictFails, outside: []string{CheckLatencyP50}},
+		{name: "the hop, with the target's time", edit: func(m *Summary) {
+			m.LatencyMs.P50 = 9
+			st := *m.LatencyMs
+			m.Live.ServiceMs = &st
+			m.Live.ServiceMs.P50 = 2.5
+		}, verdict: VerdictHolds},
+		{name: "slow at the target", edit: func(m *Summary) {
+			st := *m.LatencyMs
+			m.Live.ServiceMs = &st
+			m.Live.ServiceMs.P50 = 9
+		}, verdict: VerdictFails, outside: []string{CheckLatencyP50}, why: []string{"at the target"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

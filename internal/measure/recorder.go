@@ -587,6 +587,10 @@ type Trial struct {
 	// LatencyByDecision is latency split by decision, for a driver that
 	// records it (DecisionLatency).
 	LatencyByDecision [NumDecisions]LogHist
+	// Service is a live run's time at the target per request, when the
+	// target states it (the built-in target does): latency without the
+	// HTTP hop. Empty in the model, whose latency has no hop.
+	Service LogHist
 }
 
 // Finish closes every open key-window and returns the trial's results;

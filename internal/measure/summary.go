@@ -323,6 +323,11 @@ type Live struct {
 	// before it started (live.warmup), not counted in it.
 	WarmupRequests int64 `json:"warmup_requests,omitempty"`
 	LatencyMs      Stats `json:"latency_ms"`
+	// ServiceMs is the target's own time per request, as the built-in
+	// target states it (X-Overshoot-Service-Us): the latency without the
+	// HTTP hop between attacker and target, which the model's latency
+	// stands for. nil for a target that does not state it.
+	ServiceMs *Stats `json:"service_ms,omitempty"`
 	// LatencyNote says how latency was measured and what it hides.
 	LatencyNote string           `json:"latency_note"`
 	Status      map[string]int64 `json:"status"`

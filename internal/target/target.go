@@ -14,6 +14,12 @@
 //	X-Overshoot-Key: <caller identity: token:ip, or as the limiter keys>
 //	X-Overshoot-Fail-Open: 1     (the store failed and the error policy allowed)
 //	X-Overshoot-Fail-Closed: 1   (the store failed and the error policy denied)
+//	X-Overshoot-Service-Us: <microseconds from taking the request to answering it>
+//
+// The service time is the target's own: the limiter's reads and writes,
+// without the HTTP hop between the attacker and the target, which is what
+// the model's request latency stands for when it predicts a run of the
+// built-in target.
 //
 // RateLimit-Policy and RateLimit are the IETF draft's
 // (draft-ietf-httpapi-ratelimit-headers, checked against revision 11).
@@ -48,6 +54,9 @@ const (
 	HeaderWindow = "X-Overshoot-Window"
 	// HeaderKey carries the caller identity the limiter keyed the request by.
 	HeaderKey = "X-Overshoot-Key"
+	// HeaderService carries the target's own time for the request, from
+	// taking it to answering it, in whole microseconds.
+	HeaderService = "X-Overshoot-Service-Us"
 	// HeaderFailOpen is "1" when the store failed and the request was allowed
 	// anyway (the seed's behaviour); the example Worker sets the same header.
 	HeaderFailOpen = "X-Overshoot-Fail-Open"
@@ -131,6 +140,7 @@ func secs(d time.Duration) string {
 
 // ServeHTTP decides for the request's caller and answers 200 or 429.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	began := time.Now() // the service time's, on the monotonic clock, whatever h.now is
 	caller := h.key.Caller(h.token.Token(r), r.Header)
 	// Every request gets its own store context (location, and the reads
 	// the eventual store remembers for lost-update accounting).
@@ -160,6 +170,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if d.FailClosed {
 		hdr[HeaderFailClosed] = one
 	}
+	hdr[HeaderService] = []string{strconv.FormatInt(time.Since(began).Microseconds(), 10)}
 	if !d.Allowed {
 		hdr[HeaderRetryAfter] = []string{strconv.FormatInt(reset, 10)}
 		w.WriteHeader(http.StatusTooManyRequests)
