@@ -73,7 +73,7 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 		for d := range byDecision {
 			byDecision[d].Merge(t.LatencyByDecision[d])
 		}
-		ts := histStats(t.Hist, limit)
+		ts := countStats(t.Hist).Ratio(limit)
 		perMax = append(perMax, ts.Max)
 		perP99 = append(perP99, ts.P99)
 		perExcess = append(perExcess, float64(t.Excess))
@@ -83,12 +83,13 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 		}
 	}
 	o := &s.Overshoot
-	o.Ratio = histStats(hist, limit)
-	o.KeyWindows = o.Ratio.N
+	o.Allowed = countStats(hist)
+	o.Ratio = o.Allowed.Ratio(limit)
+	o.KeyWindows = o.Allowed.N
 	if o.KeyWindows > 0 {
 		o.OverLimitShare = float64(o.OverLimit) / float64(o.KeyWindows)
 	}
-	o.MaxAllowed = int64(math.Round(o.Ratio.Max * float64(limit)))
+	o.MaxAllowed = o.Allowed.Max
 	o.MaxInIntervalRatio = float64(o.MaxInInterval) / float64(limit)
 	o.Histogram = bins(hist)
 	o.PerTrial = PerTrial{MaxRatio: interval(perMax), P99Ratio: interval(perP99), Excess: interval(perExcess), MaxRatios: perMax}
@@ -108,10 +109,10 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 	return s
 }
 
-// histStats is the ratio distribution of a histogram of allowed counts.
-// Quantiles are nearest-rank, so they are always ratios some window had.
-func histStats(hist map[int64]int64, limit int64) Stats {
-	var s Stats
+// countStats is the distribution of a histogram of allowed counts.
+// Quantiles are nearest-rank, so they are always counts some window had.
+func countStats(hist map[int64]int64) CountStats {
+	var s CountStats
 	counts := make([]int64, 0, len(hist))
 	var sum float64
 	for a, n := range hist {
@@ -123,16 +124,15 @@ func histStats(hist map[int64]int64, limit int64) Stats {
 		return s
 	}
 	slices.Sort(counts)
-	lim := float64(limit)
-	s.Mean = sum / float64(s.N) / lim
-	s.Max = float64(counts[len(counts)-1]) / lim
-	q := func(p float64) float64 {
+	s.Mean = sum / float64(s.N)
+	s.Max = counts[len(counts)-1]
+	q := func(p float64) int64 {
 		rank := int64(math.Ceil(p * float64(s.N)))
 		var seen int64
 		for _, a := range counts {
 			seen += hist[a]
 			if seen >= rank {
-				return float64(a) / lim
+				return a
 			}
 		}
 		return s.Max

@@ -134,8 +134,12 @@ type Overshoot struct {
 	OverLimitShare float64 `json:"over_limit_share"`
 	// Excess is the sum over key-windows of max(0, allowed - limit).
 	Excess int64 `json:"excess"`
-	// Ratio is allowed / limit across key-windows (all trials pooled).
+	// Ratio is allowed / limit across key-windows (all trials pooled),
+	// derived from Allowed.
 	Ratio Stats `json:"ratio"`
+	// Allowed is the allowed count across key-windows (all trials
+	// pooled): the counts themselves, from which Ratio is derived.
+	Allowed CountStats `json:"allowed"`
 	// MaxAllowed is the most any key-window allowed.
 	MaxAllowed int64 `json:"max_allowed"`
 	// MaxInInterval is the most one key allowed in any interval one window
@@ -162,6 +166,26 @@ type Stats struct {
 	P50  float64 `json:"p50"`
 	P95  float64 `json:"p95"`
 	P99  float64 `json:"p99"`
+}
+
+// CountStats summarises a distribution of counts: the quantiles and the
+// max are counts some key-window had, kept as integers.
+type CountStats struct {
+	N    int64   `json:"n"`
+	Max  int64   `json:"max"`
+	Mean float64 `json:"mean"`
+	P50  int64   `json:"p50"`
+	P95  int64   `json:"p95"`
+	P99  int64   `json:"p99"`
+}
+
+// Ratio is the distribution as multiples of limit.
+func (c CountStats) Ratio(limit int64) Stats {
+	if c.N == 0 || limit <= 0 {
+		return Stats{N: c.N}
+	}
+	l := float64(limit)
+	return Stats{N: c.N, Max: float64(c.Max) / l, Mean: c.Mean / l, P50: float64(c.P50) / l, P95: float64(c.P95) / l, P99: float64(c.P99) / l}
 }
 
 // Interval is a statistic's spread across trials: its mean with a 95%
