@@ -41,7 +41,18 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 	var perMax, perP99, perExcess []float64
 	var perGroup []int64
 	var worst []KeyTimeline
+	var ref TrialReference
+	var popHists []map[int64]int64
 	for i, t := range trials {
+		ref.add(t.Reference)
+		for j, h := range t.PopulationHists {
+			if j >= len(popHists) {
+				popHists = append(popHists, map[int64]int64{})
+			}
+			for a, n := range h {
+				popHists[j][a] += n
+			}
+		}
 		s.Totals.Requests += t.Totals.Requests
 		s.Totals.Allowed += t.Totals.Allowed
 		s.Totals.Denied += t.Totals.Denied
@@ -59,6 +70,7 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 			q.Denied += p.Denied
 			q.Errors += p.Errors
 			q.FalseDenials += p.FalseDenials
+			q.FalselyDeniedClients += p.FalselyDeniedClients
 		}
 		for a, n := range t.Hist {
 			hist[a] += n
@@ -90,6 +102,12 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 		o.OverLimitShare = float64(o.OverLimit) / float64(o.KeyWindows)
 	}
 	o.MaxAllowed = o.Allowed.Max
+	o.Reference = reference(ref)
+	for j, h := range popHists {
+		if j < len(s.Populations) && len(h) > 0 {
+			s.Populations[j].Overshoot = populationOvershoot(h, limit)
+		}
+	}
 	o.MaxInIntervalRatio = float64(o.MaxInInterval) / float64(limit)
 	o.Histogram = bins(hist)
 	o.PerTrial = PerTrial{MaxRatio: interval(perMax), P99Ratio: interval(perP99), Excess: interval(perExcess), MaxRatios: perMax}
@@ -139,6 +157,19 @@ func countStats(hist map[int64]int64) CountStats {
 	}
 	s.P50, s.P95, s.P99 = q(0.50), q(0.95), q(0.99)
 	return s
+}
+
+// populationOvershoot is the overshoot of one population's key-windows.
+func populationOvershoot(hist map[int64]int64, limit int64) *PopulationOvershoot {
+	o := &PopulationOvershoot{Allowed: countStats(hist)}
+	o.Ratio = o.Allowed.Ratio(limit)
+	o.KeyWindows = o.Allowed.N
+	for a, n := range hist {
+		if a > limit {
+			o.OverLimit += n
+		}
+	}
+	return o
 }
 
 // bins lists a histogram in ascending order of allowed count.

@@ -134,6 +134,9 @@ type Overshoot struct {
 	OverLimitShare float64 `json:"over_limit_share"`
 	// Excess is the sum over key-windows of max(0, allowed - limit).
 	Excess int64 `json:"excess"`
+	// Reference holds the run against an exact limiter on the same
+	// requests: what the store's consistency cost.
+	Reference Reference `json:"reference"`
 	// Ratio is allowed / limit across key-windows (all trials pooled),
 	// derived from Allowed.
 	Ratio Stats `json:"ratio"`
@@ -228,10 +231,26 @@ type Population struct {
 	Allowed    int64  `json:"allowed"`
 	Denied     int64  `json:"denied"`
 	Errors     int64  `json:"errors"`
-	// FalseDenials are legitimate requests denied while their client had
-	// itself been allowed fewer than limit requests in the window (several
-	// clients can share a key behind a NAT or a shared token).
+	// FalseDenials are legitimate requests denied that an exact limiter
+	// (linearizable, no lag, the same algorithm) would have allowed on
+	// the same requests: a correct denial is never one. Several clients
+	// can share a key behind a NAT or a shared token.
 	FalseDenials int64 `json:"false_denials"`
+	// FalselyDeniedClients counts the population's clients falsely denied
+	// at least once (in each trial, summed over trials).
+	FalselyDeniedClients int64 `json:"falsely_denied_clients"`
+	// Overshoot is the population's key-windows (a key-window belongs to
+	// its first request's population), for gates per population.
+	Overshoot *PopulationOvershoot `json:"overshoot,omitempty"`
+}
+
+// PopulationOvershoot is Overshoot restricted to one population's
+// key-windows.
+type PopulationOvershoot struct {
+	KeyWindows int64      `json:"key_windows"`
+	OverLimit  int64      `json:"over_limit"`
+	Ratio      Stats      `json:"ratio"`
+	Allowed    CountStats `json:"allowed"`
 }
 
 // KVWork is what the store did, and how stale what it served was.
@@ -304,6 +323,14 @@ type KeyTimeline struct {
 	Key     string `json:"key"`
 	Window  int64  `json:"window"`
 	Allowed int64  `json:"allowed"`
+	// Population is the population of the key-window's first request.
+	Population string `json:"population,omitempty"`
+	// Offered is how many requests the limiter decided in the key-window,
+	// and Reference how many of them an exact limiter would have allowed;
+	// SentOverSecs is the time from the first to the last of them.
+	Offered      int64   `json:"offered"`
+	Reference    int64   `json:"reference"`
+	SentOverSecs float64 `json:"sent_over_seconds"`
 	// AllowedAtSecs are the times of allowed requests, in seconds from the
 	// run's start (at most MaxTimelinePoints).
 	AllowedAtSecs []float64 `json:"allowed_at_seconds"`

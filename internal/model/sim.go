@@ -195,7 +195,7 @@ func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Tr
 func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
 	t := &trial{c: c, i: i, last: -1}
 	t.rng, t.pcg = trialSource(seed, i)
-	t.rec = measure.NewRecorder(measure.Config{Limit: c.lim.Config().Limit, Window: c.lim.Config().Window,
+	t.rec = measure.NewRecorder(measure.Config{Limit: c.lim.Config().Limit, Window: c.lim.Config().Window, Algorithm: string(c.lim.Config().Algorithm),
 		Start: c.start, Populations: c.mpops})
 	var err error
 	if t.store, t.owned, err = c.newStore(t.rng, &t.rec.KV); err != nil {
