@@ -228,8 +228,17 @@ type keyWindow struct {
 	// first and last are the times of its first and last decided request.
 	first, last time.Duration
 	// pop is the population of its first request.
-	pop   int32
-	times []time.Duration
+	pop int32
+	// wrong counts the requests the limiter denied that the reference
+	// allowed, and let those it allowed that the reference denied, as
+	// they were recorded; falses holds the legitimate clients among the
+	// wrong (up to maxPendingFalse, then counted in falseOver, as the
+	// key-window's population's). reconcile settles them when the
+	// key-window closes.
+	wrong, let int64
+	falses     []popClient
+	falseOver  int64
+	times      []time.Duration
 	// tally numbers the Recorder's tally of allowed requests by the count
 	// they read (limit - 1 - remaining), when the driver knows it; 0: none.
 	tally int32
@@ -387,8 +396,7 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 		p.Allowed++
 		kw.allowed++
 		if !exact {
-			r.ref.Denied++
-			r.ref.LetThrough++
+			kw.let++
 		}
 		if len(kw.times) < MaxTimelinePoints {
 			kw.times = append(kw.times, e.At)
@@ -401,16 +409,11 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 		r.totals.Denied++
 		p.Denied++
 		if !exact {
-			r.ref.Denied++
 			break
 		}
-		r.ref.WronglyDenied++
+		kw.wrong++
 		if p.Legitimate {
-			p.FalseDenials++
-			if own := (popClient{e.Pop, e.Client}); !hasKey(r.falselyDenied, own) {
-				r.falselyDenied[own] = struct{}{}
-				p.FalselyDeniedClients++
-			}
+			kw.falsePending(e.Pop, e.Client)
 		}
 	}
 	if e.At-r.swept > r.grace {
@@ -446,9 +449,7 @@ func (r *Recorder) Denied(ref *KeyRef, pop int, window int64, at time.Duration) 
 	kw.offered++
 	kw.last = max(kw.last, at)
 	if r.exactAllows(ks, kw, at) {
-		r.ref.WronglyDenied++
-	} else {
-		r.ref.Denied++
+		kw.wrong++
 	}
 	return true
 }
@@ -558,11 +559,7 @@ func (r *Recorder) close(key string, kw *keyWindow) {
 	if int(kw.pop) < len(r.popHist) && kw.offered > 0 {
 		r.popHist[kw.pop][kw.allowed]++
 	}
-	r.ref.Allowed += kw.ref
-	if x := kw.allowed - kw.ref; x > 0 {
-		r.ref.Excess += x
-		r.ref.MaxExcess = max(r.ref.MaxExcess, x)
-	}
+	r.reconcile(kw)
 	var reads []int32
 	if kw.tally != 0 {
 		reads = r.tallies.of(kw.tally)

@@ -77,6 +77,57 @@ func (r *Recorder) slidingAllows(ks *keyState, kw *keyWindow, at time.Duration) 
 	return float64(prev)*(1-elapsed)+float64(kw.ref) < float64(r.limit)
 }
 
+// maxPendingFalse bounds the false denials a key-window keeps the
+// clients of until it closes.
+const maxPendingFalse = 64
+
+// falsePending keeps a legitimate client's denial that the reference
+// would have allowed, until the key-window closes.
+func (kw *keyWindow) falsePending(pop, client int) {
+	if len(kw.falses) < maxPendingFalse {
+		kw.falses = append(kw.falses, popClient{pop, client})
+		return
+	}
+	kw.falseOver++
+}
+
+// reconcile settles a closing key-window against the reference. A
+// request the limiter denied that the reference allowed (wrong) and one
+// it allowed that the reference denied (let) in the same key-window
+// cancel out: the limiter allowed as many as the reference would have,
+// and only the order differs, as it does when a live run records
+// responses in another order than the target decided them (for a fixed
+// window the settled numbers are max(0, min(offered, limit) - allowed)
+// and max(0, allowed - min(offered, limit))). Legitimate clients' false
+// denials are cancelled first, the latest first; those left are
+// counted, with their clients.
+func (r *Recorder) reconcile(kw *keyWindow) {
+	cancel := min(kw.wrong, kw.let)
+	r.ref.Allowed += kw.ref
+	r.ref.Denied += kw.offered - kw.ref
+	r.ref.WronglyDenied += kw.wrong - cancel
+	r.ref.LetThrough += kw.let - cancel
+	if x := kw.allowed - kw.ref; x > 0 {
+		r.ref.Excess += x
+		r.ref.MaxExcess = max(r.ref.MaxExcess, x)
+	}
+	over := max(0, kw.falseOver-cancel)
+	cancel = max(0, cancel-kw.falseOver)
+	keep := kw.falses[:len(kw.falses)-int(min(cancel, int64(len(kw.falses))))]
+	for _, pc := range keep {
+		p := &r.pops[pc.pop]
+		p.FalseDenials++
+		if !hasKey(r.falselyDenied, pc) {
+			r.falselyDenied[pc] = struct{}{}
+			p.FalselyDeniedClients++
+		}
+	}
+	if over > 0 && int(kw.pop) < len(r.pops) {
+		r.pops[kw.pop].FalseDenials += over
+	}
+	kw.falses, kw.falseOver, kw.wrong, kw.let = nil, 0, 0, 0
+}
+
 // TrialReference is one trial held against the reference limiter, an
 // exact limiter (linearizable, no lag) with the same algorithm on the
 // same requests.
