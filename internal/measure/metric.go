@@ -54,6 +54,19 @@ var Metrics = []Metric{
 		value: func(s *Summary) (float64, bool) {
 			return s.Overshoot.MaxInIntervalRatio, s.Overshoot.KeyWindows > 0 && s.Limiter.Limit > 0
 		}},
+	{Name: "reference.excess", Label: "allowed beyond what an exact limiter would have, over every key-window", Unit: "count",
+		value: func(s *Summary) (float64, bool) {
+			return float64(s.Overshoot.Reference.Excess), s.Overshoot.Reference.Allowed > 0
+		}},
+	{Name: "worst_key.excess", Label: "most one key-window allowed beyond what an exact limiter would have", Unit: "count",
+		value: func(s *Summary) (float64, bool) {
+			return float64(s.Overshoot.Reference.MaxExcess), s.Overshoot.Reference.Allowed > 0
+		}},
+	{Name: "let_through.share", Label: "requests an exact limiter denies that were let through", Unit: "share",
+		value: func(s *Summary) (float64, bool) {
+			r := s.Overshoot.Reference
+			return r.LetThroughShare, r.Allowed > 0
+		}},
 	{Name: "false_denials.rate", Label: "legitimate requests falsely denied", Unit: "share",
 		value: func(s *Summary) (float64, bool) {
 			var denied, requests int64

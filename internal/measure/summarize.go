@@ -116,6 +116,7 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 	}
 	sort.SliceStable(worst, func(i, j int) bool { return worst[i].Allowed > worst[j].Allowed })
 	s.WorstKeys = worst[:min(len(worst), worstKept)]
+	s.Answer = AnswerOf(&s)
 	s.KV = kvWork(kvc)
 	s.Cost = cost(kvc, s.Totals, len(trials), o.KeyWindows, s.Limiter.WindowSecs, s.Limiter.Store)
 	s.Warnings = s.Health()

@@ -36,6 +36,9 @@ type Summary struct {
 	// WorstKeys are the key-windows that let the most through, with the
 	// times of their allowed requests, for the timeline figure.
 	WorstKeys []KeyTimeline `json:"worst_keys,omitempty"`
+	// Answer says who is behind the worst figure and why it reads as it
+	// does (see AnswerOf).
+	Answer *Answer `json:"answer,omitempty"`
 	// Live is set by attack only.
 	Live *Live `json:"live,omitempty"`
 	// Points holds one summary per sweep point, in grid order; the rest of
@@ -423,4 +426,9 @@ type Sensitivity struct {
 	Headline float64 `json:"headline"`
 	Measured bool    `json:"measured"`
 	Trials   int     `json:"trials"`
+	// Note is "saturated" when the limiter denied nothing with the
+	// alternative, "capped" when the worst key-window got all it sent
+	// (SensitivityNote): the value is then the offered load's, and its not
+	// moving says nothing about the assumption.
+	Note string `json:"note,omitempty"`
 }

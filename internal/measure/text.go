@@ -150,7 +150,7 @@ func (p *printer) sensitivity(s *Summary) {
 		if !x.Measured {
 			return "not measured"
 		}
-		return m.Format(x.Headline)
+		return m.Format(x.Headline) + SensitivityNoteWords(x.Note)
 	}
 	p.f("\n  how sure: %s with the defaults (%d trials each below), and with one assumption changed:\n", show(ref), ref.Trials)
 	for _, x := range s.Sensitivity[1:] {
@@ -184,6 +184,12 @@ func (p *printer) body(s *Summary, what string) {
 			p.f("  %s (%s): %s\n", m.Label, m.Name, m.Format(v))
 		} else {
 			p.f("  %s (%s): not measured in this run\n", m.Label, m.Name)
+		}
+	}
+	if a := s.Answer; a != nil {
+		p.f("  worst: %s\n", a.Who)
+		for _, n := range a.Notes {
+			p.f("%s\n", Wrap("  note:  ", n+".", TextWidth+20))
 		}
 	}
 	p.f("  %s: a limit of %s per %s let through up to %s in one key-window (%.2fx);\n",

@@ -26,7 +26,7 @@ func sensitivityTable(s *measure.Summary) (table, bool) {
 	for _, x := range s.Sensitivity {
 		v := "not measured"
 		if x.Measured {
-			v = metricText(m, x.Headline)
+			v = metricText(m, x.Headline) + measure.SensitivityNoteWords(x.Note)
 		}
 		alt := x.Path + " = " + x.Value
 		if x.Path == "" {

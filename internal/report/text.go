@@ -110,6 +110,13 @@ func Headline(s *measure.Summary, traffic string) string {
 	if m := s.Scenario.HeadlineMetric(); m.Name != measure.DefaultHeadline {
 		b.WriteString(capitalize(metricSentence(m, s)) + " ")
 	}
+	if a := s.Answer; a != nil {
+		// Who is behind the worst figure, and why it reads as it does.
+		b.WriteString("The worst: " + a.Who + ". ")
+		for _, n := range a.Notes {
+			b.WriteString(capitalize(n) + ". ")
+		}
+	}
 	fmt.Fprintf(&b, "With %s, %s ", traffic, limit)
 	switch {
 	case lim <= 0:

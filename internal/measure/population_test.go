@@ -1,0 +1,95 @@
+package measure
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// burstRun is one bursting key among many users, recorded: 200 users' keys
+// allow 2 each in window 0, the burst's key 50 (limit 10, all it sent).
+func burstRun(t *testing.T) *Summary {
+	t.Helper()
+	r := NewRecorder(Config{Limit: 10, Window: time.Minute,
+		Populations: []Population{{Name: "users", Legitimate: true}, {Name: "burst"}}})
+	for u := 0; u < 200; u++ {
+		for i := 0; i < 2; i++ {
+			r.Record(Event{Pop: 0, Client: u, Key: "u" + string(rune('a'+u%26)) + string(rune('a'+u/26)), At: time.Duration(u*10+i) * time.Millisecond, Outcome: Allowed})
+		}
+	}
+	for i := 0; i < 50; i++ {
+		r.Record(Event{Pop: 1, Client: 1000, Key: "b", At: 5*time.Second + time.Duration(i)*20*time.Millisecond, Outcome: Allowed, FailOpen: true})
+	}
+	s := Summarize(Summary{Limiter: LimiterRef{Limit: 10}}, 10, []Trial{r.Finish(time.Minute)})
+	return &s
+}
+
+// TestGatesPerPopulation: on one bursting key among many users, the
+// pooled ratio.p99<=1.5 holds (it is the users') but warns, naming the
+// burst; the same bound on the burst's population, or on the max, breaks;
+// a gate on a population the run does not have fails, saying which it has.
+func TestGatesPerPopulation(t *testing.T) {
+	s := burstRun(t)
+	check1 := func(text string) Verdict {
+		c, err := ParseCondition(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Check(s, []Condition{c})[0]
+	}
+	v := check1("ratio.p99<=1.5")
+	if !v.Pass || !strings.Contains(v.Warning, "1 key-window of 201 broke the same bound") || !strings.Contains(v.Warning, "one key of burst") && !strings.Contains(v.Warning, "a key of burst") ||
+		!strings.Contains(v.Warning, "burst:ratio.max<=1.5") {
+		t.Errorf("ratio.p99<=1.5: pass %v, warning %q; want a pass warning of the burst", v.Pass, v.Warning)
+	}
+	if v := check1("ratio.p99<=6"); !v.Pass || v.Warning != "" {
+		t.Errorf("ratio.p99<=6: pass %v, warning %q; want a pass with no warning (every key-window holds it)", v.Pass, v.Warning)
+	}
+	if v := check1("burst:ratio.max<=1.5"); v.Pass || v.Value != 5 || v.String() != "✗ burst:ratio.max<=1.5: 5.00x" {
+		t.Errorf("burst:ratio.max<=1.5 = %s, want broken at 5.00x", v)
+	}
+	if v := check1("users:ratio.max<=1.5"); !v.Pass || v.Value != 0.2 {
+		t.Errorf("users:ratio.max<=1.5 = %s, want 0.20x", v)
+	}
+	if v := check1("users:allowed.max<=2"); !v.Pass || v.Value != 2 {
+		t.Errorf("users:allowed.max<=2 = %s, want 2", v)
+	}
+	if v := check1("bots:ratio.max<=1.5"); v.Pass || !strings.Contains(v.String(), `no population "bots" (it has users, burst)`) {
+		t.Errorf("bots: %s", v)
+	}
+	if v := check1("allowed.p99<=10"); !v.Pass || !strings.Contains(v.Warning, "allowed.max<=10") {
+		t.Errorf("allowed.p99<=10: %s, warning %q", v, v.Warning)
+	}
+}
+
+// TestAnswerNamesWho: the answer names the worst key-window's population
+// and offered load, and says when the ratio is capped by it and when the
+// limiter denied nothing; sensitivity rows say so in a word.
+func TestAnswerNamesWho(t *testing.T) {
+	s := burstRun(t)
+	a := s.Answer
+	if a == nil || a.Population != "burst" || a.Offered != 50 || a.Allowed != 50 || !a.Capped || !a.DeniedNothing {
+		t.Fatalf("answer %+v", a)
+	}
+	if want := "one key of burst: 50 sent in 980ms, all 50 let through, 5.00x the limit"; a.Who != want {
+		t.Errorf("who = %q, want %q", a.Who, want)
+	}
+	notes := strings.Join(a.Notes, "\n")
+	for _, want := range []string{"the limiter denied nothing: all 450 requests were let through",
+		"5.00x is capped by the offered load", "of the 40 requests an exact limiter (no lag) would have denied, 40 (100%) got through"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %q lack %q", notes, want)
+		}
+	}
+	if got := SensitivityNote(s); got != "saturated" {
+		t.Errorf("sensitivity note %q, want saturated", got)
+	}
+	s.Totals.Denied = 1
+	if got := SensitivityNote(s); got != "capped" {
+		t.Errorf("sensitivity note %q, want capped", got)
+	}
+	var b strings.Builder
+	if err := WriteResults(&b, s); err != nil || !strings.Contains(b.String(), "  worst: one key of burst: 50 sent in 980ms") {
+		t.Errorf("terminal (%v):\n%s", err, b.String())
+	}
+}
