@@ -202,6 +202,10 @@ func (p *printer) body(s *Summary, what string) {
 	}
 	p.f("  ratio over %s key-windows: p50 %.2fx  p95 %.2fx  p99 %.2fx  mean %.2fx; %.1f%% over the limit, excess %s\n",
 		Thousands(o.KeyWindows), o.Ratio.P50, o.Ratio.P95, o.Ratio.P99, o.Ratio.Mean, 100*o.OverLimitShare, Thousands(o.Excess))
+	if r := o.Reference; r.Allowed > 0 {
+		p.f("  an exact limiter (no lag) on the same requests would have allowed %s: excess over it %s (at most %s in one key-window)\n",
+			Thousands(r.Allowed), Thousands(r.Excess), Thousands(r.MaxExcess))
+	}
 	p.f("  most allowed in any window-long interval: %s (%.2fx)\n", Thousands(o.MaxInInterval), o.MaxInIntervalRatio)
 	switch {
 	case o.LargestReadGroup == 1 && t.FailOpen > 0:
@@ -216,7 +220,7 @@ func (p *printer) body(s *Summary, what string) {
 	for _, q := range s.Populations {
 		legit := ""
 		if q.Legitimate {
-			legit = ", false denials " + Thousands(q.FalseDenials)
+			legit = ", false denials " + Thousands(q.FalseDenials) + " (" + Thousands(q.FalselyDeniedClients) + " clients)"
 		}
 		p.f("    %-16s requests %s, allowed %s, denied %s, errors %s%s\n", q.Name, Thousands(q.Requests), Thousands(q.Allowed), Thousands(q.Denied), Thousands(q.Errors), legit)
 	}

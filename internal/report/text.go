@@ -398,6 +398,11 @@ func tables(s *measure.Summary) []table {
 	add("Key-windows", count(o.KeyWindows))
 	add("Key-windows over the limit", count(o.OverLimit)+" ("+pctf(o.OverLimitShare)+")")
 	add("Excess (allowed beyond the limit, summed)", count(o.Excess))
+	if r := o.Reference; r.Allowed > 0 {
+		add("An exact limiter (no lag) on the same requests would have allowed", count(r.Allowed))
+		add("Excess over it: summed, most in one key-window", count(r.Excess)+", "+count(r.MaxExcess))
+		add("Requests it denies that got through anyway", fmt.Sprintf("%s of %s (%s)", count(r.LetThrough), count(r.Denied), pct(r.LetThrough, r.Denied)))
+	}
 	if s.Limiter.Limit > 0 && o.KeyWindows > 0 {
 		r := o.Ratio
 		add("Ratio allowed/limit: p50, p95, p99, max", strings.Join([]string{ratio(r.P50), ratio(r.P95), ratio(r.P99), ratio(r.Max)}, ", "))
@@ -410,9 +415,13 @@ func tables(s *measure.Summary) []table {
 	}
 	out := []table{res}
 	if len(s.Populations) > 0 {
-		pt := table{Title: "Populations", Header: []string{"Population", "Legitimate", "Requests", "Allowed", "Denied", "Errors", "False denials"}}
+		pt := table{Title: "Populations", Header: []string{"Population", "Legitimate", "Requests", "Allowed", "Denied", "Errors", "False denials (clients)"}}
 		for _, p := range s.Populations {
-			pt.Rows = append(pt.Rows, []string{orDash(p.Name), yesNo(p.Legitimate), count(p.Requests), count(p.Allowed), count(p.Denied), count(p.Errors), count(p.FalseDenials)})
+			fd := count(p.FalseDenials)
+			if p.Legitimate {
+				fd += " (" + count(p.FalselyDeniedClients) + ")"
+			}
+			pt.Rows = append(pt.Rows, []string{orDash(p.Name), yesNo(p.Legitimate), count(p.Requests), count(p.Allowed), count(p.Denied), count(p.Errors), fd})
 		}
 		pt.Note = "A false denial is a legitimate request denied while its client had itself been allowed fewer than limit requests in the window (clients behind one NAT or token share a key)."
 		out = append(out, pt)
