@@ -122,3 +122,24 @@ func TestSpace(t *testing.T) {
 		}
 	}
 }
+
+// TestBindingNamesThePopulation: a budget on one population says which
+// when it binds, and a population the run lacks says so.
+func TestBindingNamesThePopulation(t *testing.T) {
+	var conds []measure.Condition
+	for _, text := range []string{"burst:allowed.max<=60", "bots:ratio.max<=1"} {
+		c, err := measure.ParseCondition(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conds = append(conds, c)
+	}
+	s := &measure.Summary{Limiter: measure.LimiterRef{Limit: 60}, Populations: []measure.Population{{Name: "burst",
+		Overshoot: &measure.PopulationOvershoot{KeyWindows: 1, Allowed: measure.CountStats{N: 1, Max: 500}}}}}
+	got := Binding(measure.Check(s, conds))
+	for _, want := range []string{"burst:allowed.max: 500 against <= 60", `bots:ratio.max<=1 (the run has no population "bots": it has burst)`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Binding = %q, want it to say %q", got, want)
+		}
+	}
+}

@@ -221,11 +221,15 @@ func Binding(vs []measure.Verdict) string {
 			continue
 		}
 		c := v.Condition
+		if v.Missing != "" {
+			out = append(out, c.Text+" ("+v.Missing+")")
+			continue
+		}
 		if !v.Measured {
 			out = append(out, c.Text+" (not measured)")
 			continue
 		}
-		s := fmt.Sprintf("%s: %s against %s %s", c.Metric.Name, c.Metric.Format(v.Value), c.Op, c.Metric.Format(c.Value))
+		s := fmt.Sprintf("%s: %s against %s %s", c.Subject(), c.Metric.Format(v.Value), c.Op, c.Metric.Format(c.Value))
 		if c.Value > 0 && v.Value > 0 {
 			s += fmt.Sprintf(" (%.2g times the bound)", v.Value/c.Value)
 		}

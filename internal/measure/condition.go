@@ -27,6 +27,15 @@ type Condition struct {
 	Value float64
 }
 
+// Subject is what the condition reads: its metric's name, after its
+// population's when it has one ("burst:ratio.max").
+func (c Condition) Subject() string {
+	if c.Population != "" {
+		return c.Population + ":" + c.Metric.Name
+	}
+	return c.Metric.Name
+}
+
 // conditionOps are the operators, two-character ones first so that "<="
 // is not read as "<" followed by "=".
 var conditionOps = []string{"<=", ">=", "<", ">"}
@@ -192,7 +201,7 @@ func check(c Condition, where string, s *Summary) Verdict {
 			}
 		}
 		if scope == nil {
-			return Verdict{Condition: c, Where: where, Missing: fmt.Sprintf("the run has no population %q (it has %s)", c.Population, strings.Join(names, ", "))}
+			return Verdict{Condition: c, Where: where, Missing: fmt.Sprintf("the run has no population %q: it has %s", c.Population, strings.Join(names, ", "))}
 		}
 	}
 	v, ok := c.Metric.Value(scope)

@@ -54,7 +54,7 @@ func TestGatesPerPopulation(t *testing.T) {
 	if v := check1("users:allowed.max<=2"); !v.Pass || v.Value != 2 {
 		t.Errorf("users:allowed.max<=2 = %s, want 2", v)
 	}
-	if v := check1("bots:ratio.max<=1.5"); v.Pass || !strings.Contains(v.String(), `no population "bots" (it has users, burst)`) {
+	if v := check1("bots:ratio.max<=1.5"); v.Pass || !strings.Contains(v.String(), `no population "bots": it has users, burst`) {
 		t.Errorf("bots: %s", v)
 	}
 	if v := check1("allowed.p99<=10"); !v.Pass || !strings.Contains(v.Warning, "allowed.max<=10") {
