@@ -37,3 +37,22 @@ func TestAllowedCountsAreIntegers(t *testing.T) {
 		}
 	}
 }
+
+// TestTrialMaxCounts: each trial's most allowed is kept as a count, and the
+// count 95% of trials stay at or under is one of them (at limit 60, 500
+// read back from its ratio as 500.00000000000006).
+func TestTrialMaxCounts(t *testing.T) {
+	var trials []Trial
+	for i := int64(1); i <= 20; i++ {
+		trials = append(trials, Trial{Hist: map[int64]int64{480 + i: 1, 3: 100}})
+	}
+	s := Summarize(Summary{Limiter: LimiterRef{Limit: 60}}, 60, trials)
+	pt := s.Overshoot.PerTrial
+	if len(pt.MaxAllowed) != 20 || pt.MaxAllowed[19] != 500 || pt.MaxAllowedP95 != 499 || pt.TrialMaxP95(60) != 499 {
+		t.Errorf("per-trial max allowed %v, p95 %d", pt.MaxAllowed, pt.MaxAllowedP95)
+	}
+	old := PerTrial{MaxRatio: Interval{P95: 500.0 / 60}}
+	if got := old.TrialMaxP95(60); got != 500 {
+		t.Errorf("a summary without counts: %d, want 500", got)
+	}
+}

@@ -39,7 +39,7 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 	var lat LogHist
 	var byDecision [NumDecisions]LogHist
 	var perMax, perP99, perExcess []float64
-	var perGroup []int64
+	var perGroup, perMaxAllowed []int64
 	var worst []KeyTimeline
 	var ref TrialReference
 	var popHists []map[int64]int64
@@ -85,7 +85,9 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 		for d := range byDecision {
 			byDecision[d].Merge(t.LatencyByDecision[d])
 		}
-		ts := countStats(t.Hist).Ratio(limit)
+		tc := countStats(t.Hist)
+		perMaxAllowed = append(perMaxAllowed, tc.Max)
+		ts := tc.Ratio(limit)
 		perMax = append(perMax, ts.Max)
 		perP99 = append(perP99, ts.P99)
 		perExcess = append(perExcess, float64(t.Excess))
@@ -110,7 +112,8 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 	}
 	o.MaxInIntervalRatio = float64(o.MaxInInterval) / float64(limit)
 	o.Histogram = bins(hist)
-	o.PerTrial = PerTrial{MaxRatio: interval(perMax), P99Ratio: interval(perP99), Excess: interval(perExcess), MaxRatios: perMax}
+	o.PerTrial = PerTrial{MaxRatio: interval(perMax), P99Ratio: interval(perP99), Excess: interval(perExcess), MaxRatios: perMax,
+		MaxAllowed: perMaxAllowed, MaxAllowedP95: P95Count(perMaxAllowed)}
 	if o.LargestReadGroup > 0 {
 		o.PerTrial.ReadGroups = perGroup
 	}

@@ -5,6 +5,11 @@
 // measurement comparable.
 package measure
 
+import (
+	"math"
+	"slices"
+)
+
 // SchemaVersion is the version of summary.json's layout; it changes only when
 // a field changes meaning or is removed.
 const SchemaVersion = 1
@@ -185,6 +190,18 @@ type CountStats struct {
 	P99  int64   `json:"p99"`
 }
 
+// P95Count is the 95% nearest-rank quantile of per-trial counts, or 0 for
+// none (as Quantile, on integers).
+func P95Count(v []int64) int64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]int64(nil), v...)
+	slices.Sort(s)
+	i := int(math.Ceil(0.95*float64(len(s)))) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
+
 // Ratio is the distribution as multiples of limit.
 func (c CountStats) Ratio(limit int64) Stats {
 	if c.N == 0 || limit <= 0 {
@@ -215,6 +232,12 @@ type PerTrial struct {
 	Excess   Interval `json:"excess"`
 	// MaxRatios lists each trial's max ratio in trial order, for the CDF.
 	MaxRatios []float64 `json:"max_ratios"`
+	// MaxAllowed lists each trial's most allowed in one key-window, the
+	// counts MaxRatios are derived from, and MaxAllowedP95 the count 95%
+	// of trials stay at or under (nearest rank; MaxRatio.P95 is its
+	// ratio).
+	MaxAllowed    []int64 `json:"max_allowed_counts,omitempty"`
+	MaxAllowedP95 int64   `json:"max_allowed_p95,omitempty"`
 	// ReadGroups lists each trial's largest read group (see
 	// Overshoot.LargestReadGroup) in trial order, when known.
 	ReadGroups []int64 `json:"largest_read_groups,omitempty"`
@@ -431,4 +454,14 @@ type Sensitivity struct {
 	// (SensitivityNote): the value is then the offered load's, and its not
 	// moving says nothing about the assumption.
 	Note string `json:"note,omitempty"`
+}
+
+// TrialMaxP95 is the most allowed in one key-window that 95% of trials
+// stay at or under: the count itself, or for a summary written before
+// counts were kept, its ratio's multiple of limit, rounded.
+func (p PerTrial) TrialMaxP95(limit int64) int64 {
+	if len(p.MaxAllowed) > 0 {
+		return p.MaxAllowedP95
+	}
+	return int64(math.Round(p.MaxRatio.P95 * float64(limit)))
 }

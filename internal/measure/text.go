@@ -178,7 +178,6 @@ func (p *printer) body(s *Summary, what string) {
 		p.f("  no requests were made: nothing to measure.\n")
 		return
 	}
-	lim := float64(s.Limiter.Limit)
 	if m := s.Scenario.HeadlineMetric(); m.Name != DefaultHeadline {
 		if v, ok := m.Value(s); ok {
 			p.f("  %s (%s): %s\n", m.Label, m.Name, m.Format(v))
@@ -196,8 +195,8 @@ func (p *printer) body(s *Summary, what string) {
 		what, Thousands(s.Limiter.Limit), s.Limiter.Window, Thousands(o.MaxAllowed), o.Ratio.Max)
 	if s.Trials > 1 {
 		m := o.PerTrial.MaxRatio
-		p.f("  in 95%% of trials at most %.0f (%.2fx); a trial's max ratio averages %.2fx (95%% CI %.2fx..%.2fx),\n",
-			m.P95*lim, m.P95, m.Mean, m.MeanLo, m.MeanHi)
+		p.f("  in 95%% of trials at most %s (%.2fx); a trial's max ratio averages %.2fx (95%% CI %.2fx..%.2fx),\n",
+			Thousands(o.PerTrial.TrialMaxP95(s.Limiter.Limit)), m.P95, m.Mean, m.MeanLo, m.MeanHi)
 		p.f("  and 95%% of trials fall between %.2fx and %.2fx.\n", m.Lo, m.Hi)
 	}
 	p.f("  ratio over %s key-windows: p50 %.2fx  p95 %.2fx  p99 %.2fx  mean %.2fx; %.1f%% over the limit, excess %s\n",

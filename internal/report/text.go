@@ -136,7 +136,7 @@ func Headline(s *measure.Summary, traffic string) string {
 		b.WriteString(": no key-window went over the limit")
 	}
 	if s.Trials > 1 && finite(o.PerTrial.MaxRatio.P95) {
-		at := int64(math.Round(o.PerTrial.MaxRatio.P95 * float64(lim)))
+		at := o.PerTrial.TrialMaxP95(lim)
 		fmt.Fprintf(&b, "; in 95%% of %s trials at most %s (%s)", count(int64(s.Trials)), count(at), ratio(o.PerTrial.MaxRatio.P95))
 	}
 	b.WriteString(".")
