@@ -433,7 +433,8 @@ func (r *Recorder) Denied(ref *KeyRef, pop int, window int64, at time.Duration) 
 	if ref.epoch != r.epoch || at-r.swept > r.grace {
 		return false
 	}
-	if n := len(ks.open); n == 0 || ks.open[n-1].window != window || at > ks.closeBy {
+	n := len(ks.open)
+	if n == 0 || ks.open[n-1].window != window || at > ks.closeBy {
 		return false
 	}
 	p := &r.pops[pop]
@@ -445,10 +446,15 @@ func (r *Recorder) Denied(ref *KeyRef, pop int, window int64, at time.Duration) 
 	p.Requests++
 	p.Denied++
 	ks.last = max(ks.last, at)
-	kw := &ks.open[len(ks.open)-1]
+	kw := &ks.open[n-1]
 	kw.offered++
 	kw.last = max(kw.last, at)
-	if r.exactAllows(ks, kw, at) {
+	if r.exact == exactFixed { // exactAllows, inline for the usual rule
+		if kw.ref < r.limit {
+			kw.ref++
+			kw.wrong++
+		}
+	} else if r.exactAllows(ks, kw, at) {
 		kw.wrong++
 	}
 	return true
