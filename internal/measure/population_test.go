@@ -93,3 +93,16 @@ func TestAnswerNamesWho(t *testing.T) {
 		t.Errorf("terminal (%v):\n%s", err, b.String())
 	}
 }
+
+// TestSpanWords rounds a key-window's span as a reader says it.
+func TestSpanWords(t *testing.T) {
+	for _, tt := range []struct {
+		secs float64
+		want string
+	}{{0, "under 1ms"}, {0.0004, "under 1ms"}, {0.998, "998ms"}, {1.23, "1.2s"}, {59.9, "60s"}, {60, "60s"},
+		{1440, "24 min"}, {84916, "23.6 h"}} {
+		if got := spanWords(tt.secs); got != tt.want {
+			t.Errorf("spanWords(%v) = %q, want %q", tt.secs, got, tt.want)
+		}
+	}
+}

@@ -31,18 +31,22 @@ func worstKeyWords(w KeyTimeline, limit int64) string {
 }
 
 // spanWords is how long a key-window's requests took, rounded for a reader:
-// "1.2s", "59s", "under 1ms".
+// "under 1ms", "998ms", "1.2s", "59s", "24 min", "23.6 h".
 func spanWords(secs float64) string {
 	d := time.Duration(secs * float64(time.Second))
 	switch {
 	case d < time.Millisecond:
 		return "under 1ms"
 	case d < time.Second:
-		return d.Round(time.Millisecond).String()
+		return fmt.Sprintf("%dms", d.Milliseconds())
 	case d < 10*time.Second:
-		return d.Round(100 * time.Millisecond).String()
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < 120*time.Second:
+		return fmt.Sprintf("%.0fs", d.Seconds())
+	case d < 2*time.Hour:
+		return fmt.Sprintf("%.0f min", d.Minutes())
 	}
-	return d.Round(time.Second).String()
+	return fmt.Sprintf("%.1f h", d.Hours())
 }
 
 // Capped reports whether the worst key-window's ratio is capped by the
