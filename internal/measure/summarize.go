@@ -45,33 +45,8 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 	var popHists []map[int64]int64
 	for i, t := range trials {
 		ref.add(t.Reference)
-		for j, h := range t.PopulationHists {
-			if j >= len(popHists) {
-				popHists = append(popHists, map[int64]int64{})
-			}
-			for a, n := range h {
-				popHists[j][a] += n
-			}
-		}
-		s.Totals.Requests += t.Totals.Requests
-		s.Totals.Allowed += t.Totals.Allowed
-		s.Totals.Denied += t.Totals.Denied
-		s.Totals.Errors += t.Totals.Errors
-		s.Totals.FailOpen += t.Totals.FailOpen
-		s.Totals.FailClosed += t.Totals.FailClosed
-		s.Totals.SimulatedSeconds = max(s.Totals.SimulatedSeconds, t.Totals.SimulatedSeconds)
-		for j, p := range t.Populations {
-			if j >= len(s.Populations) {
-				s.Populations = append(s.Populations, Population{Name: p.Name, Legitimate: p.Legitimate})
-			}
-			q := &s.Populations[j]
-			q.Requests += p.Requests
-			q.Allowed += p.Allowed
-			q.Denied += p.Denied
-			q.Errors += p.Errors
-			q.FalseDenials += p.FalseDenials
-			q.FalselyDeniedClients += p.FalselyDeniedClients
-		}
+		popHists = addHists(popHists, t.PopulationHists)
+		addTotals(&s, t)
 		for a, n := range t.Hist {
 			hist[a] += n
 		}
@@ -129,6 +104,43 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 	}
 	s.LatencyByDecision = latencyByDecision(&byDecision)
 	return s
+}
+
+// addTotals adds trial t's totals and populations' counts to s.
+func addTotals(s *Summary, t Trial) {
+	s.Totals.Requests += t.Totals.Requests
+	s.Totals.Allowed += t.Totals.Allowed
+	s.Totals.Denied += t.Totals.Denied
+	s.Totals.Errors += t.Totals.Errors
+	s.Totals.FailOpen += t.Totals.FailOpen
+	s.Totals.FailClosed += t.Totals.FailClosed
+	s.Totals.SimulatedSeconds = max(s.Totals.SimulatedSeconds, t.Totals.SimulatedSeconds)
+	for j, p := range t.Populations {
+		if j >= len(s.Populations) {
+			s.Populations = append(s.Populations, Population{Name: p.Name, Legitimate: p.Legitimate})
+		}
+		q := &s.Populations[j]
+		q.Requests += p.Requests
+		q.Allowed += p.Allowed
+		q.Denied += p.Denied
+		q.Errors += p.Errors
+		q.FalseDenials += p.FalseDenials
+		q.FalselyDeniedClients += p.FalselyDeniedClients
+	}
+}
+
+// addHists adds each histogram of hs to the one of pooled at its index,
+// and returns pooled.
+func addHists(pooled, hs []map[int64]int64) []map[int64]int64 {
+	for j, h := range hs {
+		if j >= len(pooled) {
+			pooled = append(pooled, map[int64]int64{})
+		}
+		for a, n := range h {
+			pooled[j][a] += n
+		}
+	}
+	return pooled
 }
 
 // countStats is the distribution of a histogram of allowed counts.
