@@ -185,12 +185,7 @@ func (p *printer) body(s *Summary, what string) {
 			p.f("  %s (%s): not measured in this run\n", m.Label, m.Name)
 		}
 	}
-	if a := s.Answer; a != nil {
-		p.f("  worst: %s\n", a.Who)
-		for _, n := range a.Notes {
-			p.f("%s\n", Wrap("  note:  ", n+".", TextWidth+20))
-		}
-	}
+	p.answer(s.Answer)
 	p.f("  %s: a limit of %s per %s let through up to %s in one key-window (%.2fx);\n",
 		what, Thousands(s.Limiter.Limit), s.Limiter.Window, Thousands(o.MaxAllowed), o.Ratio.Max)
 	if s.Trials > 1 {
@@ -259,6 +254,17 @@ func (p *printer) body(s *Summary, what string) {
 		if lv.Ambiguous > 0 {
 			p.f("  %d responses were too close to a window boundary to attribute and were left out\n", lv.Ambiguous)
 		}
+	}
+}
+
+// answer prints who is behind the worst figure and the notes on it.
+func (p *printer) answer(a *Answer) {
+	if a == nil {
+		return
+	}
+	p.f("  worst: %s\n", a.Who)
+	for _, n := range a.Notes {
+		p.f("%s\n", Wrap("  note:  ", n+".", TextWidth+20))
 	}
 }
 
