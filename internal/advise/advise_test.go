@@ -143,3 +143,18 @@ func TestBindingNamesThePopulation(t *testing.T) {
 		}
 	}
 }
+
+// TestRecommendationWarns: a recommended design whose budget holds on a
+// pooled quantile while some key-window breaks the bound says so.
+func TestRecommendationWarns(t *testing.T) {
+	c := conds(t, "allowed.p99<=60")
+	s := &measure.Summary{Trials: 1, Limiter: measure.LimiterRef{Limit: 60},
+		Overshoot: measure.Overshoot{KeyWindows: 101, Allowed: measure.CountStats{N: 101, P99: 3, Max: 500},
+			Histogram: []measure.Bin{{Allowed: 3, KeyWindows: 100}, {Allowed: 500, KeyWindows: 1}}}}
+	vs := measure.Check(s, c)
+	d := Design{Algorithm: limiter.FixedWindow, Store: plan.KV, StoreName: "kv", Policy: limiter.FailOpen}
+	got := Recommendation(c, []Result{{Design: d, Limit: 60, Meets: true, Confidence: 1, Summary: s, Verdicts: vs}})
+	if !strings.HasPrefix(got, "Recommended: ") || !strings.Contains(got, "Warning: allowed.p99<=60 holds over the pooled key-windows, but 1 key-window of 101 broke the same bound") {
+		t.Errorf("recommendation %q", got)
+	}
+}
