@@ -89,7 +89,7 @@ func TestAnswerNamesWho(t *testing.T) {
 		t.Errorf("sensitivity note %q, want capped", got)
 	}
 	var b strings.Builder
-	if err := WriteResults(&b, s); err != nil || !strings.Contains(b.String(), "  worst: one key of burst: 50 sent in 980ms") {
+	if err := WriteResults(&b, s); err != nil || !strings.Contains(b.String(), "  worst key-window: one key of burst: 50 sent in 980ms") {
 		t.Errorf("terminal (%v):\n%s", err, b.String())
 	}
 }

@@ -262,7 +262,7 @@ func (p *printer) answer(a *Answer) {
 	if a == nil {
 		return
 	}
-	p.f("  worst: %s\n", a.Who)
+	p.f("  worst key-window: %s\n", a.Who)
 	for _, n := range a.Notes {
 		p.f("%s\n", Wrap("  note:  ", n+".", TextWidth+20))
 	}

@@ -112,7 +112,7 @@ func Headline(s *measure.Summary, traffic string) string {
 	}
 	if a := s.Answer; a != nil {
 		// Who is behind the worst figure, and why it reads as it does.
-		b.WriteString("The worst: " + a.Who + ". ")
+		b.WriteString("The worst key-window: " + a.Who + ". ")
 		for _, n := range a.Notes {
 			b.WriteString(capitalize(n) + ". ")
 		}

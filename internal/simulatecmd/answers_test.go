@@ -21,7 +21,7 @@ func TestDeniedNothing(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	checkStderr(t, stdout, []string{"  worst: a key of bots: 120 sent in", "all 120 let through, 1.20x the limit",
+	checkStderr(t, stdout, []string{"  worst key-window: a key of bots: 120 sent in", "all 120 let through, 1.20x the limit",
 		"note:  the limiter denied nothing: all", "note:  1.20x is capped by the offered load",
 		"1.20x (saturated: the limiter denied nothing)"}, nil)
 	s := writtenSummary(t, out)
@@ -37,7 +37,7 @@ func TestDeniedNothing(t *testing.T) {
 		}
 	}
 	report := readReport(t, out)
-	for _, want := range []string{"The worst: one key of bots", "The limiter denied nothing", "(saturated: the limiter denied nothing)"} {
+	for _, want := range []string{"The worst key-window: one key of bots", "The limiter denied nothing", "(saturated: the limiter denied nothing)"} {
 		if !strings.Contains(report, want) && !strings.Contains(report, strings.Replace(want, "one key", "a key", 1)) {
 			t.Errorf("report does not say %q", want)
 		}
@@ -56,7 +56,7 @@ func TestOneBurst(t *testing.T) {
 	if code != ExitThreshold {
 		t.Fatalf("exit %d, want 3 (the burst's gate): %s", code, stderr)
 	}
-	checkStderr(t, stdout, []string{"  worst: one key of burst: 500 sent in"}, nil)
+	checkStderr(t, stdout, []string{"  worst key-window: one key of burst: 500 sent in"}, nil)
 	checkStderr(t, stderr, []string{
 		"the worst, one key of burst: 500 sent in",
 		"simulate: threshold ✓ ratio.p99<=1.5: ",
