@@ -41,7 +41,13 @@ type Event struct {
 	// Window is the id of the window the limiter counted the request in.
 	Window int64
 	// At is when the decision was made, from the run's start.
-	At      time.Duration
+	At time.Duration
+	// Into, when Planned, is how far into Window the time the limiter
+	// decided for was (its plan's: when the request arrived). The
+	// reference decides the request at that time, as the limiter did,
+	// and the key-window's span counts from it; without it, at At.
+	Into    time.Duration
+	Planned bool
 	Outcome Outcome
 	// FailOpen and FailClosed mark decisions the error policy made.
 	FailOpen, FailClosed bool
@@ -384,12 +390,16 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 	}
 	ks.last = max(ks.last, e.At)
 	kw := r.openWindow(e.Key, ks, e.Window, e.At)
+	sent := e.At
+	if e.Planned {
+		sent = kw.end - r.window + e.Into
+	}
 	if kw.offered == 0 {
-		kw.pop, kw.first = int32(e.Pop), e.At
+		kw.pop, kw.first = int32(e.Pop), sent
 	}
 	kw.offered++
-	kw.last = max(kw.last, e.At)
-	exact := r.exactAllows(ks, kw, e.At)
+	kw.first, kw.last = min(kw.first, sent), max(kw.last, sent)
+	exact := r.exactAllows(ks, kw, sent)
 	switch e.Outcome {
 	case Allowed:
 		r.totals.Allowed++
@@ -423,12 +433,13 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 
 // Denied is RecordWith for the most common request, cut down to a few
 // counts: one the limiter denied by its count (not its error policy), of
-// the key whose ref is ref, counted in window at at, by population pop,
+// the key whose ref is ref, counted in window at at (planned into into
+// the window: Event.Into, with Planned), by population pop,
 // which is not legitimate, when ref holds the key's state, window is the
 // key's newest open one and nothing is due to close (no key-window, no
 // sweep). It reports whether it recorded the request; when it did not,
 // the driver records it with RecordWith.
-func (r *Recorder) Denied(ref *KeyRef, pop int, window int64, at time.Duration) bool {
+func (r *Recorder) Denied(ref *KeyRef, pop int, window int64, at, into time.Duration) bool {
 	ks := ref.ks // not nil when its epoch is the recorder's
 	if ref.epoch != r.epoch || at-r.swept > r.grace {
 		return false
@@ -448,13 +459,17 @@ func (r *Recorder) Denied(ref *KeyRef, pop int, window int64, at time.Duration) 
 	ks.last = max(ks.last, at)
 	kw := &ks.open[n-1]
 	kw.offered++
-	kw.last = max(kw.last, at)
 	if r.exact == exactFixed { // exactAllows, inline for the usual rule
+		kw.last = max(kw.last, kw.end-r.window+into)
 		if kw.ref < r.limit {
 			kw.ref++
 			kw.wrong++
 		}
-	} else if r.exactAllows(ks, kw, at) {
+		return true
+	}
+	sent := kw.end - r.window + into
+	kw.first, kw.last = min(kw.first, sent), max(kw.last, sent)
+	if r.exactAllows(ks, kw, sent) {
 		kw.wrong++
 	}
 	return true

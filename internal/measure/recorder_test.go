@@ -247,12 +247,13 @@ func TestRecorderDenied(t *testing.T) {
 	for i := 0; i < 20000; i++ {
 		at := time.Duration(i) * 7 * time.Millisecond
 		k := (i * 7 / 3) % 3
-		e := Event{Pop: (i / 5) % 2, Client: k, Key: keys[k], Window: int64(at / (10 * time.Second)), At: at, Outcome: Denied}
+		e := Event{Pop: (i / 5) % 2, Client: k, Key: keys[k], Window: int64(at / (10 * time.Second)), At: at, Outcome: Denied,
+			Into: at % (10 * time.Second), Planned: true}
 		if i%11 == 0 {
 			e.Outcome = Allowed
 		}
 		slow.RecordWith(&slowRefs[k], e)
-		if e.Outcome == Denied && fast.Denied(&fastRefs[k], e.Pop, e.Window, e.At) {
+		if e.Outcome == Denied && fast.Denied(&fastRefs[k], e.Pop, e.Window, e.At, e.Into) {
 			took++
 			continue
 		}
@@ -262,7 +263,8 @@ func TestRecorderDenied(t *testing.T) {
 		t.Errorf("Denied took %d requests of 20,000: want most of the bots' denied ones", took)
 	}
 	a, b := slow.Finish(time.Minute), fast.Finish(time.Minute)
-	if a.Totals != b.Totals || !slices.Equal(a.Populations, b.Populations) || a.OverLimit != b.OverLimit || a.MaxIn != b.MaxIn || len(a.Hist) != len(b.Hist) {
+	if a.Totals != b.Totals || !slices.Equal(a.Populations, b.Populations) || a.OverLimit != b.OverLimit || a.MaxIn != b.MaxIn || len(a.Hist) != len(b.Hist) ||
+		a.Reference != b.Reference {
 		t.Errorf("with Denied: %+v %+v, without: %+v %+v", b.Totals, b.Populations, a.Totals, a.Populations)
 	}
 }

@@ -83,7 +83,7 @@ func TestReferenceDeniedPath(t *testing.T) {
 		r.RecordWith(&ref, Event{Key: "k", At: time.Second, Outcome: Allowed})
 		for i := 0; i < 4; i++ {
 			at := time.Duration(2+i) * time.Second
-			if !fast || !r.Denied(&ref, 0, 0, at) {
+			if !fast || !r.Denied(&ref, 0, 0, at, at) {
 				r.RecordWith(&ref, Event{Key: "k", At: at, Outcome: Denied})
 			}
 		}
