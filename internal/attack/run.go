@@ -19,13 +19,18 @@
 // Each request carries its client's identity: the token header (or cookie),
 // X-Forwarded-For or CF-Connecting-IP, X-Overshoot-Location, and
 // X-Overshoot-Client (a run-local client number, for false denials).
+//
+// Each response is a decision by its status: 2xx allowed, the
+// Options.DenyStatus statuses (429) denied, another status denied when its
+// rate-limit fields say nothing remains, else an error. Those fields are
+// read in every dialect servers send (ReadLimits: the IETF drafts 6 to 8,
+// X-RateLimit-*, Retry-After; docs/attack.md).
 package attack
 
 import (
 	"bufio"
 	"context"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"net/http"
 	"strconv"
@@ -92,6 +97,10 @@ type Options struct {
 	Skew time.Duration
 	// Timeout bounds each request (default 10 s).
 	Timeout time.Duration
+	// DenyStatus is the statuses that are denials besides a rate-limit
+	// field saying nothing remains (none: DefaultDenyStatus, 429 alone);
+	// each is 100-599 and not 2xx.
+	DenyStatus []int
 	// Results receives every result, vegeta's gob encoding, one encoder for
 	// the whole run; nil discards them. ResultsFile is its name for the
 	// summary.
@@ -131,6 +140,9 @@ func (o Options) normalize() (Options, time.Duration, int64, error) {
 	}
 	if o.Window%time.Millisecond != 0 {
 		return o, 0, 0, fmt.Errorf("attack: window %v must be in whole milliseconds", o.Window)
+	}
+	if err := checkDenyStatus(o.DenyStatus); err != nil {
+		return o, 0, 0, err
 	}
 	if len(pl.Populations) == 0 {
 		return o, 0, 0, fmt.Errorf("attack: the plan has no traffic")
@@ -268,7 +280,7 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 		start = o.Start
 	}
 	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Algorithm: string(pl.Limiter.Algorithm), Start: start, Populations: pl.MeasurePopulations()})
-	acct := newAccountant(rec, pops, len(specs), o.Window, o.Skew, start)
+	acct := newAccountant(rec, pops, len(specs), o.Window, o.Skew, start, o.DenyStatus)
 	acct.step = seriesStep(dur)
 	for _, sp := range specs {
 		acct.closed[sp.index] = sp.closed
@@ -460,7 +472,7 @@ func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.Ro
 	for i, name := range attackNames(pl) {
 		p := &pl.Populations[i]
 		pops[name] = i
-		ids := newIdentities(o.URL, pl, i, name, o.RunID, o.IPHeader, budget, o.Shard)
+		ids := newIdentities(o.URL, pl, i, name, o.RunID, o.IPHeader, budget, o.Shard, plan.NewStream(o.Seed, 0))
 		s := &spec{name: name, index: i, ids: ids, start: p.Start}
 		// A population ends at its own end, or when the run does (which
 		// -duration may have moved).
@@ -469,37 +481,32 @@ func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.Ro
 			end = min(p.End, dur)
 		}
 		s.duration = end - s.start
-		clients := float64(p.Clients)
-		seed := popSeed(o.Seed, name)
 		switch p.Send {
 		case plan.Closed:
 			// One attack per client, each with C workers (run), or with
 			// this shard's share of the C slots.
 			s.pacer = unbounded{}
 			s.workers, s.maxWork, s.closed = uint64(p.Concurrency), uint64(p.Concurrency), true
-			ids.setThink(p.Think, seed^1)
 			if o.Shard.Count > 1 {
 				s.slots = shardSlots(p.Clients, p.Concurrency, o.Shard)
 			}
 		case plan.Open:
-			if p.Poisson && p.RampOver == 0 {
-				s.pacer = newPoisson(p.Rate*clients, seed)
+			if p.Poisson {
+				s.pacer = newPoisson(p, ids.stream)
 			} else {
-				// Constant and ramped rates (a Poisson ramp too, for
-				// now: see newPoisson) follow the plan's arrivals.
 				s.pacer = newArrivals(p)
 			}
 			s.workers, s.maxWork = 10, 2000
 		case plan.Burst:
 			n := p.BurstSize * p.Clients
-			s.pacer = newBurst(n, p.BurstAt, p.BurstEvery, p.BurstSpread)
+			s.pacer = newBurst(p)
 			w := uint64(max(1, o.Shard.Share(int64(n))))
 			s.workers, s.maxWork = w, w
 		}
 		if o.Shard.Count > 1 && !s.closed {
 			s.pacer = shardPacer{p: s.pacer, n: uint64(o.Shard.Count), i: uint64(o.Shard.Index)}
 		}
-		s.tr = newTransport(base, pl.Token, o.Timeout)
+		s.tr = newTransport(base, pl.Token, pl.Key, o.Timeout)
 		// A closed loop's results come back on their client's own attack
 		// (runClients), which names the client; a shard's results keep
 		// the header for Merge.
@@ -556,13 +563,6 @@ func attackNames(pl *plan.Plan) []string {
 		out[i] = name
 	}
 	return out
-}
-
-// popSeed derives a population's seed from the run's seed and its name.
-func popSeed(seed uint64, name string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	return seed ^ h.Sum64()
 }
 
 // run waits for the population's start, attacks for its duration and
@@ -642,7 +642,8 @@ func (s *spec) runClients(ctx context.Context, hc *http.Client, consume func(*ve
 		)
 		if s.ids.hasThink() {
 			freed = make(chan struct{}, workers)
-			p = &thinkPacer{id: s.ids, slots: workers, freed: freed}
+			p = &thinkPacer{id: s.ids, slots: workers, freed: freed, draws: s.ids.stream.Client(s.ids.pop, c),
+				every: int64(cl.every), offset: int64(cl.offset)}
 		}
 		atk := vegeta.NewAttacker(vegeta.Client(hc), vegeta.Workers(workers), vegeta.MaxWorkers(workers))
 		wg.Add(1)

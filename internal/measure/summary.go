@@ -113,6 +113,21 @@ type LimiterRef struct {
 	WindowSecs  float64 `json:"window_seconds"`
 	Store       string  `json:"store"`
 	ErrorPolicy string  `json:"error_policy"`
+	// Key is what the limiter keys a caller on: token-ip (the seed's,
+	// also when empty), ip or token.
+	Key string `json:"key"`
+}
+
+// KeyedBy names the key as the limiter sees it, for people: "token and
+// IP", "IP" or "token".
+func (l LimiterRef) KeyedBy() string {
+	switch l.Key {
+	case "ip":
+		return "IP"
+	case "token":
+		return "token"
+	}
+	return "token and IP"
 }
 
 // Totals counts requests by what the limiter answered.
@@ -121,7 +136,7 @@ type Totals struct {
 	Allowed  int64 `json:"allowed"`
 	Denied   int64 `json:"denied"`
 	// Errors are requests that got no decision (live: a status that is
-	// neither 2xx nor 429, or a transport error).
+	// neither 2xx nor a denial status, or a transport error).
 	Errors int64 `json:"errors"`
 	// FailOpen and FailClosed are decisions the error policy made because
 	// the store failed; they are included in Allowed and Denied.

@@ -13,7 +13,7 @@ import (
 // TestDeniedNothing is issue 25's first scenario (testdata/denied-nothing.yaml:
 // bots at 120 a minute against 100 a minute per IP, fail-open on KV):
 // the terminal says the limiter denied nothing and that 1.20x is capped
-// by the offered load, the sensitivity rows say "saturated", and the
+// by the offered load, the sensitivity rows at 1.20x say "saturated", and the
 // summary's share of over-limit requests let through is 100%.
 func TestDeniedNothing(t *testing.T) {
 	out := t.TempDir()
@@ -31,10 +31,15 @@ func TestDeniedNothing(t *testing.T) {
 	if a := s.Answer; a == nil || !a.DeniedNothing || !a.Capped || a.Population != "bots" {
 		t.Errorf("summary.json's answer %+v: want denied nothing, capped, bots", a)
 	}
+	// Every row at the cap (all sent let through) says so; a row below it
+	// (no write limit: the limiter denies again) does not.
 	for _, x := range s.Sensitivity {
-		if x.Note != "saturated" {
-			t.Errorf("sensitivity %s=%s: note %q, want saturated", x.Path, x.Value, x.Note)
+		if want := x.Headline >= 1.2 && x.Note == "saturated" || x.Headline < 1.2 && x.Note == ""; !want {
+			t.Errorf("sensitivity %s=%s: %.2fx, note %q", x.Path, x.Value, x.Headline, x.Note)
 		}
+	}
+	if s.Sensitivity[0].Note != "saturated" {
+		t.Errorf("sensitivity's reference row: note %q, want saturated", s.Sensitivity[0].Note)
 	}
 	report := readReport(t, out)
 	for _, want := range []string{"The worst key-window: one key of bots", "The limiter denied nothing", "(saturated: the limiter denied nothing)"} {
