@@ -39,7 +39,8 @@ func PopulationSummary(s *Summary, i int) *Summary {
 	v.Populations = []Population{p}
 	v.Overshoot = Overshoot{}
 	if o := p.Overshoot; o != nil {
-		v.Overshoot = Overshoot{KeyWindows: o.KeyWindows, OverLimit: o.OverLimit, Ratio: o.Ratio, Allowed: o.Allowed, MaxAllowed: o.Allowed.Max}
+		v.Overshoot = Overshoot{KeyWindows: o.KeyWindows, OverLimit: o.OverLimit, Ratio: o.Ratio, Allowed: o.Allowed, MaxAllowed: o.Allowed.Max,
+			Histogram: o.Histogram}
 		if o.KeyWindows > 0 {
 			v.Overshoot.OverLimitShare = float64(o.OverLimit) / float64(o.KeyWindows)
 		}
@@ -93,13 +94,13 @@ func quantileWarning(c Condition, s *Summary) string {
 		}
 		worst = "the worst, " + who
 	}
-	gate := c.Population
-	if gate == "" && len(s.WorstKeys) > 0 {
-		gate = s.WorstKeys[0].Population
-	}
-	hint := maxName + c.Op + fmtBound(c.Value)
-	if gate != "" && c.Population == "" {
-		hint += " or " + gate + ":" + maxName + c.Op + fmtBound(c.Value)
+	bound := maxName + c.Op + fmtBound(c.Value)
+	hint := bound
+	switch {
+	case c.Population != "":
+		hint = c.Population + ":" + bound
+	case len(s.WorstKeys) > 0 && s.WorstKeys[0].Population != "":
+		hint += " or " + s.WorstKeys[0].Population + ":" + bound
 	}
 	return fmt.Sprintf("%s holds over the %s, but %s broke the same bound, %s; gate %s to catch it",
 		c.Text, scope, broke, worst, hint)

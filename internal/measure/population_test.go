@@ -54,6 +54,15 @@ func TestGatesPerPopulation(t *testing.T) {
 	if v := check1("users:allowed.max<=2"); !v.Pass || v.Value != 2 {
 		t.Errorf("users:allowed.max<=2 = %s, want 2", v)
 	}
+	// One population's quantile warns of its own key-windows.
+	po := &PopulationOvershoot{KeyWindows: 101, Allowed: CountStats{N: 101, P99: 1, Max: 50},
+		Histogram: []Bin{{Allowed: 1, KeyWindows: 100}, {Allowed: 50, KeyWindows: 1}}}
+	po.Ratio = po.Allowed.Ratio(10)
+	mixed := &Summary{Limiter: LimiterRef{Limit: 10}, Populations: []Population{{Name: "api", Overshoot: po}}}
+	c, _ := ParseCondition("api:ratio.p99<=1.5")
+	if v := Check(mixed, []Condition{c})[0]; !v.Pass || !strings.Contains(v.Warning, "holds over the api's key-windows, but 1 key-window of 101 broke the same bound, ratio.max is 5.00x; gate api:ratio.max<=1.5 to catch it") {
+		t.Errorf("api:ratio.p99<=1.5: %s, warning %q", v, v.Warning)
+	}
 	if v := check1("bots:ratio.max<=1.5"); v.Pass || !strings.Contains(v.String(), `no population "bots": it has users, burst`) {
 		t.Errorf("bots: %s", v)
 	}

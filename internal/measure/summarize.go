@@ -177,7 +177,7 @@ func countStats(hist map[int64]int64) CountStats {
 
 // populationOvershoot is the overshoot of one population's key-windows.
 func populationOvershoot(hist map[int64]int64, limit int64) *PopulationOvershoot {
-	o := &PopulationOvershoot{Allowed: countStats(hist)}
+	o := &PopulationOvershoot{Allowed: countStats(hist), Histogram: bins(hist)}
 	o.Ratio = o.Allowed.Ratio(limit)
 	o.KeyWindows = o.Allowed.N
 	for a, n := range hist {

@@ -292,6 +292,7 @@ type PopulationOvershoot struct {
 	OverLimit  int64      `json:"over_limit"`
 	Ratio      Stats      `json:"ratio"`
 	Allowed    CountStats `json:"allowed"`
+	Histogram  []Bin      `json:"histogram"`
 }
 
 // KVWork is what the store did, and how stale what it served was.
