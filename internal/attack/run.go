@@ -68,7 +68,9 @@ type Options struct {
 	// MaxRequests bounds its requests (0: the plan's, 0 there: no bound).
 	Duration    time.Duration
 	MaxRequests int64
-	// Seed makes the schedule (poissonPacer arrivals, think times) repeatable.
+	// Seed is the traffic's: a live run sends the requests of the model's
+	// trial 0 of this seed (plan.NewStream), its locations, think times
+	// and Poisson arrivals.
 	Seed uint64
 	// RunID prefixes every token sent, so that runs against a shared store
 	// (a real Worker) do not count each other's requests; "" sends the
@@ -82,6 +84,10 @@ type Options struct {
 	// waits for it (the agreed start of a sharded run's shards). Zero
 	// starts at once.
 	Start time.Time
+	// StartWhen, when set and Start is zero, is asked after the warm-up
+	// when the run should start; zero starts at once. attack gives one that
+	// fits each run in one window, so that it sees whole key-windows.
+	StartWhen func() time.Time
 	// Shard, when its Count is above 1, is the part of the run this
 	// process sends (attack -shard I/N): of every open loop's and burst's
 	// requests those numbered Index mod Count, of every closed-loop
@@ -266,6 +272,9 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 		if warmed, err = warmUp(ctx, base, specs, o.Timeout); err != nil {
 			return measure.Summary{}, err
 		}
+	}
+	if o.Start.IsZero() && o.StartWhen != nil {
+		o.Start = o.StartWhen()
 	}
 	if wait := time.Until(o.Start); !o.Start.IsZero() && wait > 0 {
 		t := time.NewTimer(wait)

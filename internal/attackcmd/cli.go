@@ -121,7 +121,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.duration, "duration", 0, "how long to attack (default: the scenario's live.duration)")
 	fs.Int64Var(&c.maxRequests, "max-requests", 0, "stop after this many requests (default: the scenario's live.max_requests; with -store cloudflare and neither given, "+
 		strconv.Itoa(DefaultCloudflareMaxRequests)+", since every request is billed API calls)")
-	fs.Func("seed", "seed for Poisson arrivals and think times (default: the scenario's seed)", func(v string) error {
+	fs.Func("seed", "seed of the traffic's draws: locations, think times, Poisson arrivals, as the model's trial 0 of that seed (default: the scenario's seed)", func(v string) error {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
 			return fmt.Errorf("must be a whole number >= 0")
@@ -468,9 +468,20 @@ func Main(args []string, env Env) int {
 			fmt.Fprintf(stderr, "attack: run %d of %d\n", i, n)
 		}
 	}
+	// Each run starts, after its warm-up, when it fits in one window, as a
+	// trial of the model does, so that it sees whole key-windows.
+	fit := func() time.Time {
+		at := fitStart(time.Now(), window, runDuration(c, pl))
+		if !at.IsZero() {
+			fmt.Fprintf(stderr, "attack: note: waiting %v for the next %v window, so that the run sees whole key-windows (the rest of this one is shorter than the run)\n",
+				time.Until(at).Round(100*time.Millisecond), scenario.Duration(window))
+		}
+		return at
+	}
 	s, runErr := runRepeats(ctx, c.repeat, attack.Options{Plan: pl, URL: tgtURL, Limit: limit, Window: window,
 		Duration: c.duration, MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Skew: skew, RunID: runID,
-		Timeout: c.timeout, DenyStatus: c.denyStatus, Results: results, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress, Series: &series, Samples: &samples}, fresh, announce)
+		Timeout: c.timeout, DenyStatus: c.denyStatus, Results: results, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress,
+		Series: &series, Samples: &samples, StartWhen: fit}, fresh, announce)
 	if progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}

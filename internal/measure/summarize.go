@@ -103,6 +103,7 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 		s.LatencyMs = &st
 	}
 	s.LatencyByDecision = latencyByDecision(&byDecision)
+	s.Mechanism = mechanism(trials)
 	return s
 }
 

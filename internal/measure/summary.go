@@ -71,6 +71,12 @@ type Summary struct {
 	// Comparison is set by simulate -compare: the prediction against the
 	// measured summary.
 	Comparison *Comparison `json:"comparison,omitempty"`
+
+	// Mechanism is, per trial (live: per run), what the store and the
+	// error policy did: the counts behind the 429, lost-update,
+	// stale-read and fail-open rates and the latency quantiles that
+	// simulate -compare checks beside the headline (see Mechanism).
+	Mechanism *Mechanism `json:"mechanism,omitempty"`
 }
 
 // ScenarioRef identifies the scenario a run came from.

@@ -39,7 +39,7 @@ func WriteHeader(w io.Writer, s *Summary, width int) error {
 	l := s.Limiter
 	p.f("  limiter:  %s, %d per %s keyed by %s, store %s, %s\n", l.Algorithm, l.Limit, l.Window, l.KeyedBy(), l.Store, l.ErrorPolicy)
 	if s.Mode == "attack" {
-		p.f("  seed %d (arrivals and think times; the store and the network are live)", s.Seed)
+		p.f("  seed %d (the traffic: as the model's trial 0 of this seed; the store and the network are live)", s.Seed)
 	} else {
 		p.f("  seed %d, %d trial(s)", s.Seed, s.Trials)
 	}

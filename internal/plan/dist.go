@@ -90,18 +90,20 @@ func (d *Dist) Sample(r *rand.Rand) time.Duration {
 	return time.Duration(v)
 }
 
-// At returns the draw of d at u uniform in [0, 1): its inverse CDF, so
-// that a counter-based draw (Draws) picks a value without a generator.
-// It has d's distribution, as Sample has, but not Sample's values.
-func (d *Dist) At(u float64) time.Duration {
+// At returns the draw of d from 64 well-mixed bits x (a counter-based
+// draw, Draws): an exponential by the ziggurat, the others by their
+// inverse CDF at u = the top 53 bits over 2^53. It has d's distribution,
+// as Sample has, but not Sample's values.
+func (d *Dist) At(x uint64) time.Duration {
 	var v float64
+	u := float64(x>>11) / (1 << 53)
 	switch d.kind {
 	case distConstant:
 		return time.Duration(d.a)
 	case distUniform:
 		v = d.a + u*d.b
 	case distExponential:
-		v = exp1(u) * d.a
+		v = expFrom(x) * d.a
 	case distLognormal:
 		// The standard normal's inverse CDF is -sqrt(2) erfcinv(2u).
 		v = d.a * math.Exp(-d.b*math.Sqrt2*math.Erfcinv(2*u))

@@ -1,9 +1,6 @@
 package plan
 
-import (
-	"math"
-	"time"
-)
+import "time"
 
 // The traffic's randomness is counter-based: every random fact of a
 // request (where a spreading client arrives, a think time, a Poisson gap)
@@ -43,11 +40,13 @@ const (
 	factArrival
 )
 
-// u returns draw n of the client's fact, uniform in [0, 1).
-func (d Draws) u(n int64, fact uint64) float64 {
-	x := mix64(d.key + uint64(n)*0x9e3779b97f4a7c15 + fact*0xd1b54a32d192ed03)
-	return float64(x>>11) / (1 << 53)
+// bits returns draw n of the client's fact: 64 well-mixed bits.
+func (d Draws) bits(n int64, fact uint64) uint64 {
+	return mix64(d.key + uint64(n)*0x9e3779b97f4a7c15 + fact*0xd1b54a32d192ed03)
 }
+
+// u returns draw n of the client's fact, uniform in [0, 1).
+func (d Draws) u(n int64, fact uint64) float64 { return float64(d.bits(n, fact)>>11) / (1 << 53) }
 
 // mix64 is SplitMix64's finalizer: a bijection of 64-bit words that mixes
 // every input bit into every output bit.
@@ -57,13 +56,10 @@ func mix64(z uint64) uint64 {
 	return z ^ z>>31
 }
 
-// exp1 turns u uniform in [0, 1) into an Exp(1) draw.
-func exp1(u float64) float64 { return -math.Log1p(-u) }
-
 // ThinkTime returns think j of a closed-loop client (its j-th pause
 // between a response and its next request, from 0) with draws d.
 func (p *Population) ThinkTime(d Draws, j int64) time.Duration {
-	return p.Think.At(d.u(j, factThink))
+	return p.Think.At(d.bits(j, factThink))
 }
 
 // Arrival returns the cumulative intensity of an open-loop client k's
@@ -79,7 +75,7 @@ func (p *Population) Arrival(d Draws, k int, n int64, prev float64) float64 {
 		if n == 0 {
 			prev = 0
 		}
-		return prev + exp1(d.u(n, factArrival))
+		return prev + expFrom(d.bits(n, factArrival))
 	}
 	return float64(n*int64(p.Clients)+int64(k)) / float64(p.Clients)
 }

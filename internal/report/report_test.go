@@ -267,13 +267,14 @@ func TestCompare(t *testing.T) {
 	if p != pred || m != meas || pl != "predicted" || ml != "measured" {
 		t.Fatal("compareRoles did not take simulate as the prediction")
 	}
-	got := compareSentence(p, m, pl, ml)
+	cmp := measure.Compare(p, m)
+	got := compareSentence(p, m, pl, ml, &cmp)
 	if !strings.Contains(got, "7.0x, is inside the predicted 95% band") {
 		t.Errorf("sentence: %s", got)
 	}
 	hi := sampleAttack()
 	hi.Overshoot.Ratio.Max = 12
-	if got := compareSentence(pred, hi, pl, ml); !strings.Contains(got, "is above") || !strings.Contains(got, "under-predicts") {
+	if got := compareSentence(pred, hi, pl, ml, &measure.Comparison{Verdict: measure.VerdictFails, Why: "outside"}); !strings.Contains(got, "is above") || !strings.Contains(got, "under-predicts") {
 		t.Errorf("sentence for a measurement above the band: %s", got)
 	}
 	tab := compareTable(pred, meas, pl, ml)
@@ -428,5 +429,68 @@ func TestCompareReportShowsComparison(t *testing.T) {
 	}
 	if f := RepeatsFigure(nil, meas); f == nil || f.Title != "How much did the repeated live runs differ?" {
 		t.Errorf("an attack report's repeats figure: %+v", f)
+	}
+}
+
+// TestVerdictBox: the report's verdict box is green (class holds) and
+// says the prediction holds only when the comparison's verdict is holds;
+// a comparison that is not like for like says it cannot judge, with what
+// to do, and one whose mechanism disagrees says it does not hold.
+func TestVerdictBox(t *testing.T) {
+	pred, meas := sampleSimulate(), sampleAttack()
+	for _, tc := range []struct {
+		cmp   measure.Comparison
+		class string
+		says  []string
+	}{
+		{measure.Comparison{Verdict: measure.VerdictHolds, Why: "like for like"}, "holds", []string{"The prediction holds for this run"}},
+		{measure.Comparison{Verdict: measure.VerdictCannotJudge, Why: "the live run saw 2 key-windows", Do: "start the run"},
+			"cannot-judge", []string{"Cannot judge whether the prediction holds: the live run saw 2 key-windows", "What to do: start the run"}},
+		{measure.Comparison{Verdict: measure.VerdictFails, Why: "outside their bands are write_429.rate", Do: "find what differs", InsideBand: true},
+			"fails", []string{"does not hold for this run: outside their bands are write_429.rate"}},
+	} {
+		p := *pred
+		cmp := tc.cmp
+		p.Comparison = &cmp
+		d := build(&p, Options{Compare: meas, NoFigures: true})
+		html, err := d.html()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `<p class="verdict ` + tc.class + `" id="verdict">`; !strings.Contains(string(html), want) {
+			t.Errorf("%s: the verdict box is not %q", tc.cmp.Verdict, want)
+		}
+		for _, w := range tc.says {
+			if !strings.Contains(d.Compare, w) {
+				t.Errorf("%s: the verdict sentence does not say %q: %s", tc.cmp.Verdict, w, d.Compare)
+			}
+		}
+		if tc.class != "holds" && strings.Contains(d.Compare, "prediction holds for") {
+			t.Errorf("%s: the sentence says the prediction holds: %s", tc.cmp.Verdict, d.Compare)
+		}
+	}
+}
+
+// TestCompareNoKeyWindows: a live run with no key-window gets no error
+// figure anywhere in the report's comparison: not in the sentence, not in
+// the verdict table, not in the quantile table.
+func TestCompareNoKeyWindows(t *testing.T) {
+	pred, meas := sampleSimulate(), sampleAttack()
+	meas.Overshoot = measure.Overshoot{}
+	cmp := measure.Compare(pred, meas)
+	pred.Comparison = &cmp
+	d := build(pred, Options{Compare: meas, NoFigures: true})
+	if !strings.HasPrefix(d.Compare, "Cannot judge") || !strings.Contains(d.Compare, "What to do: check that the target answered") ||
+		strings.Contains(d.Compare, "%") || d.VerdictClass != "cannot-judge" {
+		t.Errorf("sentence %q (box %q), want cannot judge with no error", d.Compare, d.VerdictClass)
+	}
+	for _, tb := range d.CompareTables {
+		for _, row := range tb.Rows {
+			for _, cell := range row[1:] {
+				if strings.HasSuffix(cell, "%") || strings.HasPrefix(cell, "+") || strings.HasPrefix(cell, "-") && len(cell) > 1 {
+					t.Errorf("%s: row %v gives an error figure", tb.Title, row)
+				}
+			}
+		}
 	}
 }

@@ -22,6 +22,9 @@ type doc struct {
 	// when Options.Compare is set.
 	Compare       string
 	CompareTables []table
+	// VerdictClass styles the verdict box (verdictClass): green only
+	// when the prediction holds.
+	VerdictClass string
 	// Tables come before the figures (the results in numbers), Details
 	// after them (populations, KV work, live run, sweep points).
 	Tables    []table
@@ -65,9 +68,17 @@ func build(s *measure.Summary, opts Options) *doc {
 	}
 	if opts.Compare != nil {
 		pred, meas, pl, ml := compareRoles(s, opts.Compare)
-		d.Compare = compareSentence(pred, meas, pl, ml)
+		cmp := s.Comparison
+		if cmp == nil {
+			c := measure.Compare(pred, meas)
+			cmp = &c
+		}
+		d.Compare, d.VerdictClass = compareSentence(pred, meas, pl, ml, cmp), verdictClass(cmp)
 		if c := s.Comparison; c != nil {
 			d.CompareTables = append(d.CompareTables, comparisonTable(c))
+			if len(c.Checks) > 0 {
+				d.CompareTables = append(d.CompareTables, mechanismTable(c))
+			}
 		}
 		d.CompareTables = append(d.CompareTables, compareTable(pred, meas, pl, ml))
 		if r := meas.Repeats; r != nil && len(r.Runs) > 0 {

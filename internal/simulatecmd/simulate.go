@@ -50,6 +50,7 @@ type config struct {
 	gates       cli.Gates
 	compare     string
 	force       bool        // -force: -compare even when scenario or mode differ
+	forcedOther string      // with -force: how the run's scenario is not the one predicted ("" when it is)
 	calibrate   string      // -calibrate: live summaries to fit, comma-separated
 	fit         string      // -fit: the paths to fit (default DefaultFit)
 	shard       *plan.Shard // -shard I/N: run one shard, write its file under out
@@ -370,6 +371,9 @@ func load(c *config, measured *measure.Summary) (*scenario.Scenario, []string, e
 		return sc, nil, err
 	}
 	var notes []string
+	if c.force {
+		c.forcedOther = forcedOther(sc, measured)
+	}
 	if n, err := sameScenario(sc, measured, c.compare, c.force); err != nil {
 		return nil, nil, err
 	} else if n != "" {
@@ -417,6 +421,22 @@ func sameScenario(sc *scenario.Scenario, measured *measure.Summary, path string,
 			path, m.Name, m.Hash, describeSource(sc), m.Params, hash)
 	}
 	return "", nil
+}
+
+// forcedOther says how the scenario predicted is not the one the measured
+// run ran, as sameScenario would have refused it without -force (another
+// name, or another hash where a hash is recorded and sc is not a
+// calibrated scenario, whose hash differs by design); "" when it is the
+// same. The comparison then cannot judge.
+func forcedOther(sc *scenario.Scenario, measured *measure.Summary) string {
+	m := measured.Scenario
+	switch {
+	case m.Name != sc.Name:
+		return fmt.Sprintf("the live run ran scenario %q, the prediction is of %q (-force)", m.Name, sc.Name)
+	case m.Hash != "" && m.Hash != sc.Hash() && sc.Calibrated == nil:
+		return fmt.Sprintf("the live run ran scenario %q with hash %s, the prediction is of hash %s, another file or the file changed since (-force)", m.Name, m.Hash, sc.Hash())
+	}
+	return ""
 }
 
 // sameCalibrated checks that the measured run ran the scenario calibrated
@@ -623,10 +643,16 @@ func targetProfile(sc *scenario.Scenario, measured *measure.Summary, user map[st
 // may have been shorter than planned (interrupted, -duration,
 // max_requests), and is then predicted that long, with the populations that
 // had started by then, unless -set live.duration (in user) says how long.
-// That describes the run, not its target.
+// That describes the run, not its target. Of repeated runs (attack
+// -repeat), whose live.duration_seconds is their sum, it is the longest
+// run's (totals.seconds), as a trial of the model stands for one run.
 func runLength(sc *scenario.Scenario, measured *measure.Summary, user map[string]bool) (*scenario.Scenario, error) {
 	if lv := measured.Live; lv != nil && lv.DurationSecs > 0 && !user["live.duration"] {
-		d := max(time.Duration(lv.DurationSecs*float64(time.Second)).Round(time.Millisecond), time.Millisecond)
+		secs := lv.DurationSecs
+		if r := measured.Repeats; r != nil && len(r.Runs) > 1 && measured.Totals.SimulatedSeconds > 0 {
+			secs = measured.Totals.SimulatedSeconds
+		}
+		d := max(time.Duration(secs*float64(time.Second)).Round(time.Millisecond), time.Millisecond)
 		if d < sc.Live.Duration.D() {
 			out := shortened(sc, d)
 			if len(out.Traffic) == 0 {
@@ -852,6 +878,9 @@ func ref(sc *scenario.Scenario) measure.ScenarioRef {
 func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measure.Summary, stdout, stderr io.Writer) int {
 	if measured != nil && len(s.Points) == 0 {
 		cmp := measure.Compare(&s, measured)
+		if c.forcedOther != "" {
+			cmp.NotLikeForLike(c.forcedOther, "predict the run's own scenario file, without -force")
+		}
 		s.Comparison = &cmp
 	}
 	if c.json {
@@ -933,26 +962,40 @@ func writeText(w io.Writer, c *config, s *measure.Summary) error {
 	return measure.WriteTextWidth(w, s, cli.Width(w))
 }
 
-// writeComparison prints the prediction against the measurement and the
-// verdict.
+// writeComparison prints the prediction against the measurement: the
+// headline, each figure of the mechanism against its band, and the
+// verdict with why and what to do.
 func writeComparison(w io.Writer, c *measure.Comparison) {
 	what := "the live run"
 	if c.Repeats > 1 {
 		what = fmt.Sprintf("the median of %d live runs", c.Repeats)
 	}
-	verdict := "INSIDE"
+	band := "INSIDE"
 	if !c.InsideBand {
-		verdict = "OUTSIDE"
+		band = "OUTSIDE"
 	}
 	fmt.Fprintf(w, "\ncompared: measured max ratio %.3g (%s, %d key-windows)\n", c.MeasuredMaxRatio, what, c.KeyWindows)
-	fmt.Fprintf(w, "          predicted median %.3g, 95%% of trials in [%.3g, %.3g]\n", c.PredictedMedian, c.PredictedBand[0], c.PredictedBand[1])
-	fmt.Fprintf(w, "verdict:  %s the predicted band; relative error %.1f%%\n", verdict, 100*c.RelativeError)
+	fmt.Fprintf(w, "          predicted median %.3g, 95%% of trials in [%.3g, %.3g]: %s the band", c.PredictedMedian, c.PredictedBand[0], c.PredictedBand[1], band)
+	if c.RelativeError != nil {
+		fmt.Fprintf(w, "; relative error %.1f%%", 100**c.RelativeError)
+	}
+	fmt.Fprintln(w)
 	if c.MeasuredReadGroup > 0 && c.PredictedReadGroup > 0 {
 		fmt.Fprintf(w, "races:    at most %.3g requests read one count (%s), the model's trials %.3g (median)\n",
 			c.MeasuredReadGroup, strings.TrimPrefix(what, "the "), c.PredictedReadGroup)
 	}
-	if c.Note != "" {
+	if len(c.Checks) > 0 {
+		fmt.Fprintf(w, "mechanism (%s against the model's trials):\n", strings.TrimPrefix(what, "the "))
+		for _, k := range c.Checks {
+			fmt.Fprintf(w, "  %-17s %s\n", k.Name, k.Format())
+		}
+	}
+	if c.Note != "" && c.LikeForLike {
 		fmt.Fprintf(w, "note:     %s\n", c.Note)
+	}
+	fmt.Fprintf(w, "verdict:  %s: %s\n", strings.ToUpper(c.Verdict), c.Why)
+	if c.Do != "" {
+		fmt.Fprintf(w, "          what to do: %s\n", c.Do)
 	}
 }
 

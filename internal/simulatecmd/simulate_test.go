@@ -217,6 +217,24 @@ func TestCompareFollowsTheMeasuredRun(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(dir, "out", "default", "*", "compare-summary.json")); len(m) != 1 {
 		t.Errorf("want one comparison report, got %v", m)
 	}
+
+	// Three repeated runs of 1.5 s: live.duration_seconds is their sum,
+	// 4.5 s; a trial of the model stands for one run, 1.5 s.
+	measured.Live.DurationSecs, measured.Totals.SimulatedSeconds = 4.5, 1.5
+	measured.Repeats = measure.NewRepeats([]measure.RepeatRun{{MaxRatio: 1}, {MaxRatio: 1}, {MaxRatio: 1}})
+	b, _ = json.Marshal(measured)
+	os.WriteFile(path, b, 0o644)
+	code, stdout, stderr = runMain(t, "-json", "-no-report", "-trials", "2", "-compare", path)
+	if code != ExitOK {
+		t.Fatalf("repeats: exit %d: %s", code, stderr)
+	}
+	s = measure.Summary{}
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Totals.SimulatedSeconds != 1.5 {
+		t.Errorf("predicted %v s for three runs of 1.5 s, want 1.5 s (one run's)", s.Totals.SimulatedSeconds)
+	}
 }
 
 // TestReportFailureKeepsTheSummary: when the report cannot be written
