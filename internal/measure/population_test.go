@@ -115,3 +115,18 @@ func TestSpanWords(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepNamesWho: a sweep's terminal summary names the worst key-window
+// of the point that let the most through, and says where.
+func TestSweepNamesWho(t *testing.T) {
+	one := burstRun(t)
+	low := *one
+	low.Overshoot.Ratio.Max = 1
+	low.Answer = &Answer{Who: "a key of users: 2 sent in 10ms, all 2 let through, 0.20x the limit"}
+	s := &Summary{Points: []Point{{Params: []Param{{Path: "c", Value: "1"}}, Summary: &low}, {Params: []Param{{Path: "c", Value: "8"}}, Summary: one}}}
+	var b strings.Builder
+	if err := WriteResults(&b, s); err != nil || !strings.Contains(b.String(), "  worst key-window at c=8: one key of burst: 50 sent in 980ms") ||
+		!strings.Contains(b.String(), "  note:  the limiter denied nothing") {
+		t.Errorf("terminal (%v):\n%s", err, b.String())
+	}
+}

@@ -131,6 +131,9 @@ func WriteResults(w io.Writer, s *Summary) error {
 			}
 			p.f("  worst %s: %s at %s\n", w.Metric, m.Format(w.Value), strings.Join(at, " "))
 		}
+		if i := worstPoint(s.Points); i >= 0 {
+			p.answer(s.Points[i].Summary.Answer, " at "+labels[i])
+		}
 		return p.err
 	}
 	p.body(s, what)
@@ -185,7 +188,7 @@ func (p *printer) body(s *Summary, what string) {
 			p.f("  %s (%s): not measured in this run\n", m.Label, m.Name)
 		}
 	}
-	p.answer(s.Answer)
+	p.answer(s.Answer, "")
 	p.f("  %s: a limit of %s per %s let through up to %s in one key-window (%.2fx);\n",
 		what, Thousands(s.Limiter.Limit), s.Limiter.Window, Thousands(o.MaxAllowed), o.Ratio.Max)
 	if s.Trials > 1 {
@@ -257,12 +260,26 @@ func (p *printer) body(s *Summary, what string) {
 	}
 }
 
-// answer prints who is behind the worst figure and the notes on it.
-func (p *printer) answer(a *Answer) {
+// worstPoint is the index of the sweep point whose worst key-window let
+// the most through as a multiple of the limit (the first of equals), with
+// an answer; -1 when none has one.
+func worstPoint(points []Point) int {
+	best, at := -1.0, -1
+	for i, pt := range points {
+		if ps := pt.Summary; ps != nil && ps.Answer != nil && ps.Overshoot.Ratio.Max > best {
+			best, at = ps.Overshoot.Ratio.Max, i
+		}
+	}
+	return at
+}
+
+// answer prints who is behind the worst figure and the notes on it; where
+// says at which sweep point, for a sweep.
+func (p *printer) answer(a *Answer, where string) {
 	if a == nil {
 		return
 	}
-	p.f("  worst key-window: %s\n", a.Who)
+	p.f("  worst key-window%s: %s\n", where, a.Who)
 	for _, n := range a.Notes {
 		p.f("%s\n", Wrap("  note:  ", n+".", TextWidth+20))
 	}

@@ -209,6 +209,12 @@ func sweepHeadline(s *measure.Summary) string {
 		}
 		fmt.Fprintf(&b, " A limit of %s %s %s up to %s in one key-window (%s) at %s.",
 			count(ps.Limiter.Limit), perWindow(ps.Limiter), verb, count(ps.Overshoot.MaxAllowed), ratio(worstRatio), paramList(worst.Params))
+		if a := ps.Answer; a != nil {
+			b.WriteString(" There, the worst key-window: " + a.Who + ".")
+			for _, n := range a.Notes {
+				b.WriteString(" " + capitalize(n) + ".")
+			}
+		}
 	}
 	return b.String()
 }
