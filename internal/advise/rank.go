@@ -181,8 +181,14 @@ func Recommendation(budget []measure.Condition, rs []Result) string {
 	}
 	allowed, _ := r.metric("allowed.p99")
 	ratio, _ := r.metric("ratio.p99")
-	return fmt.Sprintf("Recommended: %s with a limit of %d: the 99th percentile key-window lets %.0f through (%.2fx), legitimate requests denied (falsely) %s, cost %s per million requests; the budget holds in %.0f%% of %d trials.",
+	out := fmt.Sprintf("Recommended: %s with a limit of %d: the 99th percentile key-window lets %.0f through (%.2fx), legitimate requests denied (falsely) %s, cost %s per million requests; the budget holds in %.0f%% of %d trials.",
 		r.Design, r.Limit, allowed, ratio, falseDenials(r.Summary), cost(r), 100*r.Confidence, r.Summary.Trials)
+	for _, v := range r.Verdicts {
+		if v.Warning != "" {
+			out += " Warning: " + v.Warning + "."
+		}
+	}
+	return out
 }
 
 // falseDenials lists each legitimate population's denied share and, in
@@ -221,11 +227,15 @@ func Binding(vs []measure.Verdict) string {
 			continue
 		}
 		c := v.Condition
+		if v.Missing != "" {
+			out = append(out, c.Text+" ("+v.Missing+")")
+			continue
+		}
 		if !v.Measured {
 			out = append(out, c.Text+" (not measured)")
 			continue
 		}
-		s := fmt.Sprintf("%s: %s against %s %s", c.Metric.Name, c.Metric.Format(v.Value), c.Op, c.Metric.Format(c.Value))
+		s := fmt.Sprintf("%s: %s against %s %s", c.Subject(), c.Metric.Format(v.Value), c.Op, c.Metric.Format(c.Value))
 		if c.Value > 0 && v.Value > 0 {
 			s += fmt.Sprintf(" (%.2g times the bound)", v.Value/c.Value)
 		}

@@ -93,7 +93,7 @@ func Merge(o MergeOptions) (measure.Summary, error) {
 	for i, n := range names {
 		pops[n] = i
 	}
-	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Start: o.Start, Populations: pl.MeasurePopulations()})
+	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Algorithm: string(pl.Limiter.Algorithm), Start: o.Start, Populations: pl.MeasurePopulations()})
 	acct := newAccountant(rec, pops, len(names), o.Window, o.Skew, o.Start, o.DenyStatus)
 	acct.step = seriesStep(o.Elapsed)
 	for i, p := range pl.Populations {

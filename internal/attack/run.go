@@ -288,7 +288,7 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	if !o.Start.IsZero() {
 		start = o.Start
 	}
-	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Start: start, Populations: pl.MeasurePopulations()})
+	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Algorithm: string(pl.Limiter.Algorithm), Start: start, Populations: pl.MeasurePopulations()})
 	acct := newAccountant(rec, pops, len(specs), o.Window, o.Skew, start, o.DenyStatus)
 	acct.step = seriesStep(dur)
 	for _, sp := range specs {

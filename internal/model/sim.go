@@ -199,7 +199,7 @@ func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Tr
 func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
 	t := &trial{c: c, i: i, last: -1}
 	t.rng, t.pcg = trialSource(seed, i)
-	t.rec = measure.NewRecorder(measure.Config{Limit: c.lim.Config().Limit, Window: c.lim.Config().Window,
+	t.rec = measure.NewRecorder(measure.Config{Limit: c.lim.Config().Limit, Window: c.lim.Config().Window, Algorithm: string(c.lim.Config().Algorithm),
 		Start: c.start, Populations: c.mpops})
 	var err error
 	if t.store, t.owned, err = c.newStore(t.rng, &t.rec.KV); err != nil {
@@ -480,7 +480,7 @@ func (t *trial) readDone(ri int32) {
 	}
 	// The usual request of a flood is denied by the count: recorded from
 	// the plan's window, with no Decision built.
-	if t.c.lim.DeniesByCount(&r.win.plan, &r.got) && t.rec.Denied(&r.win.rec, int(r.cl.pop), r.win.plan.Window, time.Duration(t.now)) {
+	if t.c.lim.DeniesByCount(&r.win.plan, &r.got) && t.rec.Denied(&r.win.rec, int(r.cl.pop), r.win.plan.Window, time.Duration(t.now), r.into) {
 		r.decided = measure.DecidedDenied
 		t.done(r, ri)
 		return
@@ -552,7 +552,7 @@ func (t *trial) atOwner(ri int32) {
 // record reports the decision for r, made now.
 func (t *trial) record(r *request, d *limiter.Decision) {
 	c := r.cl
-	if !d.Allowed && !d.FailClosed && t.rec.Denied(&r.win.rec, int(c.pop), d.Window, time.Duration(t.now)) {
+	if !d.Allowed && !d.FailClosed && t.rec.Denied(&r.win.rec, int(c.pop), d.Window, time.Duration(t.now), r.into) {
 		r.decided = measure.DecidedDenied
 		return
 	}
@@ -560,7 +560,7 @@ func (t *trial) record(r *request, d *limiter.Decision) {
 	if d.Allowed {
 		out = measure.Allowed
 	}
-	e := measure.Event{Pop: int(c.pop), Client: int(r.client), Key: r.win.caller, Window: d.Window, At: time.Duration(t.now),
+	e := measure.Event{Pop: int(c.pop), Client: int(r.client), Key: r.win.caller, Window: d.Window, At: time.Duration(t.now), Into: r.into, Planned: true,
 		Outcome: out, FailOpen: d.FailOpen, FailClosed: d.FailClosed, Remaining: d.Remaining, HasRemaining: d.Allowed && !d.FailOpen}
 	r.decided = measure.DecisionOf(e)
 	t.rec.RecordWith(&r.win.rec, e)

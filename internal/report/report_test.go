@@ -148,6 +148,16 @@ func TestHeadline(t *testing.T) {
 	within.Trials = 1
 	sweepOnly := sampleSweep()
 	sweepOnly.Totals = measure.Totals{}
+	sweepWho := sampleSweep()
+	sweepWho.Totals = measure.Totals{}
+	for i := range sweepWho.Points {
+		p := *sweepWho.Points[i].Summary
+		p.Answer = &measure.Answer{Who: "a key of bot: 38 sent in 2s, all 38 let through, 7.60x the limit"}
+		sweepWho.Points[i].Summary = &p
+	}
+	who := sampleSimulate()
+	who.Answer = &measure.Answer{Who: "one key of burst: 500 sent in 1s, all 500 let through, 100.00x the limit",
+		Notes: []string{"the limiter denied nothing: all 500 requests were let through"}}
 	tests := []struct {
 		name    string
 		s       *measure.Summary
@@ -162,6 +172,9 @@ func TestHeadline(t *testing.T) {
 			"With 4,000 requests over 10 s from bot, a limit of 5 per 10 s keyed by token and IP (fixed-window on eventual) was measured letting through up to 35 (7.0x, ratio.max)."},
 		{"within the limit", within, "one user",
 			"With one user, a limit of 5 per day keyed by token and IP (fixed-window on kv) let through up to 5 (1.0x, ratio.max): no key-window went over the limit."},
+		{"who and why lead", who, "one burst",
+			"The worst key-window: one key of burst: 500 sent in 1s, all 500 let through, 100.00x the limit. The limiter denied nothing: all 500 requests were let through. With one burst, a limit of 5 per day keyed by token and IP"},
+		{"sweep names who", sweepWho, "", "Across 21 sweep points, most allowed in one key-window / limit (ratio.max) was highest at store.kind=kv, traffic.bot.closed_loop.concurrency=32: 7.6x; lowest at store.kind=durable-object, traffic.bot.closed_loop.concurrency=1: 1.2x. A limit of 5 per day let through up to 38 in one key-window (7.6x) at store.kind=kv, traffic.bot.closed_loop.concurrency=32. There, the worst key-window: a key of bot: 38 sent in 2s, all 38 let through, 7.60x the limit."},
 		{"no requests", noReq, "", "No requests were made in this run, so there is nothing to measure: no key-window, no overshoot, no figures."},
 		{"sweep only", sweepOnly, "", "Across 21 sweep points, most allowed in one key-window / limit (ratio.max) was highest at store.kind=kv, traffic.bot.closed_loop.concurrency=32: 7.6x; lowest at store.kind=durable-object, traffic.bot.closed_loop.concurrency=1: 1.2x. A limit of 5 per day let through up to 38 in one key-window (7.6x) at store.kind=kv, traffic.bot.closed_loop.concurrency=32."},
 		{"sweep led by another metric", outageSweep(), "", "Across 2 sweep points, legitimate requests falsely denied (false_denials.rate) was highest at limiter.error_policy=fail-closed: 25.0%; lowest at limiter.error_policy=fail-open: 0.0%. A limit of 5 per day let through up to 38 in one key-window (7.6x) at limiter.error_policy=fail-open."},
