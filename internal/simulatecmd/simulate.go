@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/cli"
+	"github.com/overshoot-dev/overshoot/internal/files"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/model"
 	"github.com/overshoot-dev/overshoot/internal/plan"
@@ -652,9 +653,13 @@ func shortened(sc *scenario.Scenario, d time.Duration) *scenario.Scenario {
 	return &out
 }
 
+// maxSummaryBytes bounds a summary.json read back (-compare, -calibrate,
+// -diff).
+var maxSummaryBytes int64 = files.MaxSummary
+
 // readSummary reads a summary.json to compare with.
 func readSummary(path string) (*measure.Summary, error) {
-	b, err := os.ReadFile(path)
+	b, err := files.Read(path, maxSummaryBytes, "a summary.json")
 	if err != nil {
 		return nil, fmt.Errorf("-compare: %w", err)
 	}
@@ -868,7 +873,9 @@ func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measu
 		if s.Comparison != nil {
 			writeComparison(stdout, s.Comparison)
 		}
-		writeCalibration(stdout, sc.Calibrated)
+		if sc != nil { // nil for a merge
+			writeCalibration(stdout, sc.Calibrated)
+		}
 	}
 	if !c.noReport {
 		opts := report.Options{Compare: measured, Traffic: s.Scenario.Traffic}

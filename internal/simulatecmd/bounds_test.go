@@ -1,0 +1,127 @@
+package simulatecmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFileReadsAreBounded: every file simulate reads back (a summary for
+// -compare, -calibrate or -diff, a shard file for -merge) is read up to a
+// bound, so /dev/zero is bad input (exit 2, naming the file, writing
+// nothing), not a read until memory runs out.
+func TestFileReadsAreBounded(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip(err)
+	}
+	// Small bounds, so that the test reads megabytes, not the real bounds.
+	defer func(s, m int64) { maxSummaryBytes, maxShardFileSize = s, m }(maxSummaryBytes, maxShardFileSize)
+	maxSummaryBytes, maxShardFileSize = 1<<20, 1<<20
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"compare", []string{"-compare", "/dev/zero"}},
+		{"calibrate", []string{"-calibrate", "/dev/zero"}},
+		{"diff", []string{"-diff", "/dev/zero", "/dev/zero"}},
+		{"merge", []string{"-merge", "/dev/zero"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "reports")
+			code, stdout, stderr := runMain(t, append([]string{"-out", out}, tc.args...)...)
+			if code != ExitBadInput || !strings.Contains(stderr, "/dev/zero is over 1 MiB") || stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q: want %d and the file named as too large", code, stdout, stderr, ExitBadInput)
+			}
+			if got := entries(t, out); len(got) != 0 {
+				t.Errorf("written: %v", got)
+			}
+		})
+	}
+}
+
+// editedShard runs shard 0 of 1 of a short default run into a folder,
+// applies edit to its file's JSON and returns the file's path.
+func editedShard(t *testing.T, edit func(f map[string]any)) string {
+	t.Helper()
+	dir := t.TempDir()
+	if code, _, stderr := runMain(t, "-shard", "0/1", "-trials", "2", "-seed", "3", "-sensitivity=false", "-out", dir); code != ExitOK {
+		t.Fatalf("shard: exit %d: %s", code, stderr)
+	}
+	path := filepath.Join(dir, shardFileName(0, 1))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	edit(f)
+	if b, err = json.Marshal(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// trial0 returns the first trial of the first point of a shard file's JSON.
+func trial0(f map[string]any) map[string]any {
+	pt := f["points"].([]any)[0].(map[string]any)
+	return pt["trials"].([]any)[0].(map[string]any)["trial"].(map[string]any)
+}
+
+// TestMergeEditedShards: a shard file whose fields were edited out of
+// their range, or out of step with each other, is bad input naming the
+// file and the field; nothing panics, nothing huge is allocated, nothing
+// is written.
+func TestMergeEditedShards(t *testing.T) {
+	totals := func(f map[string]any) map[string]any { return trial0(f)["Totals"].(map[string]any) }
+	tests := []struct {
+		name string
+		edit func(map[string]any)
+		want string
+	}{
+		{"negative shards", func(f map[string]any) { f["shards"] = -1 }, "shards -1 is out of range"},
+		{"huge shards", func(f map[string]any) { f["shards"] = 2000000000 }, "shards 2000000000 is out of range"},
+		{"no points", func(f map[string]any) { f["points"] = []any{} }, "points is empty"},
+		{"no trials per point", func(f map[string]any) { f["trials_per_point"] = 0 }, "trials_per_point 0"},
+		{"trial index", func(f map[string]any) {
+			f["points"].([]any)[0].(map[string]any)["trials"].([]any)[0].(map[string]any)["index"] = 7
+		}, "trials[0].index 7"},
+		{"allowed over requests", func(f map[string]any) {
+			totals(f)["allowed"] = totals(f)["requests"].(float64) + 1
+		}, "not requests"},
+		{"negative requests", func(f map[string]any) { totals(f)["requests"] = -5 }, "Totals.requests -5 is out of range"},
+		{"wrap-around", func(f map[string]any) { totals(f)["denied"] = 9223372036854775000 }, "Totals.denied 9223372036854775000 is out of range"},
+		{"populations", func(f map[string]any) {
+			p := trial0(f)["Populations"].([]any)[0].(map[string]any)
+			p["false_denials"] = p["denied"].(float64) + 1
+		}, "false_denials"},
+		{"kv", func(f map[string]any) { trial0(f)["KV"].(map[string]any)["ReadErrors"] = 1e12 }, "KV.ReadErrors"},
+		{"latency", func(f map[string]any) { trial0(f)["Latency"].(map[string]any)["N"] = 3 }, "Latency"},
+		{"limit", func(f map[string]any) { f["points"].([]any)[0].(map[string]any)["limit"] = 0 }, "points[0].limit 0"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := editedShard(t, tc.edit)
+			out := filepath.Join(t.TempDir(), "reports")
+			code, stdout, stderr := runMain(t, "-merge", "-out", out, path)
+			if code != ExitBadInput || !strings.Contains(stderr, path) || !strings.Contains(stderr, tc.want) || stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q: want %d naming %s and %q", code, stdout, stderr, ExitBadInput, path, tc.want)
+			}
+			if got := entries(t, out); len(got) != 0 {
+				t.Errorf("written: %v", got)
+			}
+		})
+	}
+	// The file as written merges.
+	path := editedShard(t, func(map[string]any) {})
+	if code, _, stderr := runMain(t, "-merge", "-no-report", path); code != ExitOK {
+		t.Errorf("the unedited shard: exit %d: %s", code, stderr)
+	}
+}
