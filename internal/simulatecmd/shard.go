@@ -13,8 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/overshoot-dev/overshoot/internal/bounded"
 	"github.com/overshoot-dev/overshoot/internal/cli"
-	"github.com/overshoot-dev/overshoot/internal/files"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
@@ -148,7 +148,7 @@ func writeAtomic(path string, b []byte) error {
 }
 
 // maxShardFileSize bounds a shard file read by -merge.
-var maxShardFileSize int64 = files.MaxShard
+var maxShardFileSize int64 = bounded.MaxShard
 
 // readShards reads the shard files named by args: files, or folders whose
 // shard-*-of-*.json files are read.
@@ -159,7 +159,7 @@ func readShards(args []string) ([]shardFile, []string, error) {
 	}
 	var out []shardFile
 	for _, p := range paths {
-		b, err := files.Read(p, maxShardFileSize, "a simulate shard file")
+		b, err := bounded.ReadFile(p, maxShardFileSize, "a simulate shard file")
 		if err != nil {
 			return nil, nil, fmt.Errorf("-merge: %v", err)
 		}

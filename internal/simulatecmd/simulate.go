@@ -20,8 +20,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/overshoot-dev/overshoot/internal/bounded"
 	"github.com/overshoot-dev/overshoot/internal/cli"
-	"github.com/overshoot-dev/overshoot/internal/files"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/model"
 	"github.com/overshoot-dev/overshoot/internal/plan"
@@ -655,11 +655,11 @@ func shortened(sc *scenario.Scenario, d time.Duration) *scenario.Scenario {
 
 // maxSummaryBytes bounds a summary.json read back (-compare, -calibrate,
 // -diff).
-var maxSummaryBytes int64 = files.MaxSummary
+var maxSummaryBytes int64 = bounded.MaxSummary
 
 // readSummary reads a summary.json to compare with.
 func readSummary(path string) (*measure.Summary, error) {
-	b, err := files.Read(path, maxSummaryBytes, "a summary.json")
+	b, err := bounded.ReadFile(path, maxSummaryBytes, "a summary.json")
 	if err != nil {
 		return nil, fmt.Errorf("-compare: %w", err)
 	}

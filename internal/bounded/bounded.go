@@ -1,9 +1,9 @@
-// Package files reads the files overshoot's commands are given (scenarios,
+// Package bounded reads the files overshoot's commands are given (scenarios,
 // summaries, shard files) with a bound on what is read: a file's size as
 // stat gives it is not what a read returns (/dev/zero, a pipe, a file still
 // growing), so the bound is on the bytes read, checked before anything is
 // parsed.
-package files
+package bounded
 
 import (
 	"errors"
@@ -25,22 +25,22 @@ const (
 	MaxShard = 1 << 30
 )
 
-// Read returns the contents of the file at path, or an error when it
+// ReadFile returns the contents of the file at path, or an error when it
 // cannot be opened or read, or holds more than limit bytes (wrapping
 // ErrTooLarge). what names the kind of file in that error, e.g. "a
 // summary.json". It reads at most limit+1 bytes.
-func Read(path string, limit int64, what string) ([]byte, error) {
+func ReadFile(path string, limit int64, what string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadFrom(f, path, limit, what)
+	return ReadAll(f, path, limit, what)
 }
 
-// ReadFrom is Read for a file already open: r is read to its end or to
+// ReadAll is ReadFile for a file already open: r is read to its end or to
 // limit+1 bytes, whichever comes first; name names it in errors.
-func ReadFrom(r io.Reader, name string, limit int64, what string) ([]byte, error) {
+func ReadAll(r io.Reader, name string, limit int64, what string) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", name, err)

@@ -1,4 +1,4 @@
-package files
+package bounded
 
 import (
 	"errors"
@@ -28,7 +28,7 @@ func TestRead(t *testing.T) {
 			if _, err := os.Stat(tc.path); err != nil {
 				t.Skip(err)
 			}
-			b, err := Read(tc.path, tc.limit, "a summary.json")
+			b, err := ReadFile(tc.path, tc.limit, "a summary.json")
 			if tc.tooLarge {
 				if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), tc.path) || !strings.Contains(err.Error(), "a summary.json") {
 					t.Errorf("err %v: want ErrTooLarge naming the file and what it should be", err)
@@ -40,7 +40,7 @@ func TestRead(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Read(filepath.Join(dir, "missing"), 10, "x"); !errors.Is(err, os.ErrNotExist) {
+	if _, err := ReadFile(filepath.Join(dir, "missing"), 10, "x"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v, want ErrNotExist", err)
 	}
 }
