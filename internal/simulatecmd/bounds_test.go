@@ -2,6 +2,7 @@ package simulatecmd
 
 import (
 	"encoding/json"
+	"github.com/overshoot-dev/overshoot/internal/measure"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,5 +124,47 @@ func TestMergeEditedShards(t *testing.T) {
 	path := editedShard(t, func(map[string]any) {})
 	if code, _, stderr := runMain(t, "-merge", "-no-report", path); code != ExitOK {
 		t.Errorf("the unedited shard: exit %d: %s", code, stderr)
+	}
+}
+
+// TestReadBackRefusesRunsThatMeasuredNothing: a live run that counted no
+// request (every response ambiguous: a target's policy with a 1 ms
+// window), or whose counts or ratios are out of range, is bad input to
+// -compare, -calibrate and -diff, naming the file and the field: before,
+// -compare printed "relative error 0.0%" and -calibrate fitted it and
+// wrote calibrated.yaml.
+func TestReadBackRefusesRunsThatMeasuredNothing(t *testing.T) {
+	dir := t.TempDir()
+	scPath := filepath.Join(dir, "cmp.yaml")
+	os.WriteFile(scPath, []byte(compareScenario), 0o644)
+	tests := []struct {
+		name string
+		edit func(*measure.Summary)
+		want string
+	}{
+		{"all ambiguous", func(m *measure.Summary) {
+			m.Totals = measure.Totals{}
+			m.Overshoot = measure.Overshoot{}
+			m.Live.Ambiguous = 10000
+		}, "measured nothing (totals.requests is 0: all 10000 responses were ambiguous"},
+		{"no requests", func(m *measure.Summary) { m.Totals, m.Overshoot = measure.Totals{}, measure.Overshoot{} }, "measured nothing"},
+		{"negative ratio", func(m *measure.Summary) { m.Overshoot.Ratio.Max = -1 }, "overshoot.ratio.max -1 is out of range"},
+		{"negative requests", func(m *measure.Summary) { m.Totals.Requests = -3 }, "totals.requests -3 is negative"},
+		{"allowed over requests", func(m *measure.Summary) { m.Totals.Allowed = 11 }, "allowed 11 or denied 0 is more than requests 10"},
+	}
+	for _, tc := range tests {
+		path := writeMeasured(t, t.TempDir(), scPath, tc.edit)
+		for _, mode := range [][]string{{"-compare", path}, {"-calibrate", path}, {"-diff", path, path}} {
+			t.Run(tc.name+" "+mode[0], func(t *testing.T) {
+				out := filepath.Join(t.TempDir(), "reports")
+				code, stdout, stderr := runMain(t, append([]string{"-out", out, "-trials", "2"}, mode...)...)
+				if code != ExitBadInput || !strings.Contains(stderr, path) || !strings.Contains(stderr, tc.want) || stdout != "" {
+					t.Errorf("exit %d, stdout %q, stderr %q: want %d naming %s and %q", code, stdout, stderr, ExitBadInput, path, tc.want)
+				}
+				if got := entries(t, out); len(got) != 0 {
+					t.Errorf("written: %v", got)
+				}
+			})
+		}
 	}
 }

@@ -670,6 +670,9 @@ func readSummary(path string) (*measure.Summary, error) {
 	if s.Schema != measure.SchemaVersion {
 		return nil, fmt.Errorf("-compare %s: summary schema %d, this simulate reads schema %d", path, s.Schema, measure.SchemaVersion)
 	}
+	if err := checkMeasured(&s); err != nil {
+		return nil, fmt.Errorf("-compare %s: %v", path, err)
+	}
 	return &s, nil
 }
 
