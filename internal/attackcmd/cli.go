@@ -91,9 +91,9 @@ results file (read it with: go tool vegeta report < results.bin) under -out.
 With -no-report nothing is written: the summary is printed (all of
 summary.json with -json) and the vegeta results are not kept.
 
-Exit codes: 0 ok (also after -h and -version), 1 failure, interrupted, or most requests got no decision
+Exit codes: 0 ok (also after -h and -version), 1 failure, interrupted, most requests got no decision
 (a status neither 2xx nor 429: what was measured is still written, and the
-summary says so), 2 bad input, 3 -max-ratio broken; a second Ctrl-C exits
+summary says so) or none was counted, 2 bad input, 3 -max-ratio broken; a second Ctrl-C exits
 130 at once.
 
 flags:
@@ -333,12 +333,16 @@ func Main(args []string, env Env) int {
 			fmt.Fprintf(stderr, "attack: -url %q is not an http(s) URL: give e.g. http://127.0.0.1:8787/\n", c.url)
 			return cli.ExitBadInput
 		}
-		ql, qw, err := preflight(ctx, c.url, token, c.timeout)
+		ql, qw, labelled, err := preflight(ctx, c.url, token, c.timeout)
 		if err != nil {
 			fmt.Fprintf(stderr, "attack: %v\n", err)
 			return cli.ExitBadInput
 		}
 		if ql > 0 && qw > 0 {
+			if err := usablePolicy(ql, qw, limit, window, labelled); err != nil {
+				fmt.Fprintf(stderr, "attack: -url %s: %v\n", c.url, err)
+				return cli.ExitBadInput
+			}
 			if ql != limit || qw != window {
 				fmt.Fprintf(stderr, "attack: note: the target's RateLimit-Policy says %d per %v; the scenario says %d per %v: counting against the target's\n",
 					ql, qw, limit, window)
@@ -521,6 +525,11 @@ func verdict(s *measure.Summary, gates *cli.Gates, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "attack: the run was interrupted: the summary covers only what was measured (marked incomplete)")
 		return cli.ExitFailure
 	}
+	if s.Totals.Requests == 0 {
+		// Nothing was counted: no summary of a limiter, whatever was sent.
+		fmt.Fprintf(stderr, "attack: the run measured nothing: %s\n", nothingMeasured(s))
+		return cli.ExitFailure
+	}
 	if s.ErrorsDominate() {
 		// Most requests got no decision: the run measured the target's
 		// failures, not its limiter, and cannot pass for a result.
@@ -537,6 +546,15 @@ func verdict(s *measure.Summary, gates *cli.Gates, stderr io.Writer) int {
 		return cli.ExitThreshold
 	}
 	return cli.ExitOK
+}
+
+// nothingMeasured says why a run counted no request.
+func nothingMeasured(s *measure.Summary) string {
+	if s.Live != nil && s.Live.Ambiguous > 0 {
+		return fmt.Sprintf("all %s responses were too near a window boundary to count (ambiguous): the limiter's window (%s) is too short for a target that does not name each response's window (%s)",
+			measure.Thousands(s.Live.Ambiguous), s.Limiter.Window, target.HeaderWindow)
+	}
+	return "no request was sent: check the scenario's traffic and the run's duration"
 }
 
 // liveWindowFollows returns sets with live.window set to the value of an
@@ -667,13 +685,14 @@ func runDuration(c *config, pl *plan.Plan) time.Duration {
 // preflight sends one request to u before any load, so that an unreachable
 // target, or one that answers neither 2xx nor 429 (a wrong path), is a clear
 // error and nothing is written. It returns the limit and
-// window of the target's RateLimit-Policy when it states one.
-func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout time.Duration) (int64, time.Duration, error) {
+// window of the target's RateLimit-Policy when it states one, and whether
+// the answer names its window (target.HeaderWindow).
+func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout time.Duration) (int64, time.Duration, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, min(timeout, 10*time.Second))
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return 0, 0, fmt.Errorf("-url %q: %v", u, err)
+		return 0, 0, false, fmt.Errorf("-url %q: %v", u, err)
 	}
 	tok := "overshoot-preflight-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	if token.From == "cookie" {
@@ -683,11 +702,11 @@ func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout
 	}
 	resp, err := attack.NoRedirects(http.DefaultTransport, 10*time.Second).Do(req)
 	if err != nil {
-		return 0, 0, fmt.Errorf("cannot reach -url %s: %v (is the server running? for the example Worker: examples/worker/dev.sh start)", u, err)
+		return 0, 0, false, fmt.Errorf("cannot reach -url %s: %v (is the server running? for the example Worker: examples/worker/dev.sh start)", u, err)
 	}
 	if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		resp.Body.Close()
-		return 0, 0, fmt.Errorf("-url %s answered the preflight request with %s to %q: attack does not follow redirects (a login page would count as allowed); give the final URL", u, resp.Status, loc)
+		return 0, 0, false, fmt.Errorf("-url %s answered the preflight request with %s to %q: attack does not follow redirects (a login page would count as allowed); give the final URL", u, resp.Status, loc)
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
@@ -695,11 +714,32 @@ func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout
 		// A limiter answers 2xx (allowed) or 429 (denied); anything else
 		// (a wrong path's 404, a 500, a login redirect) would be measured
 		// as errors only.
-		return 0, 0, fmt.Errorf("-url %s answered the preflight request with %s, not 2xx or 429: check the URL and its path (attack counts only 2xx as allowed and 429 as denied)",
+		return 0, 0, false, fmt.Errorf("-url %s answered the preflight request with %s, not 2xx or 429: check the URL and its path (attack counts only 2xx as allowed and 429 as denied)",
 			u, resp.Status)
 	}
 	q, w := attack.ParsePolicy(resp.Header.Get("RateLimit-Policy"))
-	return q, w, nil
+	return q, w, resp.Header.Get(target.HeaderWindow) != "", nil
+}
+
+// minPolicyWindow is the shortest window a target's RateLimit-Policy may
+// put in place of the scenario's when the target does not name each
+// response's window: without that header a response is counted by its send
+// time, and one whose span (latency and clock margin) crosses a window
+// boundary is ambiguous, which under a second's window is most of them.
+const minPolicyWindow = time.Second
+
+// usablePolicy says why a target's RateLimit-Policy (limit q per window w)
+// cannot replace the scenario's limit per window, or nil when it can: a
+// policy that contradicts the scenario with a window too short to count
+// responses in (labelled: the target names each response's window) is
+// reported, not used.
+func usablePolicy(q int64, w time.Duration, limit int64, window time.Duration, labelled bool) error {
+	if (q == limit && w == window) || labelled || w >= minPolicyWindow {
+		return nil
+	}
+	return fmt.Errorf("the target's RateLimit-Policy says %d per %v, the scenario %d per %v (limiter.window): a window under %v cannot be counted in "+
+		"unless the target names each response's window (%s), so every response would be ambiguous; fix the target's RateLimit-Policy, "+
+		"or give -set limiter.limit=%d -set limiter.window=%v if that policy is meant", q, w, limit, window, minPolicyWindow, target.HeaderWindow, q, w)
 }
 
 // PrintSummary prints a run's summary for people, as simulate does
