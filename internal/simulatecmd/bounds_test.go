@@ -104,6 +104,10 @@ func TestMergeEditedShards(t *testing.T) {
 			p["false_denials"] = p["denied"].(float64) + 1
 		}, "false_denials"},
 		{"kv", func(f map[string]any) { trial0(f)["KV"].(map[string]any)["ReadErrors"] = 1e12 }, "KV.ReadErrors"},
+		{"visibility buckets", func(f map[string]any) {
+			kv := trial0(f)["KV"].(map[string]any)
+			kv["VisReads"], kv["VisFresh"] = make([]any, 25), make([]any, 25)
+		}, "KV.VisReads and VisFresh hold 25 and 25 buckets"},
 		{"latency", func(f map[string]any) { trial0(f)["Latency"].(map[string]any)["N"] = 3 }, "Latency"},
 		{"limit", func(f map[string]any) { f["points"].([]any)[0].(map[string]any)["limit"] = 0 }, "points[0].limit 0"},
 	}

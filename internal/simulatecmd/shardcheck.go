@@ -20,6 +20,10 @@ import (
 // enough that MaxTrials of them add up without overflowing an int64.
 const maxShardCount = 1 << 40
 
+// maxReadGroups bounds a worst key-window's read groups: a recorder
+// tallies at most 4,096 counts.
+const maxReadGroups = 4096
+
 // maxShardPoints bounds the points of a shard file.
 const maxShardPoints = 100000
 
@@ -134,8 +138,11 @@ func checkTrial(t *measure.Trial) error {
 		if err := count(fmt.Sprintf("Worst[%d].allowed", i), w.Allowed); err != nil {
 			return err
 		}
-		if len(w.AllowedAtSecs) > measure.MaxTimelinePoints || len(w.ReadGroups) > measure.MaxTimelinePoints*4 {
-			return fmt.Errorf("Worst[%d] holds %d times and %d read groups, over %d", i, len(w.AllowedAtSecs), len(w.ReadGroups), measure.MaxTimelinePoints)
+		if len(w.AllowedAtSecs) > measure.MaxTimelinePoints {
+			return fmt.Errorf("Worst[%d].allowed_at_seconds holds %d times, over %d", i, len(w.AllowedAtSecs), measure.MaxTimelinePoints)
+		}
+		if len(w.ReadGroups) > maxReadGroups {
+			return fmt.Errorf("Worst[%d].read_groups holds %d counts, over %d", i, len(w.ReadGroups), maxReadGroups)
 		}
 	}
 	if err := checkKV(&t.KV); err != nil {
@@ -194,8 +201,8 @@ func checkKV(k *measure.KVCounters) error {
 		atMost("LostUpdates", k.LostUpdates, "Writes", k.Writes)); err != nil {
 		return err
 	}
-	if len(k.VisReads) != len(k.VisFresh) || len(k.VisReads) > 1000 {
-		return fmt.Errorf("VisReads and VisFresh hold %d and %d buckets: want the same number", len(k.VisReads), len(k.VisFresh))
+	if n := len(measure.NewKVCounters().VisReads); len(k.VisReads) != len(k.VisFresh) || len(k.VisReads) > n {
+		return fmt.Errorf("VisReads and VisFresh hold %d and %d buckets: want %d each", len(k.VisReads), len(k.VisFresh), n)
 	}
 	for i := range k.VisReads {
 		if err := firstErr(count(fmt.Sprintf("VisReads[%d]", i), k.VisReads[i]), count(fmt.Sprintf("VisFresh[%d]", i), k.VisFresh[i]),
