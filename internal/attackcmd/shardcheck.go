@@ -24,6 +24,10 @@ import (
 // offset): far beyond any run, and far from overflowing a time.Duration.
 const maxShardSpan = 366 * 24 * time.Hour
 
+// maxOffered bounds the requests a shard's schedule called for: far
+// beyond any run, so that the shards' sum stays finite.
+const maxOffered = 1e15
+
 // sha256Pattern is a SHA-256 in hex.
 var sha256Pattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
@@ -47,8 +51,8 @@ func checkShardFields(f *shardFile) error {
 		return fmt.Errorf("elapsed_ms %d is out of range: must be 0 to %d", f.ElapsedMs, span)
 	case f.ClockOffsetMs < -span || f.ClockOffsetMs > span:
 		return fmt.Errorf("clock_offset_ms %d is out of range: must be -%d to %d", f.ClockOffsetMs, span, span)
-	case math.IsNaN(f.Offered) || math.IsInf(f.Offered, 0) || f.Offered < 0:
-		return fmt.Errorf("offered %v is out of range: must be a finite number >= 0", f.Offered)
+	case math.IsNaN(f.Offered) || f.Offered < 0 || f.Offered > maxOffered:
+		return fmt.Errorf("offered %v is out of range: must be 0 to %g", f.Offered, maxOffered)
 	case f.StartAt.IsZero():
 		return fmt.Errorf("start_at is missing")
 	case f.ResultsCount < 0:

@@ -102,6 +102,7 @@ func TestMergeDamagedShards(t *testing.T) {
 		{"negative clock offset", field("clock_offset_ms", -9.2e18), "clock_offset_ms -9200000000000000000 is out of range"},
 		{"window", field("window_ms", 0), "window_ms 0 is out of range"},
 		{"elapsed", field("elapsed_ms", -1), "elapsed_ms -1 is out of range"},
+		{"offered", field("offered", 1e308), "offered 1e+308 is out of range"},
 		{"no checksum", field("results_sha256", ""), "results_sha256"},
 		{"count", field("results_count", 1), "results_count 1"},
 	}
