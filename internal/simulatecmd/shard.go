@@ -127,7 +127,7 @@ func writeAtomic(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".shard-*")
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".partial-*") // in sight if killed
 	if err != nil {
 		return err
 	}
