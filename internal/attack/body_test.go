@@ -43,11 +43,11 @@ traffic:
 	var results countingWriter
 	began := time.Now()
 	s, err := Run(context.Background(), Options{Plan: livePlan(t, sc), URL: srv.URL, Duration: 300 * time.Millisecond,
-		Timeout: 2 * time.Second, Results: &results})
+		Timeout: 3 * time.Second, Results: &results})
 	if err != nil {
 		t.Fatal(err)
 	}
-	within(t, "the run", time.Since(began), 1500*time.Millisecond)
+	within(t, "the run", time.Since(began), 2500*time.Millisecond) // each request would wait its 3 s timeout
 	n := s.Totals.Requests + s.Totals.Errors
 	if s.Totals.Allowed == 0 || s.Live.Status["error"] != 0 {
 		t.Errorf("statuses %v, %d allowed: want every endless answer read as an answer (200)", s.Live.Status, s.Totals.Allowed)
