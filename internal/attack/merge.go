@@ -147,7 +147,8 @@ type Digest struct {
 // digest; a file that does not decode to its end is an error.
 func DigestResults(r io.Reader) (Digest, error) {
 	h := sha256.New()
-	dec := vegeta.NewDecoder(bufio.NewReaderSize(io.TeeReader(r, h), 256<<10))
+	br := bufio.NewReaderSize(io.TeeReader(r, h), 256<<10)
+	dec := vegeta.NewDecoder(br)
 	var d Digest
 	for {
 		var res vegeta.Result
@@ -165,6 +166,11 @@ func DigestResults(r io.Reader) (Digest, error) {
 			d.Last = res.Timestamp
 		}
 		d.Results++
+	}
+	if _, err := br.ReadByte(); err == nil {
+		// The decoder stopped before the end (zeros, say): what follows
+		// is not results.
+		return Digest{}, fmt.Errorf("bytes after its %d results that are not results", d.Results)
 	}
 	d.SHA256 = hex.EncodeToString(h.Sum(nil))
 	return d, nil

@@ -45,11 +45,12 @@ func newBaseTransport() *http.Transport {
 // transport wraps the base transport for one population: it reads at most
 // MaxBody of each response body, and hands the client index each request
 // carried, and for targets that do not echo X-Overshoot-Key the identity
-// it carried, to the result consumer in response headers. It also bounds each request, response body included,
-// by timeout (0: no bound), which an http.Client's Timeout would do at a
-// higher price: for a RoundTripper it does not know, the client starts a
-// goroutine and a timer per request, about a fifth of the runner's CPU per
-// request beyond vegeta's against the built-in target.
+// it carried, to the result consumer in response headers. It also bounds
+// each request, response body included, by timeout (0: no bound), which an
+// http.Client's Timeout would do at a higher price: for a RoundTripper it
+// does not know, the client starts a goroutine and a timer per request,
+// about a fifth of the runner's CPU per request beyond vegeta's against the
+// built-in target.
 type transport struct {
 	base    http.RoundTripper
 	token   limiter.TokenSource

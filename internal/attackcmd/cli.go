@@ -725,7 +725,8 @@ func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout
 // put in place of the scenario's when the target does not name each
 // response's window: without that header a response is counted by its send
 // time, and one whose span (latency and clock margin) crosses a window
-// boundary is ambiguous, which under a second's window is most of them.
+// boundary is ambiguous; the shorter the window, the more of them (at 1 ms,
+// all).
 const minPolicyWindow = time.Second
 
 // usablePolicy says why a target's RateLimit-Policy (limit q per window w)
@@ -738,7 +739,7 @@ func usablePolicy(q int64, w time.Duration, limit int64, window time.Duration, l
 		return nil
 	}
 	return fmt.Errorf("the target's RateLimit-Policy says %d per %v, the scenario %d per %v (limiter.window): a window under %v cannot be counted in "+
-		"unless the target names each response's window (%s), so every response would be ambiguous; fix the target's RateLimit-Policy, "+
+		"unless the target names each response's window (%s): responses near a boundary are ambiguous, and in so short a window most or all are; fix the target's RateLimit-Policy, "+
 		"or give -set limiter.limit=%d -set limiter.window=%v if that policy is meant", q, w, limit, window, minPolicyWindow, target.HeaderWindow, q, w)
 }
 
