@@ -30,6 +30,7 @@ type accountant struct {
 	windowMs int64
 	skew     time.Duration // clock margin for attributing a window without the target's header
 	start    time.Time
+	deny     [600]bool // statuses that are denials (DenyStatuses)
 
 	lat       measure.LogHist // milliseconds
 	status    [600]int64      // by status code; 0 is a transport error
@@ -97,10 +98,22 @@ func seriesStep(d time.Duration) time.Duration {
 	return step
 }
 
-func newAccountant(rec *measure.Recorder, pops map[string]int, npop int, window, skew time.Duration, start time.Time) *accountant {
-	return &accountant{rec: rec, pops: pops, windowMs: window.Milliseconds(), skew: skew, start: start,
+// newAccountant returns an accountant recording into rec; deny lists the
+// statuses that are denials (none: 429 alone), each a status DenyStatuses
+// accepts.
+func newAccountant(rec *measure.Recorder, pops map[string]int, npop int, window, skew time.Duration, start time.Time, deny []int) *accountant {
+	a := &accountant{rec: rec, pops: pops, windowMs: window.Milliseconds(), skew: skew, start: start,
 		perPop: make([]int64, npop), closed: make([]bool, npop), step: time.Second,
 		rng: rand.New(rand.NewPCG(0x9E3779B97F4A7C15, 0))}
+	if len(deny) == 0 {
+		deny = DefaultDenyStatus
+	}
+	for _, c := range deny {
+		if c >= 0 && c < len(a.deny) {
+			a.deny[c] = true
+		}
+	}
+	return a
 }
 
 // sample adds r to its interval of the series.
@@ -149,13 +162,14 @@ func (a *accountant) add(r *vegeta.Result, sentKey string, client int) {
 	a.sample(r, a.closed[pop])
 	e := measure.Event{Pop: pop, Client: client, At: r.Timestamp.Add(r.Latency / 2).Sub(a.start)}
 	h := r.Headers
+	left, saysLeft := readRemaining(h)
 	switch {
-	case r.Code == 429:
+	case int(r.Code) < len(a.deny) && a.deny[r.Code]:
 		e.Outcome = measure.Denied
 	case r.Code >= 200 && r.Code < 300:
 		e.Outcome = measure.Allowed
-	case r.Code != 0 && remainingZero(first(h, target.HeaderRateLimit)):
-		// Another status, but the RateLimit field says nothing remains:
+	case r.Code != 0 && saysLeft && left <= 0:
+		// Another status, but the rate-limit fields say nothing remains:
 		// a limiter that denies with e.g. 403 or 503.
 		e.Outcome = measure.Denied
 	default:
@@ -167,7 +181,7 @@ func (a *accountant) add(r *vegeta.Result, sentKey string, client int) {
 	e.FailOpen = first(h, target.HeaderFailOpen) == "1"
 	e.FailClosed = first(h, target.HeaderFailClosed) == "1"
 	if e.Outcome == measure.Allowed && !e.FailOpen {
-		e.Remaining, e.HasRemaining = remaining(first(h, target.HeaderRateLimit))
+		e.Remaining, e.HasRemaining = left, saysLeft
 	}
 	a.decided(e, r) // ambiguous or not: its latency is what it is
 	e.Key = first(h, target.HeaderKey)

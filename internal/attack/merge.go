@@ -28,6 +28,9 @@ type MergeOptions struct {
 	Limit  int64
 	Window time.Duration
 	Skew   time.Duration
+	// DenyStatus is the statuses that are denials, as each shard had them
+	// (none: 429 alone).
+	DenyStatus []int
 	// Start is the shards' agreed start, and Elapsed the common interval:
 	// from Start until the last shard ended.
 	Start   time.Time
@@ -60,6 +63,9 @@ const maxMergedResults = 20_000_000
 func Merge(o MergeOptions) (measure.Summary, error) {
 	if o.Plan == nil || o.Limit <= 0 || o.Window <= 0 {
 		return measure.Summary{}, fmt.Errorf("attack: merge needs the plan, limit and window")
+	}
+	if err := checkDenyStatus(o.DenyStatus); err != nil {
+		return measure.Summary{}, err
 	}
 	if o.Skew <= 0 {
 		o.Skew = DefaultSkew
@@ -100,7 +106,7 @@ func Merge(o MergeOptions) (measure.Summary, error) {
 		pops[n] = i
 	}
 	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Start: o.Start, Populations: pl.MeasurePopulations()})
-	acct := newAccountant(rec, pops, len(names), o.Window, o.Skew, o.Start)
+	acct := newAccountant(rec, pops, len(names), o.Window, o.Skew, o.Start, o.DenyStatus)
 	acct.step = seriesStep(o.Elapsed)
 	for i, p := range pl.Populations {
 		acct.closed[i] = p.Send == plan.Closed

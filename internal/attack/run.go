@@ -19,6 +19,12 @@
 // Each request carries its client's identity: the token header (or cookie),
 // X-Forwarded-For or CF-Connecting-IP, X-Overshoot-Location, and
 // X-Overshoot-Client (a run-local client number, for false denials).
+//
+// Each response is a decision by its status: 2xx allowed, the
+// Options.DenyStatus statuses (429) denied, another status denied when its
+// rate-limit fields say nothing remains, else an error. Those fields are
+// read in every dialect servers send (ReadLimits: the IETF drafts 6 to 8,
+// X-RateLimit-*, Retry-After; docs/attack.md).
 package attack
 
 import (
@@ -92,6 +98,10 @@ type Options struct {
 	Skew time.Duration
 	// Timeout bounds each request (default 10 s).
 	Timeout time.Duration
+	// DenyStatus is the statuses that are denials besides a rate-limit
+	// field saying nothing remains (none: DefaultDenyStatus, 429 alone);
+	// each is 100-599 and not 2xx.
+	DenyStatus []int
 	// Results receives every result, vegeta's gob encoding, one encoder for
 	// the whole run; nil discards them. ResultsFile is its name for the
 	// summary.
@@ -131,6 +141,9 @@ func (o Options) normalize() (Options, time.Duration, int64, error) {
 	}
 	if o.Window%time.Millisecond != 0 {
 		return o, 0, 0, fmt.Errorf("attack: window %v must be in whole milliseconds", o.Window)
+	}
+	if err := checkDenyStatus(o.DenyStatus); err != nil {
+		return o, 0, 0, err
 	}
 	if len(pl.Populations) == 0 {
 		return o, 0, 0, fmt.Errorf("attack: the plan has no traffic")
@@ -268,7 +281,7 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 		start = o.Start
 	}
 	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Start: start, Populations: pl.MeasurePopulations()})
-	acct := newAccountant(rec, pops, len(specs), o.Window, o.Skew, start)
+	acct := newAccountant(rec, pops, len(specs), o.Window, o.Skew, start, o.DenyStatus)
 	acct.step = seriesStep(dur)
 	for _, sp := range specs {
 		acct.closed[sp.index] = sp.closed

@@ -32,7 +32,7 @@ live: {duration: 300ms}
 `)
 	out := t.TempDir()
 	code, stdout, stderr := runMain(t, Env{}, "-url", srv.URL, "-out", out, file)
-	if code != cli.ExitBadInput || !strings.Contains(stderr, "RateLimit-Policy says 1 per 1ms, the scenario 5 per 10s (limiter.window)") || stdout != "" {
+	if code != cli.ExitBadInput || !strings.Contains(stderr, "RateLimit-Policy says 1 per 1ms, the scenario 5 per 10s (limiter.window): a window under 100ms (20 clock margins of 5ms)") || stdout != "" {
 		t.Errorf("exit %d, stdout %q, stderr %q: want %d and the policy reported", code, stdout, stderr, cli.ExitBadInput)
 	}
 	if fs := files(t, out); len(fs) > 0 {

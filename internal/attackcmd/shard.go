@@ -117,6 +117,9 @@ type shardFile struct {
 	// Limiter is the summary's limiter reference.
 	Limiter measure.LimiterRef `json:"limiter"`
 	SkewMs  int64              `json:"skew_ms"`
+	// DenyStatus is the statuses the shard counted as denials
+	// (-deny-status); absent in older files: 429 alone.
+	DenyStatus []int `json:"deny_status,omitempty"`
 	// StartAt is the agreed start; LateMs how long after it this shard
 	// started; ElapsedMs how long from StartAt it ran.
 	StartAt   time.Time `json:"start_at"`
@@ -188,7 +191,7 @@ func runShard(ctx context.Context, c *config, env Env, stderr io.Writer, pl *pla
 	}
 	f := shardFile{Kind: shardKind, Schema: shardSchema, Shard: sh.Index, Shards: sh.Count, RunID: c.sh.runID,
 		Scenario: s.Scenario, Seed: s.Seed, URL: c.url, Limit: o.Limit, WindowMs: o.Window.Milliseconds(),
-		Limiter: s.Limiter, SkewMs: o.Skew.Milliseconds(), StartAt: c.sh.startAt, LateMs: late.Milliseconds(),
+		Limiter: s.Limiter, SkewMs: o.Skew.Milliseconds(), DenyStatus: o.DenyStatus, StartAt: c.sh.startAt, LateMs: late.Milliseconds(),
 		ElapsedMs: int64(s.Live.DurationSecs * 1000), ClockOffsetMs: offset.Milliseconds(),
 		Offered: s.Live.OfferedRate * s.Live.DurationSecs, Results: filepath.Base(resultsPath), ResultsCount: dg.Results, ResultsSHA256: dg.SHA256, Complete: s.Complete}
 	b, _ := json.MarshalIndent(&f, "", "  ")
@@ -299,7 +302,7 @@ func mergeMain(c *config, env Env, stderr io.Writer, args []string) int {
 	ref := measure.Summary{Scenario: first.Scenario, Seed: first.Seed, Limiter: first.Limiter, Complete: true,
 		Live: &measure.Live{Target: string(plan.LiveURL)}}
 	s, err := attack.Merge(attack.MergeOptions{Plan: pl, Limit: first.Limit, Window: time.Duration(first.WindowMs) * time.Millisecond,
-		Skew: time.Duration(first.SkewMs) * time.Millisecond, Start: first.StartAt, Elapsed: time.Duration(elapsed) * time.Millisecond,
+		Skew: time.Duration(first.SkewMs) * time.Millisecond, DenyStatus: first.DenyStatus, Start: first.StartAt, Elapsed: time.Duration(elapsed) * time.Millisecond,
 		Offered: offered, Results: readers, Out: out, ResultsFile: resultsPath, URL: first.URL, Summary: ref})
 	if cerr := out.Close(); err == nil && cerr != nil {
 		err = cerr
@@ -355,8 +358,8 @@ func readShardFiles(args []string) ([]shardFile, []string, error) {
 }
 
 // checkShards checks that the shards make one run: the same run id,
-// scenario, target, limit, window and start; each shard once; all complete;
-// clocks in agreement.
+// scenario, target, limit, window, start and denial statuses; each shard
+// once; all complete; clocks in agreement.
 func checkShards(files []shardFile, dirs []string) error {
 	first := files[0]
 	seen := make([]bool, first.Shards)
@@ -367,6 +370,9 @@ func checkShards(files []shardFile, dirs []string) error {
 		case f.RunID != first.RunID || f.Shards != first.Shards:
 			return fmt.Errorf("%s is shard %d/%d of run %s, another run than %d/%d of %s: merge the shards of one run",
 				name, f.Shard, f.Shards, f.RunID, first.Shard, first.Shards, first.RunID)
+		case attack.FormatDenyStatus(f.DenyStatus) != attack.FormatDenyStatus(first.DenyStatus):
+			return fmt.Errorf("%s counted -deny-status %s as denials, shard %d %s: run every shard with the same flags",
+				name, attack.FormatDenyStatus(f.DenyStatus), first.Shard, attack.FormatDenyStatus(first.DenyStatus))
 		case f.Scenario.Hash != first.Scenario.Hash || f.URL != first.URL || f.Limit != first.Limit ||
 			f.WindowMs != first.WindowMs || !f.StartAt.Equal(first.StartAt) || f.Seed != first.Seed:
 			return fmt.Errorf("%s ran another scenario, target, limit, window, seed or start than shard %d: run every shard with the same flags", name, first.Shard)

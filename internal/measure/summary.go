@@ -113,7 +113,7 @@ type Totals struct {
 	Allowed  int64 `json:"allowed"`
 	Denied   int64 `json:"denied"`
 	// Errors are requests that got no decision (live: a status that is
-	// neither 2xx nor 429, or a transport error).
+	// neither 2xx nor a denial status, or a transport error).
 	Errors int64 `json:"errors"`
 	// FailOpen and FailClosed are decisions the error policy made because
 	// the store failed; they are included in Allowed and Denied.
