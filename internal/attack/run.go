@@ -31,7 +31,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"net/http"
 	"strconv"
@@ -473,7 +472,7 @@ func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.Ro
 	for i, name := range attackNames(pl) {
 		p := &pl.Populations[i]
 		pops[name] = i
-		ids := newIdentities(o.URL, pl, i, name, o.RunID, o.IPHeader, budget, o.Shard)
+		ids := newIdentities(o.URL, pl, i, name, o.RunID, o.IPHeader, budget, o.Shard, plan.NewStream(o.Seed, 0))
 		s := &spec{name: name, index: i, ids: ids, start: p.Start}
 		// A population ends at its own end, or when the run does (which
 		// -duration may have moved).
@@ -482,37 +481,32 @@ func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.Ro
 			end = min(p.End, dur)
 		}
 		s.duration = end - s.start
-		clients := float64(p.Clients)
-		seed := popSeed(o.Seed, name)
 		switch p.Send {
 		case plan.Closed:
 			// One attack per client, each with C workers (run), or with
 			// this shard's share of the C slots.
 			s.pacer = unbounded{}
 			s.workers, s.maxWork, s.closed = uint64(p.Concurrency), uint64(p.Concurrency), true
-			ids.setThink(p.Think, seed^1)
 			if o.Shard.Count > 1 {
 				s.slots = shardSlots(p.Clients, p.Concurrency, o.Shard)
 			}
 		case plan.Open:
-			if p.Poisson && p.RampOver == 0 {
-				s.pacer = newPoisson(p.Rate*clients, seed)
+			if p.Poisson {
+				s.pacer = newPoisson(p, ids.stream)
 			} else {
-				// Constant and ramped rates (a Poisson ramp too, for
-				// now: see newPoisson) follow the plan's arrivals.
 				s.pacer = newArrivals(p)
 			}
 			s.workers, s.maxWork = 10, 2000
 		case plan.Burst:
 			n := p.BurstSize * p.Clients
-			s.pacer = newBurst(n, p.BurstAt, p.BurstEvery, p.BurstSpread)
+			s.pacer = newBurst(p)
 			w := uint64(max(1, o.Shard.Share(int64(n))))
 			s.workers, s.maxWork = w, w
 		}
 		if o.Shard.Count > 1 && !s.closed {
 			s.pacer = shardPacer{p: s.pacer, n: uint64(o.Shard.Count), i: uint64(o.Shard.Index)}
 		}
-		s.tr = newTransport(base, pl.Token, o.Timeout)
+		s.tr = newTransport(base, pl.Token, pl.Key, o.Timeout)
 		// A closed loop's results come back on their client's own attack
 		// (runClients), which names the client; a shard's results keep
 		// the header for Merge.
@@ -569,13 +563,6 @@ func attackNames(pl *plan.Plan) []string {
 		out[i] = name
 	}
 	return out
-}
-
-// popSeed derives a population's seed from the run's seed and its name.
-func popSeed(seed uint64, name string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	return seed ^ h.Sum64()
 }
 
 // run waits for the population's start, attacks for its duration and
@@ -655,7 +642,8 @@ func (s *spec) runClients(ctx context.Context, hc *http.Client, consume func(*ve
 		)
 		if s.ids.hasThink() {
 			freed = make(chan struct{}, workers)
-			p = &thinkPacer{id: s.ids, slots: workers, freed: freed}
+			p = &thinkPacer{id: s.ids, slots: workers, freed: freed, draws: s.ids.stream.Client(s.ids.pop, c),
+				every: int64(cl.every), offset: int64(cl.offset)}
 		}
 		atk := vegeta.NewAttacker(vegeta.Client(hc), vegeta.Workers(workers), vegeta.MaxWorkers(workers))
 		wg.Add(1)

@@ -54,6 +54,7 @@ func newBaseTransport() *http.Transport {
 type transport struct {
 	base    http.RoundTripper
 	token   limiter.TokenSource
+	key     limiter.KeyBy // what the limiter keys on, for the identity noted
 	timeout time.Duration
 	// echoClient says whether to hand on the client index; when the
 	// consumer knows it already, leaving it out spares the response's
@@ -61,8 +62,8 @@ type transport struct {
 	echoClient bool
 }
 
-func newTransport(base http.RoundTripper, token limiter.TokenSource, timeout time.Duration) *transport {
-	return &transport{base: base, token: token, timeout: timeout, echoClient: true}
+func newTransport(base http.RoundTripper, token limiter.TokenSource, key limiter.KeyBy, timeout time.Duration) *transport {
+	return &transport{base: base, token: token, key: key, timeout: timeout, echoClient: true}
 }
 
 // cancelBody ends its request's context when the body is closed.
@@ -126,7 +127,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if _, ok := resp.Header[target.HeaderKey]; !ok {
 		// The target does not say how it keyed the request: note the
 		// identity it carried.
-		resp.Header[hdrSentKey] = []string{limiter.Caller(t.token.Token(req), req.Header)}
+		resp.Header[hdrSentKey] = []string{t.key.Caller(t.token.Token(req), req.Header)}
 	}
 	return resp, nil
 }

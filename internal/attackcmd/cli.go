@@ -312,7 +312,7 @@ func Main(args []string, env Env) int {
 			fmt.Fprintf(stderr, "attack: %v\n", err)
 			return cli.ExitBadInput
 		}
-		h, err := target.New(target.Config{Limiter: lim, Store: bstore.Store, Token: token})
+		h, err := target.New(target.Config{Limiter: lim, Store: bstore.Store, Token: token, Key: pl.Key})
 		if err != nil {
 			fmt.Fprintf(stderr, "attack: %v\n", err)
 			return cli.ExitBadInput
@@ -376,7 +376,7 @@ func Main(args []string, env Env) int {
 
 	if c.sh.shard != nil {
 		ref := measure.Summary{Scenario: plan.ScenarioRef(sc, report.DescribeTraffic(sc)),
-			Limiter: plan.LimiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy}, string(storeName)),
+			Limiter: plan.LimiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy}, pl.Key, string(storeName)),
 			Live:    &measure.Live{Target: string(storeName)}}
 		return runShard(ctx, c, env, stderr, pl, sc, attack.Options{Plan: pl, URL: tgtURL, Limit: limit, Window: window,
 			Duration: c.duration, MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Skew: skew,
@@ -407,7 +407,7 @@ func Main(args []string, env Env) int {
 
 	base := measure.Summary{
 		Scenario: plan.ScenarioRef(sc, report.DescribeTraffic(sc)),
-		Limiter:  plan.LimiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy}, string(storeName)),
+		Limiter:  plan.LimiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy}, pl.Key, string(storeName)),
 		Live:     &measure.Live{Target: string(storeName)},
 	}
 	for _, n := range notes(sc, runDuration(c, pl)) {
@@ -450,7 +450,7 @@ func Main(args []string, env Env) int {
 			if err != nil {
 				return "", nil, nil, err
 			}
-			h, err := target.New(target.Config{Limiter: lim, Store: bs.Store, Token: token})
+			h, err := target.New(target.Config{Limiter: lim, Store: bs.Store, Token: token, Key: pl.Key})
 			if err != nil {
 				return "", nil, nil, err
 			}

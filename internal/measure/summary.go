@@ -105,6 +105,21 @@ type LimiterRef struct {
 	WindowSecs  float64 `json:"window_seconds"`
 	Store       string  `json:"store"`
 	ErrorPolicy string  `json:"error_policy"`
+	// Key is what the limiter keys a caller on: token-ip (the seed's,
+	// also when empty), ip or token.
+	Key string `json:"key"`
+}
+
+// KeyedBy names the key as the limiter sees it, for people: "token and
+// IP", "IP" or "token".
+func (l LimiterRef) KeyedBy() string {
+	switch l.Key {
+	case "ip":
+		return "IP"
+	case "token":
+		return "token"
+	}
+	return "token and IP"
 }
 
 // Totals counts requests by what the limiter answered.

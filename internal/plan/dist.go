@@ -90,6 +90,30 @@ func (d *Dist) Sample(r *rand.Rand) time.Duration {
 	return time.Duration(v)
 }
 
+// At returns the draw of d at u uniform in [0, 1): its inverse CDF, so
+// that a counter-based draw (Draws) picks a value without a generator.
+// It has d's distribution, as Sample has, but not Sample's values.
+func (d *Dist) At(u float64) time.Duration {
+	var v float64
+	switch d.kind {
+	case distConstant:
+		return time.Duration(d.a)
+	case distUniform:
+		v = d.a + u*d.b
+	case distExponential:
+		v = exp1(u) * d.a
+	case distLognormal:
+		// The standard normal's inverse CDF is -sqrt(2) erfcinv(2u).
+		v = d.a * math.Exp(-d.b*math.Sqrt2*math.Erfcinv(2*u))
+	case distEmpirical:
+		v = d.quantile(u)
+	}
+	if !(v < maxDraw) { // also catches NaN
+		v = maxDraw
+	}
+	return time.Duration(v)
+}
+
 // quantile is the empirical inverse CDF at u.
 func (d *Dist) quantile(u float64) float64 {
 	ps, vs := d.ps, d.vs

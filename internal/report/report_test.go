@@ -155,20 +155,20 @@ func TestHeadline(t *testing.T) {
 		want    string
 	}{
 		{"simulate", sampleSimulate(), "32 concurrent requests from one location",
-			"With 32 concurrent requests from one location, a limit of 5 per day (fixed-window on kv) let through up to 38 (7.6x, ratio.max); in 95% of 200 trials at most 36 (7.2x)."},
+			"With 32 concurrent requests from one location, a limit of 5 per day keyed by token and IP (fixed-window on kv) let through up to 38 (7.6x, ratio.max); in 95% of 200 trials at most 36 (7.2x)."},
 		{"simulate, populations named", sampleSimulate(), "",
-			"With 6,440 requests per trial over 1 min from bot and users, a limit of 5 per day (fixed-window on kv) let through up to 38 (7.6x, ratio.max); in 95% of 200 trials at most 36 (7.2x)."},
+			"With 6,440 requests per trial over 1 min from bot and users, a limit of 5 per day keyed by token and IP (fixed-window on kv) let through up to 38 (7.6x, ratio.max); in 95% of 200 trials at most 36 (7.2x)."},
 		{"attack", sampleAttack(), "",
-			"With 4,000 requests over 10 s from bot, a limit of 5 per 10 s (fixed-window on eventual) was measured letting through up to 35 (7.0x, ratio.max)."},
+			"With 4,000 requests over 10 s from bot, a limit of 5 per 10 s keyed by token and IP (fixed-window on eventual) was measured letting through up to 35 (7.0x, ratio.max)."},
 		{"within the limit", within, "one user",
-			"With one user, a limit of 5 per day (fixed-window on kv) let through up to 5 (1.0x, ratio.max): no key-window went over the limit."},
+			"With one user, a limit of 5 per day keyed by token and IP (fixed-window on kv) let through up to 5 (1.0x, ratio.max): no key-window went over the limit."},
 		{"no requests", noReq, "", "No requests were made in this run, so there is nothing to measure: no key-window, no overshoot, no figures."},
 		{"sweep only", sweepOnly, "", "Across 21 sweep points, most allowed in one key-window / limit (ratio.max) was highest at store.kind=kv, traffic.bot.closed_loop.concurrency=32: 7.6x; lowest at store.kind=durable-object, traffic.bot.closed_loop.concurrency=1: 1.2x. A limit of 5 per day let through up to 38 in one key-window (7.6x) at store.kind=kv, traffic.bot.closed_loop.concurrency=32."},
 		{"sweep led by another metric", outageSweep(), "", "Across 2 sweep points, legitimate requests falsely denied (false_denials.rate) was highest at limiter.error_policy=fail-closed: 25.0%; lowest at limiter.error_policy=fail-open: 0.0%. A limit of 5 per day let through up to 38 in one key-window (7.6x) at limiter.error_policy=fail-open."},
 		{"one run led by another metric", natOffice(), "20 users behind 2 addresses",
 			"Legitimate requests falsely denied (false_denials.rate): 0.1%. With 20 users behind 2 addresses, a limit of 5 per day"},
 		{"sweep with a base run", sampleSweep(), "32 concurrent requests from one location",
-			"With 32 concurrent requests from one location, a limit of 5 per day (fixed-window on kv) let through up to 38 (7.6x, ratio.max); in 95% of 200 trials at most 36 (7.2x). Across 21 sweep points, most allowed in one key-window / limit (ratio.max) was highest at store.kind=kv, traffic.bot.closed_loop.concurrency=32: 7.6x;"},
+			"With 32 concurrent requests from one location, a limit of 5 per day keyed by token and IP (fixed-window on kv) let through up to 38 (7.6x, ratio.max); in 95% of 200 trials at most 36 (7.2x). Across 21 sweep points, most allowed in one key-window / limit (ratio.max) was highest at store.kind=kv, traffic.bot.closed_loop.concurrency=32: 7.6x;"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

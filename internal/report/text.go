@@ -96,7 +96,7 @@ func Headline(s *measure.Summary, traffic string) string {
 		traffic = describeTraffic(s)
 	}
 	lim := s.Limiter.Limit
-	limit := fmt.Sprintf("a limit of %s %s", count(lim), perWindow(s.Limiter))
+	limit := fmt.Sprintf("a limit of %s %s keyed by %s", count(lim), perWindow(s.Limiter), s.Limiter.KeyedBy())
 	if s.Limiter.Algorithm != "" {
 		limit += " (" + s.Limiter.Algorithm + onStore(s.Limiter.Store) + ")"
 	}
@@ -337,7 +337,7 @@ func facts(s *measure.Summary) []fact {
 	)
 	l := s.Limiter
 	fs = append(fs,
-		fact{"Limiter", fmt.Sprintf("%s, %s %s, on %s, %s", orDash(l.Algorithm), count(l.Limit), perWindow(l), orDash(l.Store), orDash(l.ErrorPolicy))},
+		fact{"Limiter", fmt.Sprintf("%s, %s %s keyed by %s, on %s, %s", orDash(l.Algorithm), count(l.Limit), perWindow(l), l.KeyedBy(), orDash(l.Store), orDash(l.ErrorPolicy))},
 	)
 	if len(sc.Params) > 0 {
 		fs = append(fs, fact{"Parameters (-set)", strings.Join(sc.Params, ", ")})

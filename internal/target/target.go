@@ -11,7 +11,7 @@
 //	RateLimit: "default";r=<remaining>;t=<seconds to reset>    (not on a fail-open answer)
 //	Retry-After: <seconds to reset>                            (on 429, the same instant as t)
 //	X-Overshoot-Window: <window id the request was counted in>
-//	X-Overshoot-Key: <caller identity, token:ip>
+//	X-Overshoot-Key: <caller identity: token:ip, or as the limiter keys>
 //	X-Overshoot-Fail-Open: 1     (the store failed and the error policy allowed)
 //	X-Overshoot-Fail-Closed: 1   (the store failed and the error policy denied)
 //
@@ -72,6 +72,9 @@ type Config struct {
 	// Token says where requests carry their anonymous token; the zero value
 	// means limiter.DefaultTokenSource (header X-Anon-Token).
 	Token limiter.TokenSource
+	// Key is what the limiter keys a caller on; the zero value is the
+	// seed's token and IP.
+	Key limiter.KeyBy
 	// Now is the clock decisions are made on; nil means time.Now.
 	Now func() time.Time
 }
@@ -82,6 +85,7 @@ type Handler struct {
 	l      *limiter.Limiter
 	store  kv.Store
 	token  limiter.TokenSource
+	key    limiter.KeyBy
 	now    func() time.Time
 	policy []string // the RateLimit-Policy value, the same for every response
 }
@@ -112,7 +116,7 @@ func New(cfg Config) (*Handler, error) {
 	}
 	c := cfg.Limiter.Config()
 	policy := fmt.Sprintf("%q;q=%d;w=%s", PolicyName, c.Limit, secs(c.Window))
-	return &Handler{l: cfg.Limiter, store: cfg.Store, token: cfg.Token, now: cfg.Now, policy: []string{policy}}, nil
+	return &Handler{l: cfg.Limiter, store: cfg.Store, token: cfg.Token, key: cfg.Key, now: cfg.Now, policy: []string{policy}}, nil
 }
 
 // secs formats d in whole seconds when it is whole, else with the shortest
@@ -127,7 +131,7 @@ func secs(d time.Duration) string {
 
 // ServeHTTP decides for the request's caller and answers 200 or 429.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	caller := limiter.Caller(h.token.Token(r), r.Header)
+	caller := h.key.Caller(h.token.Token(r), r.Header)
 	// Every request gets its own store context (location, and the reads
 	// the eventual store remembers for lost-update accounting).
 	loc := ""
