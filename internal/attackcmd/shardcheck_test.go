@@ -135,3 +135,24 @@ func TestMergeDamagedShards(t *testing.T) {
 		t.Errorf("the undamaged shards: exit %d: %s", code, stderr)
 	}
 }
+
+// FuzzReadShardFile: whatever an attack shard file holds, reading and
+// checking it is an error or shards that make a run, never a panic.
+func FuzzReadShardFile(f *testing.F) {
+	f.Add([]byte(`{"kind":"overshoot-attack-shard","schema":2,"shard":0,"shards":1,"run_id":"r","limit":5,"window_ms":1000,"start_at":"2026-12-01T10:00:00Z","results":"shard-0-of-1.bin","results_count":0,"results_sha256":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","complete":true}`))
+	f.Add([]byte(`{"kind":"overshoot-attack-shard","schema":2,"shard":3,"shards":-1,"clock_offset_ms":-9200000000000000000}`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(dir, "shard-0-of-1.json")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files, dirs, err := readShardFiles([]string{path})
+		if err != nil {
+			return
+		}
+		if checkShards(files, dirs) == nil {
+			checkResults(files, dirs)
+		}
+	})
+}

@@ -2,11 +2,14 @@ package simulatecmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"github.com/overshoot-dev/overshoot/internal/measure"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestFileReadsAreBounded: every file simulate reads back (a summary for
@@ -109,6 +112,7 @@ func TestMergeEditedShards(t *testing.T) {
 			kv["VisReads"], kv["VisFresh"] = make([]any, 25), make([]any, 25)
 		}, "KV.VisReads and VisFresh hold 25 and 25 buckets"},
 		{"latency", func(f map[string]any) { trial0(f)["Latency"].(map[string]any)["N"] = 3 }, "Latency"},
+		{"hist", func(f map[string]any) { trial0(f)["Hist"] = map[string]any{"1099511627776": 1} }, "Hist[1099511627776] key (a key-window's allowed)"},
 		{"limit", func(f map[string]any) { f["points"].([]any)[0].(map[string]any)["limit"] = 0 }, "points[0].limit 0"},
 	}
 	for _, tc := range tests {
@@ -171,4 +175,28 @@ func TestReadBackRefusesRunsThatMeasuredNothing(t *testing.T) {
 			})
 		}
 	}
+}
+
+// FuzzMergeShardFile: whatever a shard file holds, reading and merging it
+// is an error or a summary, never a panic (edited counts, sizes, points).
+func FuzzMergeShardFile(f *testing.F) {
+	f.Add([]byte(`{"kind":"overshoot-simulate-shard","schema":1,"shard":0,"shards":1,"scenario_hash":"h","seed":1,"trials_per_point":1,"sweep":false,"complete":true,"points":[{"base":{},"limit":5,"trials":[{"index":0,"trial":{"Totals":{"requests":3,"allowed":2,"denied":1},"Hist":{"2":1},"Populations":[{"name":"a","requests":3,"allowed":2,"denied":1}]}}]}]}`))
+	f.Add([]byte(`{"kind":"overshoot-simulate-shard","schema":1,"shard":0,"shards":-1,"points":[]}`))
+	f.Add([]byte(`{"kind":"overshoot-simulate-shard","schema":1,"shard":0,"shards":1,"trials_per_point":1,"complete":true,"points":[{"limit":1,"trials":[{"index":0,"trial":{"KV":{"VisReads":[1,2],"VisFresh":[1]}}}]}]}`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(dir, "shard-0-of-1.json")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stuck := time.AfterFunc(20*time.Second, func() { panic(fmt.Sprintf("over 20 s on %q", b)) })
+		defer stuck.Stop()
+		files, paths, err := readShards([]string{path})
+		if err != nil {
+			return
+		}
+		if s, err := mergeShards(files, paths); err == nil {
+			measure.WriteText(io.Discard, &s)
+		}
+	})
 }

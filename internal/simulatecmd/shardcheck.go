@@ -124,7 +124,8 @@ func checkTrial(t *measure.Trial) error {
 	}
 	var keyWindows int64
 	for allowed, n := range t.Hist {
-		if err := firstErr(count(fmt.Sprintf("Hist[%d] key", allowed), allowed), count(fmt.Sprintf("Hist[%d]", allowed), n)); err != nil {
+		if err := firstErr(count(fmt.Sprintf("Hist[%d] key", allowed), allowed), count(fmt.Sprintf("Hist[%d]", allowed), n),
+			atMost(fmt.Sprintf("Hist[%d] key (a key-window's allowed)", allowed), allowed, "Totals.allowed", tt.Allowed)); err != nil {
 			return err
 		}
 		if keyWindows += n; keyWindows > tt.Requests {
