@@ -196,7 +196,7 @@ func runShard(ctx context.Context, c *config, env Env, stderr io.Writer, pl *pla
 		Offered: s.Live.OfferedRate * s.Live.DurationSecs, Results: filepath.Base(resultsPath), ResultsCount: dg.Results, ResultsSHA256: dg.SHA256, Complete: s.Complete}
 	b, _ := json.MarshalIndent(&f, "", "  ")
 	path := filepath.Join(c.out, base+".json")
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	if err := writeReplacing(path, append(b, '\n')); err != nil {
 		fmt.Fprintf(stderr, "attack: -shard: %v\n", err)
 		return cli.ExitFailure
 	}

@@ -97,3 +97,27 @@ func checkResults(files []shardFile, dirs []string) error {
 	}
 	return nil
 }
+
+// writeReplacing writes b to path through a temporary file beside it
+// (NAME.partial-*, in sight if the process is killed meanwhile), so that a
+// merge never reads half a shard file; a shard run again replaces its file.
+func writeReplacing(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".partial-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}

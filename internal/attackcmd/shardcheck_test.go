@@ -156,3 +156,24 @@ func FuzzReadShardFile(f *testing.F) {
 		}
 	})
 }
+
+// TestWriteReplacing: a shard file is replaced whole (a shard run again),
+// with no temporary file left beside it.
+func TestWriteReplacing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "shard-0-of-1.json")
+	for _, want := range []string{"first\n", "second\n"} {
+		if err := writeReplacing(path, []byte(want)); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != want {
+			t.Errorf("file holds %q, want %q", b, want)
+		}
+	}
+	if fs := files(t, dir); len(fs) != 1 {
+		t.Errorf("files %v, want the shard file alone", fs)
+	}
+	if err := writeReplacing(filepath.Join(dir, "missing", "x.json"), nil); err == nil {
+		t.Error("writing into a missing folder: no error")
+	}
+}
