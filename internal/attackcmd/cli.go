@@ -92,9 +92,9 @@ results file (read it with: go tool vegeta report < results.bin) under -out.
 With -no-report nothing is written: the summary is printed (all of
 summary.json with -json) and the vegeta results are not kept.
 
-Exit codes: 0 ok (also after -h and -version), 1 failure, interrupted, or most requests got no decision
+Exit codes: 0 ok (also after -h and -version), 1 failure, interrupted, most requests got no decision
 (a status neither 2xx nor a -deny-status: what was measured is still written,
-and the summary says so), 2 bad input, 3 -max-ratio broken; a second Ctrl-C exits
+and the summary says so) or none was counted, 2 bad input, 3 -max-ratio broken; a second Ctrl-C exits
 130 at once.
 
 flags:
@@ -341,13 +341,20 @@ func Main(args []string, env Env) int {
 			fmt.Fprintf(stderr, "attack: -url %q is not an http(s) URL: give e.g. http://127.0.0.1:8787/\n", c.url)
 			return cli.ExitBadInput
 		}
-		tl, err := preflight(ctx, c.url, token, c.timeout, c.denyStatus)
+		tl, labelled, err := preflight(ctx, c.url, token, c.timeout, c.denyStatus)
 		if err != nil {
 			fmt.Fprintf(stderr, "attack: %v\n", err)
 			return cli.ExitBadInput
 		}
 		what += "; " + fieldsRead(tl)
+		if target.IsLoopbackHost(u.Hostname()) {
+			skew = 5 * time.Millisecond // one clock
+		}
 		if tl.Limit > 0 && tl.Window > 0 {
+			if err := usablePolicy(tl, limit, window, skew, labelled); err != nil {
+				fmt.Fprintf(stderr, "attack: -url %s: %v\n", c.url, err)
+				return cli.ExitBadInput
+			}
 			if tl.Limit != limit || tl.Window != window {
 				fmt.Fprintf(stderr, "attack: note: the target's %s says %d per %v; the scenario says %d per %v: counting against the target's\n",
 					tl.Source, tl.Limit, tl.Window, limit, window)
@@ -356,9 +363,6 @@ func Main(args []string, env Env) int {
 		} else if tl.Limit > 0 && tl.Limit != limit {
 			fmt.Fprintf(stderr, "attack: note: the target's %s says %d and states no window; the scenario says %d per %v: counting against the scenario's\n",
 				tl.Source, tl.Limit, limit, window)
-		}
-		if target.IsLoopbackHost(u.Hostname()) {
-			skew = 5 * time.Millisecond // one clock
 		}
 	}
 
@@ -543,6 +547,11 @@ func verdict(s *measure.Summary, gates *cli.Gates, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "attack: the run was interrupted: the summary covers only what was measured (marked incomplete)")
 		return cli.ExitFailure
 	}
+	if s.Totals.Requests == 0 {
+		// Nothing was counted: no summary of a limiter, whatever was sent.
+		fmt.Fprintf(stderr, "attack: the run measured nothing: %s\n", nothingMeasured(s))
+		return cli.ExitFailure
+	}
 	if s.ErrorsDominate() {
 		// Most requests got no decision: the run measured the target's
 		// failures, not its limiter, and cannot pass for a result.
@@ -559,6 +568,15 @@ func verdict(s *measure.Summary, gates *cli.Gates, stderr io.Writer) int {
 		return cli.ExitThreshold
 	}
 	return cli.ExitOK
+}
+
+// nothingMeasured says why a run counted no request.
+func nothingMeasured(s *measure.Summary) string {
+	if s.Live != nil && s.Live.Ambiguous > 0 {
+		return fmt.Sprintf("all %s responses were too near a window boundary to count (ambiguous): the limiter's window (%s) is too short for a target that does not name each response's window (%s)",
+			measure.Thousands(s.Live.Ambiguous), s.Limiter.Window, target.HeaderWindow)
+	}
+	return "no request was sent: check the scenario's traffic and the run's duration"
 }
 
 // liveWindowFollows returns sets with live.window set to the value of an
@@ -690,14 +708,15 @@ func runDuration(c *config, pl *plan.Plan) time.Duration {
 // target, or one that answers neither 2xx nor a denial status (a wrong
 // path), is a clear error and nothing is written. It returns what the
 // response's rate-limit fields say (attack.ReadLimits: the limit and window
-// in any dialect that states them).
-func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout time.Duration, deny []int) (attack.Limits, error) {
+// in any dialect that states them), and whether the answer names its window
+// (target.HeaderWindow).
+func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout time.Duration, deny []int) (attack.Limits, bool, error) {
 	var none attack.Limits
 	ctx, cancel := context.WithTimeout(ctx, min(timeout, 10*time.Second))
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return none, fmt.Errorf("-url %q: %v", u, err)
+		return none, false, fmt.Errorf("-url %q: %v", u, err)
 	}
 	tok := "overshoot-preflight-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	if token.From == "cookie" {
@@ -707,11 +726,11 @@ func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout
 	}
 	resp, err := attack.NoRedirects(http.DefaultTransport, 10*time.Second).Do(req)
 	if err != nil {
-		return none, fmt.Errorf("cannot reach -url %s: %v (is the server running? for the example Worker: examples/worker/dev.sh start)", u, err)
+		return none, false, fmt.Errorf("cannot reach -url %s: %v (is the server running? for the example Worker: examples/worker/dev.sh start)", u, err)
 	}
 	if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		resp.Body.Close()
-		return none, fmt.Errorf("-url %s answered the preflight request with %s to %q: attack does not follow redirects (a login page would count as allowed); give the final URL", u, resp.Status, loc)
+		return none, false, fmt.Errorf("-url %s answered the preflight request with %s to %q: attack does not follow redirects (a login page would count as allowed); give the final URL", u, resp.Status, loc)
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
@@ -723,10 +742,10 @@ func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout
 		// nothing remains; anything else (a wrong path's 404, a 500, a
 		// login redirect) would be measured as errors only.
 		ds := attack.FormatDenyStatus(deny)
-		return none, fmt.Errorf("-url %s answered the preflight request with %s, not 2xx or %s: check the URL and its path (attack counts 2xx as allowed and %s as denied; -deny-status names other denial statuses)",
+		return none, false, fmt.Errorf("-url %s answered the preflight request with %s, not 2xx or %s: check the URL and its path (attack counts 2xx as allowed and %s as denied; -deny-status names other denial statuses)",
 			u, resp.Status, ds, ds)
 	}
-	return tl, nil
+	return tl, resp.Header.Get(target.HeaderWindow) != "", nil
 }
 
 // fieldsRead says what the preflight's answer stated of its limits, for
@@ -741,6 +760,32 @@ func fieldsRead(l attack.Limits) string {
 		return "it states what remains, no limit"
 	}
 	return "it sends no rate-limit fields: decisions from statuses alone"
+}
+
+// minPolicySkews is how many clock margins (attack.Options.Skew) the
+// shortest window a target's rate-limit fields may put in place of the
+// scenario's spans, when the target does not name each response's window:
+// without that header a response is counted by its send time, and one
+// whose span (latency and the margin either side) crosses a window
+// boundary is ambiguous; the shorter the window, the more of them (at 1 ms,
+// all). 20 margins keep them to a few in a hundred on loopback (100 ms)
+// and across a network (1 s).
+const minPolicySkews = 20
+
+// usablePolicy says why the limit and window a target states (tl, from
+// the preflight) cannot replace the scenario's limit per window, or nil
+// when they can: a policy that contradicts the scenario with a window too
+// short to count responses in, given the clock margin skew (labelled: the
+// target names each response's window), is reported, not used.
+func usablePolicy(tl attack.Limits, limit int64, window, skew time.Duration, labelled bool) error {
+	q, w, least := tl.Limit, tl.Window, minPolicySkews*skew
+	if (q == limit && w == window) || labelled || w >= least {
+		return nil
+	}
+	return fmt.Errorf("the target's %s says %d per %v, the scenario %d per %v (limiter.window): a window under %v (%d clock margins of %v) cannot be counted in "+
+		"unless the target names each response's window (%s): responses near a boundary are ambiguous, and in so short a window most or all are; fix the target's %s, "+
+		"or give -set limiter.limit=%d -set limiter.window=%v if that policy is meant",
+		tl.Source, q, w, limit, window, least, minPolicySkews, skew, target.HeaderWindow, tl.Source, q, w)
 }
 
 // PrintSummary prints a run's summary for people, as simulate does

@@ -178,6 +178,10 @@ func (p *printer) body(s *Summary, what string) {
 	t, o := s.Totals, s.Overshoot
 	p.f("\n")
 	if t.Requests == 0 {
+		if s.Live != nil && s.Live.Ambiguous > 0 {
+			p.f("  none of the %s responses could be counted: all were too near a window boundary (ambiguous); nothing was measured.\n", Thousands(s.Live.Ambiguous))
+			return
+		}
 		p.f("  no requests were made: nothing to measure.\n")
 		return
 	}

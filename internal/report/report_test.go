@@ -100,7 +100,7 @@ func TestWriteFiles(t *testing.T) {
 				}
 			}
 			// No temporary files are left behind.
-			if tmp, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(tmp) > 0 {
+			if tmp, _ := filepath.Glob(filepath.Join(dir, "*.partial*")); len(tmp) > 0 {
 				t.Errorf("temporary files left: %v", tmp)
 			}
 		})

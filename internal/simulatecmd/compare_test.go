@@ -33,6 +33,7 @@ func writeMeasured(t *testing.T, dir, scPath string, edit func(*measure.Summary)
 		t.Fatal(err)
 	}
 	m := measure.Summary{Schema: measure.SchemaVersion, Mode: "attack", Complete: true, Trials: 1,
+		Totals:    measure.Totals{Requests: 10, Allowed: 10},
 		Scenario:  measure.ScenarioRef{Name: sc.Name, File: scPath, Hash: sc.Hash(), BaseHash: sc.BaseHash()},
 		Limiter:   measure.LimiterRef{Algorithm: "fixed-window", Limit: 5, Window: "10s", WindowSecs: 10, Store: "memory", ErrorPolicy: "fail-open"},
 		Overshoot: measure.Overshoot{KeyWindows: 1, Ratio: measure.Stats{N: 1, Max: 2, P50: 2}},

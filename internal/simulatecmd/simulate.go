@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/overshoot-dev/overshoot/internal/bounded"
 	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/model"
@@ -678,9 +679,13 @@ func shortened(sc *scenario.Scenario, d time.Duration) *scenario.Scenario {
 	return &out
 }
 
+// maxSummaryBytes bounds a summary.json read back (-compare, -calibrate,
+// -diff).
+var maxSummaryBytes int64 = bounded.MaxSummary
+
 // readSummary reads a summary.json to compare with.
 func readSummary(path string) (*measure.Summary, error) {
-	b, err := os.ReadFile(path)
+	b, err := bounded.ReadFile(path, maxSummaryBytes, "a summary.json")
 	if err != nil {
 		return nil, fmt.Errorf("-compare: %w", err)
 	}
@@ -690,6 +695,9 @@ func readSummary(path string) (*measure.Summary, error) {
 	}
 	if s.Schema != measure.SchemaVersion {
 		return nil, fmt.Errorf("-compare %s: summary schema %d, this simulate reads schema %d", path, s.Schema, measure.SchemaVersion)
+	}
+	if err := checkMeasured(&s); err != nil {
+		return nil, fmt.Errorf("-compare %s: %v", path, err)
 	}
 	return &s, nil
 }
@@ -897,7 +905,9 @@ func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measu
 		if s.Comparison != nil {
 			writeComparison(stdout, s.Comparison)
 		}
-		writeCalibration(stdout, sc.Calibrated)
+		if sc != nil { // nil for a merge
+			writeCalibration(stdout, sc.Calibrated)
+		}
 	}
 	if !c.noReport {
 		opts := report.Options{Compare: measured, Traffic: s.Scenario.Traffic}

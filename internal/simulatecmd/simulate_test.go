@@ -194,6 +194,7 @@ func TestSweepAndReport(t *testing.T) {
 func TestCompareFollowsTheMeasuredRun(t *testing.T) {
 	dir := t.TempDir()
 	measured := measure.Summary{Schema: measure.SchemaVersion, Mode: "attack", Complete: true, Trials: 1,
+		Totals:   measure.Totals{Requests: 10, Allowed: 10},
 		Scenario: measure.ScenarioRef{Name: "default"},
 		Limiter:  measure.LimiterRef{Algorithm: "fixed-window", Limit: 3, Window: "7s", WindowSecs: 7, Store: "memory", ErrorPolicy: "fail-open"},
 		Live:     &measure.Live{DurationSecs: 4.2}}
@@ -285,6 +286,7 @@ traffic:
 live: {duration: 10s}
 `), 0o644)
 	measured := measure.Summary{Schema: measure.SchemaVersion, Mode: "attack", Complete: false, Trials: 1,
+		Totals:   measure.Totals{Requests: 10, Allowed: 10},
 		Scenario: measure.ScenarioRef{Name: "late", File: sc},
 		Limiter:  measure.LimiterRef{Algorithm: "fixed-window", Limit: 5, Window: "10s", WindowSecs: 10, Store: "memory", ErrorPolicy: "fail-open"},
 		Live:     &measure.Live{DurationSecs: 2}}
