@@ -27,6 +27,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
+	"github.com/overshoot-dev/overshoot/internal/redact"
 	"github.com/overshoot-dev/overshoot/internal/report"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 	"github.com/overshoot-dev/overshoot/internal/target"
@@ -330,7 +331,7 @@ func Main(args []string, env Env) int {
 	} else {
 		u, err := url.Parse(c.url)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			fmt.Fprintf(stderr, "attack: -url %q is not an http(s) URL: give e.g. http://127.0.0.1:8787/\n", c.url)
+			fmt.Fprintf(stderr, "attack: -url %q is not an http(s) URL: give e.g. http://127.0.0.1:8787/\n", redact.URL(c.url))
 			return cli.ExitBadInput
 		}
 		ql, qw, err := preflight(ctx, c.url, token, c.timeout)
@@ -409,7 +410,7 @@ func Main(args []string, env Env) int {
 			runs = fmt.Sprintf(", %d times", c.repeat)
 		}
 		fmt.Fprintf(env.Stdout, "  target:   %s (%s)\n  running up to %v%s; Ctrl-C stops and keeps what was measured\n",
-			tgtURL, what, runDuration(c, pl), runs)
+			redact.URL(tgtURL), what, runDuration(c, pl), runs)
 	}
 	if env.Ready != nil {
 		env.Ready(tgtURL)
@@ -667,8 +668,17 @@ func runDuration(c *config, pl *plan.Plan) time.Duration {
 // preflight sends one request to u before any load, so that an unreachable
 // target, or one that answers neither 2xx nor 429 (a wrong path), is a clear
 // error and nothing is written. It returns the limit and
-// window of the target's RateLimit-Policy when it states one.
+// window of the target's RateLimit-Policy when it states one. Its errors
+// hold no secret of u (redact).
 func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout time.Duration) (int64, time.Duration, error) {
+	q, w, err := preflightRaw(ctx, u, token, timeout)
+	if err != nil {
+		err = errors.New(redact.Text(u, err.Error()))
+	}
+	return q, w, err
+}
+
+func preflightRaw(ctx context.Context, u string, token limiter.TokenSource, timeout time.Duration) (int64, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, min(timeout, 10*time.Second))
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)

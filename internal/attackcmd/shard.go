@@ -18,6 +18,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
+	"github.com/overshoot-dev/overshoot/internal/redact"
 	"github.com/overshoot-dev/overshoot/internal/report"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
@@ -141,7 +142,7 @@ func runShard(ctx context.Context, c *config, env Env, stderr io.Writer, pl *pla
 	sh := c.sh.shard
 	offset, err := clockOffset(ctx, c.url, c.timeout)
 	if err != nil {
-		fmt.Fprintf(stderr, "attack: -shard: %v\n", err)
+		fmt.Fprintf(stderr, "attack: -shard: %s\n", redact.Text(c.url, err.Error()))
 		return cli.ExitBadInput
 	}
 	if late := time.Since(c.sh.startAt); late > maxLate {
@@ -163,7 +164,7 @@ func runShard(ctx context.Context, c *config, env Env, stderr io.Writer, pl *pla
 	o.Shard, o.Start, o.RunID = *sh, c.sh.startAt, c.sh.runID
 	o.Results, o.ResultsFile = rf, resultsPath
 	fmt.Fprintf(env.Stdout, "overshoot attack shard %d/%d of run %s: scenario %s, target %s, starting at %s\n",
-		sh.Index, sh.Count, c.sh.runID, sc.Name, c.url, c.sh.startAt.Format(time.RFC3339Nano))
+		sh.Index, sh.Count, c.sh.runID, sc.Name, redact.URL(c.url), c.sh.startAt.Format(time.RFC3339Nano))
 	if env.Ready != nil {
 		env.Ready(c.url)
 	}
@@ -177,7 +178,7 @@ func runShard(ctx context.Context, c *config, env Env, stderr io.Writer, pl *pla
 		return cli.ExitFailure
 	}
 	f := shardFile{Kind: shardKind, Schema: shardSchema, Shard: sh.Index, Shards: sh.Count, RunID: c.sh.runID,
-		Scenario: s.Scenario, Seed: s.Seed, URL: c.url, Limit: o.Limit, WindowMs: o.Window.Milliseconds(),
+		Scenario: s.Scenario, Seed: s.Seed, URL: redact.URL(c.url), Limit: o.Limit, WindowMs: o.Window.Milliseconds(),
 		Limiter: s.Limiter, SkewMs: o.Skew.Milliseconds(), StartAt: c.sh.startAt, LateMs: late.Milliseconds(),
 		ElapsedMs: int64(s.Live.DurationSecs * 1000), ClockOffsetMs: offset.Milliseconds(),
 		Offered: s.Live.OfferedRate * s.Live.DurationSecs, Results: filepath.Base(resultsPath), Complete: s.Complete}
