@@ -24,6 +24,7 @@ import (
 
 	"github.com/overshoot-dev/overshoot/internal/attack"
 	"github.com/overshoot-dev/overshoot/internal/cli"
+	"github.com/overshoot-dev/overshoot/internal/escape"
 	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
@@ -697,7 +698,7 @@ func preflightRaw(ctx context.Context, u string, token limiter.TokenSource, time
 	}
 	if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		resp.Body.Close()
-		return 0, 0, fmt.Errorf("-url %s answered the preflight request with %s to %q: attack does not follow redirects (a login page would count as allowed); give the final URL", u, resp.Status, loc)
+		return 0, 0, fmt.Errorf("-url %s answered the preflight request with %s to %q: attack does not follow redirects (a login page would count as allowed); give the final URL", u, escape.Line(resp.Status), loc)
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
@@ -706,7 +707,7 @@ func preflightRaw(ctx context.Context, u string, token limiter.TokenSource, time
 		// (a wrong path's 404, a 500, a login redirect) would be measured
 		// as errors only.
 		return 0, 0, fmt.Errorf("-url %s answered the preflight request with %s, not 2xx or 429: check the URL and its path (attack counts only 2xx as allowed and 429 as denied)",
-			u, resp.Status)
+			u, escape.Line(resp.Status))
 	}
 	q, w := attack.ParsePolicy(resp.Header.Get("RateLimit-Policy"))
 	return q, w, nil

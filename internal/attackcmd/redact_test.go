@@ -1,6 +1,8 @@
 package attackcmd
 
 import (
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -107,5 +109,36 @@ func TestShardSecretsRedacted(t *testing.T) {
 	}
 	if s, _ := readSummary(t, out); !strings.Contains(s.Live.URL, "api_key=REDACTED") {
 		t.Errorf("merged live.url %q", s.Live.URL)
+	}
+}
+
+// TestPreflightStatusEscaped: a target whose status line carries terminal
+// escape sequences is refused with its status shown as text.
+func TestPreflightStatusEscaped(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 4096)
+				c.Read(buf)
+				io.WriteString(c, "HTTP/1.1 503 Down\x1b[2J\x1b]0;owned\x07\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+			}()
+		}
+	}()
+	code, stdout, stderr := runMain(t, Env{}, "-url", "http://"+ln.Addr().String()+"/", "-out", t.TempDir(), cliScenario(t, sequentialYAML))
+	if code != 2 || !strings.Contains(stderr, `503 Down\x1b[2J`) {
+		t.Errorf("exit %d, stderr %q: want 2 and the status as text", code, stderr)
+	}
+	if strings.ContainsAny(stdout+stderr, "\x1b\x07") {
+		t.Errorf("control characters reached the terminal: %q", stdout+stderr)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/overshoot-dev/overshoot/internal/escape"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 )
 
@@ -72,10 +73,10 @@ func (g *Gates) Apply(s *measure.Summary, command string, w io.Writer) (broken b
 	vs := measure.Check(s, g.conds)
 	for _, v := range vs {
 		if v.Pass {
-			fmt.Fprintf(w, "%s: threshold %s\n", command, v)
+			fmt.Fprintf(w, "%s: threshold %s\n", command, escape.Line(v.String()))
 		} else {
 			broken = true
-			fmt.Fprintf(w, "%s: threshold broken: %s\n", command, v)
+			fmt.Fprintf(w, "%s: threshold broken: %s\n", command, escape.Line(v.String()))
 		}
 	}
 	if g.junit != "" {
@@ -146,7 +147,7 @@ func writeJUnit(path, command, scenario string, vs []measure.Verdict) error {
 // appendStepSummary appends the verdicts to a GitHub Actions job summary.
 func appendStepSummary(path, command, scenario string, vs []measure.Verdict) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### overshoot %s: %s\n\n| | threshold | where | value |\n|---|---|---|---|\n", command, scenario)
+	fmt.Fprintf(&b, "### overshoot %s: %s\n\n| | threshold | where | value |\n|---|---|---|---|\n", command, escape.MarkdownCell(scenario))
 	for _, v := range vs {
 		mark, value := "✅", "not measured"
 		if !v.Pass {
@@ -159,7 +160,9 @@ func appendStepSummary(path, command, scenario string, vs []measure.Verdict) err
 		if where == "" {
 			where = "run"
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", mark, v.Condition.Text, where, value)
+		// The condition's text is measure.ParseCondition's grammar: no
+		// backtick or bar can end its code span.
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", mark, v.Condition.Text, escape.MarkdownCell(where), escape.MarkdownCell(value))
 	}
 	b.WriteString("\n")
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)

@@ -102,3 +102,38 @@ func TestGatesApply(t *testing.T) {
 		t.Errorf("passing gates: broken %v, output %q", broken, out.String())
 	}
 }
+
+// TestStepSummaryEscapes: a scenario name and a sweep point from the
+// scenario file land in GITHUB_STEP_SUMMARY as text, not as a heading or
+// HTML, and reach the terminal without their escape sequences.
+func TestStepSummaryEscapes(t *testing.T) {
+	summary := filepath.Join(t.TempDir(), "step.md")
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+	g, err := gates(t, "-max-ratio", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := "x\n# Injected <img src=x onerror=alert(1)> \x1b]0;title\x07"
+	s := &measure.Summary{Scenario: measure.ScenarioRef{Name: evil}, Limiter: measure.LimiterRef{Limit: 5},
+		Points: []measure.Point{{Params: []measure.Param{{Path: "traffic.bot.name", Value: evil}},
+			Summary: &measure.Summary{Limiter: measure.LimiterRef{Limit: 5}, Overshoot: measure.Overshoot{KeyWindows: 1, Ratio: measure.Stats{Max: 1}}}}}}
+	var out bytes.Buffer
+	if _, err := g.Apply(s, "simulate", &out); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(md), "\n") {
+		if strings.HasPrefix(line, "# ") {
+			t.Errorf("step summary has an injected heading: %q", line)
+		}
+	}
+	if strings.Count(string(md), "<img") != strings.Count(string(md), `\<img`) || strings.ContainsRune(string(md), 0x1b) {
+		t.Errorf("step summary holds raw HTML or an escape sequence:\n%s", md)
+	}
+	if strings.ContainsRune(out.String(), 0x1b) || strings.ContainsRune(out.String(), 0x07) {
+		t.Errorf("terminal output holds control characters: %q", out.String())
+	}
+}

@@ -31,6 +31,7 @@ import (
 	"github.com/cloudflare/cloudflare-go/v6/option"
 	"github.com/cloudflare/cloudflare-go/v6/shared"
 
+	"github.com/overshoot-dev/overshoot/internal/escape"
 	"github.com/overshoot-dev/overshoot/internal/kv"
 )
 
@@ -348,9 +349,10 @@ func hasCode(codes []int, want int) bool {
 	return false
 }
 
-// shorten keeps an API message to one readable line.
+// shorten keeps an API message to one readable line, with any control
+// character written out so that it cannot reach a terminal raw.
 func shorten(msg string) string {
-	msg = strings.Join(strings.Fields(msg), " ")
+	msg = escape.Line(strings.Join(strings.Fields(msg), " "))
 	if len(msg) > 200 {
 		msg = msg[:200] + "..."
 	}

@@ -483,3 +483,22 @@ func TestRedirectNotFollowed(t *testing.T) {
 		t.Fatalf("the redirect was followed %d times (Authorization %q)", len(reached), reached[0])
 	}
 }
+
+// TestMessageEscaped: an API message with terminal escape sequences comes
+// back in the error as text.
+func TestMessageEscaped(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"success":false,"errors":[{"code":9999,"message":"bad \u001b[2J\u001b]0;owned\u0007 request"}],"messages":[],"result":null}`)
+	}))
+	defer srv.Close()
+	s, err := New(Config{AccountID: testAccount, Token: testToken, NamespaceID: testNamespace, BaseURL: srv.URL + "/client/v4/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = s.Get(context.Background(), "k")
+	if err == nil || strings.ContainsAny(err.Error(), "\x1b\x07") || !strings.Contains(err.Error(), `bad \x1b[2J`) {
+		t.Fatalf("error %q: want the message's escape sequences as text", err)
+	}
+}
