@@ -259,6 +259,13 @@ func Main(args []string, env Env) int {
 			return cli.ExitBadInput
 		}
 	}
+	if !c.serve && (!c.noReport || c.sh.shard != nil) {
+		// Found now rather than after a store, a preflight and a run.
+		if err := report.CheckRoot(c.out); err != nil {
+			fmt.Fprintf(stderr, "attack: %v\n", err)
+			return cli.ExitBadInput
+		}
+	}
 
 	// First signal: stop the attack (or the server) and write what was
 	// measured; second: exit at once.

@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/overshoot-dev/overshoot/internal/escape"
@@ -52,8 +54,34 @@ func (g *Gates) Validate() error {
 		}
 		g.conds = append(g.conds, c)
 	}
+	if err := checkJUnitPath(g.junit); err != nil {
+		return err
+	}
 	if g.junit != "" && len(g.conds) == 0 {
 		return fmt.Errorf("-junit %s: there is no gate to report: add -threshold or -max-ratio", g.junit)
+	}
+	return nil
+}
+
+// checkJUnitPath refuses a -junit path that cannot be written after the
+// run: a folder, or a file in a folder that does not exist. It writes
+// nothing.
+func checkJUnitPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("-junit %s is a folder: give the path of a file to write, e.g. %s", path, filepath.Join(path, "overshoot.xml"))
+	}
+	parent := filepath.Dir(path)
+	fi, err := os.Stat(parent)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("-junit %s: the folder %s does not exist: create it first", path, parent)
+	case err != nil:
+		return fmt.Errorf("-junit %s: %v", path, err)
+	case !fi.IsDir():
+		return fmt.Errorf("-junit %s: %s is not a folder", path, parent)
 	}
 	return nil
 }

@@ -137,3 +137,21 @@ func TestStepSummaryEscapes(t *testing.T) {
 		t.Errorf("terminal output holds control characters: %q", out.String())
 	}
 }
+
+// TestJUnitPathCheckedFirst: a -junit that is a folder, or in a folder
+// that does not exist, is refused before any run.
+func TestJUnitPathCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ path, want string }{
+		{dir, "is a folder"},
+		{filepath.Join(dir, "missing", "j.xml"), "does not exist"},
+	} {
+		_, err := gates(t, "-max-ratio", "3", "-junit", c.path)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.path) {
+			t.Errorf("-junit %s: %v, want an error saying it %s", c.path, err, c.want)
+		}
+	}
+	if _, err := gates(t, "-max-ratio", "3", "-junit", filepath.Join(dir, "j.xml")); err != nil {
+		t.Errorf("-junit in an existing folder: %v", err)
+	}
+}

@@ -1,0 +1,37 @@
+package simulatecmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestOutAndJUnitCheckedFirst: a -out that is a dangling symbolic link and a
+// -junit that is a folder are refused before the run (exit 2, nothing on
+// stdout, where the run's header would be, nothing written), not found
+// after it.
+func TestOutAndJUnitCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	dangling := filepath.Join(dir, "reports")
+	if err := os.Symlink(filepath.Join(dir, "gone"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	junitDir := filepath.Join(dir, "junit")
+	os.Mkdir(junitDir, 0o755)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-out", dangling}, "symbolic link to " + filepath.Join(dir, "gone")},
+		{[]string{"-out", filepath.Join(dir, "ok"), "-max-ratio", "100", "-junit", junitDir}, "-junit " + junitDir + " is a folder"},
+	} {
+		code, stdout, stderr := runMain(t, append(c.args, "-trials", "200", "-sensitivity=false")...)
+		if code != ExitBadInput || !strings.Contains(stderr, c.want) || stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %.100q: want 2 and %q before the run", c.args, code, stderr, stdout, c.want)
+		}
+	}
+	if got := entries(t, dir); len(got) != 2 {
+		t.Errorf("wrote %v", got)
+	}
+}
