@@ -25,6 +25,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/report"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
+	"github.com/overshoot-dev/overshoot/scenarios"
 )
 
 // Exit codes: the ones every command shares (internal/cli).
@@ -242,6 +243,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			if c.file, err = resolveScenario(measured.Scenario.File, c.compare); err != nil {
 				fmt.Fprintln(stderr, "simulate:", err)
 				return ExitBadInput
+			}
+			if c.file == "" {
+				fmt.Fprintf(stderr, "simulate: note: -compare %s: %s is not here: predicting with the embedded default scenario (the run's hash is checked)\n", c.compare, measured.Scenario.File)
 			}
 		}
 	}
@@ -486,11 +490,16 @@ func describeSource(sc *scenario.Scenario) string {
 }
 
 // resolveScenario finds the scenario file a summary names (findScenario),
-// or says where it looked.
+// or says where it looked. The default scenario not found on disk is the
+// embedded one (a run of attack with no scenario, outside a clone): it
+// returns "", which load reads as the embedded default.
 func resolveScenario(file, summaryPath string) (string, error) {
 	found, tried, err := findScenario(file, summaryPath)
 	if err != nil {
 		return "", fmt.Errorf("-compare %s: %v", summaryPath, err)
+	}
+	if found == "" && file == "scenarios/"+scenarios.DefaultFile {
+		return "", nil
 	}
 	if found == "" {
 		return "", fmt.Errorf("-compare %s: the live run's scenario %s is not found (tried %s): give the scenario file as the argument",
