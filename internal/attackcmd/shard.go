@@ -272,22 +272,35 @@ func mergeMain(c *config, env Env, stderr io.Writer, args []string) int {
 		elapsed = max(elapsed, f.ElapsedMs)
 		offered += f.Offered
 	}
-	dir, err := report.NewDir(c.out, sc.Name, time.Now())
-	if err != nil {
-		fmt.Fprintf(stderr, "attack: %v\n", err)
-		return cli.ExitFailure
+	if first.Limit <= 0 || first.WindowMs <= 0 {
+		fmt.Fprintf(stderr, "attack: -merge: %s: limit %d, window_ms %d: both are positive in a shard file attack -shard wrote: merge the files as written\n",
+			filepath.Join(dirs[0], shardBase(first.Shard, first.Shards)+".json"), first.Limit, first.WindowMs)
+		return cli.ExitBadInput
 	}
-	resultsPath := filepath.Join(dir, ResultsFileName)
-	out, err := createResults(resultsPath)
-	if err != nil {
-		fmt.Fprintf(stderr, "attack: creating the results file: %v\n", err)
-		return cli.ExitFailure
-	}
+	// The report folder and results file are made at Merge's first write:
+	// it reads and checks every result before, so a merge refused for its
+	// input writes nothing.
+	var dir, resultsPath string
+	out := &lazyFile{open: func() (*os.File, error) {
+		var err error
+		if dir, err = report.NewDir(c.out, sc.Name, time.Now()); err != nil {
+			return nil, err
+		}
+		resultsPath = filepath.Join(dir, ResultsFileName)
+		return createResults(resultsPath)
+	}}
 	ref := measure.Summary{Scenario: first.Scenario, Seed: first.Seed, Limiter: first.Limiter, Complete: true,
 		Live: &measure.Live{Target: string(plan.LiveURL)}}
 	s, err := attack.Merge(attack.MergeOptions{Plan: pl, Limit: first.Limit, Window: time.Duration(first.WindowMs) * time.Millisecond,
 		Skew: time.Duration(first.SkewMs) * time.Millisecond, Start: first.StartAt, Elapsed: time.Duration(elapsed) * time.Millisecond,
-		Offered: offered, Results: readers, Out: out, ResultsFile: resultsPath, URL: first.URL, Summary: ref})
+		Offered: offered, Results: readers, Out: out, ResultsFile: ResultsFileName, URL: first.URL, Summary: ref})
+	if err != nil && out.f == nil {
+		fmt.Fprintf(stderr, "attack: -merge: %v\n", err)
+		return cli.ExitBadInput
+	}
+	if err == nil && out.f == nil {
+		_, err = out.Write(nil) // no results: the folder and an empty results file
+	}
 	if cerr := out.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -295,12 +308,39 @@ func mergeMain(c *config, env Env, stderr io.Writer, args []string) int {
 		fmt.Fprintf(stderr, "attack: -merge: %v\n", err)
 		return cli.ExitFailure
 	}
+	s.Live.ResultsFile = resultsPath
 	printRun(env.Stdout, c.json, &s, dir, false)
 	if err := writeReport(dir, &s, report.Options{Traffic: s.Scenario.Traffic, Generated: time.Now()}); err != nil {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
 		return cli.ExitFailure
 	}
 	return verdict(&s, &c.gates, stderr)
+}
+
+// lazyFile is a file opened at the first write.
+type lazyFile struct {
+	open func() (*os.File, error)
+	f    *os.File
+}
+
+// Write opens the file if it is not yet open, then writes p to it.
+func (l *lazyFile) Write(p []byte) (int, error) {
+	if l.f == nil {
+		f, err := l.open()
+		if err != nil {
+			return 0, err
+		}
+		l.f = f
+	}
+	return l.f.Write(p)
+}
+
+// Close closes the file if it was opened.
+func (l *lazyFile) Close() error {
+	if l.f == nil {
+		return nil
+	}
+	return l.f.Close()
 }
 
 // maxShardFile bounds a shard file's size.
