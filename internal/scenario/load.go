@@ -375,6 +375,9 @@ func (d *decoder) tree(data []byte, sets []override) (ast.Node, error) {
 			return nil, err
 		}
 	}
+	if err := d.checkAliases(body); err != nil {
+		return nil, err
+	}
 	return body, nil
 }
 
