@@ -410,6 +410,9 @@ type decoder struct {
 	// created holds the mappings overrides added, which have no line in
 	// the file.
 	created map[ast.Node]bool
+	// values holds each override's value node, with the override's index
+	// in overrides: its positions are in the override's text.
+	values map[ast.Node]int
 }
 
 // line returns a token's 1-based line, or 0 without a token.

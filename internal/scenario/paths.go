@@ -404,6 +404,16 @@ func (d *decoder) at(body ast.Node, path, msg string) *Error {
 		e.Origin, e.Set = o.origin, o.set
 		return e
 	}
+	if o := d.valueOverride(body, path); o != nil {
+		// The node is in an override's value, not in the file: a -set
+		// positions it in its own text; a sweep point's value is
+		// positioned in the file by Expand.
+		e.Origin, e.Set = o.origin, o.set
+		if n, _ := find(body, path); n != nil && o.set > 0 {
+			e.Line, e.Column = o.pos(n.GetToken())
+		}
+		return e
+	}
 	e.Origin = d.related(path)
 	if n, _ := find(body, path); n != nil && n != body && !d.created[n] {
 		tk := n.GetToken()
@@ -414,6 +424,25 @@ func (d *decoder) at(body ast.Node, path, msg string) *Error {
 		e.Line, e.Column = line(tk), col(tk)
 	}
 	return e
+}
+
+// valueOverride returns the override whose value holds the node at path
+// (the value itself or a node on the way to path), or nil when the node is
+// the file's.
+func (d *decoder) valueOverride(body ast.Node, path string) *override {
+	n, listKey := body, ""
+	for _, seg := range append([]string{""}, splitPath(path)...) {
+		if seg != "" {
+			if n = child(n, seg, listKey); n == nil {
+				return nil
+			}
+			listKey = seg
+		}
+		if i, ok := d.values[n]; ok {
+			return &d.overrides[i]
+		}
+	}
+	return nil
 }
 
 // yamlError converts an error of the YAML library into an *Error with the
@@ -579,6 +608,10 @@ func (d *decoder) apply(body ast.Node, o override) (ast.Node, error) {
 	if value == nil {
 		value = newNull()
 	}
+	if d.values == nil {
+		d.values = map[ast.Node]int{}
+	}
+	d.values[value] = len(d.overrides) - 1
 	if body == nil {
 		body = newMapping()
 		d.created[body] = true
