@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -77,6 +78,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	if err := kvemu.CheckLoopback(c.addr); err != nil {
 		return nil, fmt.Errorf("-addr: %s", strings.TrimPrefix(err.Error(), "kvemu: "))
 	}
+	if _, port, _ := net.SplitHostPort(c.addr); !validPort(port) {
+		return nil, fmt.Errorf("-addr %s: port %q is not a number from 0 to 65535 (0: any free port)", c.addr, port)
+	}
 	if c.dailyWrites < 0 || c.dailyReads < 0 {
 		return nil, fmt.Errorf("-daily-writes %d / -daily-reads %d: a quota is 0 (none) or more", c.dailyWrites, c.dailyReads)
 	}
@@ -85,6 +89,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 		c.token = "kvemu-" + randomHex(16)
 	}
 	return c, nil
+}
+
+// validPort reports whether port is a port number, 0 to 65535.
+func validPort(port string) bool {
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 0 && n <= 65535 && strconv.Itoa(n) == port
 }
 
 func randomHex(n int) string {
@@ -124,7 +134,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func serve(ctx context.Context, c *config, emu *kvemu.Emulator, stdout, stderr io.Writer, ready func(base string)) error {
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w (is another kvemu running there? pick another -addr)", c.addr, err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("cannot listen on %s: %w (is another kvemu running there? pick another -addr)", c.addr, err)
+		}
+		return fmt.Errorf("cannot listen on %s: %w: pick another -addr", c.addr, err)
 	}
 	base := "http://" + ln.Addr().String() + kvemu.Prefix
 	fmt.Fprintf(stdout, "kvemu: Workers KV API emulator on %s\n", ln.Addr())
