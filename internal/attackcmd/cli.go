@@ -178,6 +178,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	if c.duration < 0 || c.maxRequests < 0 || c.timeout <= 0 {
 		return nil, fmt.Errorf("-duration, -max-requests must be >= 0 and -timeout > 0")
 	}
+	if c.timeout < MinTimeout {
+		return nil, fmt.Errorf("-timeout %v is too short for any answer, even on loopback: give %v or more (default 10s)", c.timeout, MinTimeout)
+	}
 	if _, err := attack.IPHeader(c.ipHeader); err != nil {
 		return nil, err
 	}
@@ -673,6 +676,10 @@ func runDuration(c *config, pl *plan.Plan) time.Duration {
 	return attack.DefaultDuration
 }
 
+// MinTimeout is the shortest -timeout accepted: below it no request gets
+// an answer, and a run would measure only its own timeouts.
+const MinTimeout = time.Millisecond
+
 // preflight sends one request to u before any load, so that an unreachable
 // target, or one that answers neither 2xx nor 429 (a wrong path), is a clear
 // error and nothing is written. It returns the limit and
@@ -700,6 +707,9 @@ func preflightRaw(ctx context.Context, u string, token limiter.TokenSource, time
 		req.Header.Set(token.Name, tok)
 	}
 	resp, err := attack.NoRedirects(http.DefaultTransport, 10*time.Second).Do(req)
+	if err != nil && ctx.Err() == context.DeadlineExceeded {
+		return 0, 0, fmt.Errorf("-url %s did not answer the preflight request within %v (-timeout %v, at most 10s here): check that it answers, or give a longer -timeout", u, min(timeout, 10*time.Second), timeout)
+	}
 	if err != nil {
 		return 0, 0, fmt.Errorf("cannot reach -url %s: %v (is the server running? for the example Worker: examples/worker/dev.sh start)", u, err)
 	}

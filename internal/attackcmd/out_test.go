@@ -1,10 +1,13 @@
 package attackcmd
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestOutAndJUnitCheckedFirst: a -out that is a dangling symbolic link and a
@@ -34,5 +37,27 @@ func TestOutAndJUnitCheckedFirst(t *testing.T) {
 	}
 	if got := files(t, dir); len(got) != 1 || got[0] != dangling {
 		t.Errorf("wrote %v", got)
+	}
+}
+
+// TestTimeoutMessages: a -timeout too short for any answer is refused
+// before anything runs, and a target too slow for the preflight is said to
+// be slow, not to be down.
+func TestTimeoutMessages(t *testing.T) {
+	file := cliScenario(t, sequentialYAML)
+	code, _, stderr := runMain(t, Env{}, "-store", "memory", "-timeout", "1ns", "-out", t.TempDir(), file)
+	if code != 2 || !strings.Contains(stderr, "-timeout 1ns is too short") {
+		t.Errorf("-timeout 1ns: exit %d, stderr %q", code, stderr)
+	}
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(2 * time.Second):
+		case <-r.Context().Done():
+		}
+	}))
+	defer slow.Close()
+	code, _, stderr = runMain(t, Env{}, "-url", slow.URL+"/", "-timeout", "50ms", "-out", t.TempDir(), file)
+	if code != 2 || !strings.Contains(stderr, "did not answer the preflight request within 50ms") || strings.Contains(stderr, "is the server running") {
+		t.Errorf("a slow target: exit %d, stderr %q", code, stderr)
 	}
 }
