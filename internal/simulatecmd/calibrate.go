@@ -321,7 +321,9 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 		path = strings.TrimSpace(path)
 		m, err := readSummary(path)
 		if err != nil {
-			return nil, nil, fmt.Errorf("-calibrate: %v", strings.TrimPrefix(err.Error(), "-compare: "))
+			// readSummary's errors name -compare, the flag it reads for.
+			msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "-compare: "), "-compare "+path+": ")
+			return nil, nil, fmt.Errorf("-calibrate %s: %s", path, msg)
 		}
 		if m.Mode != "attack" && !c.force {
 			return nil, nil, fmt.Errorf("-calibrate %s: its mode is %q, not attack: calibrate on live runs, or add -force", path, m.Mode)

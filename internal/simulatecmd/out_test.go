@@ -35,3 +35,17 @@ func TestOutAndJUnitCheckedFirst(t *testing.T) {
 		t.Errorf("wrote %v", got)
 	}
 }
+
+// TestCalibrateNamesItself: a summary -calibrate cannot read is named as
+// -calibrate's, not as -compare's.
+func TestCalibrateNamesItself(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.json")
+	os.WriteFile(empty, nil, 0o644)
+	missing := filepath.Join(t.TempDir(), "missing.json")
+	for _, p := range []string{empty, missing} {
+		code, _, stderr := runMain(t, "-calibrate", p)
+		if code != ExitBadInput || strings.Contains(stderr, "-compare") || !strings.Contains(stderr, "-calibrate "+p+": ") {
+			t.Errorf("-calibrate %s: exit %d, stderr %q", p, code, stderr)
+		}
+	}
+}
