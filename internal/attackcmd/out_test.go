@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/kv"
 )
 
 // TestOutAndJUnitCheckedFirst: a -out that is a dangling symbolic link and a
@@ -59,5 +61,22 @@ func TestTimeoutMessages(t *testing.T) {
 	code, _, stderr = runMain(t, Env{}, "-url", slow.URL+"/", "-timeout", "50ms", "-out", t.TempDir(), file)
 	if code != 2 || !strings.Contains(stderr, "did not answer the preflight request within 50ms") || strings.Contains(stderr, "is the server running") {
 		t.Errorf("a slow target: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestStartAtBounded: a -start-at beyond a day ahead is refused at once
+// (it waited silently), and a shard says how long it waits.
+func TestStartAtBounded(t *testing.T) {
+	good, _ := serve(t, parse(t, sequentialYAML), kv.NewMemory(kv.MemoryOptions{}))
+	file := cliScenario(t, strings.Replace(sequentialYAML, "1600ms", "200ms", 1))
+	out := t.TempDir()
+	code, stdout, stderr := runMain(t, Env{}, "-url", good, "-shard", "0/1", "-start-at", "2100-01-01T00:00:00Z", "-run-id", "r", "-out", out, file)
+	if code != 2 || !strings.Contains(stderr, "-start-at 2100-01-01T00:00:00Z is ") || !strings.Contains(stderr, "over 24h") || stdout != "" {
+		t.Errorf("-start-at 2100: exit %d, stderr %q, stdout %q", code, stderr, stdout)
+	}
+	start := time.Now().Add(400 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+	code, stdout, stderr = runMain(t, Env{}, "-url", good, "-shard", "0/1", "-start-at", start, "-run-id", "r", "-out", out, file)
+	if code != 0 || !strings.Contains(stdout, "(in ") {
+		t.Errorf("exit %d, stdout %q, stderr %q: want the wait said", code, stdout, stderr)
 	}
 }

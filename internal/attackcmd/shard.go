@@ -59,6 +59,9 @@ func (f *shardFlags) register(fs *flag.FlagSet) {
 // runIDPattern is what a run id may hold: it goes into tokens and file names.
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
+// maxEarly is how far ahead -start-at may be: a shard waits for it.
+const maxEarly = 24 * time.Hour
+
 // maxLate is how long after -start-at a shard may still start: beyond it
 // the shards would not be attacking at once.
 const maxLate = 2 * time.Second
@@ -89,6 +92,9 @@ func (f *shardFlags) validate(c *config, args []string) error {
 		return fmt.Errorf("-shard needs -run-id ID (letters, digits, . _ -; the same on every shard), got %q", f.runID)
 	case c.json:
 		return fmt.Errorf("-shard writes a shard file, not a summary: -json goes with -merge")
+	case time.Until(f.startAt) > maxEarly:
+		return fmt.Errorf("-start-at %s is %v from now, over %v: give an instant within that (every shard waits for it)",
+			f.startAt.Format(time.RFC3339), time.Until(f.startAt).Round(time.Minute), maxEarly)
 	}
 	return nil
 }
@@ -163,8 +169,8 @@ func runShard(ctx context.Context, c *config, env Env, stderr io.Writer, pl *pla
 	}
 	o.Shard, o.Start, o.RunID = *sh, c.sh.startAt, c.sh.runID
 	o.Results, o.ResultsFile = rf, resultsPath
-	fmt.Fprintf(env.Stdout, "overshoot attack shard %d/%d of run %s: scenario %s, target %s, starting at %s\n",
-		sh.Index, sh.Count, c.sh.runID, sc.Name, redact.URL(c.url), c.sh.startAt.Format(time.RFC3339Nano))
+	fmt.Fprintf(env.Stdout, "overshoot attack shard %d/%d of run %s: scenario %s, target %s, starting at %s (in %v)\n",
+		sh.Index, sh.Count, c.sh.runID, sc.Name, redact.URL(c.url), c.sh.startAt.Format(time.RFC3339Nano), max(0, time.Until(c.sh.startAt)).Round(time.Millisecond))
 	if env.Ready != nil {
 		env.Ready(c.url)
 	}
