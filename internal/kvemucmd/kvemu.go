@@ -53,6 +53,7 @@ type config struct {
 	token       string
 	dailyWrites int
 	dailyReads  int
+	bodyTimeout time.Duration
 	quiet       bool
 }
 
@@ -68,6 +69,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.token, "token", "", "API `token` clients must send (default: a random one, printed)")
 	fs.IntVar(&c.dailyWrites, "daily-writes", 0, "daily write quota, reset at 00:00 UTC (free plan: 1000; 0: none)")
 	fs.IntVar(&c.dailyReads, "daily-reads", 0, "daily read quota, reset at 00:00 UTC (free plan: 100000; 0: none)")
+	fs.DurationVar(&c.bodyTimeout, "body-timeout", kvemu.DefaultBodyTimeout, "longest a put's body may take to arrive (then 408)")
 	fs.BoolVar(&c.quiet, "quiet", false, "do not log requests")
 	if err := cli.Parse(fs, args, stdout); err != nil {
 		return nil, err
@@ -80,6 +82,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	}
 	if _, port, _ := net.SplitHostPort(c.addr); !validPort(port) {
 		return nil, fmt.Errorf("-addr %s: port %q is not a number from 0 to 65535 (0: any free port)", c.addr, port)
+	}
+	if c.bodyTimeout <= 0 {
+		return nil, fmt.Errorf("-body-timeout %v: give a duration above 0, e.g. 10s", c.bodyTimeout)
 	}
 	if c.dailyWrites < 0 || c.dailyReads < 0 {
 		return nil, fmt.Errorf("-daily-writes %d / -daily-reads %d: a quota is 0 (none) or more", c.dailyWrites, c.dailyReads)
@@ -115,7 +120,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return ExitBadInput
 	}
 	emu, err := kvemu.New(kvemu.Config{AccountID: c.account, Token: c.token, Namespaces: c.namespaces,
-		DailyWrites: c.dailyWrites, DailyReads: c.dailyReads})
+		DailyWrites: c.dailyWrites, DailyReads: c.dailyReads, BodyTimeout: c.bodyTimeout})
 	if err != nil {
 		fmt.Fprintln(stderr, err) // it names the account or namespace ID that is wrong
 		return ExitBadInput
@@ -186,6 +191,10 @@ func (r *statusRecorder) WriteHeader(status int) {
 	r.status = status
 	r.ResponseWriter.WriteHeader(status)
 }
+
+// Unwrap returns the ResponseWriter underneath, so that the emulator's
+// http.ResponseController (its body deadline) reaches the connection.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // logRequests logs method, path, status and duration to logger; never
 // headers, so the token stays out of the log.
