@@ -142,3 +142,15 @@ func TestPreflightStatusEscaped(t *testing.T) {
 		t.Errorf("control characters reached the terminal: %q", stdout+stderr)
 	}
 }
+
+// TestShardBannerEscapesName: a shard's banner shows a scenario name's
+// escape sequences as text.
+func TestShardBannerEscapesName(t *testing.T) {
+	good, _ := serve(t, parse(t, sequentialYAML), kv.NewMemory(kv.MemoryOptions{}))
+	file := cliScenario(t, strings.Replace(strings.Replace(sequentialYAML, "1600ms", "200ms", 1), "name: seq", "name: \"seq\\e[2J\"", 1))
+	start := time.Now().Add(300 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+	code, stdout, stderr := runMain(t, Env{}, "-url", good, "-shard", "0/1", "-start-at", start, "-run-id", "r", "-out", t.TempDir(), file)
+	if code != 0 || strings.ContainsRune(stdout+stderr, 0x1b) || !strings.Contains(stdout, `seq\x1b[2J`) {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/overshoot-dev/overshoot/internal/attack"
 	"github.com/overshoot-dev/overshoot/internal/cli"
+	"github.com/overshoot-dev/overshoot/internal/escape"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/redact"
@@ -170,7 +171,7 @@ func runShard(ctx context.Context, c *config, env Env, stderr io.Writer, pl *pla
 	o.Shard, o.Start, o.RunID = *sh, c.sh.startAt, c.sh.runID
 	o.Results, o.ResultsFile = rf, resultsPath
 	fmt.Fprintf(env.Stdout, "overshoot attack shard %d/%d of run %s: scenario %s, target %s, starting at %s (in %v)\n",
-		sh.Index, sh.Count, c.sh.runID, sc.Name, redact.URL(c.url), c.sh.startAt.Format(time.RFC3339Nano), max(0, time.Until(c.sh.startAt)).Round(time.Millisecond))
+		sh.Index, sh.Count, c.sh.runID, escape.Line(sc.Name), redact.URL(c.url), c.sh.startAt.Format(time.RFC3339Nano), max(0, time.Until(c.sh.startAt)).Round(time.Millisecond))
 	if env.Ready != nil {
 		env.Ready(c.url)
 	}
