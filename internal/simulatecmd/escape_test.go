@@ -54,3 +54,36 @@ func TestDiffEscapes(t *testing.T) {
 		t.Errorf("diff.md has %d fence lines (want 2: one block) or an escape sequence:\n%s", fences, md)
 	}
 }
+
+// TestAdviceEscapes: advice.md shows a scenario name and question with a
+// heading, HTML and a terminal escape as text, and so does the terminal.
+func TestAdviceEscapes(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.yaml")
+	yaml := strings.Replace(adviseYAML, "name: advise-test", "name: \"adv <img src=x onerror=alert(1)>\\e[2J\"\nquestion: \"why?\\n# Injected\"", 1)
+	yaml = strings.Replace(yaml, "trials: 2", "trials: 1", 1)
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "reports")
+	code, stdout, stderr := runMain(t, "-advise", "-out", out, file)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.ContainsRune(stdout+stderr, 0x1b) {
+		t.Errorf("an escape sequence reached the terminal")
+	}
+	matches, _ := filepath.Glob(filepath.Join(out, "*", "*", "advice.md"))
+	if len(matches) != 1 {
+		t.Fatalf("advice.md files: %v", matches)
+	}
+	md, _ := os.ReadFile(matches[0])
+	for _, l := range strings.Split(string(md), "\n") {
+		if strings.HasPrefix(l, "# Injected") {
+			t.Errorf("advice.md has an injected heading")
+		}
+	}
+	if strings.Count(string(md), "<img") != strings.Count(string(md), `\<img`) || strings.ContainsRune(string(md), 0x1b) {
+		t.Errorf("advice.md holds raw HTML or an escape sequence:\n%.300s", md)
+	}
+}
