@@ -58,3 +58,20 @@ func TestReportEscapesText(t *testing.T) {
 		t.Errorf("report.html does not escape the name")
 	}
 }
+
+// TestReportRedactsOldURL: a summary written before URLs were redacted
+// still gets a report without the URL's secrets.
+func TestReportRedactsOldURL(t *testing.T) {
+	s := sampleAttack()
+	s.Live.URL = "https://alice:pa55word@api.example.com/check?api_key=S3CRET-value"
+	dir := writeReport(t, s, Options{})
+	for _, f := range []string{MarkdownFile, HTMLFile} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "pa55word") || strings.Contains(string(b), "S3CRET-value") || !strings.Contains(string(b), "api.example.com/check?api") {
+			t.Errorf("%s shows the URL's secrets, or not its host", f)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/model"
 	"github.com/overshoot-dev/overshoot/internal/plan"
+	"github.com/overshoot-dev/overshoot/internal/redact"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
@@ -970,7 +971,7 @@ func targetText(measured *measure.Summary) string {
 	switch s := plan.LiveStore(measured.Limiter.Store); s {
 	case plan.LiveURL:
 		if lv := measured.Live; lv != nil && lv.URL != "" {
-			return "the endpoint " + lv.URL
+			return "the endpoint " + redact.URL(lv.URL) // a summary written before redact
 		}
 		return "an endpoint at a URL"
 	case plan.LiveCloudflare:
