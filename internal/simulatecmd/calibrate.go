@@ -17,6 +17,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/model"
 	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/redact"
+	"github.com/overshoot-dev/overshoot/internal/report"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
@@ -132,6 +133,10 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 	runs, params, err := calibrateInputs(c, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "simulate:", err)
+		return ExitBadInput
+	}
+	if err := report.CheckRoot(c.out); err != nil { // found now, not after the fit
+		fmt.Fprintln(stderr, "simulate: -calibrate:", err)
 		return ExitBadInput
 	}
 	trials := c.trials

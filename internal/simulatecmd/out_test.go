@@ -49,3 +49,18 @@ func TestCalibrateNamesItself(t *testing.T) {
 		}
 	}
 }
+
+// TestCalibrateChecksOutFirst: -calibrate with a -out it cannot write in is
+// refused before the fit, not after it.
+func TestCalibrateChecksOutFirst(t *testing.T) {
+	dir := t.TempDir()
+	scPath := filepath.Join(dir, "cmp.yaml")
+	os.WriteFile(scPath, []byte(compareScenario), 0o644)
+	run := writeMeasured(t, dir, scPath, nil)
+	dangling := filepath.Join(dir, "cal")
+	os.Symlink(filepath.Join(dir, "gone"), dangling)
+	code, stdout, stderr := runMain(t, "-calibrate", run, "-out", dangling, "-trials", "2")
+	if code != ExitBadInput || !strings.Contains(stderr, "symbolic link") || stdout != "" {
+		t.Errorf("exit %d, stdout %.200q, stderr %q: want 2 before the fit", code, stdout, stderr)
+	}
+}
