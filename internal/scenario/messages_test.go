@@ -38,3 +38,19 @@ func TestWindowWholeMilliseconds(t *testing.T) {
 		t.Errorf("1500ms: %v", err)
 	}
 }
+
+// TestSetMadeFieldWrong: a -set under a field that makes it wrong (the
+// file alone is valid) is the error's position; a field the file itself
+// gets wrong keeps the file's line.
+func TestSetMadeFieldWrong(t *testing.T) {
+	_, err := ParseWithOverrides("x.yaml", []byte(minimal), []string{"traffic.bot.open_loop={rate: 1/s}"})
+	var se *Error
+	if !errors.As(err, &se) || se.Set != 1 || se.Line != 0 || se.Path != "traffic.bot" {
+		t.Errorf("%v: want the error in -set #1 at traffic.bot, with no line of the file", err)
+	}
+	both := minimal + "    open_loop: {rate: 1/s}\n"
+	_, err = ParseWithOverrides("x.yaml", []byte(both), []string{"traffic.bot.clients=3"})
+	if !errors.As(err, &se) || se.Set != 0 || se.Line != 6 || !strings.Contains(err.Error(), "x.yaml:6:5:") {
+		t.Errorf("%v: want the file's line 6 (the file is wrong whatever the -set)", err)
+	}
+}

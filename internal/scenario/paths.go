@@ -387,12 +387,20 @@ func overrideFor(overrides []override, path string) *override {
 // related returns an override whose path lies under path, so that an error
 // about a whole section names the override that changed part of it.
 func (d *decoder) related(path string) string {
-	for i := len(d.overrides) - 1; i >= 0; i-- {
-		if o := d.overrides[i]; path == "" || strings.HasPrefix(o.canon, path+".") {
-			return o.origin
-		}
+	if o := d.relatedOverride(path); o != nil {
+		return o.origin
 	}
 	return ""
+}
+
+// relatedOverride is the override related names, or nil.
+func (d *decoder) relatedOverride(path string) *override {
+	for i := len(d.overrides) - 1; i >= 0; i-- {
+		if o := &d.overrides[i]; path == "" || strings.HasPrefix(o.canon, path+".") {
+			return o
+		}
+	}
+	return nil
 }
 
 // at returns an *Error for a field path, positioned at the deepest node of
