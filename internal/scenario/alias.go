@@ -18,36 +18,14 @@ import (
 func (d *decoder) checkAliases(body ast.Node) error {
 	var found *ast.AliasNode
 	var at string
-	var walk func(n ast.Node, segs []string, listKey string) bool
-	walk = func(n ast.Node, segs []string, listKey string) bool {
-		if n == nil {
-			return false
-		}
+	alias := findNode(body, func(n ast.Node, segs []string, _ bool) bool {
 		if a, ok := unwrap(n).(*ast.AliasNode); ok {
 			found, at = a, strings.Join(segs, ".")
 			return true
 		}
-		switch v := unwrap(n).(type) {
-		case *ast.MappingNode, *ast.MappingValueNode:
-			for _, mv := range mappingValues(v) {
-				k := keyString(mv.Key)
-				if mv.Key != nil && walk(mv.Key, segs, listKey) {
-					return true
-				}
-				if walk(mv.Value, append(segs[:len(segs):len(segs)], k), k) {
-					return true
-				}
-			}
-		case *ast.SequenceNode:
-			for i, e := range v.Values {
-				if walk(e, append(segs[:len(segs):len(segs)], elemName(e, i, listKey)), "") {
-					return true
-				}
-			}
-		}
 		return false
-	}
-	if !walk(body, nil, "") {
+	})
+	if !alias {
 		return nil
 	}
 	name := strings.TrimPrefix(found.String(), "*")

@@ -304,21 +304,39 @@ func listNames(body ast.Node) func(prefix []string) []string {
 // pathOf returns the path of the node whose token is tk, and whether tk is
 // a key's token (then the path is the mapping's and key the key).
 func pathOf(body ast.Node, tk *token.Token, keyOnly bool) (path, key string, found bool) {
+	found = findNode(body, func(n ast.Node, segs []string, isKey bool) bool {
+		switch {
+		case isKey && n.GetToken() == tk:
+			k, _ := n.(ast.MapKeyNode)
+			path, key = strings.Join(segs, "."), keyString(k)
+			return true
+		case !isKey && !keyOnly && (n.GetToken() == tk || unwrap(n).GetToken() == tk):
+			path = strings.Join(segs, ".")
+			return true
+		}
+		return false
+	})
+	return path, key, found
+}
+
+// findNode walks body depth first, a mapping's keys before their values,
+// and reports whether stop returned true for some node, stopping there.
+// stop is given each node with the path of the field it is, and, for a
+// mapping's key (isKey), the mapping's path.
+func findNode(body ast.Node, stop func(n ast.Node, segs []string, isKey bool) bool) bool {
 	var walk func(n ast.Node, segs []string, listKey string) bool
 	walk = func(n ast.Node, segs []string, listKey string) bool {
 		if n == nil {
 			return false
 		}
-		if !keyOnly && (n.GetToken() == tk || unwrap(n).GetToken() == tk) {
-			path = strings.Join(segs, ".")
+		if stop(n, segs, false) {
 			return true
 		}
 		switch v := unwrap(n).(type) {
 		case *ast.MappingNode, *ast.MappingValueNode:
 			for _, mv := range mappingValues(v) {
 				k := keyString(mv.Key)
-				if mv.Key != nil && mv.Key.GetToken() == tk {
-					path, key = strings.Join(segs, "."), k
+				if mv.Key != nil && stop(mv.Key, segs, true) {
 					return true
 				}
 				if walk(mv.Value, append(segs[:len(segs):len(segs)], k), k) {
@@ -334,8 +352,7 @@ func pathOf(body ast.Node, tk *token.Token, keyOnly bool) (path, key string, fou
 		}
 		return false
 	}
-	found = walk(body, nil, "")
-	return path, key, found
+	return walk(body, nil, "")
 }
 
 // canonical rewrites a path so that list elements are named as in errors
