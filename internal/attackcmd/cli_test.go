@@ -258,7 +258,7 @@ func TestMainURL(t *testing.T) {
 	}
 	// The target's store is out of sight: its KV work is not observed,
 	// and the console says so rather than printing zeros.
-	if s.KV.Observed || !strings.Contains(stdout, "kv: not observed") {
+	if s.KV.Observed || !strings.Contains(stdout, "store: not observed") {
 		t.Errorf("kv.observed %v, stdout %q: want the store reported as not observed", s.KV.Observed, stdout)
 	}
 }

@@ -138,7 +138,8 @@ func TestFreePlan(t *testing.T) {
 		want string
 	}{
 		{Cost{}, "on the free plan, both the 100,000 reads and the 1,000 writes a day last the day"},
-		{Cost{FreeReadsExhaustedAfterSecs: 285}, "on the free plan, reads run out first: the 100,000 a day are gone at 00:04 UTC; the 1,000 writes last the day"},
+		{Cost{FreeReadsExhaustedAfterSecs: 285}, "on the free plan, reads run out first: the 100,000 a day are gone at 00:04:45 UTC, 4m45s into the day; the 1,000 writes last the day"},
+		{Cost{FreeWritesExhaustedAfterSecs: 8, FreeReadsExhaustedAfterSecs: 5 * 3600}, "on the free plan, writes run out first: the 1,000 a day are gone at 00:00:08 UTC, 8s into the day, the 100,000 reads at 05:00 UTC"},
 		{Cost{FreeWritesExhaustedAfterSecs: 12000, FreeReadsExhaustedAfterSecs: 40000}, "on the free plan, writes run out first: the 1,000 a day are gone at 03:20 UTC, the 100,000 reads at 11:06 UTC"},
 	} {
 		if got := FreePlanSentence(tt.c); got != tt.want {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"time"
 )
 
 // Published prices and free-plan quotas (../shared/facts/cloudflare-kv.md,
@@ -319,17 +320,23 @@ func FreePlanSentence(c Cost) string {
 	case w <= 0 && r <= 0:
 		return "on the free plan, both the 100,000 reads and the 1,000 writes a day last the day"
 	case w <= 0:
-		return "on the free plan, reads run out first: the 100,000 a day are gone at " + clock(r) + "; the 1,000 writes last the day"
+		return "on the free plan, reads run out first: the 100,000 a day are gone at " + Clock(r) + "; the 1,000 writes last the day"
 	case r <= 0:
-		return "on the free plan, writes run out first: the 1,000 a day are gone at " + clock(w) + "; the 100,000 reads last the day"
+		return "on the free plan, writes run out first: the 1,000 a day are gone at " + Clock(w) + "; the 100,000 reads last the day"
 	case r <= w:
-		return "on the free plan, reads run out first: the 100,000 a day are gone at " + clock(r) + ", the 1,000 writes at " + clock(w)
+		return "on the free plan, reads run out first: the 100,000 a day are gone at " + Clock(r) + ", the 1,000 writes at " + Clock(w)
 	}
-	return "on the free plan, writes run out first: the 1,000 a day are gone at " + clock(w) + ", the 100,000 reads at " + clock(r)
+	return "on the free plan, writes run out first: the 1,000 a day are gone at " + Clock(w) + ", the 100,000 reads at " + Clock(r)
 }
 
-// clock is a time of day from seconds after 00:00 UTC: "03:20 UTC".
-func clock(secs float64) string {
+// Clock is a time of day from seconds after 00:00 UTC: "03:20 UTC", and
+// within the day's first hour with its seconds and how long after
+// midnight that is ("00:00:08 UTC, 8 s into the day"), so that a quota
+// gone in seconds does not read as gone at midnight.
+func Clock(secs float64) string {
 	s := int(secs)
+	if s < 3600 {
+		return fmt.Sprintf("%02d:%02d:%02d UTC, %s into the day", s/3600, s%3600/60, s%60, time.Duration(s)*time.Second)
+	}
 	return fmt.Sprintf("%02d:%02d UTC", s/3600, s%3600/60)
 }

@@ -230,8 +230,8 @@ func (p *printer) body(s *Summary, what string) {
 		p.f("    %-16s requests %s, allowed %s, denied %s, errors %s%s\n", q.Name, Thousands(q.Requests), Thousands(q.Allowed), Thousands(q.Denied), Thousands(q.Errors), legit)
 	}
 	if k := s.KV; k.Observed {
-		p.f("  kv: reads %s, writes %s, read errors %s, write errors %s (429: %s, quota: %s), lost updates %s, stale reads %s",
-			Thousands(k.Reads), Thousands(k.Writes), Thousands(k.ReadErrors), Thousands(k.WriteErrors), Thousands(k.WriteRateLimited),
+		p.f("  %s: reads %s, writes %s, read errors %s, write errors %s (429: %s, quota: %s), lost updates %s, stale reads %s",
+			storeLabel(s.Limiter.Store), Thousands(k.Reads), Thousands(k.Writes), Thousands(k.ReadErrors), Thousands(k.WriteErrors), Thousands(k.WriteRateLimited),
 			Thousands(k.QuotaErrors), Thousands(k.LostUpdates), Thousands(k.StaleReads))
 		if k.StaleReads > 0 {
 			p.f(" (staleness p50 %.0f ms, p99 %.0f ms)", k.StalenessMs.P50, k.StalenessMs.P99)
@@ -243,7 +243,7 @@ func (p *printer) body(s *Summary, what string) {
 			p.f("\n  cost: not priced: %s\n", s.Cost.NotPriced)
 		}
 	} else {
-		p.f("  kv: not observed (the store is out of sight of this run), so no KV work or cost\n")
+		p.f("  %s: not observed (the store is out of sight of this run), so no store work or cost\n", storeLabel(s.Limiter.Store))
 	}
 	if lv := s.Live; lv != nil {
 		p.f("  live: offered %.1f req/s, achieved %.1f req/s over %.1f s", lv.OfferedRate, lv.AchievedRate, lv.DurationSecs)
@@ -321,4 +321,18 @@ func Thousands(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// storeLabel names the store's line of the terminal summary: "kv" for
+// Workers KV and its stand-ins (the built-in eventual store, the
+// Cloudflare API), else the store's own name, so that a Durable Object's
+// work does not read as KV's.
+func storeLabel(store string) string {
+	switch store {
+	case "", "kv", "eventual", "cloudflare":
+		return "kv"
+	case "url":
+		return "store" // a target's own, unnamed
+	}
+	return "store " + store
 }

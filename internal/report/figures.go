@@ -578,7 +578,8 @@ func FreePlan(s *measure.Summary) *Figure {
 		v := []float64{w, r}[i]
 		xys = append(xys, plotter.XY{X: v, Y: float64(i)})
 		if v > 0 {
-			labels = append(labels, " gone at "+measureClock(secs))
+			at, _, _ := strings.Cut(measure.Clock(secs), ",") // the time of day, without how long into it
+			labels = append(labels, " gone at "+at)
 		} else {
 			labels = append(labels, " lasts the day")
 		}
@@ -589,7 +590,7 @@ func FreePlan(s *measure.Summary) *Figure {
 	if top == 24 {
 		p.X.Tick.Marker = plot.ConstantTicks(hourTicks())
 	}
-	caption := fmt.Sprintf("Projected onto a steady day from midnight UTC at this run's rates (reads at its rate of requests, writes once per key per window): %s. After that the store errors and a fail-open limiter allows everything.",
+	caption := fmt.Sprintf("Projected onto a steady day from midnight UTC at this run's rates (reads at its rate of requests, writes at its writes per key and window: the seed's limiter writes on every allowed request): %s. After that the store errors and a fail-open limiter allows everything.",
 		measure.FreePlanSentence(c))
 	return &Figure{Name: "free-plan", Title: title, Caption: caption, Plot: p, Height: 6 * vg.Centimeter}
 }
@@ -602,11 +603,6 @@ func padRight(p *plot.Plot, frac float64) {
 	}
 }
 
-// measureClock is a time of day from seconds after 00:00 UTC: "03:20 UTC".
-func measureClock(secs float64) string {
-	n := int(secs)
-	return fmt.Sprintf("%02d:%02d UTC", n/3600, n%3600/60)
-}
 
 func hourTicks() []plot.Tick {
 	var ts []plot.Tick

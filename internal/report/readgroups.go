@@ -15,7 +15,8 @@ import (
 type readSide struct {
 	label  string
 	groups []int64
-	of     string // what its worst key-window is the worst of
+	of     string           // what its worst key-window is the worst of
+	s      *measure.Summary // the summary drawn
 }
 
 // labelledCounts is the most counts the read-groups figure names one by
@@ -67,7 +68,7 @@ func ReadGroups(a, b *measure.Summary, aLabel, bLabel string) *Figure {
 		label string
 	}{{a, aLabel}, {b, bLabel}} {
 		if g, of := worstReadGroups(x.s); g != nil {
-			sides = append(sides, readSide{x.label, g, of})
+			sides = append(sides, readSide{x.label, g, of, x.s})
 		}
 	}
 	if len(sides) == 0 {
@@ -99,7 +100,13 @@ func ReadGroups(a, b *measure.Summary, aLabel, bLabel string) *Figure {
 			name = sd.label + ", " + name
 		}
 		addLine(p, name, &bars{xs: xs, ys: ys, width: width, color: colorAt(i)})
-		caption = append(caption, fmt.Sprintf("%s: at most %s on one count", name, count(most)))
+		c := fmt.Sprintf("%s: at most %s on one count", name, count(most))
+		if lg := sd.s.Overshoot.LargestReadGroup; lg > most {
+			// The terminal's races line is the largest over every
+			// key-window; the bars are the one that let the most through.
+			c += fmt.Sprintf(" (over every key-window, up to %s on one count: the terminal's races line)", count(lg))
+		}
+		caption = append(caption, c)
 	}
 	if counts <= labelledCounts {
 		names := make([]string, counts)
@@ -115,6 +122,6 @@ func ReadGroups(a, b *measure.Summary, aLabel, bLabel string) *Figure {
 		addValueLabels(p, labels, 0.03*float64(tallest))
 	}
 	text := "In the key-window that let the most through, how many allowed requests read each count before deciding (the limiter's remaining, live the RateLimit field's r): " +
-		strings.Join(caption, "; ") + ". A worst key-window taken over many trials is higher than a typical one: compare the median largest group in the verdict table. Requests let through without a count (fail-open) read nothing and are not drawn."
+		strings.Join(caption, "; ") + ". A worst key-window taken over many trials is higher than a typical one: compare the median largest group in the verdict table. Requests let through without a count (fail-open: their write failed, with a 429 from the write limit or another store error) are not drawn, as they moved no count."
 	return &Figure{Name: "read-groups", Title: p.Title.Text, Caption: text, Plot: p}
 }
