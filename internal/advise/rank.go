@@ -35,15 +35,11 @@ func (r Result) FalseDenials() float64 { v, _ := r.metric("false_denials.rate");
 // denial (their own count reached it), so the ranking looks at this first.
 func (r Result) LegitDenied() float64 { v, _ := r.metric("legit_denied.rate"); return v }
 
-// Cost is the KV cost in dollars per million requests; ok is false when the
-// design is not priced: its summary has no price (only Workers KV's prices
-// are in the sources the model's numbers come from, ../shared/facts, not a
-// Durable Object's or the Rate Limiting binding's), or it is the memory
-// reference, which is not a store one can ship.
+// Cost is the design's cost in dollars per million requests at published
+// prices (measure.Cost: the store's work, the Workers request fee); ok is
+// false when the summary has no price. The memory store is priced as the
+// KV work it stands for, as a reference: it is not a store one can ship.
 func (r Result) Cost() (usd float64, ok bool) {
-	if r.Design.Store == plan.Memory {
-		return 0, false
-	}
 	return r.metric("cost.usd_per_million")
 }
 
@@ -54,6 +50,17 @@ func (r Result) costOrMax() float64 {
 	}
 	return math.Inf(1)
 }
+
+// latency is the design's p99 request latency (infinite when not measured).
+func (r Result) latency() float64 {
+	if v, ok := r.metric("latency.p99"); ok {
+		return v
+	}
+	return math.Inf(1)
+}
+
+// most is the most one key-window let through.
+func (r Result) most() float64 { v, _ := r.metric("allowed.max"); return v }
 
 // allowed is what the design lets through: allowed p99 in a key-window.
 func (r Result) allowed() float64 { v, _ := r.metric("allowed.p99"); return v }
@@ -69,12 +76,14 @@ func (r Result) passing() int {
 	return n
 }
 
-// rank orders results: those that meet the budget first, by fewest
-// legitimate requests denied, then fewest false denials, then least let
-// through (allowed p99), then more confidence, then lowest cost, then
-// largest limit;
-// the others by how many of the budget's conditions they meet. Ties keep
-// the design space's order.
+// rank orders results: those that enforce the limit within the budget
+// first, by least let through (allowed p99, then the most in one
+// key-window: the overshoot, every design at the same limit), then fewest
+// legitimate requests denied, then fewest false denials, then lowest cost,
+// then lowest latency p99, then more confidence, then largest limit (with
+// SearchLimit); the others by how many of the budget's conditions they
+// meet, those whose limit never binds last. Ties keep the design space's
+// order.
 func rank(rs []Result) []Result {
 	slices.SortStableFunc(rs, func(a, b Result) int {
 		if a.Meets != b.Meets {
@@ -84,20 +93,28 @@ func rank(rs []Result) []Result {
 			return 1
 		}
 		if !a.Meets {
+			if a.NeverBinds != b.NeverBinds {
+				if b.NeverBinds {
+					return -1
+				}
+				return 1
+			}
 			return cmp.Compare(b.passing(), a.passing())
 		}
-		return cmp.Or(cmp.Compare(a.LegitDenied(), b.LegitDenied()), cmp.Compare(a.FalseDenials(), b.FalseDenials()),
-			cmp.Compare(a.allowed(), b.allowed()), cmp.Compare(b.Confidence, a.Confidence),
-			cmp.Compare(a.costOrMax(), b.costOrMax()), cmp.Compare(b.Limit, a.Limit))
+		return cmp.Or(cmp.Compare(a.allowed(), b.allowed()), cmp.Compare(a.most(), b.most()),
+			cmp.Compare(a.LegitDenied(), b.LegitDenied()), cmp.Compare(a.FalseDenials(), b.FalseDenials()),
+			cmp.Compare(a.costOrMax(), b.costOrMax()), cmp.Compare(a.latency(), b.latency()),
+			cmp.Compare(b.Confidence, a.Confidence), cmp.Compare(b.Limit, a.Limit))
 	})
 	return rs
 }
 
 // WriteTable writes the ranked results for people: a line per design
-// with whether it meets the budget, its limit, what it lets through (as a
-// count and as a multiple of its limit), the false denials of each
-// legitimate population, its cost, the latency a request has with it
-// (p99, simulated: the store's round trips) and the confidence, then the
+// with whether it enforces its limit within the budget, the limit, what it
+// lets through (p99 and most in one key-window, and the p99 as a multiple
+// of the limit), the legitimate requests denied (falsely), its cost, the
+// latency a request has with it (p99, simulated: the store's round trips),
+// the confidence and, for a design that misses, why (WhyNot); then the
 // recommendation.
 func WriteTable(w io.Writer, budget []measure.Condition, rs []Result) {
 	var texts []string
@@ -106,16 +123,23 @@ func WriteTable(w io.Writer, budget []measure.Condition, rs []Result) {
 	}
 	fmt.Fprintf(w, "budget: %s\n\n", strings.Join(texts, " and "))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tdesign\tmeets?\tlimit\tallowed p99\tlegit denied (false)\t$/M req\tlatency p99\tconfidence\t")
+	fmt.Fprintln(tw, "#\tdesign\tmeets?\tlimit\tallowed p99 / max\tlegit denied (false)\t$/M req\tlatency p99\tconfidence\twhy not\t")
 	for i, r := range rs {
-		meets, limit := "no", "-"
-		if r.Meets {
-			meets, limit = "yes", fmt.Sprint(r.Limit)
+		meets := "no"
+		switch {
+		case r.Meets:
+			meets = "yes"
+		case r.NeverBinds:
+			meets = "no: unbound"
+		}
+		limit := fmt.Sprint(r.Limit)
+		if r.Limit == 0 {
+			limit = "-"
 		}
 		allowed := "-"
 		if v, ok := r.metric("allowed.p99"); ok {
 			ratio, _ := r.metric("ratio.p99")
-			allowed = fmt.Sprintf("%.0f (%.2fx)", v, ratio)
+			allowed = fmt.Sprintf("%.0f / %.0f (%.2fx)", v, r.most(), ratio)
 		}
 		design := r.Design.String()
 		if r.Design.Store == plan.Memory {
@@ -125,8 +149,12 @@ func WriteTable(w io.Writer, budget []measure.Condition, rs []Result) {
 		if v, ok := r.metric("latency.p99"); ok {
 			lat = fmt.Sprintf("%.3g ms", v)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f%% of %d\t\n", i+1, design, meets, limit, allowed,
-			falseDenials(r.Summary), cost(r), lat, 100*r.Confidence, r.Summary.Trials)
+		trials := 0
+		if r.Summary != nil {
+			trials = r.Summary.Trials
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f%% of %d\t%s\t\n", i+1, design, meets, limit, allowed,
+			falseDenials(r.Summary), cost(r), lat, 100*r.Confidence, trials, r.WhyNot())
 	}
 	tw.Flush()
 	for _, r := range rs {
@@ -138,12 +166,39 @@ func WriteTable(w io.Writer, budget []measure.Condition, rs []Result) {
 	fmt.Fprintln(w, Recommendation(budget, rs))
 }
 
+// WhyNot says why r does not enforce its limit within the budget: that
+// the limit never binds, and why; else each failing condition with its
+// value and its bound ("ratio.p99 10.2 (bound <=1.5)"). Empty when r
+// meets the budget.
+func (r Result) WhyNot() string {
+	if r.Meets {
+		return ""
+	}
+	if r.NeverBinds {
+		return r.Unbound
+	}
+	var out []string
+	for _, v := range r.Verdicts {
+		if v.Pass {
+			continue
+		}
+		c := v.Condition
+		if !v.Measured {
+			out = append(out, c.Metric.Name+" not measured (bound "+string(c.Op)+c.Metric.Format(c.Value)+")")
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s %s (bound %s%s)", c.Metric.Name, c.Metric.Format(v.Value), c.Op, c.Metric.Format(c.Value)))
+	}
+	return strings.Join(out, "; ")
+}
+
 // Recommend returns the index of the design to ship: the best ranked that
-// meets the budget and is a Workers product (memory is the reference, not
-// something to deploy), or -1 when none is.
+// enforces its limit within the budget and is a Workers product (memory is
+// the reference, not something to deploy), or -1 when none is. A design
+// whose limit never binds is never recommended.
 func Recommend(rs []Result) int {
 	for i, r := range rs {
-		if r.Meets && r.Design.Store != plan.Memory {
+		if r.Meets && !r.NeverBinds && r.Design.Store != plan.Memory {
 			return i
 		}
 	}
@@ -169,20 +224,15 @@ func Recommendation(budget []measure.Condition, rs []Result) string {
 		}
 		r := rs[i]
 		if r.Meets {
-			return fmt.Sprintf("Only the memory reference meets the budget (%s at a limit of %d): no Workers store does at any limit up to the search's bound.", r.Design, r.Limit)
+			return fmt.Sprintf("Only the memory reference enforces the limit within the budget (%s at a limit of %d): no Workers store does.", r.Design, r.Limit)
 		}
-		return fmt.Sprintf("No design meets the budget at any limit up to the search's bound. Closest: %s; at its scenario limit the budget binds on %s.",
-			r.Design, Binding(r.Verdicts))
+		return fmt.Sprintf("No design enforces a limit of %d within the budget. Closest: %s, which misses on %s.", r.Limit, r.Design, r.WhyNot())
 	}
 	r := rs[i]
-	if !r.Meets {
-		return fmt.Sprintf("No design meets the budget at any limit up to the search's bound. Closest: %s; at its scenario limit the budget binds on %s.",
-			r.Design, Binding(r.Verdicts))
-	}
 	allowed, _ := r.metric("allowed.p99")
 	ratio, _ := r.metric("ratio.p99")
-	return fmt.Sprintf("Recommended: %s with a limit of %d: the 99th percentile key-window lets %.0f through (%.2fx), legitimate requests denied (falsely) %s, cost %s per million requests; the budget holds in %.0f%% of %d trials.",
-		r.Design, r.Limit, allowed, ratio, falseDenials(r.Summary), cost(r), 100*r.Confidence, r.Summary.Trials)
+	return fmt.Sprintf("Recommended: %s, enforcing a limit of %d: the 99th percentile key-window lets %.0f through (%.2fx), the most %.0f; legitimate requests denied (falsely) %s; cost %s per million requests; the budget holds in %.0f%% of %d trials.",
+		r.Design, r.Limit, allowed, ratio, r.most(), falseDenials(r.Summary), cost(r), 100*r.Confidence, r.Summary.Trials)
 }
 
 // falseDenials lists each legitimate population's denied share and, in
@@ -204,12 +254,17 @@ func falseDenials(s *measure.Summary) string {
 	return strings.Join(parts, ", ")
 }
 
-// cost is the design's $ per million requests, or "not priced".
+// cost is the design's $ per million requests, or "not priced"; the
+// memory store's is marked as the reference it is.
 func cost(r Result) string {
-	if v, ok := r.Cost(); ok {
-		return fmt.Sprintf("$%.3g", v)
+	v, ok := r.Cost()
+	switch {
+	case !ok:
+		return "not priced"
+	case r.Design.Store == plan.Memory:
+		return fmt.Sprintf("$%.3g (ref.)", v)
 	}
-	return "not priced"
+	return fmt.Sprintf("$%.3g", v)
 }
 
 // Binding says which of the budget's conditions fail and by how much: the
