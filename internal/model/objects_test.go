@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -70,22 +71,32 @@ func TestDurableObjectRoundTrip(t *testing.T) {
 	}
 }
 
-// TestCostPricedByStore: a run's cost is priced at Workers KV's prices for
-// the kv and memory stores (memory stands for a KV binding without lag),
-// and not priced for a Durable Object or the Rate Limiting binding, whose
-// prices are not in the model's sources: their summaries say so, keep the
-// operation counts, and leave the cost metric unmeasured.
+// TestCostPricedByStore: every store is priced at its published prices,
+// with the Workers request fee on top: Workers KV by reads and writes, the
+// memory store as the KV binding it stands for (marked a reference), a
+// Durable Object by requests and duration, the Rate Limiting binding at $0
+// a call (no price of its own is published).
 func TestCostPricedByStore(t *testing.T) {
 	b := burst(bot("bot"), 16, 0, 0)
 	cases := []struct {
-		name   string
-		sc     *scenario.Scenario
-		priced bool
+		name      string
+		sc        *scenario.Scenario
+		basis     string
+		store     func(c measure.Cost) float64
+		reference bool
 	}{
-		{"kv", kvScenario(5, time.Minute, kvParams(1, 10, 20), []string{"A"}, time.Minute, b), true},
-		{"memory", memoryScenario(5, time.Minute, ms(1), time.Minute, b), true},
-		{"durable-object", objectScenario(scenario.KindDurableObject, 5, 0, []string{"A"}, time.Minute, b), false},
-		{"per-location", objectScenario(scenario.KindPerLocation, 5, 0, []string{"A"}, time.Minute, b), false},
+		{"kv", kvScenario(5, time.Minute, kvParams(1, 10, 20), []string{"A"}, time.Minute, b), "Workers KV reads $0.50 and writes $5.00",
+			func(c measure.Cost) float64 {
+				return c.ReadsPerMillionRequests*0.5e-6 + c.WritesPerMillionRequests*5e-6
+			}, false},
+		{"memory", memoryScenario(5, time.Minute, ms(1), time.Minute, b), "the memory reference",
+			func(c measure.Cost) float64 {
+				return c.ReadsPerMillionRequests*0.5e-6 + c.WritesPerMillionRequests*5e-6
+			}, true},
+		{"durable-object", objectScenario(scenario.KindDurableObject, 5, 0, []string{"A"}, time.Minute, b), "Durable Object requests $0.15",
+			func(c measure.Cost) float64 { return c.ReadsPerMillionRequests * (0.15e-6 + 0.016*0.128*12.5e-6) }, false},
+		{"per-location", objectScenario(scenario.KindPerLocation, 5, 0, []string{"A"}, time.Minute, b), "Rate Limiting binding calls $0",
+			func(c measure.Cost) float64 { return 0 }, false},
 	}
 	usd, err := measure.LookupMetric("cost.usd_per_million")
 	if err != nil {
@@ -97,17 +108,17 @@ func TestCostPricedByStore(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		v, ok := usd.Value(&s)
-		if s.Cost.Priced() != c.priced || ok != c.priced || (v > 0) != c.priced {
-			t.Errorf("%s: priced %v, cost metric %v (measured %v), not_priced %q; want priced %v",
-				c.name, s.Cost.Priced(), v, ok, s.Cost.NotPriced, c.priced)
+		want := c.store(s.Cost) + 0.30
+		if !s.Cost.Priced() || !ok || math.Abs(v-want) > 1e-9 || s.Cost.WorkersUSDPerMillionRequests != 0.30 || s.Cost.Reference != c.reference {
+			t.Errorf("%s: cost %v (measured %v), want %v; %+v", c.name, v, ok, want, s.Cost)
 		}
-		if s.Cost.ReadsPerMillionRequests+s.Cost.WritesPerMillionRequests <= 0 {
-			t.Errorf("%s: no operations per million requests (%+v); the counts are kept whether priced or not", c.name, s.Cost)
+		if !strings.Contains(s.Cost.Basis, c.basis) || !strings.Contains(s.Cost.Basis, "Workers requests $0.30 per million") {
+			t.Errorf("%s: basis %q, want %q and the Workers request fee", c.name, s.Cost.Basis, c.basis)
 		}
 		var text strings.Builder
 		measure.WriteText(&text, &s)
-		if got := strings.Contains(text.String(), "cost: not priced: "); got == c.priced {
-			t.Errorf("%s: terminal summary says not priced: %v, want %v:\n%s", c.name, got, !c.priced, text.String())
+		if !strings.Contains(text.String(), "Workers requests $0.300") || strings.Contains(text.String(), "not priced") {
+			t.Errorf("%s: terminal summary:\n%s", c.name, text.String())
 		}
 	}
 }
