@@ -122,3 +122,51 @@ func TestCostPricedByStore(t *testing.T) {
 		}
 	}
 }
+
+// TestPerLocationSync: the Rate Limiting binding's counters are cached and
+// updated asynchronously. Limit 5 per hour, a burst of 16 at t = 0 and
+// another at t = 2 s, one location. With sync 0 the counter is exact: 5.
+// With sync 1 s the first check caches the count 0 and the whole first
+// burst reads it: 16 allowed; its increments land on the count itself
+// (5 of them, then the count refuses more), so the second burst, after a
+// refresh, reads 5 and is denied: 16, not 32.
+func TestPerLocationSync(t *testing.T) {
+	b := burst(bot("bot"), 16, 0, 2*time.Second)
+	for _, tc := range []struct {
+		sync time.Duration
+		want int64
+	}{{0, 5}, {time.Second, 16}, {10 * time.Second, 32}} {
+		sc := objectScenario(scenario.KindPerLocation, 5, 0, []string{"A"}, 3*time.Second, b)
+		sc.Store.RateLimit.Sync = dur(tc.sync)
+		s, err := Run(planOf(t, sc), Options{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Totals.Requests != 32 || s.Totals.Allowed != tc.want {
+			t.Errorf("sync %v: %d of %d allowed, want %d of 32", tc.sync, s.Totals.Allowed, s.Totals.Requests, tc.want)
+		}
+	}
+}
+
+// TestDurableObjectPlacement: an object lives near the first request for
+// it unless the scenario pins it. A bot at location B pays the 2 ms local
+// round trip to an object placed near it, and the 100 ms rtt to one
+// pinned at A.
+func TestDurableObjectPlacement(t *testing.T) {
+	p := closedLoop(bot("bot"), 1, ms(10))
+	p.Arrive = scenario.Arrive{Mode: "one", Location: "B"}
+	for _, tc := range []struct {
+		location string
+		lo, hi   float64 // latency p50, ms
+	}{{scenario.DurableObjectFirstRequest, 1, 5}, {"A", 90, 110}} {
+		sc := objectScenario(scenario.KindDurableObject, 1000, 0, []string{"A", "B"}, 10*time.Second, p)
+		sc.Store.DurableObject.Location = tc.location
+		s, err := Run(planOf(t, sc), Options{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.LatencyMs == nil || s.LatencyMs.P50 < tc.lo || s.LatencyMs.P50 > tc.hi {
+			t.Errorf("location %s: latency %+v, want p50 in [%v, %v] ms", tc.location, s.LatencyMs, tc.lo, tc.hi)
+		}
+	}
+}
