@@ -349,8 +349,17 @@ func Unbound(s *measure.Summary) string {
 	if t.FailClosed == 0 || t.Denied > t.FailClosed {
 		return ""
 	}
-	return fmt.Sprintf("limit never binds: all %d denials were store errors failing closed (%d failed reads, %d failed writes, %d of them write 429s), none the count reaching %d",
-		t.Denied, s.KV.ReadErrors, s.KV.WriteErrors, s.KV.WriteRateLimited, s.Limiter.Limit)
+	var why []string
+	for _, c := range []struct {
+		n    int64
+		what string
+	}{{s.KV.WriteRateLimited, "write 429s"}, {s.KV.WriteErrors - s.KV.WriteRateLimited, "other failed writes"}, {s.KV.ReadErrors, "failed reads"}} {
+		if c.n > 0 {
+			why = append(why, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	return fmt.Sprintf("limit never binds: all %d denials were store errors failing closed (%s), none the count reaching %d",
+		t.Denied, strings.Join(why, ", "), s.Limiter.Limit)
 }
 
 // variant is pl with design d and limit.

@@ -111,8 +111,8 @@ func rank(rs []Result) []Result {
 
 // WriteTable writes the ranked results for people: a line per design
 // with whether it enforces its limit within the budget, the limit, what it
-// lets through (p99 and most in one key-window, and the p99 as a multiple
-// of the limit), the legitimate requests denied (falsely), its cost, the
+// lets through (p99 and most in one key-window, and the most as a multiple
+// of the limit: ratio.max, the Pareto figure's default axis), the legitimate requests denied (falsely), its cost, the
 // latency a request has with it (p99, simulated: the store's round trips),
 // the confidence and, for a design that misses, why (WhyNot); then the
 // recommendation.
@@ -138,7 +138,7 @@ func WriteTable(w io.Writer, budget []measure.Condition, rs []Result) {
 		}
 		allowed := "-"
 		if v, ok := r.metric("allowed.p99"); ok {
-			ratio, _ := r.metric("ratio.p99")
+			ratio, _ := r.metric("ratio.max")
 			allowed = fmt.Sprintf("%.0f / %.0f (%.2fx)", v, r.most(), ratio)
 		}
 		design := r.Design.String()
@@ -230,9 +230,9 @@ func Recommendation(budget []measure.Condition, rs []Result) string {
 	}
 	r := rs[i]
 	allowed, _ := r.metric("allowed.p99")
-	ratio, _ := r.metric("ratio.p99")
-	return fmt.Sprintf("Recommended: %s, enforcing a limit of %d: the 99th percentile key-window lets %.0f through (%.2fx), the most %.0f; legitimate requests denied (falsely) %s; cost %s per million requests; the budget holds in %.0f%% of %d trials.",
-		r.Design, r.Limit, allowed, ratio, r.most(), falseDenials(r.Summary), cost(r), 100*r.Confidence, r.Summary.Trials)
+	ratio, _ := r.metric("ratio.max")
+	return fmt.Sprintf("Recommended: %s, enforcing a limit of %d: one key-window lets at most %.0f through (%.2fx), the 99th percentile %.0f; legitimate requests denied (falsely) %s; cost %s per million requests; the budget holds in %.0f%% of %d trials.",
+		r.Design, r.Limit, r.most(), ratio, allowed, falseDenials(r.Summary), cost(r), 100*r.Confidence, r.Summary.Trials)
 }
 
 // falseDenials lists each legitimate population's denied share and, in

@@ -177,9 +177,9 @@ func runAdvise(ctx context.Context, c *config, sc *scenario.Scenario, points []s
 	return ExitOK
 }
 
-// allowedP99 is the Pareto figure's overshoot axis when the budget has no
-// count or ratio.
-var allowedP99, _ = measure.LookupMetric("allowed.p99")
+// ratioMax is the Pareto figure's overshoot axis when the budget has no
+// count or ratio: the table's ratio.
+var ratioMax, _ = measure.LookupMetric("ratio.max")
 
 // adviceDoc is the advice as advice.json holds it.
 func adviceDoc(sc *scenario.Scenario, pl *plan.Plan, seed uint64, budget []measure.Condition, rs []advise.Result) adviceJSON {
@@ -240,11 +240,15 @@ func writeAdvice(out string, sc *scenario.Scenario, doc adviceJSON, budget []mea
 	if err != nil {
 		return "", err
 	}
-	// The figure's overshoot axis is the budget's first count or ratio.
-	x := allowedP99
+	// The figure's overshoot axis is the budget's first count or ratio,
+	// with its bound (when an upper one).
+	x, bound := ratioMax, 0.0
 	for _, b := range budget {
 		if b.Metric.Unit == "count" || b.Metric.Unit == "ratio" {
 			x = b.Metric
+			if strings.HasPrefix(string(b.Op), "<") {
+				bound = b.Value
+			}
 			break
 		}
 	}
@@ -252,7 +256,7 @@ func writeAdvice(out string, sc *scenario.Scenario, doc adviceJSON, budget []mea
 	for i, r := range rs {
 		allowed, _ := x.Value(r.Summary)
 		usd, _ := r.Cost()
-		points = append(points, report.AdvicePoint{Rank: i + 1, Allowed: allowed, Denied: r.LegitDenied(), Cost: usd, Meets: r.Meets})
+		points = append(points, report.AdvicePoint{Rank: i + 1, Allowed: allowed, Denied: r.LegitDenied(), Cost: usd, Meets: r.Meets, Unbound: r.NeverBinds})
 	}
 	b, err := json.MarshalIndent(&doc, "", "  ")
 	if err != nil {
@@ -261,7 +265,7 @@ func writeAdvice(out string, sc *scenario.Scenario, doc adviceJSON, budget []mea
 	if err := report.WriteFile(dir, adviceFile, append(b, '\n')); err != nil {
 		return "", err
 	}
-	fig := report.ParetoFigure(points, x)
+	fig := report.ParetoFigure(points, x, bound)
 	if err := report.WriteFigure(dir, fig); err != nil {
 		return "", err
 	}

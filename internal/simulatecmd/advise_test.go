@@ -158,3 +158,31 @@ func TestAdviseBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestAdviseCapacityReview is the capacity review: one API key
+// bursting from eight locations among 2,000 users' keys, 60 a minute per
+// key. The advice is at the product's limit of 60 for every design, each
+// design that misses says why, every design is priced, and the one
+// recommended enforces the limit.
+func TestAdviseCapacityReview(t *testing.T) {
+	code, out, stderr := runMain(t, "-advise", "-json", "-no-report", "-trials", "2", "-set", "duration=90s", "../../scenarios/capacity-review.yaml")
+	var doc adviceJSON
+	if code == ExitBadInput || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Advice.Options) == 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, o := range doc.Advice.Options {
+		name := o.Algorithm + " on " + o.Store + " " + o.CacheTTL + ", " + o.ErrorPolicy
+		if o.Limit != 60 {
+			t.Errorf("%s: limit %d, want the product's 60", name, o.Limit)
+		}
+		if !o.Meets && o.WhyNot == "" {
+			t.Errorf("%s misses the budget and does not say why", name)
+		}
+		if _, ok := o.Metrics["cost.usd_per_million"]; !ok || o.Summary == nil || o.Summary.Cost.WorkersUSDPerMillionRequests <= 0 {
+			t.Errorf("%s is not priced (or without the Workers request fee)", name)
+		}
+	}
+	if i := doc.Advice.Recommended; i >= 0 && (doc.Advice.Options[i].NeverBinds || !doc.Advice.Options[i].Meets) {
+		t.Errorf("recommended %+v", doc.Advice.Options[i])
+	}
+}
