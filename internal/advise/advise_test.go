@@ -25,7 +25,7 @@ func compile(t *testing.T, yaml string) *plan.Plan {
 	return pl
 }
 
-func conds(t *testing.T, texts ...string) []measure.Condition {
+func conds(t testing.TB, texts ...string) []measure.Condition {
 	t.Helper()
 	var out []measure.Condition
 	for _, s := range texts {

@@ -102,6 +102,11 @@ func TestAdvise(t *testing.T) {
 			t.Errorf("%v: exit %d, want %q in:\n%s%s", tc.args, code, tc.want, stdout, stderr)
 		}
 	}
+	// A scenario with an advise budget runs the advice without -advise,
+	// and takes -limit so.
+	if code, stdout, stderr := runMain(t, "-no-report", "-limit", "7", file); code != ExitOK || !strings.Contains(stdout, "yes     7") {
+		t.Errorf("-limit 7 without -advise: exit %d:\n%s%s", code, stdout, stderr)
+	}
 }
 
 // TestAdviseSeed is the first test: the seed's 5 a day, budgeted at
@@ -147,6 +152,7 @@ func TestAdviseBadInput(t *testing.T) {
 	}{
 		{[]string{"-budget", "allowed.max<1"}, "-budget goes with -advise"},
 		{[]string{"-limit", "5"}, "-limit and -search-limit go with -advise"},
+		{[]string{"-search-limit", "-advise=false", "../../scenarios/launch-plan.yaml"}, "-limit and -search-limit go with -advise"},
 		{[]string{"-advise", "-budget", "allowed.max<1", "-limit", "-3"}, "-limit -3 is out of range"},
 		{[]string{"-advise", "-no-report"}, "-advise needs a budget"},
 		{[]string{"-advise", "-budget", "allowed.p42<1"}, "unknown metric"},

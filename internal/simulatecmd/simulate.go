@@ -152,9 +152,6 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	if len(c.budget) > 0 && !c.advise {
 		return nil, fmt.Errorf("-budget goes with -advise (a gate on the run itself is -threshold)")
 	}
-	if (c.limit != 0 || c.searchLimit) && !c.advise {
-		return nil, fmt.Errorf("-limit and -search-limit go with -advise (to run at another limit, use -set limiter.limit=N)")
-	}
 	if c.advise && (c.shard != nil || c.compare != "") {
 		return nil, fmt.Errorf("-advise does not go with -shard or -compare")
 	}
@@ -286,6 +283,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if c.advise || !c.adviseSet && len(sc.Advise.Budget) > 0 && measured == nil && c.shard == nil {
 		// A scenario that states a budget asks what to ship.
 		return runAdvise(ctx, c, sc, points, stdout, stderr)
+	}
+	if c.limit != 0 || c.searchLimit {
+		fmt.Fprintln(stderr, "simulate: -limit and -search-limit go with -advise, or a scenario with an advise budget (to run at another limit, use -set limiter.limit=N)")
+		return ExitBadInput
 	}
 	if !c.json && c.shard == nil {
 		// Say what runs before it runs: a sweep or many trials take a while.
