@@ -33,10 +33,10 @@ const (
 	freeWorkerRequestsPerDay = 100000
 )
 
-// price fills out's dollars and basis for the store's work: accepted
-// operations per million requests (reads are a Durable Object's requests,
-// one per limiter check) and the Workers request fee that every design
-// pays. The memory store is priced as the Workers KV binding it stands
+// price fills out's dollars and basis for the store's work per million
+// requests (Workers KV's accepted reads and writes; a Durable Object's one
+// request per check, whatever keys it reads there) and the Workers request
+// fee that every design pays. The memory store is priced as the Workers KV binding it stands
 // for, marked as a reference.
 func price(out *Cost, store string) {
 	workers := fmt.Sprintf("Workers requests $%.2f per million", usdPerMillionWorkerRequests)
@@ -44,12 +44,12 @@ func price(out *Cost, store string) {
 	reads, writes := out.ReadsPerMillionRequests/1e6, out.WritesPerMillionRequests/1e6
 	switch store {
 	case "durable-object":
-		gbs := reads * 1e6 * objectActiveSecs * objectGB
-		out.StoreUSDPerMillionRequests = reads*usdPerMillionObjectRequests + gbs/1e6*usdPerMillionGBs
+		gbs := 1e6 * objectActiveSecs * objectGB
+		out.StoreUSDPerMillionRequests = usdPerMillionObjectRequests + gbs/1e6*usdPerMillionGBs
 		out.Basis = fmt.Sprintf("Durable Object requests $%.2f per million and duration $%.2f per million GB-s (128 MB, %.0f ms active a request, assumed); %s",
 			usdPerMillionObjectRequests, usdPerMillionGBs, objectActiveSecs*1000, workers)
 	case "per-location":
-		out.StoreUSDPerMillionRequests = reads * usdPerMillionLimitCalls
+		out.StoreUSDPerMillionRequests = usdPerMillionLimitCalls
 		out.Basis = "Rate Limiting binding calls $0 (no price of its own is published; assumed); " + workers
 	default:
 		out.StoreUSDPerMillionRequests = reads*usdPerMillionReads + writes*usdPerMillionWrites

@@ -212,7 +212,7 @@ func cost(c KVCounters, t Totals, trials int, keyWindows int64, windowSecs float
 	switch {
 	case secs <= 0:
 	case store == "durable-object":
-		out.FreeReadsExhaustedAfterSecs = exhaustedAfter(float64(c.Reads)/secs*secondsPerDay, freeObjectRequestsPerDay)
+		out.FreeReadsExhaustedAfterSecs = exhaustedAfter(float64(t.Requests)/secs*secondsPerDay, freeObjectRequestsPerDay)
 	case store == "per-location":
 		out.FreeReadsExhaustedAfterSecs = exhaustedAfter(float64(t.Requests)/secs*secondsPerDay, freeWorkerRequestsPerDay)
 	default:

@@ -71,6 +71,14 @@ func TestDurableObjectRoundTrip(t *testing.T) {
 	}
 }
 
+// slidingObjects is objectScenario on a Durable Object with a sliding
+// window, whose check reads two keys at the object in one request.
+func slidingObjects(p scenario.Population) *scenario.Scenario {
+	sc := objectScenario(scenario.KindDurableObject, 5, 0, []string{"A"}, time.Minute, p)
+	sc.Limiter.Algorithm = "sliding-window"
+	return sc
+}
+
 // TestCostPricedByStore: every store is priced at its published prices,
 // with the Workers request fee on top: Workers KV by reads and writes, the
 // memory store as the KV binding it stands for (marked a reference), a
@@ -94,7 +102,11 @@ func TestCostPricedByStore(t *testing.T) {
 				return c.ReadsPerMillionRequests*0.5e-6 + c.WritesPerMillionRequests*5e-6
 			}, true},
 		{"durable-object", objectScenario(scenario.KindDurableObject, 5, 0, []string{"A"}, time.Minute, b), "Durable Object requests $0.15",
-			func(c measure.Cost) float64 { return c.ReadsPerMillionRequests * (0.15e-6 + 0.016*0.128*12.5e-6) }, false},
+			func(c measure.Cost) float64 { return 0.15 + 1e6*0.016*0.128*12.5e-6 }, false},
+		{"durable-object, sliding window (two keys read, one request)", slidingObjects(b), "Durable Object requests $0.15",
+			func(c measure.Cost) float64 { return 0.15 + 1e6*0.016*0.128*12.5e-6 }, false},
+		{"durable-object, sliding window (two keys read, one request)", slidingObjects(b), "Durable Object requests $0.15",
+			func(c measure.Cost) float64 { return 0.15 + 1e6*0.016*0.128*12.5e-6 }, false},
 		{"per-location", objectScenario(scenario.KindPerLocation, 5, 0, []string{"A"}, time.Minute, b), "Rate Limiting binding calls $0",
 			func(c measure.Cost) float64 { return 0 }, false},
 	}
