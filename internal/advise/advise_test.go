@@ -237,3 +237,39 @@ func TestWhyNot(t *testing.T) {
 		t.Errorf("table:\n%s", b.String())
 	}
 }
+
+// TestBindingNamesThePopulation: a budget on one population says which
+// when it binds, and a population the run lacks says so.
+func TestBindingNamesThePopulation(t *testing.T) {
+	var conds []measure.Condition
+	for _, text := range []string{"burst:allowed.max<=60", "bots:ratio.max<=1"} {
+		c, err := measure.ParseCondition(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conds = append(conds, c)
+	}
+	s := &measure.Summary{Limiter: measure.LimiterRef{Limit: 60}, Populations: []measure.Population{{Name: "burst",
+		Overshoot: &measure.PopulationOvershoot{KeyWindows: 1, Allowed: measure.CountStats{N: 1, Max: 500}}}}}
+	got := Binding(measure.Check(s, conds))
+	for _, want := range []string{"burst:allowed.max: 500 against <= 60", `bots:ratio.max<=1 (the run has no population "bots": it has burst)`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Binding = %q, want it to say %q", got, want)
+		}
+	}
+}
+
+// TestRecommendationWarns: a recommended design whose budget holds on a
+// pooled quantile while some key-window breaks the bound says so.
+func TestRecommendationWarns(t *testing.T) {
+	c := conds(t, "allowed.p99<=60")
+	s := &measure.Summary{Trials: 1, Limiter: measure.LimiterRef{Limit: 60},
+		Overshoot: measure.Overshoot{KeyWindows: 101, Allowed: measure.CountStats{N: 101, P99: 3, Max: 500},
+			Histogram: []measure.Bin{{Allowed: 3, KeyWindows: 100}, {Allowed: 500, KeyWindows: 1}}}}
+	vs := measure.Check(s, c)
+	d := Design{Algorithm: limiter.FixedWindow, Store: plan.KV, StoreName: "kv", Policy: limiter.FailOpen}
+	got := Recommendation(c, []Result{{Design: d, Limit: 60, Meets: true, Confidence: 1, Summary: s, Verdicts: vs}})
+	if !strings.HasPrefix(got, "Recommended: ") || !strings.Contains(got, "Warning: allowed.p99<=60 holds over the pooled key-windows, but 1 key-window of 101 broke the same bound") {
+		t.Errorf("recommendation %q", got)
+	}
+}

@@ -231,8 +231,14 @@ func Recommendation(budget []measure.Condition, rs []Result) string {
 	r := rs[i]
 	allowed, _ := r.metric("allowed.p99")
 	ratio, _ := r.metric("ratio.max")
-	return fmt.Sprintf("Recommended: %s, enforcing a limit of %d: one key-window lets at most %.0f through (%.2fx), the 99th percentile %.0f; legitimate requests denied (falsely) %s; cost %s per million requests; the budget holds in %.0f%% of %d trials.",
+	out := fmt.Sprintf("Recommended: %s, enforcing a limit of %d: one key-window lets at most %.0f through (%.2fx), the 99th percentile %.0f; legitimate requests denied (falsely) %s; cost %s per million requests; the budget holds in %.0f%% of %d trials.",
 		r.Design, r.Limit, r.most(), ratio, allowed, falseDenials(r.Summary), cost(r), 100*r.Confidence, r.Summary.Trials)
+	for _, v := range r.Verdicts {
+		if v.Warning != "" {
+			out += " Warning: " + v.Warning + "."
+		}
+	}
+	return out
 }
 
 // falseDenials lists each legitimate population's denied share and, in
@@ -276,11 +282,15 @@ func Binding(vs []measure.Verdict) string {
 			continue
 		}
 		c := v.Condition
+		if v.Missing != "" {
+			out = append(out, c.Text+" ("+v.Missing+")")
+			continue
+		}
 		if !v.Measured {
 			out = append(out, c.Text+" (not measured)")
 			continue
 		}
-		s := fmt.Sprintf("%s: %s against %s %s", c.Metric.Name, c.Metric.Format(v.Value), c.Op, c.Metric.Format(c.Value))
+		s := fmt.Sprintf("%s: %s against %s %s", c.Subject(), c.Metric.Format(v.Value), c.Op, c.Metric.Format(c.Value))
 		if c.Value > 0 && v.Value > 0 {
 			s += fmt.Sprintf(" (%.2g times the bound)", v.Value/c.Value)
 		}

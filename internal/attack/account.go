@@ -30,9 +30,14 @@ type accountant struct {
 	windowMs int64
 	skew     time.Duration // clock margin for attributing a window without the target's header
 	start    time.Time
+	deny     [600]bool // statuses that are denials (DenyStatuses)
 
-	lat       measure.LogHist // milliseconds
-	status    [600]int64      // by status code; 0 is a transport error
+	lat measure.LogHist // milliseconds
+	// service is the target's own time per request (milliseconds), from
+	// the built-in target's X-Overshoot-Service-Us: latency without the
+	// HTTP hop. Empty for a target that does not say.
+	service   measure.LogHist
+	status    [600]int64 // by status code; 0 is a transport error
 	ambiguous int64
 	results   int64
 	perPop    []int64 // results per population, for offered rates of closed loops
@@ -97,10 +102,22 @@ func seriesStep(d time.Duration) time.Duration {
 	return step
 }
 
-func newAccountant(rec *measure.Recorder, pops map[string]int, npop int, window, skew time.Duration, start time.Time) *accountant {
-	return &accountant{rec: rec, pops: pops, windowMs: window.Milliseconds(), skew: skew, start: start,
+// newAccountant returns an accountant recording into rec; deny lists the
+// statuses that are denials (none: 429 alone), each a status DenyStatuses
+// accepts.
+func newAccountant(rec *measure.Recorder, pops map[string]int, npop int, window, skew time.Duration, start time.Time, deny []int) *accountant {
+	a := &accountant{rec: rec, pops: pops, windowMs: window.Milliseconds(), skew: skew, start: start,
 		perPop: make([]int64, npop), closed: make([]bool, npop), step: time.Second,
 		rng: rand.New(rand.NewPCG(0x9E3779B97F4A7C15, 0))}
+	if len(deny) == 0 {
+		deny = DefaultDenyStatus
+	}
+	for _, c := range deny {
+		if c >= 0 && c < len(a.deny) {
+			a.deny[c] = true
+		}
+	}
+	return a
 }
 
 // sample adds r to its interval of the series.
@@ -141,6 +158,9 @@ func (a *accountant) add(r *vegeta.Result, sentKey string, client int) {
 		a.status[0]++ // not HTTP: counted with transport errors
 	}
 	a.lat.Add(float64(r.Latency) / float64(time.Millisecond))
+	if us, err := strconv.ParseInt(first(r.Headers, target.HeaderService), 10, 64); err == nil && us >= 0 {
+		a.service.Add(float64(us) / 1000)
+	}
 	pop, ok := a.pops[r.Attack]
 	if !ok {
 		return // not one of ours; cannot happen
@@ -149,13 +169,14 @@ func (a *accountant) add(r *vegeta.Result, sentKey string, client int) {
 	a.sample(r, a.closed[pop])
 	e := measure.Event{Pop: pop, Client: client, At: r.Timestamp.Add(r.Latency / 2).Sub(a.start)}
 	h := r.Headers
+	left, saysLeft := readRemaining(h)
 	switch {
-	case r.Code == 429:
+	case int(r.Code) < len(a.deny) && a.deny[r.Code]:
 		e.Outcome = measure.Denied
 	case r.Code >= 200 && r.Code < 300:
 		e.Outcome = measure.Allowed
-	case r.Code != 0 && remainingZero(first(h, target.HeaderRateLimit)):
-		// Another status, but the RateLimit field says nothing remains:
+	case r.Code != 0 && saysLeft && left <= 0:
+		// Another status, but the rate-limit fields say nothing remains:
 		// a limiter that denies with e.g. 403 or 503.
 		e.Outcome = measure.Denied
 	default:
@@ -167,7 +188,7 @@ func (a *accountant) add(r *vegeta.Result, sentKey string, client int) {
 	e.FailOpen = first(h, target.HeaderFailOpen) == "1"
 	e.FailClosed = first(h, target.HeaderFailClosed) == "1"
 	if e.Outcome == measure.Allowed && !e.FailOpen {
-		e.Remaining, e.HasRemaining = remaining(first(h, target.HeaderRateLimit))
+		e.Remaining, e.HasRemaining = left, saysLeft
 	}
 	a.decided(e, r) // ambiguous or not: its latency is what it is
 	e.Key = first(h, target.HeaderKey)

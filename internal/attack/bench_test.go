@@ -79,7 +79,7 @@ func BenchmarkVegetaLibrary(b *testing.B) {
 func BenchmarkAccount(b *testing.B) {
 	start := time.Now()
 	rec := newTestRecorder(start)
-	a := newAccountant(rec, map[string]int{"bot": 0}, 1, 10*time.Second, DefaultSkew, start)
+	a := newAccountant(rec, map[string]int{"bot": 0}, 1, 10*time.Second, DefaultSkew, start, nil)
 	h := http.Header{"X-Overshoot-Window": {"177"}, "X-Overshoot-Key": {"anon-p0-c0:10.0.0.0"}}
 	r := &vegeta.Result{Attack: "bot", Code: 429, Timestamp: start, Latency: time.Millisecond, Method: "GET", URL: "http://x/"}
 	b.ReportAllocs()

@@ -201,8 +201,8 @@ func TestSummarySchemaMatchesSimulate(t *testing.T) {
 		}
 	}
 	for _, p := range attPaths {
-		// Live only: live.
-		liveOnly := p == "live" || strings.HasPrefix(p, "live.")
+		// Live only: live., and a run's service times at the target.
+		liveOnly := p == "live" || strings.HasPrefix(p, "live.") || strings.HasPrefix(p, "mechanism.trials.[].service_")
 		if !inSim[p] && !optional(p) && !liveOnly {
 			t.Errorf("attack's summary has %q, simulate's does not", p)
 		}
@@ -461,10 +461,12 @@ live: {duration: 600ms, max_requests: 10}
 }
 
 // TestFalseDenialsPerClient: 4 legitimate clients share one token and no
-// address, so one limiter key; limit 5 per window. Each client's denials
-// are false while that client itself had fewer than 5 allowed in the window
-// (as simulate counts them). The target tallies the truth from the client
-// index each request carries; the summary must agree.
+// address, so one limiter key; limit 5 per window. A denial is false when
+// an exact limiter on the same requests would have allowed it: while the
+// key-window had fewer than 5 allowed (as simulate counts them), whoever
+// sent it. The target, one decision at a time over a memory store, is such
+// a limiter: it tallies the truth in decision order, and the summary must
+// agree (none), though the attacker records responses in another order.
 func TestFalseDenialsPerClient(t *testing.T) {
 	sc := parse(t, `
 name: shared
@@ -499,11 +501,12 @@ live: {duration: 300ms}
 		h.ServeHTTP(rec, r)
 		k := cw{r.Header.Get(HeaderClient), rec.Header().Get(target.HeaderWindow)}
 		clients[k.client] = true
+		kw := cw{window: k.window} // one key: the key-window is the window
 		switch rec.Code {
 		case http.StatusOK:
-			allowed[k]++
+			allowed[kw]++
 		case http.StatusTooManyRequests:
-			if allowed[k] < 5 {
+			if allowed[kw] < 5 {
 				falseD++
 			}
 		}
@@ -528,8 +531,8 @@ live: {duration: 300ms}
 		t.Errorf("the target saw clients %v, want 4 distinct client indexes", clients)
 	}
 	p := s.Populations[0]
-	if p.Denied == 0 || falseD == 0 {
-		t.Fatalf("denied %d, false denials at the target %d: want denials of clients under their own limit", p.Denied, falseD)
+	if p.Denied == 0 {
+		t.Fatalf("denied %d: want denials", p.Denied)
 	}
 	if p.FalseDenials != falseD {
 		t.Errorf("summary counts %d false denials (of %d denied), the target %d", p.FalseDenials, p.Denied, falseD)

@@ -2,8 +2,6 @@ package attack
 
 import (
 	"errors"
-	"math"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"sync"
@@ -21,12 +19,6 @@ import (
 // (max_requests) is spent; vegeta then stops that attack and emits one fake
 // result carrying this error, which the runner drops.
 var errBudget = errors.New("overshoot: request budget spent")
-
-// phi is the golden ratio's fractional part: request i picks a weighted
-// location with u = frac(i * phi), a low-discrepancy sequence that spreads
-// any number of requests in proportion to the weights without a random
-// generator shared between workers.
-const phi = 0.6180339887498949
 
 // identities builds the requests of one population: which client sends
 // request i, with which token, address and location, all as the plan says
@@ -58,13 +50,19 @@ type identities struct {
 	// safely. nil when there would be too many to keep.
 	fixed []http.Header
 
-	// A closed loop's think time, slept by each client between a response
-	// and its next request (thinkPacer). deadline is when the attack ends
-	// and stop is closed when the run is interrupted: a think time past
-	// either ends the client's attack instead.
-	think    plan.Dist
-	thinkMu  sync.Mutex
-	thinkRng *rand.Rand
+	// stream is the run's traffic draws (trial 0 of its seed): where a
+	// spreading client arrives, its think times, a Poisson loop's
+	// arrivals, as the plan draws them for the model's trial 0.
+	stream plan.Stream
+	// open walks a Poisson open loop's arrivals in order, so that request
+	// i of the population is the plan's arrival i (the pacer walks its
+	// own copy for the times); nil otherwise.
+	openMu sync.Mutex
+	open   *plan.Arrivals
+
+	// deadline is when the attack ends and stop is closed when the run is
+	// interrupted: a closed loop's think time (thinkPacer) past either
+	// ends the client's attack instead.
 	deadline time.Time
 	stop     <-chan struct{}
 }
@@ -73,37 +71,26 @@ type identities struct {
 // request builds its own.
 const maxFixedHeaders = 1 << 16
 
-// drawThink draws one think time.
-func (id *identities) drawThink() time.Duration {
-	id.thinkMu.Lock()
-	defer id.thinkMu.Unlock()
-	return id.think.Sample(id.thinkRng)
-}
-
 // hasThink reports whether the population's clients think between requests.
-func (id *identities) hasThink() bool { return id.thinkRng != nil }
+func (id *identities) hasThink() bool { return id.pop.Send == plan.Closed && !id.pop.Think.IsZero() }
 
-// setThink gives the population a think time, drawn from a generator seeded
-// with seed.
-func (id *identities) setThink(think plan.Dist, seed uint64) {
-	if think.IsZero() {
-		return
-	}
-	id.think, id.thinkRng = think, rand.New(rand.NewPCG(seed, 0x5eed))
-}
-
-// newIdentities prepares the requests of population i of pl.
-func newIdentities(url string, pl *plan.Plan, i int, name, runID, ipHeader string, budget *atomic.Int64, shard plan.Shard) *identities {
+// newIdentities prepares the requests of population i of pl, whose
+// traffic draws from stream.
+func newIdentities(url string, pl *plan.Plan, i int, name, runID, ipHeader string, budget *atomic.Int64, shard plan.Shard, stream plan.Stream) *identities {
 	if runID != "" {
 		runID += "-"
 	}
 	p := &pl.Populations[i]
-	id := &identities{url: url, pop: p, name: name, runID: runID, token: pl.Token, ipHeader: ipHeader, budget: budget, shard: shard}
+	id := &identities{url: url, pop: p, name: name, runID: runID, token: pl.Token, ipHeader: ipHeader, budget: budget, shard: shard,
+		stream: stream}
 	if id.shard.Count < 1 {
 		id.shard = plan.Shard{Count: 1}
 	}
 	if len(pl.Locations) > 1 {
 		id.locations = pl.Locations
+	}
+	if p.Send == plan.Open && p.Poisson {
+		id.open = p.Arrivals(stream)
 	}
 	if p.Rotates() {
 		return id
@@ -119,19 +106,22 @@ func newIdentities(url string, pl *plan.Plan, i int, name, runID, ipHeader strin
 			if len(id.locations) > 0 {
 				loc = id.locations[l]
 			}
-			id.fixed[c*nl+l] = id.header(c, id.tokenFor(c, 0), p.IP(c), loc)
+			id.fixed[c*nl+l] = id.header(c, id.tokenFor(c, 0), p.IP(c, 0), loc)
 		}
 	}
 	return id
 }
 
-// header builds the identity headers of a request from client c.
+// header builds the identity headers of a request from client c: its
+// token, if it sends one, its address, if it has one, and its location.
 func (id *identities) header(c int, tok, ip, loc string) http.Header {
 	h := make(http.Header, 4)
 	h[HeaderClient] = []string{strconv.Itoa(id.pop.First + c)}
-	if id.token.From == "cookie" {
+	switch {
+	case tok == "":
+	case id.token.From == "cookie":
 		h["Cookie"] = []string{id.token.Name + "=" + tok}
-	} else {
+	default:
 		h[http.CanonicalHeaderKey(id.token.Name)] = []string{tok}
 	}
 	if ip != "" {
@@ -144,25 +134,22 @@ func (id *identities) header(c int, tok, ip, loc string) http.Header {
 }
 
 // tokenFor returns the token client c sends with its request n, after the
-// run id when there is one.
+// run id when there is one; "" when the population sends none.
 func (id *identities) tokenFor(c int, n uint64) string {
-	return id.runID + id.pop.Token(c, int64(n))
+	tok := id.pop.Token(c, int64(n))
+	if tok == "" {
+		return ""
+	}
+	return id.runID + tok
 }
 
-// locationFor returns the index in id.locations of the population's request
-// i, the k-th request of its client, or -1 when requests carry no location.
-// A spread population picks with u = frac(i * phi), a low-discrepancy
-// sequence that spreads any number of requests in proportion to the
-// weights without a random generator shared between workers.
-func (id *identities) locationFor(i, k uint64) int {
+// locationFor returns the index in id.locations where client c's request
+// n arrives, as the plan places it, or -1 when requests carry no location.
+func (id *identities) locationFor(c int, n uint64) int {
 	if len(id.locations) == 0 {
 		return -1
 	}
-	u := 0.0
-	if id.pop.DrawsLocation() {
-		_, u = math.Modf(float64(i) * phi)
-	}
-	return id.pop.Location(int64(k), u)
+	return id.pop.Location(id.stream.Client(id.pop, c), int64(n))
 }
 
 // take spends one request of the run's budget: errBudget once it is gone.
@@ -183,13 +170,31 @@ func (id *identities) target(t *vegeta.Target) error {
 	if err := id.take(); err != nil {
 		return err
 	}
-	// Request i of this shard is request g of the whole run: client
-	// g mod clients sends it, as its request g / clients.
+	c, n := id.next()
+	id.fill(t, c, n, id.locationFor(c, n))
+	return nil
+}
+
+// next returns the client and its request number of the population's next
+// request in this shard, request i of the shard, request g = i*Count +
+// Index of the whole run: of a Poisson loop, the plan's arrival g; else
+// client g mod clients's request g / clients (a constant rate's arrivals,
+// a burst's requests, in that order).
+func (id *identities) next() (int, uint64) {
+	if id.open != nil {
+		id.openMu.Lock()
+		defer id.openMu.Unlock()
+		id.n.Add(1)
+		for {
+			g := id.open.Walked()
+			if a := id.open.Next(); g%int64(id.shard.Count) == int64(id.shard.Index) {
+				return a.K, uint64(a.N)
+			}
+		}
+	}
 	i := id.n.Add(1) - 1
 	g := i*uint64(id.shard.Count) + uint64(id.shard.Index)
-	c, n := g%uint64(id.pop.Clients), g/uint64(id.pop.Clients)
-	id.fill(t, int(c), n, id.locationFor(g, n))
-	return nil
+	return int(g % uint64(id.pop.Clients)), g / uint64(id.pop.Clients)
 }
 
 // fill makes t client c's request n, arriving at location l (-1: none).
@@ -202,7 +207,7 @@ func (id *identities) fill(t *vegeta.Target, c int, n uint64, l int) {
 		if l >= 0 {
 			loc = id.locations[l]
 		}
-		h = id.header(c, id.tokenFor(c, n), id.pop.IP(c), loc)
+		h = id.header(c, id.tokenFor(c, n), id.pop.IP(c, int64(n)), loc)
 	}
 	t.Method = http.MethodGet
 	t.URL = id.url
@@ -232,8 +237,8 @@ func (cl *client) target(t *vegeta.Target) error {
 	if err := cl.id.take(); err != nil {
 		return err
 	}
-	i := cl.id.n.Add(1) - 1
+	cl.id.n.Add(1)
 	n := (cl.k.Add(1)-1)*max(cl.every, 1) + cl.offset
-	cl.id.fill(t, cl.c, n, cl.id.locationFor(i, n))
+	cl.id.fill(t, cl.c, n, cl.id.locationFor(cl.c, n))
 	return nil
 }

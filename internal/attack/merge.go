@@ -2,6 +2,8 @@ package attack
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +28,9 @@ type MergeOptions struct {
 	Limit  int64
 	Window time.Duration
 	Skew   time.Duration
+	// DenyStatus is the statuses that are denials, as each shard had them
+	// (none: 429 alone).
+	DenyStatus []int
 	// Start is the shards' agreed start, and Elapsed the common interval:
 	// from Start until the last shard ended.
 	Start   time.Time
@@ -44,6 +49,12 @@ type MergeOptions struct {
 	Summary measure.Summary
 }
 
+// MergeSlack is how far before a run's start or after its end a shard's
+// result may have been sent: beyond it the result is not of the run (a
+// shard file's start or elapsed time was edited), and a merge refuses it
+// rather than account for every interval in between.
+const MergeSlack = time.Second
+
 // maxMergedResults bounds the results a merge holds in memory.
 const maxMergedResults = 20_000_000
 
@@ -52,6 +63,9 @@ const maxMergedResults = 20_000_000
 func Merge(o MergeOptions) (measure.Summary, error) {
 	if o.Plan == nil || o.Limit <= 0 || o.Window <= 0 {
 		return measure.Summary{}, fmt.Errorf("attack: merge needs the plan, limit and window")
+	}
+	if err := checkDenyStatus(o.DenyStatus); err != nil {
+		return measure.Summary{}, err
 	}
 	if o.Skew <= 0 {
 		o.Skew = DefaultSkew
@@ -72,6 +86,10 @@ func Merge(o MergeOptions) (measure.Summary, error) {
 			if err != nil {
 				return measure.Summary{}, fmt.Errorf("shard %d's results: %v (after %d results)", i, err, len(all))
 			}
+			if lo, hi := o.Start.Add(-MergeSlack), o.Start.Add(o.Elapsed+MergeSlack); r.Timestamp.Before(lo) || r.Timestamp.After(hi) {
+				return measure.Summary{}, fmt.Errorf("shard %d's results: result %d was sent at %s, outside the run (%s for %v): a shard's start or elapsed time is wrong",
+					i, len(all), r.Timestamp.Format(time.RFC3339Nano), o.Start.Format(time.RFC3339Nano), o.Elapsed)
+			}
 			if len(all) >= maxMergedResults {
 				return measure.Summary{}, fmt.Errorf("the shards hold over %d results: merge fewer at once", maxMergedResults)
 			}
@@ -87,8 +105,8 @@ func Merge(o MergeOptions) (measure.Summary, error) {
 	for i, n := range names {
 		pops[n] = i
 	}
-	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Start: o.Start, Populations: pl.MeasurePopulations()})
-	acct := newAccountant(rec, pops, len(names), o.Window, o.Skew, o.Start)
+	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Algorithm: string(pl.Limiter.Algorithm), Start: o.Start, Populations: pl.MeasurePopulations()})
+	acct := newAccountant(rec, pops, len(names), o.Window, o.Skew, o.Start, o.DenyStatus)
 	acct.step = seriesStep(o.Elapsed)
 	for i, p := range pl.Populations {
 		acct.closed[i] = p.Send == plan.Closed
@@ -119,4 +137,47 @@ func Merge(o MergeOptions) (measure.Summary, error) {
 	s := acct.summarize(ref, o.Limit, o.Elapsed, o.Offered, o.URL, o.ResultsFile, nil)
 	s.KV.Observed = false // the shards attack a target whose store they do not see
 	return s, nil
+}
+
+// Digest is what a shard file records of its results file, so that a
+// merge can refuse one that was truncated, zero-filled or replaced (what a
+// crashed pod or a bad copy leaves): the number of results, the SHA-256 of
+// the file, and the earliest and latest send times in it.
+type Digest struct {
+	Results     int64
+	SHA256      string
+	First, Last time.Time
+}
+
+// DigestResults reads a vegeta results file to its end and returns its
+// digest; a file that does not decode to its end is an error.
+func DigestResults(r io.Reader) (Digest, error) {
+	h := sha256.New()
+	br := bufio.NewReaderSize(io.TeeReader(r, h), 256<<10)
+	dec := vegeta.NewDecoder(br)
+	var d Digest
+	for {
+		var res vegeta.Result
+		err := dec.Decode(&res)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return Digest{}, fmt.Errorf("%v (after %d results)", err, d.Results)
+		}
+		if d.Results == 0 || res.Timestamp.Before(d.First) {
+			d.First = res.Timestamp
+		}
+		if d.Results == 0 || res.Timestamp.After(d.Last) {
+			d.Last = res.Timestamp
+		}
+		d.Results++
+	}
+	if _, err := br.ReadByte(); err == nil {
+		// The decoder stopped before the end (zeros, say): what follows
+		// is not results.
+		return Digest{}, fmt.Errorf("bytes after its %d results that are not results", d.Results)
+	}
+	d.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return d, nil
 }

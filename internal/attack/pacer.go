@@ -2,7 +2,6 @@ package attack
 
 import (
 	"math"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -61,161 +60,141 @@ func (a arrivalPacer) hitsBy(elapsed time.Duration) float64 {
 	return math.Ceil(a.clients*a.p.HitsBy(elapsed) - 1e-9)
 }
 
-// poissonPacer paces an open loop whose gaps are exponential with mean 1/rate:
-// the arrivals of many independent users. Its arrival times are drawn from a
-// seeded generator, so two runs with the same seed schedule the same times.
-// It implements both Pace and Rate of vegeta.Pacer and is safe for
-// concurrent use.
+// poissonPacer paces a Poisson open loop (constant or ramped) exactly as
+// the model sends it: hit m is the plan's arrival m of the population's
+// clients together (plan.Arrivals), due at its ArrivalAt. The arrivals
+// are the plan's counter-based draws, so two runs with the same seed
+// schedule the same times, and the targeter (identities.next) hands hit m
+// to the client whose arrival it is. It is safe for concurrent use.
 type poissonPacer struct {
-	rate float64 // per second
-	seed uint64
-	mu   sync.Mutex
-	sch  arrivals // the schedule Pace walks
-	// count replays the same schedule for hitsBy, so that counting never
-	// moves the one Pace walks; countAt is the time it was last asked for.
-	count   arrivals
-	countAt time.Duration
-}
-
-// arrivals walks one seeded poissonPacer schedule: arrival n is at next.
-type arrivals struct {
-	rng  *rand.Rand
-	n    uint64
+	p  *plan.Population
+	s  plan.Stream
+	mu sync.Mutex
+	// sch is the walk Pace follows, next the time of its next arrival
+	// (from the population's start).
+	sch  *plan.Arrivals
 	next time.Duration
+	// count replays the same arrivals for hitsBy, so that counting never
+	// moves the walk Pace follows; countAt is the time it was last asked
+	// for, countNext its next arrival's time.
+	count     *plan.Arrivals
+	countAt   time.Duration
+	countNext time.Duration
 }
 
-// newPoisson returns a Poisson pacer of perSec arrivals a second on average.
-func newPoisson(perSec float64, seed uint64) *poissonPacer {
-	p := &poissonPacer{rate: perSec, seed: seed}
-	p.sch = p.start()
-	return p
+// newPoisson returns the pacer of Poisson population p drawn from s.
+func newPoisson(p *plan.Population, s plan.Stream) *poissonPacer {
+	pp := &poissonPacer{p: p, s: s}
+	pp.sch = p.Arrivals(s)
+	pp.next = pp.due(pp.sch.Next())
+	return pp
 }
 
-// start returns the schedule at its first arrival.
-func (p *poissonPacer) start() arrivals {
-	a := arrivals{rng: rand.New(rand.NewPCG(p.seed, 0x9e3779b97f4a7c15))}
-	a.next = p.gap(a.rng)
-	return a
-}
-
-// gap draws one exponential inter-arrival time.
-func (p *poissonPacer) gap(rng *rand.Rand) time.Duration {
-	if p.rate <= 0 {
-		return time.Duration(math.MaxInt64)
+// due returns when arrival a is due from the population's start
+// (math.MaxInt64: never).
+func (p *poissonPacer) due(a plan.Arrival) time.Duration {
+	at := p.p.ArrivalAt(a.Y)
+	if at == math.MaxInt64 {
+		return math.MaxInt64
 	}
-	return time.Duration(rng.ExpFloat64() / p.rate * 1e9)
-}
-
-// advance moves a to its next arrival; false when its time would overflow.
-func (p *poissonPacer) advance(a *arrivals) bool {
-	g := p.gap(a.rng)
-	if a.next > math.MaxInt64-g {
-		return false
-	}
-	a.next += g
-	a.n++
-	return true
+	return at - p.p.Start
 }
 
 // Pace returns how long to wait until arrival number hits: the attacker asks
 // with hits = the number of requests sent so far.
 func (p *poissonPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
-	if p.rate <= 0 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for uint64(p.sch.Walked()) <= hits {
+		p.next = p.due(p.sch.Next())
+	}
+	if p.next == math.MaxInt64 {
 		return 0, true
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for p.sch.n < hits {
-		if !p.advance(&p.sch) {
-			return 0, true
-		}
-	}
-	return max(0, p.sch.next-elapsed), false
+	return max(0, p.next-elapsed), false
 }
 
-// Rate returns the mean arrival rate per second, the same at every time.
-func (p *poissonPacer) Rate(time.Duration) float64 { return p.rate }
+// Rate returns the population's rate per second at elapsed.
+func (p *poissonPacer) Rate(elapsed time.Duration) float64 {
+	return float64(p.p.Clients) * p.p.RateAt(elapsed)
+}
 
-// hitsBy returns the arrivals the schedule has in [0, elapsed]: the real
-// count, replayed from the seed, not the rate times the time. Asked for
-// increasing times it walks the schedule once.
+// hitsBy returns the arrivals due in [0, elapsed]: the real count, replayed
+// from the plan's draws, not the rate times the time. Asked for increasing
+// times it walks the arrivals once.
 func (p *poissonPacer) hitsBy(elapsed time.Duration) float64 {
-	if p.rate <= 0 {
-		return 0
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.count.rng == nil || elapsed < p.countAt {
-		p.count = p.start() // an earlier time than the last asked: start over
+	if p.count == nil || elapsed < p.countAt {
+		p.count = p.p.Arrivals(p.s) // an earlier time than the last asked: start over
+		p.countNext = p.due(p.count.Next())
 	}
 	p.countAt = elapsed
-	for p.count.next <= elapsed {
-		if !p.advance(&p.count) {
+	for p.countNext <= elapsed {
+		p.countNext = p.due(p.count.Next())
+	}
+	return float64(p.count.Walked() - 1)
+}
+
+// burstPacer paces a bursting population exactly as the model sends it:
+// hit i leaves at the plan's BurstTime(i). Run it with a burst's size of
+// workers, so that a burst really leaves at once.
+type burstPacer struct {
+	p *plan.Population
+}
+
+// newBurst returns the pacer of bursting population p.
+func newBurst(p *plan.Population) burstPacer { return burstPacer{p: p} }
+
+// Pace returns the wait until hit number hits is due.
+func (b burstPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
+	if hits > math.MaxInt64 {
+		return 0, true
+	}
+	at := b.p.BurstTime(int64(hits))
+	if at == math.MaxInt64 {
+		return 0, true
+	}
+	return max(0, at-b.p.Start-elapsed), false
+}
+
+// Rate returns the mean rate per second: a burst's requests per period (0
+// for a single burst, which has no period).
+func (b burstPacer) Rate(time.Duration) float64 {
+	if b.p.BurstEvery <= 0 {
+		return 0
+	}
+	return float64(b.p.Clients*b.p.BurstSize) / b.p.BurstEvery.Seconds()
+}
+
+// hitsBy counts the hits due by elapsed: those whose BurstTime, from the
+// population's start, is at most elapsed.
+func (b burstPacer) hitsBy(elapsed time.Duration) float64 {
+	due := func(i int64) bool {
+		at := b.p.BurstTime(i)
+		return at != math.MaxInt64 && at-b.p.Start <= elapsed
+	}
+	n := int64(b.p.Clients) * int64(b.p.BurstSize)
+	if n <= 0 || !due(0) {
+		return 0
+	}
+	// The due hits are a prefix: find its end by doubling, then bisection.
+	lo, hi := int64(0), int64(1)
+	for due(hi) {
+		lo, hi = hi, hi*2
+		if hi > math.MaxInt64/4 {
 			break
 		}
 	}
-	return float64(p.count.n)
-}
-
-// burstPacer sends size requests at once at `at`, then again every `every` (once
-// when every is 0); with a spread, a burst's requests leave evenly over it
-// instead. Run it with size workers so that a burst really leaves at once.
-type burstPacer struct {
-	size   uint64
-	at     time.Duration
-	every  time.Duration
-	spread time.Duration
-}
-
-// newBurst returns a burst pacer.
-func newBurst(size int, at, every, spread time.Duration) burstPacer {
-	return burstPacer{size: uint64(max(size, 0)), at: at, every: every, spread: max(spread, 0)}
-}
-
-// Pace returns the wait until the burst that hit number hits belongs to.
-func (b burstPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
-	if b.size == 0 {
-		return 0, true
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if due(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
 	}
-	k := hits / b.size
-	if b.every <= 0 && k >= 1 {
-		return 0, true
-	}
-	if b.every > 0 && k > uint64((math.MaxInt64-b.at)/b.every) {
-		return 0, true
-	}
-	due := b.at + time.Duration(k)*b.every
-	if b.spread > 0 { // hit i of the burst leaves i/size of the spread in
-		due += time.Duration(hits%b.size) * (b.spread / time.Duration(b.size))
-	}
-	return max(0, due-elapsed), false
-}
-
-// Rate returns the mean rate per second: size per period (0 for a single
-// burst, which has no period).
-func (b burstPacer) Rate(time.Duration) float64 {
-	if b.every <= 0 {
-		return 0
-	}
-	return float64(b.size) / b.every.Seconds()
-}
-
-// hitsBy counts the hits due by elapsed, a spread burst's only as far as
-// they have left.
-func (b burstPacer) hitsBy(elapsed time.Duration) float64 {
-	if elapsed < b.at || b.size == 0 {
-		return 0
-	}
-	n := uint64(1) // bursts begun
-	if b.every > 0 {
-		n += uint64((elapsed - b.at) / b.every)
-	}
-	last := b.size // hits of the last burst begun
-	if step := b.spread / time.Duration(b.size); step > 0 {
-		since := elapsed - b.at - time.Duration(n-1)*b.every
-		last = min(b.size, uint64(since/step)+1)
-	}
-	return float64((n-1)*b.size + last)
+	return float64(lo + 1)
 }
 
 // unbounded paces a closed loop: no wait at all, so the attack sends as fast
@@ -297,6 +276,12 @@ type thinkPacer struct {
 	id    *identities
 	slots uint64        // C: requests in flight
 	freed chan struct{} // one signal per result of this client
+	// draws are the client's; think j of this attack is the client's
+	// think j*every + offset (a shard thinks for its share of the
+	// client's slots: see clientSlots).
+	draws         plan.Draws
+	j             int64
+	every, offset int64
 }
 
 // Pace waits for a free slot and a think time and returns (0, false), or
@@ -313,7 +298,7 @@ func (p *thinkPacer) Pace(_ time.Duration, hits uint64) (time.Duration, bool) {
 	if b := p.id.budget; b != nil && b.Load() <= 0 {
 		return 0, true
 	}
-	d := p.id.drawThink()
+	d := p.nextThink()
 	if d <= 0 {
 		return 0, false
 	}
@@ -328,6 +313,13 @@ func (p *thinkPacer) Pace(_ time.Duration, hits uint64) (time.Duration, bool) {
 	case <-p.id.stop:
 		return 0, true
 	}
+}
+
+// nextThink returns the client's next think time, as the plan draws it.
+func (p *thinkPacer) nextThink() time.Duration {
+	d := p.id.pop.ThinkTime(p.draws, p.j*max(p.every, 1)+p.offset)
+	p.j++
+	return d
 }
 
 // Rate is 0: a closed loop has no rate of its own.

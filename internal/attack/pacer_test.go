@@ -80,10 +80,23 @@ func TestArrivalPacer(t *testing.T) {
 	}
 }
 
+// burstPop compiles one bursting population for a live run of an hour.
+func burstPop(t *testing.T, burst string, clients int) *plan.Population {
+	t.Helper()
+	pl := livePlan(t, parse(t, fmt.Sprintf(`
+name: p
+limiter: {name: t, limit: 5, window: 1s}
+traffic: [{name: p, clients: %d, burst: %s}]
+live: {duration: 1h}
+`, clients, burst)))
+	return &pl.Populations[0]
+}
+
 func TestPoisson(t *testing.T) {
-	a := schedule(newPoisson(100, 7), 20000, time.Hour)
-	b := schedule(newPoisson(100, 7), 20000, time.Hour)
-	c := schedule(newPoisson(100, 8), 10, time.Hour)
+	pop := openPop(t, "{rate: 25/s, poisson: true}", 4) // 100/s together
+	a := schedule(newPoisson(pop, plan.NewStream(7, 0)), 20000, time.Hour)
+	b := schedule(newPoisson(pop, plan.NewStream(7, 0)), 20000, time.Hour)
+	c := schedule(newPoisson(pop, plan.NewStream(8, 0)), 10, time.Hour)
 	for i := range a {
 		if a[i] != b[i] {
 			t.Fatalf("same seed, different schedules at %d", i)
@@ -112,7 +125,7 @@ func TestPoisson(t *testing.T) {
 	if cv < 0.95 || cv > 1.05 {
 		t.Errorf("gap coefficient of variation %.3f, want about 1 (exponential)", cv)
 	}
-	p := newPoisson(100, 7)
+	p := newPoisson(pop, plan.NewStream(7, 0))
 	if p.Rate(time.Minute) != 100 {
 		t.Errorf("rate %v", p.Rate(0))
 	}
@@ -132,7 +145,7 @@ func TestPoisson(t *testing.T) {
 }
 
 func TestBurst(t *testing.T) {
-	got := schedule(newBurst(3, 100*time.Millisecond, time.Second, 0), 100, 2500*time.Millisecond)
+	got := schedule(newBurst(burstPop(t, "{size: 3, at: 100ms, every: 1s}", 1)), 100, 2500*time.Millisecond)
 	want := []time.Duration{100, 100, 100, 1100, 1100, 1100, 2100, 2100, 2100}
 	if len(got) != len(want) {
 		t.Fatalf("hits %v, want %v ms", got, want)
@@ -142,15 +155,15 @@ func TestBurst(t *testing.T) {
 			t.Errorf("hit %d at %v, want %vms", i, got[i], want[i])
 		}
 	}
-	once := schedule(newBurst(4, 0, 0, 0), 100, time.Hour)
+	once := schedule(newBurst(burstPop(t, "{size: 2}", 2)), 100, time.Hour)
 	if len(once) != 4 {
 		t.Errorf("a single burst of 4 sent %d", len(once))
 	}
-	if h := newBurst(3, 100*time.Millisecond, time.Second, 0).hitsBy(2500 * time.Millisecond); h != 9 {
+	if h := newBurst(burstPop(t, "{size: 3, at: 100ms, every: 1s}", 1)).hitsBy(2500 * time.Millisecond); h != 9 {
 		t.Errorf("hitsBy = %v, want 9", h)
 	}
 	// Spread over 300 ms, a burst of 3 leaves at 0, 100 and 200 ms into it.
-	spread := schedule(newBurst(3, 100*time.Millisecond, time.Second, 300*time.Millisecond), 6, time.Hour)
+	spread := schedule(newBurst(burstPop(t, "{size: 3, at: 100ms, every: 1s, spread: 300ms}", 1)), 6, time.Hour)
 	wantSpread := []time.Duration{100, 200, 300, 1100, 1200, 1300}
 	for i := range wantSpread {
 		if i >= len(spread) || spread[i] != wantSpread[i]*time.Millisecond {
@@ -158,7 +171,7 @@ func TestBurst(t *testing.T) {
 		}
 	}
 	// hitsBy counts only the hits of a spread burst that have left.
-	sb := newBurst(3, 100*time.Millisecond, time.Second, 300*time.Millisecond)
+	sb := newBurst(burstPop(t, "{size: 3, at: 100ms, every: 1s, spread: 300ms}", 1))
 	for _, tc := range []struct {
 		at   time.Duration
 		want float64

@@ -19,13 +19,18 @@
 // Each request carries its client's identity: the token header (or cookie),
 // X-Forwarded-For or CF-Connecting-IP, X-Overshoot-Location, and
 // X-Overshoot-Client (a run-local client number, for false denials).
+//
+// Each response is a decision by its status: 2xx allowed, the
+// Options.DenyStatus statuses (429) denied, another status denied when its
+// rate-limit fields say nothing remains, else an error. Those fields are
+// read in every dialect servers send (ReadLimits: the IETF drafts 6 to 8,
+// X-RateLimit-*, Retry-After; docs/attack.md).
 package attack
 
 import (
 	"bufio"
 	"context"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"net/http"
 	"strconv"
@@ -63,7 +68,9 @@ type Options struct {
 	// MaxRequests bounds its requests (0: the plan's, 0 there: no bound).
 	Duration    time.Duration
 	MaxRequests int64
-	// Seed makes the schedule (poissonPacer arrivals, think times) repeatable.
+	// Seed is the traffic's: a live run sends the requests of the model's
+	// trial 0 of this seed (plan.NewStream), its locations, think times
+	// and Poisson arrivals.
 	Seed uint64
 	// RunID prefixes every token sent, so that runs against a shared store
 	// (a real Worker) do not count each other's requests; "" sends the
@@ -77,6 +84,10 @@ type Options struct {
 	// waits for it (the agreed start of a sharded run's shards). Zero
 	// starts at once.
 	Start time.Time
+	// StartWhen, when set and Start is zero, is asked after the warm-up
+	// when the run should start; zero starts at once. attack gives one that
+	// fits each run in one window, so that it sees whole key-windows.
+	StartWhen func() time.Time
 	// Shard, when its Count is above 1, is the part of the run this
 	// process sends (attack -shard I/N): of every open loop's and burst's
 	// requests those numbered Index mod Count, of every closed-loop
@@ -92,6 +103,10 @@ type Options struct {
 	Skew time.Duration
 	// Timeout bounds each request (default 10 s).
 	Timeout time.Duration
+	// DenyStatus is the statuses that are denials besides a rate-limit
+	// field saying nothing remains (none: DefaultDenyStatus, 429 alone);
+	// each is 100-599 and not 2xx.
+	DenyStatus []int
 	// Results receives every result, vegeta's gob encoding, one encoder for
 	// the whole run; nil discards them. ResultsFile is its name for the
 	// summary.
@@ -131,6 +146,9 @@ func (o Options) normalize() (Options, time.Duration, int64, error) {
 	}
 	if o.Window%time.Millisecond != 0 {
 		return o, 0, 0, fmt.Errorf("attack: window %v must be in whole milliseconds", o.Window)
+	}
+	if err := checkDenyStatus(o.DenyStatus); err != nil {
+		return o, 0, 0, err
 	}
 	if len(pl.Populations) == 0 {
 		return o, 0, 0, fmt.Errorf("attack: the plan has no traffic")
@@ -255,6 +273,9 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 			return measure.Summary{}, err
 		}
 	}
+	if o.Start.IsZero() && o.StartWhen != nil {
+		o.Start = o.StartWhen()
+	}
 	if wait := time.Until(o.Start); !o.Start.IsZero() && wait > 0 {
 		t := time.NewTimer(wait)
 		select {
@@ -267,8 +288,8 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	if !o.Start.IsZero() {
 		start = o.Start
 	}
-	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Start: start, Populations: pl.MeasurePopulations()})
-	acct := newAccountant(rec, pops, len(specs), o.Window, o.Skew, start)
+	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Algorithm: string(pl.Limiter.Algorithm), Start: start, Populations: pl.MeasurePopulations()})
+	acct := newAccountant(rec, pops, len(specs), o.Window, o.Skew, start, o.DenyStatus)
 	acct.step = seriesStep(dur)
 	for _, sp := range specs {
 		acct.closed[sp.index] = sp.closed
@@ -366,6 +387,7 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 // offered the requests its schedules called for in it.
 func (a *accountant) summarize(base measure.Summary, limit int64, elapsed time.Duration, offered float64, url, resultsFile string, out *measure.Trial) measure.Summary {
 	trial := a.rec.Finish(elapsed)
+	trial.Service = a.service
 	if out != nil {
 		*out = trial
 	}
@@ -378,6 +400,10 @@ func (a *accountant) summarize(base measure.Summary, limit int64, elapsed time.D
 	if secs := elapsed.Seconds(); secs > 0 {
 		live.OfferedRate = offered / secs
 		live.AchievedRate = float64(a.results) / secs
+	}
+	if a.service.N > 0 {
+		st := a.service.Stats()
+		live.ServiceMs = &st
 	}
 	s.Live = live
 	if live.LatencyMs.N > 0 {
@@ -460,7 +486,7 @@ func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.Ro
 	for i, name := range attackNames(pl) {
 		p := &pl.Populations[i]
 		pops[name] = i
-		ids := newIdentities(o.URL, pl, i, name, o.RunID, o.IPHeader, budget, o.Shard)
+		ids := newIdentities(o.URL, pl, i, name, o.RunID, o.IPHeader, budget, o.Shard, plan.NewStream(o.Seed, 0))
 		s := &spec{name: name, index: i, ids: ids, start: p.Start}
 		// A population ends at its own end, or when the run does (which
 		// -duration may have moved).
@@ -469,37 +495,32 @@ func buildSpecs(o Options, dur time.Duration, budget *atomic.Int64, base http.Ro
 			end = min(p.End, dur)
 		}
 		s.duration = end - s.start
-		clients := float64(p.Clients)
-		seed := popSeed(o.Seed, name)
 		switch p.Send {
 		case plan.Closed:
 			// One attack per client, each with C workers (run), or with
 			// this shard's share of the C slots.
 			s.pacer = unbounded{}
 			s.workers, s.maxWork, s.closed = uint64(p.Concurrency), uint64(p.Concurrency), true
-			ids.setThink(p.Think, seed^1)
 			if o.Shard.Count > 1 {
 				s.slots = shardSlots(p.Clients, p.Concurrency, o.Shard)
 			}
 		case plan.Open:
-			if p.Poisson && p.RampOver == 0 {
-				s.pacer = newPoisson(p.Rate*clients, seed)
+			if p.Poisson {
+				s.pacer = newPoisson(p, ids.stream)
 			} else {
-				// Constant and ramped rates (a Poisson ramp too, for
-				// now: see newPoisson) follow the plan's arrivals.
 				s.pacer = newArrivals(p)
 			}
 			s.workers, s.maxWork = 10, 2000
 		case plan.Burst:
 			n := p.BurstSize * p.Clients
-			s.pacer = newBurst(n, p.BurstAt, p.BurstEvery, p.BurstSpread)
+			s.pacer = newBurst(p)
 			w := uint64(max(1, o.Shard.Share(int64(n))))
 			s.workers, s.maxWork = w, w
 		}
 		if o.Shard.Count > 1 && !s.closed {
 			s.pacer = shardPacer{p: s.pacer, n: uint64(o.Shard.Count), i: uint64(o.Shard.Index)}
 		}
-		s.tr = newTransport(base, pl.Token, o.Timeout)
+		s.tr = newTransport(base, pl.Token, pl.Key, o.Timeout)
 		// A closed loop's results come back on their client's own attack
 		// (runClients), which names the client; a shard's results keep
 		// the header for Merge.
@@ -556,13 +577,6 @@ func attackNames(pl *plan.Plan) []string {
 		out[i] = name
 	}
 	return out
-}
-
-// popSeed derives a population's seed from the run's seed and its name.
-func popSeed(seed uint64, name string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	return seed ^ h.Sum64()
 }
 
 // run waits for the population's start, attacks for its duration and
@@ -642,7 +656,8 @@ func (s *spec) runClients(ctx context.Context, hc *http.Client, consume func(*ve
 		)
 		if s.ids.hasThink() {
 			freed = make(chan struct{}, workers)
-			p = &thinkPacer{id: s.ids, slots: workers, freed: freed}
+			p = &thinkPacer{id: s.ids, slots: workers, freed: freed, draws: s.ids.stream.Client(s.ids.pop, c),
+				every: int64(cl.every), offset: int64(cl.offset)}
 		}
 		atk := vegeta.NewAttacker(vegeta.Client(hc), vegeta.Workers(workers), vegeta.MaxWorkers(workers))
 		wg.Add(1)

@@ -42,17 +42,19 @@ func newBaseTransport() *http.Transport {
 	}
 }
 
-// transport wraps the base transport for one population: it hands the
-// client index each request carried, and for targets that do not echo
-// X-Overshoot-Key the identity it carried, to the result consumer in
-// response headers. It also bounds each request, response body included,
-// by timeout (0: no bound), which an http.Client's Timeout would do at a
-// higher price: for a RoundTripper it does not know, the client starts a
-// goroutine and a timer per request, about a fifth of the runner's CPU per
-// request beyond vegeta's against the built-in target.
+// transport wraps the base transport for one population: it reads at most
+// MaxBody of each response body, and hands the client index each request
+// carried, and for targets that do not echo X-Overshoot-Key the identity
+// it carried, to the result consumer in response headers. It also bounds
+// each request, response body included, by timeout (0: no bound), which an
+// http.Client's Timeout would do at a higher price: for a RoundTripper it
+// does not know, the client starts a goroutine and a timer per request,
+// about a fifth of the runner's CPU per request beyond vegeta's against the
+// built-in target.
 type transport struct {
 	base    http.RoundTripper
 	token   limiter.TokenSource
+	key     limiter.KeyBy // what the limiter keys on, for the identity noted
 	timeout time.Duration
 	// echoClient says whether to hand on the client index; when the
 	// consumer knows it already, leaving it out spares the response's
@@ -60,8 +62,8 @@ type transport struct {
 	echoClient bool
 }
 
-func newTransport(base http.RoundTripper, token limiter.TokenSource, timeout time.Duration) *transport {
-	return &transport{base: base, token: token, timeout: timeout, echoClient: true}
+func newTransport(base http.RoundTripper, token limiter.TokenSource, key limiter.KeyBy, timeout time.Duration) *transport {
+	return &transport{base: base, token: token, key: key, timeout: timeout, echoClient: true}
 }
 
 // cancelBody ends its request's context when the body is closed.
@@ -74,6 +76,31 @@ func (b *cancelBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.cancel()
 	return err
+}
+
+// MaxBody is how much of a response body attack reads and keeps in its
+// results: a limiter's answer is its status and headers, and a target that
+// answers with a huge or endless body must not fill memory or the results
+// file, nor hold a request open until its timeout. The rest of a longer
+// body is not read (its connection is closed, not reused).
+const MaxBody = 4 << 10
+
+// boundedBody reads at most left bytes of a body, then reports its end.
+type boundedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -90,6 +117,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	} else if resp, err = t.base.RoundTrip(req); err != nil {
 		return nil, err
 	}
+	resp.Body = &boundedBody{ReadCloser: resp.Body, left: MaxBody}
 	if resp.Header == nil {
 		resp.Header = http.Header{}
 	}
@@ -99,7 +127,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if _, ok := resp.Header[target.HeaderKey]; !ok {
 		// The target does not say how it keyed the request: note the
 		// identity it carried.
-		resp.Header[hdrSentKey] = []string{limiter.Caller(t.token.Token(req), req.Header)}
+		resp.Header[hdrSentKey] = []string{t.key.Caller(t.token.Token(req), req.Header)}
 	}
 	return resp, nil
 }

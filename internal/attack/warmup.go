@@ -106,7 +106,7 @@ func warmOne(ctx context.Context, base http.RoundTripper, w warmRequest, all *sy
 		return err
 	}
 	all.Wait()
-	_, err = io.Copy(io.Discard, resp.Body)
+	_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, MaxBody))
 	resp.Body.Close()
 	return err
 }

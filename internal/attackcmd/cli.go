@@ -77,6 +77,7 @@ type config struct {
 	sh           shardFlags      // -shard, -start-at, -run-id, -merge (shard.go)
 	mergeArgs    []string        // -merge: the shard files or folders
 	repeat       int             // -repeat N: independent runs, one summary
+	denyStatus   []int           // -deny-status: the statuses that are denials
 }
 
 // usage is printed by -h and after a bad flag.
@@ -91,9 +92,9 @@ results file (read it with: go tool vegeta report < results.bin) under -out.
 With -no-report nothing is written: the summary is printed (all of
 summary.json with -json) and the vegeta results are not kept.
 
-Exit codes: 0 ok (also after -h and -version), 1 failure, interrupted, or most requests got no decision
-(a status neither 2xx nor 429: what was measured is still written, and the
-summary says so), 2 bad input, 3 -max-ratio broken; a second Ctrl-C exits
+Exit codes: 0 ok (also after -h and -version), 1 failure, interrupted, most requests got no decision
+(a status neither 2xx nor a -deny-status: what was measured is still written,
+and the summary says so) or none was counted, 2 bad input, 3 -max-ratio broken; a second Ctrl-C exits
 130 at once.
 
 flags:
@@ -120,7 +121,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.duration, "duration", 0, "how long to attack (default: the scenario's live.duration)")
 	fs.Int64Var(&c.maxRequests, "max-requests", 0, "stop after this many requests (default: the scenario's live.max_requests; with -store cloudflare and neither given, "+
 		strconv.Itoa(DefaultCloudflareMaxRequests)+", since every request is billed API calls)")
-	fs.Func("seed", "seed for Poisson arrivals and think times (default: the scenario's seed)", func(v string) error {
+	fs.Func("seed", "seed of the traffic's draws: locations, think times, Poisson arrivals, as the model's trial 0 of that seed (default: the scenario's seed)", func(v string) error {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
 			return fmt.Errorf("must be a whole number >= 0")
@@ -134,6 +135,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	c.gates.Register(fs)
 	fs.StringVar(&c.ipHeader, "ip-header", "X-Forwarded-For", "header carrying each client's address: X-Forwarded-For or CF-Connecting-IP")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "per-request timeout")
+	c.denyStatus = attack.DefaultDenyStatus
+	fs.Func("deny-status", "the `statuses` that are denials, separated by commas, e.g. 429,503 (default 429); another status counts as denied when the response's rate-limit fields say nothing remains, else as an error", func(v string) error {
+		codes, err := attack.ParseDenyStatus(v)
+		c.denyStatus = codes
+		return err
+	})
 	fs.IntVar(&c.repeat, "repeat", 1, "run the attack `N` times, one after another (fresh run id and tokens each, a fresh built-in store), and write one summary whose repeats hold each run and their median and spread")
 	if err := cli.Parse(fs, args, stdout); err != nil {
 		return nil, err
@@ -248,7 +255,7 @@ func Main(args []string, env Env) int {
 	// now, before a store, a server or a file exists.
 	if !c.serve {
 		check := attack.Options{Plan: pl, URL: c.url, Duration: c.duration,
-			MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Timeout: c.timeout}
+			MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Timeout: c.timeout, DenyStatus: c.denyStatus}
 		if check.URL == "" {
 			check.URL = "http://" + c.addr + "/"
 		}
@@ -295,6 +302,7 @@ func Main(args []string, env Env) int {
 		srv     *target.Server
 		bstore  *BuiltinStore
 		tgtURL  = c.url
+		what    = "any URL" // the target, for the console
 		skew    = attack.DefaultSkew
 		kvAddTo func(*measure.KVCounters)
 	)
@@ -304,7 +312,7 @@ func Main(args []string, env Env) int {
 			fmt.Fprintf(stderr, "attack: %v\n", err)
 			return cli.ExitBadInput
 		}
-		h, err := target.New(target.Config{Limiter: lim, Store: bstore.Store, Token: token})
+		h, err := target.New(target.Config{Limiter: lim, Store: bstore.Store, Token: token, Key: pl.Key})
 		if err != nil {
 			fmt.Fprintf(stderr, "attack: %v\n", err)
 			return cli.ExitBadInput
@@ -333,20 +341,28 @@ func Main(args []string, env Env) int {
 			fmt.Fprintf(stderr, "attack: -url %q is not an http(s) URL: give e.g. http://127.0.0.1:8787/\n", c.url)
 			return cli.ExitBadInput
 		}
-		ql, qw, err := preflight(ctx, c.url, token, c.timeout)
+		tl, labelled, err := preflight(ctx, c.url, token, c.timeout, c.denyStatus)
 		if err != nil {
 			fmt.Fprintf(stderr, "attack: %v\n", err)
 			return cli.ExitBadInput
 		}
-		if ql > 0 && qw > 0 {
-			if ql != limit || qw != window {
-				fmt.Fprintf(stderr, "attack: note: the target's RateLimit-Policy says %d per %v; the scenario says %d per %v: counting against the target's\n",
-					ql, qw, limit, window)
-			}
-			limit, window = ql, qw
-		}
+		what += "; " + fieldsRead(tl)
 		if target.IsLoopbackHost(u.Hostname()) {
 			skew = 5 * time.Millisecond // one clock
+		}
+		if tl.Limit > 0 && tl.Window > 0 {
+			if err := usablePolicy(tl, limit, window, skew, labelled); err != nil {
+				fmt.Fprintf(stderr, "attack: -url %s: %v\n", c.url, err)
+				return cli.ExitBadInput
+			}
+			if tl.Limit != limit || tl.Window != window {
+				fmt.Fprintf(stderr, "attack: note: the target's %s says %d per %v; the scenario says %d per %v: counting against the target's\n",
+					tl.Source, tl.Limit, tl.Window, limit, window)
+			}
+			limit, window = tl.Limit, tl.Window
+		} else if tl.Limit > 0 && tl.Limit != limit {
+			fmt.Fprintf(stderr, "attack: note: the target's %s says %d and states no window; the scenario says %d per %v: counting against the scenario's\n",
+				tl.Source, tl.Limit, limit, window)
 		}
 	}
 
@@ -360,11 +376,11 @@ func Main(args []string, env Env) int {
 
 	if c.sh.shard != nil {
 		ref := measure.Summary{Scenario: plan.ScenarioRef(sc, report.DescribeTraffic(sc)),
-			Limiter: plan.LimiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy}, string(storeName)),
+			Limiter: plan.LimiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy}, pl.Key, string(storeName)),
 			Live:    &measure.Live{Target: string(storeName)}}
 		return runShard(ctx, c, env, stderr, pl, sc, attack.Options{Plan: pl, URL: tgtURL, Limit: limit, Window: window,
 			Duration: c.duration, MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Skew: skew,
-			Timeout: c.timeout, Summary: ref})
+			Timeout: c.timeout, DenyStatus: c.denyStatus, Summary: ref})
 	}
 
 	// Only now that the input is good is anything written; with
@@ -391,14 +407,13 @@ func Main(args []string, env Env) int {
 
 	base := measure.Summary{
 		Scenario: plan.ScenarioRef(sc, report.DescribeTraffic(sc)),
-		Limiter:  plan.LimiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy}, string(storeName)),
+		Limiter:  plan.LimiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy}, pl.Key, string(storeName)),
 		Live:     &measure.Live{Target: string(storeName)},
 	}
 	for _, n := range notes(sc, runDuration(c, pl)) {
 		fmt.Fprintln(stderr, "attack: note:", n)
 	}
 	if !c.json {
-		what := "any URL"
 		if bstore != nil {
 			what = "built-in target, store " + bstore.Describe
 		}
@@ -435,7 +450,7 @@ func Main(args []string, env Env) int {
 			if err != nil {
 				return "", nil, nil, err
 			}
-			h, err := target.New(target.Config{Limiter: lim, Store: bs.Store, Token: token})
+			h, err := target.New(target.Config{Limiter: lim, Store: bs.Store, Token: token, Key: pl.Key})
 			if err != nil {
 				return "", nil, nil, err
 			}
@@ -457,9 +472,20 @@ func Main(args []string, env Env) int {
 			fmt.Fprintf(stderr, "attack: run %d of %d\n", i, n)
 		}
 	}
+	// Each run starts, after its warm-up, when it fits in one window, as a
+	// trial of the model does, so that it sees whole key-windows.
+	fit := func() time.Time {
+		at := fitStart(time.Now(), window, runDuration(c, pl))
+		if !at.IsZero() {
+			fmt.Fprintf(stderr, "attack: note: waiting %v for the next %v window, so that the run sees whole key-windows (the rest of this one is shorter than the run)\n",
+				time.Until(at).Round(100*time.Millisecond), scenario.Duration(window))
+		}
+		return at
+	}
 	s, runErr := runRepeats(ctx, c.repeat, attack.Options{Plan: pl, URL: tgtURL, Limit: limit, Window: window,
 		Duration: c.duration, MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Skew: skew, RunID: runID,
-		Timeout: c.timeout, Results: results, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress, Series: &series, Samples: &samples}, fresh, announce)
+		Timeout: c.timeout, DenyStatus: c.denyStatus, Results: results, ResultsFile: resultsPath, KV: kvAddTo, Summary: base, Progress: progress,
+		Series: &series, Samples: &samples, StartWhen: fit}, fresh, announce)
 	if progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -521,10 +547,15 @@ func verdict(s *measure.Summary, gates *cli.Gates, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "attack: the run was interrupted: the summary covers only what was measured (marked incomplete)")
 		return cli.ExitFailure
 	}
+	if s.Totals.Requests == 0 {
+		// Nothing was counted: no summary of a limiter, whatever was sent.
+		fmt.Fprintf(stderr, "attack: the run measured nothing: %s\n", nothingMeasured(s))
+		return cli.ExitFailure
+	}
 	if s.ErrorsDominate() {
 		// Most requests got no decision: the run measured the target's
 		// failures, not its limiter, and cannot pass for a result.
-		fmt.Fprintf(stderr, "attack: %d of %d requests got no decision (a status neither 2xx nor 429, or no response): the run did not measure the limiter; check the target (the status counts are in the summary)\n",
+		fmt.Fprintf(stderr, "attack: %d of %d requests got no decision (a status neither 2xx nor a denial status, or no response): the run did not measure the limiter; check the target, or name its denial statuses with -deny-status (the status counts are in the summary)\n",
 			s.Totals.Errors, s.Totals.Requests)
 		return cli.ExitFailure
 	}
@@ -537,6 +568,15 @@ func verdict(s *measure.Summary, gates *cli.Gates, stderr io.Writer) int {
 		return cli.ExitThreshold
 	}
 	return cli.ExitOK
+}
+
+// nothingMeasured says why a run counted no request.
+func nothingMeasured(s *measure.Summary) string {
+	if s.Live != nil && s.Live.Ambiguous > 0 {
+		return fmt.Sprintf("all %s responses were too near a window boundary to count (ambiguous): the limiter's window (%s) is too short for a target that does not name each response's window (%s)",
+			measure.Thousands(s.Live.Ambiguous), s.Limiter.Window, target.HeaderWindow)
+	}
+	return "no request was sent: check the scenario's traffic and the run's duration"
 }
 
 // liveWindowFollows returns sets with live.window set to the value of an
@@ -665,15 +705,18 @@ func runDuration(c *config, pl *plan.Plan) time.Duration {
 }
 
 // preflight sends one request to u before any load, so that an unreachable
-// target, or one that answers neither 2xx nor 429 (a wrong path), is a clear
-// error and nothing is written. It returns the limit and
-// window of the target's RateLimit-Policy when it states one.
-func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout time.Duration) (int64, time.Duration, error) {
+// target, or one that answers neither 2xx nor a denial status (a wrong
+// path), is a clear error and nothing is written. It returns what the
+// response's rate-limit fields say (attack.ReadLimits: the limit and window
+// in any dialect that states them), and whether the answer names its window
+// (target.HeaderWindow).
+func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout time.Duration, deny []int) (attack.Limits, bool, error) {
+	var none attack.Limits
 	ctx, cancel := context.WithTimeout(ctx, min(timeout, 10*time.Second))
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return 0, 0, fmt.Errorf("-url %q: %v", u, err)
+		return none, false, fmt.Errorf("-url %q: %v", u, err)
 	}
 	tok := "overshoot-preflight-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	if token.From == "cookie" {
@@ -683,23 +726,66 @@ func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout
 	}
 	resp, err := attack.NoRedirects(http.DefaultTransport, 10*time.Second).Do(req)
 	if err != nil {
-		return 0, 0, fmt.Errorf("cannot reach -url %s: %v (is the server running? for the example Worker: examples/worker/dev.sh start)", u, err)
+		return none, false, fmt.Errorf("cannot reach -url %s: %v (is the server running? for the example Worker: examples/worker/dev.sh start)", u, err)
 	}
 	if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		resp.Body.Close()
-		return 0, 0, fmt.Errorf("-url %s answered the preflight request with %s to %q: attack does not follow redirects (a login page would count as allowed); give the final URL", u, resp.Status, loc)
+		return none, false, fmt.Errorf("-url %s answered the preflight request with %s to %q: attack does not follow redirects (a login page would count as allowed); give the final URL", u, resp.Status, loc)
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
-	if ok := resp.StatusCode >= 200 && resp.StatusCode < 300 || resp.StatusCode == http.StatusTooManyRequests; !ok {
-		// A limiter answers 2xx (allowed) or 429 (denied); anything else
-		// (a wrong path's 404, a 500, a login redirect) would be measured
-		// as errors only.
-		return 0, 0, fmt.Errorf("-url %s answered the preflight request with %s, not 2xx or 429: check the URL and its path (attack counts only 2xx as allowed and 429 as denied)",
-			u, resp.Status)
+	tl := attack.ReadLimits(resp.Header, time.Now())
+	decided := resp.StatusCode >= 200 && resp.StatusCode < 300 || attack.IsDenyStatus(resp.StatusCode, deny) ||
+		tl.HasRemaining && tl.Remaining <= 0
+	if !decided {
+		// A limiter answers 2xx (allowed) or a denial status (429), or says
+		// nothing remains; anything else (a wrong path's 404, a 500, a
+		// login redirect) would be measured as errors only.
+		ds := attack.FormatDenyStatus(deny)
+		return none, false, fmt.Errorf("-url %s answered the preflight request with %s, not 2xx or %s: check the URL and its path (attack counts 2xx as allowed and %s as denied; -deny-status names other denial statuses)",
+			u, resp.Status, ds, ds)
 	}
-	q, w := attack.ParsePolicy(resp.Header.Get("RateLimit-Policy"))
-	return q, w, nil
+	return tl, resp.Header.Get(target.HeaderWindow) != "", nil
+}
+
+// fieldsRead says what the preflight's answer stated of its limits, for
+// the console: which field, or that decisions come from statuses alone.
+func fieldsRead(l attack.Limits) string {
+	switch {
+	case l.Limit > 0 && l.Window > 0:
+		return fmt.Sprintf("it states %d per %v in %s", l.Limit, l.Window, l.Source)
+	case l.Limit > 0:
+		return fmt.Sprintf("it states a limit of %d in %s, no window", l.Limit, l.Source)
+	case l.HasRemaining:
+		return "it states what remains, no limit"
+	}
+	return "it sends no rate-limit fields: decisions from statuses alone"
+}
+
+// minPolicySkews is how many clock margins (attack.Options.Skew) the
+// shortest window a target's rate-limit fields may put in place of the
+// scenario's spans, when the target does not name each response's window:
+// without that header a response is counted by its send time, and one
+// whose span (latency and the margin either side) crosses a window
+// boundary is ambiguous; the shorter the window, the more of them (at 1 ms,
+// all). 20 margins keep them to a few in a hundred on loopback (100 ms)
+// and across a network (1 s).
+const minPolicySkews = 20
+
+// usablePolicy says why the limit and window a target states (tl, from
+// the preflight) cannot replace the scenario's limit per window, or nil
+// when they can: a policy that contradicts the scenario with a window too
+// short to count responses in, given the clock margin skew (labelled: the
+// target names each response's window), is reported, not used.
+func usablePolicy(tl attack.Limits, limit int64, window, skew time.Duration, labelled bool) error {
+	q, w, least := tl.Limit, tl.Window, minPolicySkews*skew
+	if (q == limit && w == window) || labelled || w >= least {
+		return nil
+	}
+	return fmt.Errorf("the target's %s says %d per %v, the scenario %d per %v (limiter.window): a window under %v (%d clock margins of %v) cannot be counted in "+
+		"unless the target names each response's window (%s): responses near a boundary are ambiguous, and in so short a window most or all are; fix the target's %s, "+
+		"or give -set limiter.limit=%d -set limiter.window=%v if that policy is meant",
+		tl.Source, q, w, limit, window, least, minPolicySkews, skew, target.HeaderWindow, tl.Source, q, w)
 }
 
 // PrintSummary prints a run's summary for people, as simulate does

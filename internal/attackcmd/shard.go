@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/attack"
+	"github.com/overshoot-dev/overshoot/internal/bounded"
 	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
@@ -95,8 +96,8 @@ func (f *shardFlags) validate(c *config, args []string) error {
 // shardKind names an attack shard file's format.
 const shardKind = "overshoot-attack-shard"
 
-// shardSchema is its version.
-const shardSchema = 1
+// shardSchema is its version (2: results_count and results_sha256).
+const shardSchema = 2
 
 // shardFile is what a shard writes beside its results: who it is, what it
 // ran, and what the merge needs that the results do not hold.
@@ -116,6 +117,9 @@ type shardFile struct {
 	// Limiter is the summary's limiter reference.
 	Limiter measure.LimiterRef `json:"limiter"`
 	SkewMs  int64              `json:"skew_ms"`
+	// DenyStatus is the statuses the shard counted as denials
+	// (-deny-status); absent in older files: 429 alone.
+	DenyStatus []int `json:"deny_status,omitempty"`
 	// StartAt is the agreed start; LateMs how long after it this shard
 	// started; ElapsedMs how long from StartAt it ran.
 	StartAt   time.Time `json:"start_at"`
@@ -127,9 +131,13 @@ type shardFile struct {
 	ClockOffsetMs int64 `json:"clock_offset_ms"`
 	// Offered is the requests this shard's schedule called for.
 	Offered float64 `json:"offered"`
-	// Results is the shard's results file, beside this one.
-	Results  string `json:"results"`
-	Complete bool   `json:"complete"`
+	// Results is the shard's results file, beside this one;
+	// ResultsCount and ResultsSHA256 are how many results it holds and its
+	// checksum, so that a merge refuses one truncated or zero-filled.
+	Results       string `json:"results"`
+	ResultsCount  int64  `json:"results_count"`
+	ResultsSHA256 string `json:"results_sha256"`
+	Complete      bool   `json:"complete"`
 }
 
 // shardBase is the file name stem of shard i of n.
@@ -176,14 +184,19 @@ func runShard(ctx context.Context, c *config, env Env, stderr io.Writer, pl *pla
 		fmt.Fprintf(stderr, "attack: -shard: %v\n", runErr)
 		return cli.ExitFailure
 	}
+	dg, err := digestFile(resultsPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "attack: -shard: reading back %s: %v\n", resultsPath, err)
+		return cli.ExitFailure
+	}
 	f := shardFile{Kind: shardKind, Schema: shardSchema, Shard: sh.Index, Shards: sh.Count, RunID: c.sh.runID,
 		Scenario: s.Scenario, Seed: s.Seed, URL: c.url, Limit: o.Limit, WindowMs: o.Window.Milliseconds(),
-		Limiter: s.Limiter, SkewMs: o.Skew.Milliseconds(), StartAt: c.sh.startAt, LateMs: late.Milliseconds(),
+		Limiter: s.Limiter, SkewMs: o.Skew.Milliseconds(), DenyStatus: o.DenyStatus, StartAt: c.sh.startAt, LateMs: late.Milliseconds(),
 		ElapsedMs: int64(s.Live.DurationSecs * 1000), ClockOffsetMs: offset.Milliseconds(),
-		Offered: s.Live.OfferedRate * s.Live.DurationSecs, Results: filepath.Base(resultsPath), Complete: s.Complete}
+		Offered: s.Live.OfferedRate * s.Live.DurationSecs, Results: filepath.Base(resultsPath), ResultsCount: dg.Results, ResultsSHA256: dg.SHA256, Complete: s.Complete}
 	b, _ := json.MarshalIndent(&f, "", "  ")
 	path := filepath.Join(c.out, base+".json")
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	if err := writeReplacing(path, append(b, '\n')); err != nil {
 		fmt.Fprintf(stderr, "attack: -shard: %v\n", err)
 		return cli.ExitFailure
 	}
@@ -257,6 +270,10 @@ func mergeMain(c *config, env Env, stderr io.Writer, args []string) int {
 		fmt.Fprintf(stderr, "attack: -merge: %v\n", err)
 		return cli.ExitBadInput
 	}
+	if err := checkResults(files, dirs); err != nil {
+		fmt.Fprintf(stderr, "attack: -merge: %v\n", err)
+		return cli.ExitBadInput
+	}
 	var readers []io.Reader
 	var elapsed int64
 	var offered float64
@@ -285,7 +302,7 @@ func mergeMain(c *config, env Env, stderr io.Writer, args []string) int {
 	ref := measure.Summary{Scenario: first.Scenario, Seed: first.Seed, Limiter: first.Limiter, Complete: true,
 		Live: &measure.Live{Target: string(plan.LiveURL)}}
 	s, err := attack.Merge(attack.MergeOptions{Plan: pl, Limit: first.Limit, Window: time.Duration(first.WindowMs) * time.Millisecond,
-		Skew: time.Duration(first.SkewMs) * time.Millisecond, Start: first.StartAt, Elapsed: time.Duration(elapsed) * time.Millisecond,
+		Skew: time.Duration(first.SkewMs) * time.Millisecond, DenyStatus: first.DenyStatus, Start: first.StartAt, Elapsed: time.Duration(elapsed) * time.Millisecond,
 		Offered: offered, Results: readers, Out: out, ResultsFile: resultsPath, URL: first.URL, Summary: ref})
 	if cerr := out.Close(); err == nil && cerr != nil {
 		err = cerr
@@ -312,17 +329,17 @@ func readShardFiles(args []string) ([]shardFile, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var files []shardFile
+	var shards []shardFile
 	var dirs []string
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := bounded.ReadFile(p, maxShardFile, "an attack shard file")
 		if err != nil {
 			return nil, nil, err
 		}
 		var f shardFile
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
-		if len(b) > maxShardFile || dec.Decode(&f) != nil || f.Kind != shardKind {
+		if dec.Decode(&f) != nil || f.Kind != shardKind {
 			return nil, nil, fmt.Errorf("%s is not an attack shard file (written by attack -shard I/N)", p)
 		}
 		if f.Schema != shardSchema {
@@ -331,15 +348,18 @@ func readShardFiles(args []string) ([]shardFile, []string, error) {
 		if filepath.Base(f.Results) != f.Results {
 			return nil, nil, fmt.Errorf("%s: results %q is not a file beside it", p, f.Results)
 		}
-		files = append(files, f)
+		if err := checkShardFields(&f); err != nil {
+			return nil, nil, fmt.Errorf("%s: %v: the file was edited or damaged; run its shard again", p, err)
+		}
+		shards = append(shards, f)
 		dirs = append(dirs, filepath.Dir(p))
 	}
-	return files, dirs, nil
+	return shards, dirs, nil
 }
 
 // checkShards checks that the shards make one run: the same run id,
-// scenario, target, limit, window and start; each shard once; all complete;
-// clocks in agreement.
+// scenario, target, limit, window, start and denial statuses; each shard
+// once; all complete; clocks in agreement.
 func checkShards(files []shardFile, dirs []string) error {
 	first := files[0]
 	seen := make([]bool, first.Shards)
@@ -350,6 +370,9 @@ func checkShards(files []shardFile, dirs []string) error {
 		case f.RunID != first.RunID || f.Shards != first.Shards:
 			return fmt.Errorf("%s is shard %d/%d of run %s, another run than %d/%d of %s: merge the shards of one run",
 				name, f.Shard, f.Shards, f.RunID, first.Shard, first.Shards, first.RunID)
+		case attack.FormatDenyStatus(f.DenyStatus) != attack.FormatDenyStatus(first.DenyStatus):
+			return fmt.Errorf("%s counted -deny-status %s as denials, shard %d %s: run every shard with the same flags",
+				name, attack.FormatDenyStatus(f.DenyStatus), first.Shard, attack.FormatDenyStatus(first.DenyStatus))
 		case f.Scenario.Hash != first.Scenario.Hash || f.URL != first.URL || f.Limit != first.Limit ||
 			f.WindowMs != first.WindowMs || !f.StartAt.Equal(first.StartAt) || f.Seed != first.Seed:
 			return fmt.Errorf("%s ran another scenario, target, limit, window, seed or start than shard %d: run every shard with the same flags", name, first.Shard)

@@ -147,15 +147,20 @@ func TestMergeBadShards(t *testing.T) {
 	url, _ := serve(t, parse(t, sequentialYAML), kv.NewMemory(kv.MemoryOptions{}))
 	file := cliScenario(t, strings.Replace(sequentialYAML, "1600ms", "200ms", 1))
 	dir := t.TempDir()
-	run := func(out, shard, id string) {
+	run := func(out, shard, id string, flags ...string) {
 		start := time.Now().Add(300 * time.Millisecond).UTC().Format(time.RFC3339Nano)
-		if code, _, stderr := runMain(t, Env{}, "-url", url, "-shard", shard, "-start-at", start, "-run-id", id, "-out", out, file); code != cli.ExitOK {
+		args := append([]string{"-url", url, "-shard", shard, "-start-at", start, "-run-id", id, "-out", out}, flags...)
+		if code, _, stderr := runMain(t, Env{}, append(args, file)...); code != cli.ExitOK {
 			t.Fatalf("shard %s: exit %d: %s", shard, code, stderr)
 		}
 	}
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	run(a, "0/2", "r1")
 	run(b, "1/2", "r2")
+	// Shard 1/2 of run r1 again, but counting 503s as denials too: its
+	// results would be accounted differently from shard 0's.
+	deny := filepath.Join(dir, "deny")
+	run(deny, "1/2", "r1", "-deny-status", "429,503")
 	tests := []struct {
 		name string
 		args []string
@@ -163,6 +168,7 @@ func TestMergeBadShards(t *testing.T) {
 	}{
 		{"missing shard", []string{a}, "shard 1/2 of run r1 is missing"},
 		{"another run", []string{a, b}, "another run than"},
+		{"another -deny-status", []string{a, deny}, "counted -deny-status 429,503 as denials, shard 0 429"},
 		{"twice", []string{filepath.Join(a, "shard-0-of-2.json"), filepath.Join(a, "shard-0-of-2.json")}, "given twice"},
 		{"not a shard", []string{file}, "is not an attack shard file"},
 		{"no shards", []string{t.TempDir()}, "has no shard-*-of-*.json files"},

@@ -25,8 +25,9 @@ type Gates struct {
 
 // Register adds -threshold, -max-ratio, -at and -junit to fs.
 func (g *Gates) Register(fs *flag.FlagSet) {
-	fs.Func("threshold", "exit 3 unless `METRIC OP VALUE` holds, e.g. 'ratio.p99<=1.5', 'interval.max<2', 'false_denials.rate<0.1%', "+
-		"'latency.p99<=50ms' (repeatable; metrics: "+strings.Join(measure.MetricNames(), ", ")+")", func(v string) error {
+	fs.Func("threshold", "exit 3 unless `[POPULATION:]METRIC OP VALUE` holds, e.g. 'ratio.max<=1.5', 'burst:ratio.max<=1.5' (one population's), "+
+		"'interval.max<2', 'false_denials.rate<0.1%', 'latency.p99<=50ms' (repeatable; a pooled quantile that holds while some key-window "+
+		"breaks its bound is warned of; metrics: "+strings.Join(measure.MetricNames(), ", ")+")", func(v string) error {
 		g.texts = append(g.texts, v)
 		return nil
 	})
@@ -77,6 +78,9 @@ func (g *Gates) Apply(s *measure.Summary, command string, w io.Writer) (broken b
 			broken = true
 			fmt.Fprintf(w, "%s: threshold broken: %s\n", command, v)
 		}
+		if v.Warning != "" {
+			fmt.Fprintf(w, "%s:   warning: %s\n", command, v.Warning)
+		}
 	}
 	if g.junit != "" {
 		err = writeJUnit(g.junit, command, s.Scenario.Name, vs)
@@ -104,10 +108,22 @@ type junitSuite struct {
 }
 
 type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	ClassName string        `xml:"classname,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-	Output    string        `xml:"system-out,omitempty"`
+	Name       string           `xml:"name,attr"`
+	ClassName  string           `xml:"classname,attr"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Failure    *junitFailure    `xml:"failure,omitempty"`
+	Output     string           `xml:"system-out,omitempty"`
+}
+
+// junitProperties carry a passing gate's warning, which JUnit has no
+// element for (it is also in the case's output).
+type junitProperties struct {
+	Props []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitFailure struct {
@@ -125,6 +141,10 @@ func writeJUnit(path, command, scenario string, vs []measure.Verdict) error {
 			name += " at " + v.Where
 		}
 		c := junitCase{Name: name, ClassName: "overshoot." + command + "." + scenario, Output: v.String()}
+		if v.Warning != "" {
+			c.Output += "\nwarning: " + v.Warning
+			c.Properties = &junitProperties{Props: []junitProperty{{Name: "warning", Value: v.Warning}}}
+		}
 		if !v.Pass {
 			suite.Failures++
 			c.Failure = &junitFailure{Message: v.String(), Type: "threshold", Text: v.String()}
@@ -151,6 +171,8 @@ func appendStepSummary(path, command, scenario string, vs []measure.Verdict) err
 		mark, value := "✅", "not measured"
 		if !v.Pass {
 			mark = "❌"
+		} else if v.Warning != "" {
+			mark = "⚠️"
 		}
 		if v.Measured {
 			value = v.Condition.Metric.Format(v.Value)
@@ -158,6 +180,9 @@ func appendStepSummary(path, command, scenario string, vs []measure.Verdict) err
 		where := v.Where
 		if where == "" {
 			where = "run"
+		}
+		if v.Warning != "" {
+			value += " (" + v.Warning + ")"
 		}
 		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", mark, v.Condition.Text, where, value)
 	}

@@ -102,3 +102,42 @@ func TestGatesApply(t *testing.T) {
 		t.Errorf("passing gates: broken %v, output %q", broken, out.String())
 	}
 }
+
+// TestGatesWarn: a pooled quantile that holds while a key-window breaks
+// the same bound passes, with a warning under it on the terminal, in the
+// JUnit case (its output and a warning property) and in the step summary.
+func TestGatesWarn(t *testing.T) {
+	dir := t.TempDir()
+	junit, summary := filepath.Join(dir, "gates.xml"), filepath.Join(dir, "step.md")
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+	g, err := gates(t, "-threshold", "ratio.p99<=1.5", "-junit", junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &measure.Summary{Scenario: measure.ScenarioRef{Name: "burst"}, Limiter: measure.LimiterRef{Limit: 60},
+		Overshoot: measure.Overshoot{KeyWindows: 1001, Ratio: measure.Stats{N: 1001, P99: 0.05, Max: 500.0 / 60},
+			Allowed:   measure.CountStats{N: 1001, P99: 3, Max: 500},
+			Histogram: []measure.Bin{{Allowed: 3, KeyWindows: 1000}, {Allowed: 500, KeyWindows: 1}}}}
+	var out bytes.Buffer
+	broken, err := g.Apply(s, "simulate", &out)
+	if err != nil || broken {
+		t.Fatalf("broken %v, err %v", broken, err)
+	}
+	want := "simulate:   warning: ratio.p99<=1.5 holds over the pooled key-windows, but 1 key-window of 1,001 broke the same bound, ratio.max is 8.33x"
+	if !strings.Contains(out.String(), "simulate: threshold ✓ ratio.p99<=1.5: 0.05x\n"+want) {
+		t.Errorf("output lacks the warning under the gate:\n%s", out.String())
+	}
+	b, _ := os.ReadFile(junit)
+	var doc junitSuites
+	if err := xml.Unmarshal(b, &doc); err != nil || doc.Failures != 0 || len(doc.Suites[0].Cases) != 1 {
+		t.Fatalf("JUnit (%v):\n%s", err, b)
+	}
+	c := doc.Suites[0].Cases[0]
+	if !strings.Contains(c.Output, "warning: ratio.p99<=1.5 holds") || c.Properties == nil || len(c.Properties.Props) != 1 ||
+		c.Properties.Props[0].Name != "warning" {
+		t.Errorf("JUnit case %+v: want the warning in its output and properties", c)
+	}
+	if md, _ := os.ReadFile(summary); !strings.Contains(string(md), "| ⚠️ | `ratio.p99<=1.5` |") {
+		t.Errorf("step summary:\n%s", md)
+	}
+}

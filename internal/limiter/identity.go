@@ -7,6 +7,39 @@ import (
 	"unicode/utf8"
 )
 
+// KeyBy is what a limiter keys a caller on.
+type KeyBy string
+
+// The keys limiters build.
+const (
+	// KeyTokenIP is the seed's: "<token>:<ip>".
+	KeyTokenIP KeyBy = "token-ip"
+	// KeyIP keys on the client's address alone, as most IP limiters do.
+	KeyIP KeyBy = "ip"
+	// KeyToken keys on the token alone: an API key.
+	KeyToken KeyBy = "token"
+)
+
+// KeyModes lists every KeyBy, for error messages.
+var KeyModes = []KeyBy{KeyTokenIP, KeyIP, KeyToken}
+
+// Of returns the caller identity the key builds from a token and an
+// address (ClientIP's: "unknown" when the request carries none). The
+// zero KeyBy is the seed's.
+func (k KeyBy) Of(token, ip string) string {
+	switch k {
+	case KeyIP:
+		return ip
+	case KeyToken:
+		return token
+	}
+	return token + ":" + ip
+}
+
+// Caller returns the caller identity the key builds from a request: its
+// token and ClientIP.
+func (k KeyBy) Caller(token string, h http.Header) string { return k.Of(token, ClientIP(h)) }
+
 // Caller returns the seed's caller identity, "<token>:<ip>". The ip is
 // CF-Connecting-IP, else the first X-Forwarded-For entry trimmed, else
 // "unknown", with JavaScript `??` semantics: a header that is present but

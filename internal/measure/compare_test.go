@@ -2,6 +2,7 @@ package measure
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -51,5 +52,160 @@ func TestCompareKeyWindows(t *testing.T) {
 				t.Errorf("note %q, want one saying %q", c.Note, tc.note)
 			}
 		})
+	}
+}
+
+// mechPrediction is a prediction of 10 trials, one key-window each (max
+// ratios 2..3.8), each trial with 100 writes of which 76-85 got a 429, 6-15
+// fail-opens in 1,000 requests, no lost updates or stale reads in 50 reads
+// of a written key, and latency p50 2-2.9 ms, p99 80-89 ms.
+func mechPrediction() *Summary {
+	p := &Summary{Mode: "simulate", Trials: 10, Limiter: LimiterRef{Algorithm: "fixed-window", Limit: 5, Window: "10s", WindowSecs: 10, ErrorPolicy: "fail-open"},
+		Totals: Totals{Requests: 10000}, Overshoot: Overshoot{KeyWindows: 10, PerTrial: PerTrial{
+			MaxRatio: Interval{Lo: 2, Hi: 3.8}, MaxRatios: []float64{2, 2.2, 2.4, 2.6, 2.8, 3, 3.2, 3.4, 3.6, 3.8}}}}
+	p.Mechanism = &Mechanism{}
+	for i := range 10 {
+		p.Mechanism.Trials = append(p.Mechanism.Trials, MechanismTrial{Requests: 1000, FailOpen: int64(6 + i), Writes: 100, RateLimited: int64(76 + i),
+			Committed: int64(24 - i), ReadsOfWritten: 50, LatencyP50Ms: 2 + float64(i)/10, LatencyP99Ms: 80 + float64(i)})
+	}
+	return p
+}
+
+// mechMeasured is a live run on the built-in eventual store that agrees
+// with mechPrediction, edited by edit.
+func mechMeasured(edit func(*Summary)) *Summary {
+	m := &Summary{Mode: "attack", Trials: 1, Limiter: LimiterRef{Algorithm: "fixed-window", Limit: 5, Window: "10s", WindowSecs: 10, ErrorPolicy: "fail-open"},
+		Totals:    Totals{Requests: 1000, FailOpen: 10},
+		Overshoot: Overshoot{KeyWindows: 1, Ratio: Stats{N: 1, Max: 3}},
+		KV:        KVWork{Observed: true, Writes: 100, WriteErrors: 80, WriteRateLimited: 80, Visibility: []VisibilityPoint{{Reads: 50, Fresh: 50}}},
+		LatencyMs: &Stats{N: 1000, P50: 2.5, P99: 85},
+		Live:      &Live{Target: "eventual"}}
+	if edit != nil {
+		edit(m)
+	}
+	return m
+}
+
+// TestCompareMechanism checks the verdict: it holds only like for like
+// with the headline and every observed figure of the mechanism inside
+// their bands; a live store with another write limit (its 429 rate far
+// from the model's) does not hold although the headline agrees; runs that
+// are not like for like cannot be judged, and with no key-window there is
+// no error figure.
+func TestCompareMechanism(t *testing.T) {
+	tests := []struct {
+		name    string
+		edit    func(*Summary)
+		verdict string
+		outside []string
+		why     []string // each must appear in Why
+		noError bool
+	}{
+		{name: "agrees", verdict: VerdictHolds},
+		{name: "another write limit", edit: func(m *Summary) { m.KV.WriteRateLimited, m.KV.WriteErrors = 0, 0 },
+			verdict: VerdictFails, outside: []string{CheckRateLimited}, why: []string{"the mechanism behind it is not the model's", "write_429.rate 0%"}},
+		{name: "more fail-opens and slower", edit: func(m *Summary) { m.Totals.FailOpen = 200; m.LatencyMs.P99 = 250 },
+			verdict: VerdictFails, outside: []string{CheckFailOpen, CheckLatencyP99}},
+		{name: "headline outside", edit: func(m *Summary) { m.Overshoot.Ratio.Max = 9 },
+			verdict: VerdictFails, outside: []string{"ratio.max"}},
+		{name: "lost updates live", edit: func(m *Summary) { m.KV.LostUpdates = 15 },
+			verdict: VerdictFails, outside: []string{CheckLostUpdates}},
+		{name: "memory store sees no lost updates", edit: func(m *Summary) { m.KV.LostUpdates = 15; m.Live.Target = "memory" },
+			verdict: VerdictHolds, why: []string{"not observed live", "lost_update.rate", "stale_read.rate"}},
+		{name: "a URL hides its store", edit: func(m *Summary) { m.KV = KVWork{}; m.Live.Target = "url" },
+			verdict: VerdictHolds, why: []string{"write_429.rate"}},
+		{name: "no key-window", edit: func(m *Summary) { m.Overshoot = Overshoot{} },
+			verdict: VerdictCannotJudge, why: []string{"no key-window"}, noError: true},
+		{name: "across a window boundary", edit: func(m *Summary) { m.Overshoot.KeyWindows = 2 },
+			verdict: VerdictCannotJudge, why: []string{"saw 2 key-windows"}},
+		{name: "another limit", edit: func(m *Summary) { m.Limiter.Limit = 7 },
+			verdict: VerdictCannotJudge, why: []string{"the limiters differ"}},
+		// The attacker's latency holds the HTTP hop; the target's own time
+		// is what the model predicts, and is held against it when stated.
+		{name: "the hop, without the target's time", edit: func(m *Summary) { m.LatencyMs.P50 = 9 },
+			verdict: VerdictFails, outside: []string{CheckLatencyP50}},
+		{name: "the hop, with the target's time", edit: func(m *Summary) {
+			m.LatencyMs.P50 = 9
+			st := *m.LatencyMs
+			m.Live.ServiceMs = &st
+			m.Live.ServiceMs.P50 = 2.5
+		}, verdict: VerdictHolds},
+		{name: "slow at the target", edit: func(m *Summary) {
+			st := *m.LatencyMs
+			m.Live.ServiceMs = &st
+			m.Live.ServiceMs.P50 = 9
+		}, verdict: VerdictFails, outside: []string{CheckLatencyP50}, why: []string{"at the target"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Compare(mechPrediction(), mechMeasured(tc.edit))
+			if c.Verdict != tc.verdict || !slices.Equal(c.Outside, tc.outside) {
+				t.Errorf("verdict %q, outside %v; want %q, %v (why: %s)", c.Verdict, c.Outside, tc.verdict, tc.outside, c.Why)
+			}
+			if c.LikeForLike != (tc.verdict != VerdictCannotJudge) {
+				t.Errorf("like for like %v with verdict %q", c.LikeForLike, c.Verdict)
+			}
+			for _, w := range tc.why {
+				if !strings.Contains(c.Why, w) {
+					t.Errorf("why %q does not say %q", c.Why, w)
+				}
+			}
+			if (c.Verdict == VerdictHolds) != (c.Do == "") {
+				t.Errorf("verdict %q with what to do %q", c.Verdict, c.Do)
+			}
+			if _, ok := c.RelErr(); ok == tc.noError {
+				t.Errorf("relative error given: %v, want %v", ok, !tc.noError)
+			}
+			if len(c.Checks) != len(mechanismFigures) {
+				t.Errorf("%d checks, want %d", len(c.Checks), len(mechanismFigures))
+			}
+		})
+	}
+}
+
+// TestCompareMechanismRepeats: with repeats, each figure is the median
+// over the runs kept (a run that crossed a window boundary is left out of
+// it as out of the headline), and each run's latency is its own.
+func TestCompareMechanismRepeats(t *testing.T) {
+	m := mechMeasured(nil)
+	m.Repeats = NewRepeats([]RepeatRun{{MaxRatio: 3, KeyWindows: 1, LatencyP50Ms: 2.5, LatencyP99Ms: 85},
+		{MaxRatio: 9, KeyWindows: 2, LatencyP50Ms: 20, LatencyP99Ms: 900}, {MaxRatio: 3.2, KeyWindows: 1, LatencyP50Ms: 2.6, LatencyP99Ms: 86}})
+	m.Mechanism = &Mechanism{Trials: []MechanismTrial{
+		{Requests: 1000, FailOpen: 10, Writes: 100, RateLimited: 80, Committed: 20, ReadsOfWritten: 50},
+		{Requests: 1000, FailOpen: 900, Writes: 100, Committed: 100, ReadsOfWritten: 50},
+		{Requests: 1000, FailOpen: 12, Writes: 100, RateLimited: 82, Committed: 18, ReadsOfWritten: 50}}}
+	c := Compare(mechPrediction(), m)
+	if c.Verdict != VerdictHolds || c.Excluded != 1 {
+		t.Fatalf("verdict %q with %d runs kept out (why: %s); want holds over the two runs like for like", c.Verdict, c.Excluded, c.Why)
+	}
+	want := map[string]float64{CheckRateLimited: 0.81, CheckFailOpen: 0.011, CheckLatencyP50: 2.55, CheckLatencyP99: 85.5}
+	for _, k := range c.Checks {
+		if w, ok := want[k.Name]; ok && math.Abs(k.Measured-w) > 1e-9 {
+			t.Errorf("%s measured %v, want %v (the median of the runs kept)", k.Name, k.Measured, w)
+		}
+	}
+}
+
+// TestSummarizeMechanism: Summarize keeps each trial's mechanism counts in
+// trial order.
+func TestSummarizeMechanism(t *testing.T) {
+	var trials []Trial
+	for i := range 3 {
+		tr := Trial{Totals: Totals{Requests: int64(100 * (i + 1)), FailOpen: int64(i)}}
+		tr.KV.init()
+		tr.KV.Writes, tr.KV.WriteErrors, tr.KV.WriteRateLimited, tr.KV.LostUpdates = 10, 4, 3, int64(i)
+		tr.KV.VisReads[0], tr.KV.StaleReads = 7, 2
+		tr.Latency.Add(5)
+		trials = append(trials, tr)
+	}
+	s := Summarize(Summary{}, 5, trials)
+	if s.Mechanism == nil || len(s.Mechanism.Trials) != 3 {
+		t.Fatalf("mechanism %+v, want 3 trials", s.Mechanism)
+	}
+	for i, m := range s.Mechanism.Trials {
+		if m.Requests != int64(100*(i+1)) || m.FailOpen != int64(i) || m.Writes != 10 || m.RateLimited != 3 || m.Committed != 6 ||
+			m.LostUpdates != int64(i) || m.ReadsOfWritten != 7 || m.StaleReads != 2 || m.LatencyP50Ms < 4.9 || m.LatencyP50Ms > 5.1 {
+			t.Errorf("trial %d: %+v", i, m)
+		}
 	}
 }

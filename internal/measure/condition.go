@@ -16,6 +16,10 @@ type Condition struct {
 	// Text is the condition as written, for messages.
 	Text   string
 	Metric Metric
+	// Population, when set, restricts the condition to that population's
+	// key-windows and requests ("burst:ratio.max<=1.5"; see
+	// PopulationMetric).
+	Population string
 	// Op is <, <=, > or >=.
 	Op string
 	// Value is in the metric's unit: a share from 0 to 1, milliseconds
@@ -23,13 +27,24 @@ type Condition struct {
 	Value float64
 }
 
+// Subject is what the condition reads: its metric's name, after its
+// population's when it has one ("burst:ratio.max").
+func (c Condition) Subject() string {
+	if c.Population != "" {
+		return c.Population + ":" + c.Metric.Name
+	}
+	return c.Metric.Name
+}
+
 // conditionOps are the operators, two-character ones first so that "<="
 // is not read as "<" followed by "=".
 var conditionOps = []string{"<=", ">=", "<", ">"}
 
-// ParseCondition reads METRIC OP VALUE (spaces allowed). VALUE is a number,
-// a percentage ("0.1%", a share), a multiple ("1.5x", a ratio) or, for a
-// latency, a duration ("50ms", "1s").
+// ParseCondition reads [POPULATION:]METRIC OP VALUE (spaces allowed).
+// VALUE is a number, a percentage ("0.1%", a share), a multiple ("1.5x", a
+// ratio) or, for a latency, a duration ("50ms", "1s"). A POPULATION
+// prefix checks the metric on that population alone; only the metrics
+// PopulationMetric accepts have one.
 func ParseCondition(text string) (Condition, error) {
 	t := strings.TrimSpace(text)
 	at, op := -1, ""
@@ -42,15 +57,30 @@ func ParseCondition(text string) (Condition, error) {
 		return Condition{}, fmt.Errorf("%q: write METRIC OP VALUE with OP one of < <= > >=, e.g. ratio.p99<=1.5 or false_denials.rate<0.1%%", text)
 	}
 	name, raw := strings.TrimSpace(t[:at]), strings.TrimSpace(t[at+len(op):])
-	m, err := LookupMetric(name)
+	pop, metric, scoped := strings.Cut(name, ":")
+	if !scoped {
+		pop, metric = "", name
+	}
+	pop, metric = strings.TrimSpace(pop), strings.TrimSpace(metric)
+	if scoped && pop == "" {
+		return Condition{}, fmt.Errorf("%q: no population before the colon: write POPULATION:METRIC, e.g. burst:ratio.max<=1.5", text)
+	}
+	m, err := LookupMetric(metric)
 	if err != nil {
 		return Condition{}, fmt.Errorf("%q: %v", text, err)
+	}
+	if scoped && !PopulationMetric(m.Name) {
+		return Condition{}, fmt.Errorf("%q: %s is not measured per population: use one of %s", text, m.Name, strings.Join(populationMetricNames(), ", "))
 	}
 	v, err := conditionValue(raw, m)
 	if err != nil {
 		return Condition{}, fmt.Errorf("%q: %v", text, err)
 	}
-	return Condition{Text: name + op + raw, Metric: m, Op: op, Value: v}, nil
+	prefix := ""
+	if scoped {
+		prefix = pop + ":"
+	}
+	return Condition{Text: prefix + m.Name + op + raw, Metric: m, Population: pop, Op: op, Value: v}, nil
 }
 
 // conditionValue reads a condition's value in m's unit.
@@ -116,6 +146,11 @@ type Verdict struct {
 	Value    float64
 	Measured bool
 	Pass     bool
+	// Warning, when set, says why a passing gate may mislead: a pooled
+	// quantile held while some key-window broke the same bound.
+	Warning string
+	// Missing is set when the condition's population is not in the run.
+	Missing string
 }
 
 // String says the verdict in one line: a mark, the condition, where, and
@@ -128,6 +163,9 @@ func (v Verdict) String() string {
 	where := ""
 	if v.Where != "" {
 		where = " at " + v.Where
+	}
+	if v.Missing != "" {
+		return fmt.Sprintf("%s %s%s: %s", mark, v.Condition.Text, where, v.Missing)
 	}
 	if !v.Measured {
 		return fmt.Sprintf("%s %s%s: not measured by this run", mark, v.Condition.Text, where)
@@ -152,6 +190,24 @@ func Check(s *Summary, conds []Condition) []Verdict {
 }
 
 func check(c Condition, where string, s *Summary) Verdict {
-	v, ok := c.Metric.Value(s)
-	return Verdict{Condition: c, Where: where, Value: v, Measured: ok, Pass: ok && c.holds(v)}
+	scope := s
+	if c.Population != "" {
+		var names []string
+		scope = nil
+		for i := range s.Populations {
+			names = append(names, s.Populations[i].Name)
+			if s.Populations[i].Name == c.Population {
+				scope = PopulationSummary(s, i)
+			}
+		}
+		if scope == nil {
+			return Verdict{Condition: c, Where: where, Missing: fmt.Sprintf("the run has no population %q: it has %s", c.Population, strings.Join(names, ", "))}
+		}
+	}
+	v, ok := c.Metric.Value(scope)
+	out := Verdict{Condition: c, Where: where, Value: v, Measured: ok, Pass: ok && c.holds(v)}
+	if out.Pass {
+		out.Warning = quantileWarning(c, scope)
+	}
+	return out
 }

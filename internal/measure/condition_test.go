@@ -34,6 +34,11 @@ func TestParseCondition(t *testing.T) {
 		{"latency.p99<=soon", "", "", 0, "a duration such as 50ms"},
 		{"ratio.p99<=-1", "", "", 0, "negative"},
 		{"ratio.p99<=NaN", "", "", 0, "is not"},
+		{"burst:ratio.max<=1.5", "ratio.max", "<=", 1.5, ""},
+		{" users : false_denials.rate<1%", "false_denials.rate", "<", 0.01, ""},
+		{":ratio.max<=1.5", "", "", 0, "no population before the colon"},
+		{"burst:interval.max<=2", "", "", 0, "not measured per population"},
+		{"burst:ratio.p90<=2", "", "", 0, "unknown metric"},
 	}
 	for _, tt := range tests {
 		c, err := ParseCondition(tt.in)
@@ -52,7 +57,7 @@ func TestParseCondition(t *testing.T) {
 // FuzzParseCondition: any text is a condition or an error, never a panic,
 // and a condition reads back as itself.
 func FuzzParseCondition(f *testing.F) {
-	for _, s := range []string{"ratio.p99<=1.5", "latency.p99<50ms", "false_denials.rate<=0.1%", "<<=>=", "x>=1e308", "ratio.max<=1.5x"} {
+	for _, s := range []string{"ratio.p99<=1.5", "burst:ratio.max<=2", "latency.p99<50ms", "false_denials.rate<=0.1%", "<<=>=", "x>=1e308", "ratio.max<=1.5x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -61,7 +66,7 @@ func FuzzParseCondition(f *testing.F) {
 			return
 		}
 		again, err := ParseCondition(c.Text)
-		if err != nil || again.Metric.Name != c.Metric.Name || again.Op != c.Op || again.Value != c.Value {
+		if err != nil || again.Metric.Name != c.Metric.Name || again.Population != c.Population || again.Op != c.Op || again.Value != c.Value {
 			t.Errorf("%q read as %q, which reads back as %+v, %v", s, c.Text, again, err)
 		}
 	})

@@ -3,9 +3,9 @@ package measure
 import "fmt"
 
 // ErrorsDominate reports whether more than half of the requests got no
-// decision (live: a status neither 2xx nor 429, or no response at all). The
-// overshoot then describes only the few that did, and a run that measured
-// nothing would read as a limiter that let nothing through.
+// decision (live: a status neither 2xx nor a denial status, or no response
+// at all). The overshoot then describes only the few that did, and a run
+// that measured nothing would read as a limiter that let nothing through.
 func (s *Summary) ErrorsDominate() bool {
 	return s.Totals.Requests > 0 && 2*s.Totals.Errors > s.Totals.Requests
 }
@@ -23,7 +23,7 @@ func (s *Summary) StoreMostlyDown() bool {
 func (s *Summary) Health() []string {
 	var out []string
 	if t := s.Totals; s.ErrorsDominate() {
-		out = append(out, fmt.Sprintf("errors dominate: %d of %d requests (%.0f%%) got no decision (a status neither 2xx nor 429, or no response), so the overshoot covers only the %d that did: check the target",
+		out = append(out, fmt.Sprintf("errors dominate: %d of %d requests (%.0f%%) got no decision (a status neither 2xx nor a denial status, or no response), so the overshoot covers only the %d that did: check the target",
 			t.Errors, t.Requests, 100*float64(t.Errors)/float64(t.Requests), t.Requests-t.Errors))
 	}
 	if k := s.KV; s.StoreMostlyDown() {

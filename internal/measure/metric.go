@@ -2,6 +2,7 @@ package measure
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -41,10 +42,10 @@ var Metrics = []Metric{
 	ratioMetric("p99", "p99 of", func(r Stats) float64 { return r.P99 }),
 	ratioMetric("max", "most", func(r Stats) float64 { return r.Max }),
 	ratioMetric("mean", "mean", func(r Stats) float64 { return r.Mean }),
-	allowedMetric("p50", "median", func(r Stats) float64 { return r.P50 }),
-	allowedMetric("p95", "p95 of", func(r Stats) float64 { return r.P95 }),
-	allowedMetric("p99", "p99 of", func(r Stats) float64 { return r.P99 }),
-	allowedMetric("max", "most", func(r Stats) float64 { return r.Max }),
+	allowedMetric("p50", "median", func(c CountStats) int64 { return c.P50 }, func(r Stats) float64 { return r.P50 }),
+	allowedMetric("p95", "p95 of", func(c CountStats) int64 { return c.P95 }, func(r Stats) float64 { return r.P95 }),
+	allowedMetric("p99", "p99 of", func(c CountStats) int64 { return c.P99 }, func(r Stats) float64 { return r.P99 }),
+	allowedMetric("max", "most", func(c CountStats) int64 { return c.Max }, func(r Stats) float64 { return r.Max }),
 	{Name: "trial_max.p95", Label: "a trial's most allowed in one key-window / limit, 95% of trials at or under", Unit: "ratio",
 		value: func(s *Summary) (float64, bool) {
 			return s.Overshoot.PerTrial.MaxRatio.P95, s.Overshoot.KeyWindows > 0
@@ -52,6 +53,19 @@ var Metrics = []Metric{
 	{Name: "interval.max", Label: "most allowed in any window-long interval / limit", Unit: "ratio",
 		value: func(s *Summary) (float64, bool) {
 			return s.Overshoot.MaxInIntervalRatio, s.Overshoot.KeyWindows > 0 && s.Limiter.Limit > 0
+		}},
+	{Name: "reference.excess", Label: "allowed beyond what an exact limiter would have, over every key-window", Unit: "count",
+		value: func(s *Summary) (float64, bool) {
+			return float64(s.Overshoot.Reference.Excess), s.Overshoot.Reference.Allowed > 0
+		}},
+	{Name: "worst_key.excess", Label: "most one key-window allowed beyond what an exact limiter would have", Unit: "count",
+		value: func(s *Summary) (float64, bool) {
+			return float64(s.Overshoot.Reference.MaxExcess), s.Overshoot.Reference.Allowed > 0
+		}},
+	{Name: "let_through.share", Label: "requests an exact limiter denies that were let through", Unit: "share",
+		value: func(s *Summary) (float64, bool) {
+			r := s.Overshoot.Reference
+			return r.LetThroughShare, r.Allowed > 0
 		}},
 	{Name: "false_denials.rate", Label: "legitimate requests falsely denied", Unit: "share",
 		value: func(s *Summary) (float64, bool) {
@@ -93,10 +107,18 @@ func ratioMetric(stat, words string, f func(Stats) float64) Metric {
 		value: func(s *Summary) (float64, bool) { return f(s.Overshoot.Ratio), s.Overshoot.KeyWindows > 0 }}
 }
 
-func allowedMetric(stat, words string, f func(Stats) float64) Metric {
+// allowedMetric reads a statistic of the allowed counts (f), kept as
+// integers; a summary written before they were kept has only the ratio
+// (r), whose multiple of the limit is rounded back to the count it came
+// from.
+func allowedMetric(stat, words string, f func(CountStats) int64, r func(Stats) float64) Metric {
 	return Metric{Name: "allowed." + stat, Label: words + " allowed in one key-window", Unit: "count",
 		value: func(s *Summary) (float64, bool) {
-			return f(s.Overshoot.Ratio) * float64(s.Limiter.Limit), s.Overshoot.KeyWindows > 0
+			o := &s.Overshoot
+			if o.Allowed.N > 0 {
+				return float64(f(o.Allowed)), true
+			}
+			return math.Round(r(o.Ratio) * float64(s.Limiter.Limit)), o.KeyWindows > 0
 		}}
 }
 

@@ -41,7 +41,13 @@ type Event struct {
 	// Window is the id of the window the limiter counted the request in.
 	Window int64
 	// At is when the decision was made, from the run's start.
-	At      time.Duration
+	At time.Duration
+	// Into, when Planned, is how far into Window the time the limiter
+	// decided for was (its plan's: when the request arrived). The
+	// reference decides the request at that time, as the limiter did,
+	// and the key-window's span counts from it; without it, at At.
+	Into    time.Duration
+	Planned bool
 	Outcome Outcome
 	// FailOpen and FailClosed mark decisions the error policy made.
 	FailOpen, FailClosed bool
@@ -66,16 +72,24 @@ type Recorder struct {
 	keys   map[string]*keyState
 	epoch  uint64        // counts sweeps from 1: a KeyRef from an earlier one may point to a dropped key, and the zero KeyRef matches none
 	swept  time.Duration // when keys were last swept for closed windows
-	// clients holds legitimate clients' own allowed counts per window, for
-	// false denials; like key-windows, they close after the grace period.
-	clients map[clientWindow]int64
+	// exact is the reference limiter's rule (see exactAllows), and
+	// interval and tolerance its token bucket's, in microseconds.
+	exact               exactRule
+	interval, tolerance int64
+	// falselyDenied holds the clients of each population wrongly denied
+	// at least once (the reference allowed a request the limiter denied).
+	falselyDenied map[popClient]struct{}
 
 	totals Totals
 	pops   []Population
 	hist   map[int64]int64
-	over   int64
-	excess int64
-	maxIn  int64
+	// popHist counts each population's key-windows by allowed count (a
+	// key-window is its first request's population's).
+	popHist []map[int64]int64
+	ref     TrialReference
+	over    int64
+	excess  int64
+	maxIn   int64
 	// group is the most allowed requests of one key-window that read the
 	// same count; tallies holds each open key-window's count of them.
 	group   int64
@@ -196,6 +210,10 @@ type keyState struct {
 	recent   []allowedGroup // allowed requests in the last window, oldest first
 	inWindow int64          // their number
 	last     time.Duration
+	// tat is the reference token bucket's theoretical arrival time, in
+	// microseconds from the run's start, once hasTAT.
+	tat    int64
+	hasTAT bool
 }
 
 // newKeyState returns an empty keyState.
@@ -210,7 +228,23 @@ type keyWindow struct {
 	window  int64
 	end     time.Duration // when the window ends, from the run's start
 	allowed int64
-	times   []time.Duration
+	// offered counts the requests the limiter decided (allowed or
+	// denied), and ref those of them the reference limiter allowed.
+	offered, ref int64
+	// first and last are the times of its first and last decided request.
+	first, last time.Duration
+	// pop is the population of its first request.
+	pop int32
+	// wrong counts the requests the limiter denied that the reference
+	// allowed, and let those it allowed that the reference denied, as
+	// they were recorded; falses holds the legitimate clients among the
+	// wrong (up to maxPendingFalse, then counted in falseOver, as the
+	// key-window's population's). reconcile settles them when the
+	// key-window closes.
+	wrong, let int64
+	falses     []popClient
+	falseOver  int64
+	times      []time.Duration
 	// tally numbers the Recorder's tally of allowed requests by the count
 	// they read (limit - 1 - remaining), when the driver knows it; 0: none.
 	tally int32
@@ -266,10 +300,9 @@ func (t *tallies) put(id int32) {
 	t.free = append(t.free, id)
 }
 
-// clientWindow is one legitimate client in one window.
-type clientWindow struct {
-	client int
-	window int64
+// popClient is one client of one population.
+type popClient struct {
+	pop, client int
 }
 
 // lateGrace is the least time a key-window stays open after it ends.
@@ -280,6 +313,10 @@ type Config struct {
 	// Limit and Window are the limiter's.
 	Limit  int64
 	Window time.Duration
+	// Algorithm is the limiter's ("fixed-window", "sliding-window",
+	// "token-bucket"; empty: fixed-window): the reference, an exact
+	// limiter on the same requests, applies its rule.
+	Algorithm string
 	// Start is the wall-clock (or virtual) time Event.At counts from; it
 	// places window ids on the run's time line. Zero means the Unix epoch.
 	Start time.Time
@@ -293,8 +330,13 @@ func NewRecorder(c Config) *Recorder {
 		c.Start = time.Unix(0, 0) // window ids count from the Unix epoch
 	}
 	r := &Recorder{limit: c.Limit, window: c.Window, start: c.Start, grace: max(c.Window, lateGrace),
-		keys: map[string]*keyState{}, hist: map[int64]int64{}, clients: map[clientWindow]int64{}, epoch: 1}
+		keys: map[string]*keyState{}, hist: map[int64]int64{}, falselyDenied: map[popClient]struct{}{}, epoch: 1}
+	r.exact, r.interval, r.tolerance = exactRuleOf(c.Algorithm, c.Limit, c.Window)
 	r.pops = append([]Population(nil), c.Populations...)
+	r.popHist = make([]map[int64]int64, len(r.pops))
+	for i := range r.popHist {
+		r.popHist[i] = map[int64]int64{}
+	}
 	r.tallies.n = int(max(0, min(c.Limit, maxReadCounts)))
 	r.KV.init()
 	return r
@@ -348,14 +390,23 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 	}
 	ks.last = max(ks.last, e.At)
 	kw := r.openWindow(e.Key, ks, e.Window, e.At)
-	own := clientWindow{e.Client, e.Window}
+	sent := e.At
+	if e.Planned {
+		sent = kw.end - r.window + e.Into
+	}
+	if kw.offered == 0 {
+		kw.pop, kw.first = int32(e.Pop), sent
+	}
+	kw.offered++
+	kw.first, kw.last = min(kw.first, sent), max(kw.last, sent)
+	exact := r.exactAllows(ks, kw, sent)
 	switch e.Outcome {
 	case Allowed:
 		r.totals.Allowed++
 		p.Allowed++
 		kw.allowed++
-		if p.Legitimate {
-			r.clients[own]++
+		if !exact {
+			kw.let++
 		}
 		if len(kw.times) < MaxTimelinePoints {
 			kw.times = append(kw.times, e.At)
@@ -367,8 +418,12 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 	case Denied:
 		r.totals.Denied++
 		p.Denied++
-		if p.Legitimate && r.clients[own] < r.limit {
-			p.FalseDenials++
+		if !exact {
+			break
+		}
+		kw.wrong++
+		if p.Legitimate {
+			kw.falsePending(e.Pop, e.Client)
 		}
 	}
 	if e.At-r.swept > r.grace {
@@ -378,29 +433,52 @@ func (r *Recorder) RecordWith(ref *KeyRef, e Event) {
 
 // Denied is RecordWith for the most common request, cut down to a few
 // counts: one the limiter denied by its count (not its error policy), of
-// the key whose ref is ref, counted in window at at, by population pop,
+// the key whose ref is ref, counted in window at at (planned into into
+// the window: Event.Into, with Planned), by population pop,
 // which is not legitimate, when ref holds the key's state, window is the
 // key's newest open one and nothing is due to close (no key-window, no
 // sweep). It reports whether it recorded the request; when it did not,
 // the driver records it with RecordWith.
-func (r *Recorder) Denied(ref *KeyRef, pop int, window int64, at time.Duration) bool {
+func (r *Recorder) Denied(ref *KeyRef, pop int, window int64, at, into time.Duration) bool {
 	ks := ref.ks // not nil when its epoch is the recorder's
 	if ref.epoch != r.epoch || at-r.swept > r.grace {
 		return false
 	}
-	if n := len(ks.open); n == 0 || ks.open[n-1].window != window || at > ks.closeBy {
+	n := len(ks.open)
+	if n == 0 || ks.open[n-1].window != window || at > ks.closeBy {
 		return false
 	}
 	p := &r.pops[pop]
 	if p.Legitimate {
-		return false // false denials need the client's own count
+		return false // a false denial needs the client
 	}
 	r.totals.Requests++
 	r.totals.Denied++
 	p.Requests++
 	p.Denied++
 	ks.last = max(ks.last, at)
+	kw := &ks.open[n-1]
+	kw.offered++
+	if r.exact == exactFixed { // exactAllows, inline for the usual rule
+		kw.last = max(kw.last, kw.end-r.window+into)
+		if kw.ref < r.limit {
+			kw.ref++
+			kw.wrong++
+		}
+		return true
+	}
+	sent := kw.end - r.window + into
+	kw.first, kw.last = min(kw.first, sent), max(kw.last, sent)
+	if r.exactAllows(ks, kw, sent) {
+		kw.wrong++
+	}
 	return true
+}
+
+// hasKey reports whether m holds k.
+func hasKey[K comparable, V any](m map[K]V, k K) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // openWindow returns the key's counter for window w, and closes the key's
@@ -494,16 +572,15 @@ func (r *Recorder) sweep(now time.Duration) {
 			delete(r.keys, key)
 		}
 	}
-	for cw := range r.clients {
-		if now-r.windowEnd(cw.window) > r.grace {
-			delete(r.clients, cw)
-		}
-	}
 }
 
 // close folds a finished key-window into the trial's statistics.
 func (r *Recorder) close(key string, kw *keyWindow) {
 	r.hist[kw.allowed]++
+	if int(kw.pop) < len(r.popHist) && kw.offered > 0 {
+		r.popHist[kw.pop][kw.allowed]++
+	}
+	r.reconcile(kw)
 	var reads []int32
 	if kw.tally != 0 {
 		reads = r.tallies.of(kw.tally)
@@ -538,8 +615,12 @@ func (r *Recorder) keepWorst(key string, kw *keyWindow, reads []int32) {
 		}
 		return a.Key < b.Key
 	}
-	t := KeyTimeline{Key: key, Window: kw.window, Allowed: kw.allowed,
+	t := KeyTimeline{Key: key, Window: kw.window, Allowed: kw.allowed, Offered: kw.offered, Reference: kw.ref,
+		SentOverSecs:    (kw.last - kw.first).Seconds(),
 		WindowStartSecs: time.Unix(0, kw.window*int64(r.window)).Sub(r.start).Seconds()}
+	if int(kw.pop) < len(r.pops) {
+		t.Population = r.pops[kw.pop].Name
+	}
 	if len(r.worst) == worstKept && !worse(t, r.worst[worstKept-1]) {
 		return
 	}
@@ -581,12 +662,22 @@ type Trial struct {
 	// ReadGroup is the most allowed requests of one key-window that read
 	// the same count (0: the driver did not say what was read).
 	ReadGroup int64
-	Worst     []KeyTimeline
-	KV        KVCounters
-	Latency   LogHist
+	// Reference is the trial held against an exact limiter on the same
+	// requests.
+	Reference TrialReference
+	// PopulationHists counts each population's key-windows by allowed
+	// count, in population order.
+	PopulationHists []map[int64]int64
+	Worst           []KeyTimeline
+	KV              KVCounters
+	Latency         LogHist
 	// LatencyByDecision is latency split by decision, for a driver that
 	// records it (DecisionLatency).
 	LatencyByDecision [NumDecisions]LogHist
+	// Service is a live run's time at the target per request, when the
+	// target states it (the built-in target does): latency without the
+	// HTTP hop. Empty in the model, whose latency has no hop.
+	Service LogHist
 }
 
 // Finish closes every open key-window and returns the trial's results;
@@ -616,6 +707,6 @@ func (r *Recorder) Finish(elapsed time.Duration) Trial {
 		latency = requestLatency(append(byDecision[:], r.undecided.hist()), r.requests, r.requestSum)
 	}
 	r.totals.SimulatedSeconds = elapsed.Seconds()
-	return Trial{Totals: r.totals, Populations: r.pops, Hist: r.hist, OverLimit: r.over,
+	return Trial{Totals: r.totals, Populations: r.pops, Hist: r.hist, OverLimit: r.over, Reference: r.ref, PopulationHists: r.popHist,
 		Excess: r.excess, MaxIn: r.maxIn, ReadGroup: r.group, Worst: r.worst, KV: r.KV, Latency: latency, LatencyByDecision: byDecision}
 }

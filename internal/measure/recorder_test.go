@@ -82,26 +82,36 @@ func TestRecorderLateDecision(t *testing.T) {
 }
 
 // TestFalseDenialsPerClient: two legitimate users behind one key (a NAT
-// with a shared token) share a limit of 2. The second user's first request
-// is denied after the first user spent the key's limit: a false denial, as
-// that user had been allowed nothing. A bot's denials are never false.
+// with a shared token) share a limit of 2. Once the first user spent the
+// key's limit, the second user's denial is a correct one: an exact limiter
+// on the same requests denies it too. A denial the exact limiter would not
+// make (here fail-closed, the store failed with the key under its limit)
+// is false, for a user's request; a bot's is counted as wrongly denied
+// but is no false denial.
 func TestFalseDenialsPerClient(t *testing.T) {
 	r := NewRecorder(Config{Limit: 2, Window: time.Minute,
 		Populations: []Population{{Name: "users", Legitimate: true}, {Name: "bot"}}})
-	ev := func(pop, client int, out Outcome, s int) {
-		r.Record(Event{Pop: pop, Client: client, Key: "shared", Window: 0, At: time.Duration(s) * time.Second, Outcome: out})
+	ev := func(pop, client int, key string, out Outcome, s int) {
+		r.Record(Event{Pop: pop, Client: client, Key: key, Window: 0, At: time.Duration(s) * time.Second, Outcome: out,
+			FailClosed: key == "failing"})
 	}
-	ev(0, 1, Allowed, 1)
-	ev(0, 1, Allowed, 2)
-	ev(0, 1, Denied, 3) // user 1 is over its own limit: a true denial
-	ev(0, 2, Denied, 4) // user 2 has had nothing: false
-	ev(1, 3, Denied, 5) // the bot: not legitimate
+	ev(0, 1, "shared", Allowed, 1)
+	ev(0, 1, "shared", Allowed, 2)
+	ev(0, 1, "shared", Denied, 3) // the key is at its limit: a true denial
+	ev(0, 2, "shared", Denied, 4) // so is user 2's, though it had nothing
+	ev(0, 3, "failing", Denied, 5)
+	ev(0, 3, "failing", Denied, 6)
+	ev(0, 3, "failing", Denied, 7) // the exact limiter denies the third
+	ev(1, 4, "failing2", Denied, 8)
 	tr := r.Finish(time.Minute)
-	if got := tr.Populations[0].FalseDenials; got != 1 {
-		t.Errorf("users' false denials = %d, want 1", got)
+	if got := tr.Populations[0]; got.FalseDenials != 2 || got.FalselyDeniedClients != 1 {
+		t.Errorf("users' false denials = %d of %d clients, want 2 of 1", got.FalseDenials, got.FalselyDeniedClients)
 	}
 	if got := tr.Populations[1].FalseDenials; got != 0 {
 		t.Errorf("bot's false denials = %d, want 0", got)
+	}
+	if got := tr.Reference; got.WronglyDenied != 3 || got.Denied != 3 || got.LetThrough != 0 {
+		t.Errorf("reference = %+v, want 3 wrongly denied, 3 denied by it, none let through", got)
 	}
 }
 
@@ -237,12 +247,13 @@ func TestRecorderDenied(t *testing.T) {
 	for i := 0; i < 20000; i++ {
 		at := time.Duration(i) * 7 * time.Millisecond
 		k := (i * 7 / 3) % 3
-		e := Event{Pop: (i / 5) % 2, Client: k, Key: keys[k], Window: int64(at / (10 * time.Second)), At: at, Outcome: Denied}
+		e := Event{Pop: (i / 5) % 2, Client: k, Key: keys[k], Window: int64(at / (10 * time.Second)), At: at, Outcome: Denied,
+			Into: at % (10 * time.Second), Planned: true}
 		if i%11 == 0 {
 			e.Outcome = Allowed
 		}
 		slow.RecordWith(&slowRefs[k], e)
-		if e.Outcome == Denied && fast.Denied(&fastRefs[k], e.Pop, e.Window, e.At) {
+		if e.Outcome == Denied && fast.Denied(&fastRefs[k], e.Pop, e.Window, e.At, e.Into) {
 			took++
 			continue
 		}
@@ -252,7 +263,8 @@ func TestRecorderDenied(t *testing.T) {
 		t.Errorf("Denied took %d requests of 20,000: want most of the bots' denied ones", took)
 	}
 	a, b := slow.Finish(time.Minute), fast.Finish(time.Minute)
-	if a.Totals != b.Totals || !slices.Equal(a.Populations, b.Populations) || a.OverLimit != b.OverLimit || a.MaxIn != b.MaxIn || len(a.Hist) != len(b.Hist) {
+	if a.Totals != b.Totals || !slices.Equal(a.Populations, b.Populations) || a.OverLimit != b.OverLimit || a.MaxIn != b.MaxIn || len(a.Hist) != len(b.Hist) ||
+		a.Reference != b.Reference {
 		t.Errorf("with Denied: %+v %+v, without: %+v %+v", b.Totals, b.Populations, a.Totals, a.Populations)
 	}
 }

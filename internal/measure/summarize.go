@@ -28,27 +28,14 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 	var lat LogHist
 	var byDecision [NumDecisions]LogHist
 	var perMax, perP99, perExcess []float64
-	var perGroup []int64
+	var perGroup, perMaxAllowed []int64
 	var worst []KeyTimeline
+	var ref TrialReference
+	var popHists []map[int64]int64
 	for i, t := range trials {
-		s.Totals.Requests += t.Totals.Requests
-		s.Totals.Allowed += t.Totals.Allowed
-		s.Totals.Denied += t.Totals.Denied
-		s.Totals.Errors += t.Totals.Errors
-		s.Totals.FailOpen += t.Totals.FailOpen
-		s.Totals.FailClosed += t.Totals.FailClosed
-		s.Totals.SimulatedSeconds = max(s.Totals.SimulatedSeconds, t.Totals.SimulatedSeconds)
-		for j, p := range t.Populations {
-			if j >= len(s.Populations) {
-				s.Populations = append(s.Populations, Population{Name: p.Name, Legitimate: p.Legitimate})
-			}
-			q := &s.Populations[j]
-			q.Requests += p.Requests
-			q.Allowed += p.Allowed
-			q.Denied += p.Denied
-			q.Errors += p.Errors
-			q.FalseDenials += p.FalseDenials
-		}
+		ref.add(t.Reference)
+		popHists = addHists(popHists, t.PopulationHists)
+		addTotals(&s, t)
 		for a, n := range t.Hist {
 			hist[a] += n
 		}
@@ -62,7 +49,9 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 		for d := range byDecision {
 			byDecision[d].Merge(t.LatencyByDecision[d])
 		}
-		ts := histStats(t.Hist, limit)
+		tc := countStats(t.Hist)
+		perMaxAllowed = append(perMaxAllowed, tc.Max)
+		ts := tc.Ratio(limit)
 		perMax = append(perMax, ts.Max)
 		perP99 = append(perP99, ts.P99)
 		perExcess = append(perExcess, float64(t.Excess))
@@ -72,20 +61,29 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 		}
 	}
 	o := &s.Overshoot
-	o.Ratio = histStats(hist, limit)
-	o.KeyWindows = o.Ratio.N
+	o.Allowed = countStats(hist)
+	o.Ratio = o.Allowed.Ratio(limit)
+	o.KeyWindows = o.Allowed.N
 	if o.KeyWindows > 0 {
 		o.OverLimitShare = float64(o.OverLimit) / float64(o.KeyWindows)
 	}
-	o.MaxAllowed = int64(math.Round(o.Ratio.Max * float64(limit)))
+	o.MaxAllowed = o.Allowed.Max
+	o.Reference = reference(ref)
+	for j, h := range popHists {
+		if j < len(s.Populations) && len(h) > 0 {
+			s.Populations[j].Overshoot = populationOvershoot(h, limit)
+		}
+	}
 	o.MaxInIntervalRatio = float64(o.MaxInInterval) / float64(limit)
 	o.Histogram = bins(hist)
-	o.PerTrial = PerTrial{MaxRatio: interval(perMax), P99Ratio: interval(perP99), Excess: interval(perExcess), MaxRatios: perMax}
+	o.PerTrial = PerTrial{MaxRatio: interval(perMax), P99Ratio: interval(perP99), Excess: interval(perExcess), MaxRatios: perMax,
+		MaxAllowed: perMaxAllowed, MaxAllowedP95: P95Count(perMaxAllowed)}
 	if o.LargestReadGroup > 0 {
 		o.PerTrial.ReadGroups = perGroup
 	}
 	sort.SliceStable(worst, func(i, j int) bool { return worst[i].Allowed > worst[j].Allowed })
 	s.WorstKeys = worst[:min(len(worst), worstKept)]
+	s.Answer = AnswerOf(&s)
 	s.KV = kvWork(kvc)
 	s.Cost = cost(kvc, s.Totals, len(trials), o.KeyWindows, s.Limiter.WindowSecs, s.Limiter.Store)
 	s.Warnings = s.Health()
@@ -94,13 +92,51 @@ func Summarize(s Summary, limit int64, trials []Trial) Summary {
 		s.LatencyMs = &st
 	}
 	s.LatencyByDecision = latencyByDecision(&byDecision)
+	s.Mechanism = mechanism(trials)
 	return s
 }
 
-// histStats is the ratio distribution of a histogram of allowed counts.
-// Quantiles are nearest-rank, so they are always ratios some window had.
-func histStats(hist map[int64]int64, limit int64) Stats {
-	var s Stats
+// addTotals adds trial t's totals and populations' counts to s.
+func addTotals(s *Summary, t Trial) {
+	s.Totals.Requests += t.Totals.Requests
+	s.Totals.Allowed += t.Totals.Allowed
+	s.Totals.Denied += t.Totals.Denied
+	s.Totals.Errors += t.Totals.Errors
+	s.Totals.FailOpen += t.Totals.FailOpen
+	s.Totals.FailClosed += t.Totals.FailClosed
+	s.Totals.SimulatedSeconds = max(s.Totals.SimulatedSeconds, t.Totals.SimulatedSeconds)
+	for j, p := range t.Populations {
+		if j >= len(s.Populations) {
+			s.Populations = append(s.Populations, Population{Name: p.Name, Legitimate: p.Legitimate})
+		}
+		q := &s.Populations[j]
+		q.Requests += p.Requests
+		q.Allowed += p.Allowed
+		q.Denied += p.Denied
+		q.Errors += p.Errors
+		q.FalseDenials += p.FalseDenials
+		q.FalselyDeniedClients += p.FalselyDeniedClients
+	}
+}
+
+// addHists adds each histogram of hs to the one of pooled at its index,
+// and returns pooled.
+func addHists(pooled, hs []map[int64]int64) []map[int64]int64 {
+	for j, h := range hs {
+		if j >= len(pooled) {
+			pooled = append(pooled, map[int64]int64{})
+		}
+		for a, n := range h {
+			pooled[j][a] += n
+		}
+	}
+	return pooled
+}
+
+// countStats is the distribution of a histogram of allowed counts.
+// Quantiles are nearest-rank, so they are always counts some window had.
+func countStats(hist map[int64]int64) CountStats {
+	var s CountStats
 	counts := make([]int64, 0, len(hist))
 	var sum float64
 	for a, n := range hist {
@@ -112,22 +148,34 @@ func histStats(hist map[int64]int64, limit int64) Stats {
 		return s
 	}
 	slices.Sort(counts)
-	lim := float64(limit)
-	s.Mean = sum / float64(s.N) / lim
-	s.Max = float64(counts[len(counts)-1]) / lim
-	q := func(p float64) float64 {
+	s.Mean = sum / float64(s.N)
+	s.Max = counts[len(counts)-1]
+	q := func(p float64) int64 {
 		rank := int64(math.Ceil(p * float64(s.N)))
 		var seen int64
 		for _, a := range counts {
 			seen += hist[a]
 			if seen >= rank {
-				return float64(a) / lim
+				return a
 			}
 		}
 		return s.Max
 	}
 	s.P50, s.P95, s.P99 = q(0.50), q(0.95), q(0.99)
 	return s
+}
+
+// populationOvershoot is the overshoot of one population's key-windows.
+func populationOvershoot(hist map[int64]int64, limit int64) *PopulationOvershoot {
+	o := &PopulationOvershoot{Allowed: countStats(hist), Histogram: bins(hist)}
+	o.Ratio = o.Allowed.Ratio(limit)
+	o.KeyWindows = o.Allowed.N
+	for a, n := range hist {
+		if a > limit {
+			o.OverLimit += n
+		}
+	}
+	return o
 }
 
 // bins lists a histogram in ascending order of allowed count.

@@ -5,6 +5,11 @@
 // measurement comparable.
 package measure
 
+import (
+	"math"
+	"slices"
+)
+
 // SchemaVersion is the version of summary.json's layout; it changes only when
 // a field changes meaning or is removed.
 const SchemaVersion = 1
@@ -36,6 +41,9 @@ type Summary struct {
 	// WorstKeys are the key-windows that let the most through, with the
 	// times of their allowed requests, for the timeline figure.
 	WorstKeys []KeyTimeline `json:"worst_keys,omitempty"`
+	// Answer says who is behind the worst figure and why it reads as it
+	// does (see AnswerOf).
+	Answer *Answer `json:"answer,omitempty"`
 	// Live is set by attack only.
 	Live *Live `json:"live,omitempty"`
 	// Points holds one summary per sweep point, in grid order; the rest of
@@ -63,6 +71,12 @@ type Summary struct {
 	// Comparison is set by simulate -compare: the prediction against the
 	// measured summary.
 	Comparison *Comparison `json:"comparison,omitempty"`
+
+	// Mechanism is, per trial (live: per run), what the store and the
+	// error policy did: the counts behind the 429, lost-update,
+	// stale-read and fail-open rates and the latency quantiles that
+	// simulate -compare checks beside the headline (see Mechanism).
+	Mechanism *Mechanism `json:"mechanism,omitempty"`
 }
 
 // ScenarioRef identifies the scenario a run came from.
@@ -105,6 +119,21 @@ type LimiterRef struct {
 	WindowSecs  float64 `json:"window_seconds"`
 	Store       string  `json:"store"`
 	ErrorPolicy string  `json:"error_policy"`
+	// Key is what the limiter keys a caller on: token-ip (the seed's,
+	// also when empty), ip or token.
+	Key string `json:"key"`
+}
+
+// KeyedBy names the key as the limiter sees it, for people: "token and
+// IP", "IP" or "token".
+func (l LimiterRef) KeyedBy() string {
+	switch l.Key {
+	case "ip":
+		return "IP"
+	case "token":
+		return "token"
+	}
+	return "token and IP"
 }
 
 // Totals counts requests by what the limiter answered.
@@ -113,7 +142,7 @@ type Totals struct {
 	Allowed  int64 `json:"allowed"`
 	Denied   int64 `json:"denied"`
 	// Errors are requests that got no decision (live: a status that is
-	// neither 2xx nor 429, or a transport error).
+	// neither 2xx nor a denial status, or a transport error).
 	Errors int64 `json:"errors"`
 	// FailOpen and FailClosed are decisions the error policy made because
 	// the store failed; they are included in Allowed and Denied.
@@ -134,8 +163,15 @@ type Overshoot struct {
 	OverLimitShare float64 `json:"over_limit_share"`
 	// Excess is the sum over key-windows of max(0, allowed - limit).
 	Excess int64 `json:"excess"`
-	// Ratio is allowed / limit across key-windows (all trials pooled).
+	// Reference holds the run against an exact limiter on the same
+	// requests: what the store's consistency cost.
+	Reference Reference `json:"reference"`
+	// Ratio is allowed / limit across key-windows (all trials pooled),
+	// derived from Allowed.
 	Ratio Stats `json:"ratio"`
+	// Allowed is the allowed count across key-windows (all trials
+	// pooled): the counts themselves, from which Ratio is derived.
+	Allowed CountStats `json:"allowed"`
 	// MaxAllowed is the most any key-window allowed.
 	MaxAllowed int64 `json:"max_allowed"`
 	// MaxInInterval is the most one key allowed in any interval one window
@@ -164,6 +200,38 @@ type Stats struct {
 	P99  float64 `json:"p99"`
 }
 
+// CountStats summarises a distribution of counts: the quantiles and the
+// max are counts some key-window had, kept as integers.
+type CountStats struct {
+	N    int64   `json:"n"`
+	Max  int64   `json:"max"`
+	Mean float64 `json:"mean"`
+	P50  int64   `json:"p50"`
+	P95  int64   `json:"p95"`
+	P99  int64   `json:"p99"`
+}
+
+// P95Count is the 95% nearest-rank quantile of per-trial counts, or 0 for
+// none (as Quantile, on integers).
+func P95Count(v []int64) int64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]int64(nil), v...)
+	slices.Sort(s)
+	i := int(math.Ceil(0.95*float64(len(s)))) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
+
+// Ratio is the distribution as multiples of limit.
+func (c CountStats) Ratio(limit int64) Stats {
+	if c.N == 0 || limit <= 0 {
+		return Stats{N: c.N}
+	}
+	l := float64(limit)
+	return Stats{N: c.N, Max: float64(c.Max) / l, Mean: c.Mean / l, P50: float64(c.P50) / l, P95: float64(c.P95) / l, P99: float64(c.P99) / l}
+}
+
 // Interval is a statistic's spread across trials: its mean with a 95%
 // confidence interval (normal approximation over trials), and the central
 // 95% of trials (2.5th to 97.5th percentile), where a single trial, or a
@@ -185,6 +253,12 @@ type PerTrial struct {
 	Excess   Interval `json:"excess"`
 	// MaxRatios lists each trial's max ratio in trial order, for the CDF.
 	MaxRatios []float64 `json:"max_ratios"`
+	// MaxAllowed lists each trial's most allowed in one key-window, the
+	// counts MaxRatios are derived from, and MaxAllowedP95 the count 95%
+	// of trials stay at or under (nearest rank; MaxRatio.P95 is its
+	// ratio).
+	MaxAllowed    []int64 `json:"max_allowed_counts,omitempty"`
+	MaxAllowedP95 int64   `json:"max_allowed_p95,omitempty"`
 	// ReadGroups lists each trial's largest read group (see
 	// Overshoot.LargestReadGroup) in trial order, when known.
 	ReadGroups []int64 `json:"largest_read_groups,omitempty"`
@@ -204,10 +278,27 @@ type Population struct {
 	Allowed    int64  `json:"allowed"`
 	Denied     int64  `json:"denied"`
 	Errors     int64  `json:"errors"`
-	// FalseDenials are legitimate requests denied while their client had
-	// itself been allowed fewer than limit requests in the window (several
-	// clients can share a key behind a NAT or a shared token).
+	// FalseDenials are legitimate requests denied that an exact limiter
+	// (linearizable, no lag, the same algorithm) would have allowed on
+	// the same requests: a correct denial is never one. Several clients
+	// can share a key behind a NAT or a shared token.
 	FalseDenials int64 `json:"false_denials"`
+	// FalselyDeniedClients counts the population's clients falsely denied
+	// at least once (in each trial, summed over trials).
+	FalselyDeniedClients int64 `json:"falsely_denied_clients"`
+	// Overshoot is the population's key-windows (a key-window belongs to
+	// its first request's population), for gates per population.
+	Overshoot *PopulationOvershoot `json:"overshoot,omitempty"`
+}
+
+// PopulationOvershoot is Overshoot restricted to one population's
+// key-windows.
+type PopulationOvershoot struct {
+	KeyWindows int64      `json:"key_windows"`
+	OverLimit  int64      `json:"over_limit"`
+	Ratio      Stats      `json:"ratio"`
+	Allowed    CountStats `json:"allowed"`
+	Histogram  []Bin      `json:"histogram"`
 }
 
 // KVWork is what the store did, and how stale what it served was.
@@ -294,6 +385,14 @@ type KeyTimeline struct {
 	Key     string `json:"key"`
 	Window  int64  `json:"window"`
 	Allowed int64  `json:"allowed"`
+	// Population is the population of the key-window's first request.
+	Population string `json:"population,omitempty"`
+	// Offered is how many requests the limiter decided in the key-window,
+	// and Reference how many of them an exact limiter would have allowed;
+	// SentOverSecs is the time from the first to the last of them.
+	Offered      int64   `json:"offered"`
+	Reference    int64   `json:"reference"`
+	SentOverSecs float64 `json:"sent_over_seconds"`
 	// AllowedAtSecs are the times of allowed requests, in seconds from the
 	// run's start (at most MaxTimelinePoints).
 	AllowedAtSecs []float64 `json:"allowed_at_seconds"`
@@ -316,6 +415,11 @@ type Live struct {
 	// before it started (live.warmup), not counted in it.
 	WarmupRequests int64 `json:"warmup_requests,omitempty"`
 	LatencyMs      Stats `json:"latency_ms"`
+	// ServiceMs is the target's own time per request, as the built-in
+	// target states it (X-Overshoot-Service-Us): the latency without the
+	// HTTP hop between attacker and target, which the model's latency
+	// stands for. nil for a target that does not state it.
+	ServiceMs *Stats `json:"service_ms,omitempty"`
 	// LatencyNote says how latency was measured and what it hides.
 	LatencyNote string           `json:"latency_note"`
 	Status      map[string]int64 `json:"status"`
@@ -386,4 +490,19 @@ type Sensitivity struct {
 	Headline float64 `json:"headline"`
 	Measured bool    `json:"measured"`
 	Trials   int     `json:"trials"`
+	// Note is "saturated" when the limiter denied nothing with the
+	// alternative, "capped" when the worst key-window got all it sent
+	// (SensitivityNote): the value is then the offered load's, and its not
+	// moving says nothing about the assumption.
+	Note string `json:"note,omitempty"`
+}
+
+// TrialMaxP95 is the most allowed in one key-window that 95% of trials
+// stay at or under: the count itself, or for a summary written before
+// counts were kept, its ratio's multiple of limit, rounded.
+func (p PerTrial) TrialMaxP95(limit int64) int64 {
+	if len(p.MaxAllowed) > 0 {
+		return p.MaxAllowedP95
+	}
+	return int64(math.Round(p.MaxRatio.P95 * float64(limit)))
 }

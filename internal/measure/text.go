@@ -37,9 +37,9 @@ func WriteHeader(w io.Writer, s *Summary, width int) error {
 		p.f("%s\n", Wrap("  question: ", s.Scenario.Question, width))
 	}
 	l := s.Limiter
-	p.f("  limiter:  %s, %d per %s, store %s, %s\n", l.Algorithm, l.Limit, l.Window, l.Store, l.ErrorPolicy)
+	p.f("  limiter:  %s, %d per %s keyed by %s, store %s, %s\n", l.Algorithm, l.Limit, l.Window, l.KeyedBy(), l.Store, l.ErrorPolicy)
 	if s.Mode == "attack" {
-		p.f("  seed %d (arrivals and think times; the store and the network are live)", s.Seed)
+		p.f("  seed %d (the traffic: as the model's trial 0 of this seed; the store and the network are live)", s.Seed)
 	} else {
 		p.f("  seed %d, %d trial(s)", s.Seed, s.Trials)
 	}
@@ -131,6 +131,9 @@ func WriteResults(w io.Writer, s *Summary) error {
 			}
 			p.f("  worst %s: %s at %s\n", w.Metric, m.Format(w.Value), strings.Join(at, " "))
 		}
+		if i := worstPoint(s.Points); i >= 0 {
+			p.answer(s.Points[i].Summary.Answer, " at "+labels[i])
+		}
 		return p.err
 	}
 	p.body(s, what)
@@ -150,7 +153,7 @@ func (p *printer) sensitivity(s *Summary) {
 		if !x.Measured {
 			return "not measured"
 		}
-		return m.Format(x.Headline)
+		return m.Format(x.Headline) + SensitivityNoteWords(x.Note)
 	}
 	p.f("\n  how sure: %s with the defaults (%d trials each below), and with one assumption changed:\n", show(ref), ref.Trials)
 	for _, x := range s.Sensitivity[1:] {
@@ -175,10 +178,13 @@ func (p *printer) body(s *Summary, what string) {
 	t, o := s.Totals, s.Overshoot
 	p.f("\n")
 	if t.Requests == 0 {
+		if s.Live != nil && s.Live.Ambiguous > 0 {
+			p.f("  none of the %s responses could be counted: all were too near a window boundary (ambiguous); nothing was measured.\n", Thousands(s.Live.Ambiguous))
+			return
+		}
 		p.f("  no requests were made: nothing to measure.\n")
 		return
 	}
-	lim := float64(s.Limiter.Limit)
 	if m := s.Scenario.HeadlineMetric(); m.Name != DefaultHeadline {
 		if v, ok := m.Value(s); ok {
 			p.f("  %s (%s): %s\n", m.Label, m.Name, m.Format(v))
@@ -186,16 +192,21 @@ func (p *printer) body(s *Summary, what string) {
 			p.f("  %s (%s): not measured in this run\n", m.Label, m.Name)
 		}
 	}
+	p.answer(s.Answer, "")
 	p.f("  %s: a limit of %s per %s let through up to %s in one key-window (%.2fx);\n",
 		what, Thousands(s.Limiter.Limit), s.Limiter.Window, Thousands(o.MaxAllowed), o.Ratio.Max)
 	if s.Trials > 1 {
 		m := o.PerTrial.MaxRatio
-		p.f("  in 95%% of trials at most %.0f (%.2fx); a trial's max ratio averages %.2fx (95%% CI %.2fx..%.2fx),\n",
-			m.P95*lim, m.P95, m.Mean, m.MeanLo, m.MeanHi)
+		p.f("  in 95%% of trials at most %s (%.2fx); a trial's max ratio averages %.2fx (95%% CI %.2fx..%.2fx),\n",
+			Thousands(o.PerTrial.TrialMaxP95(s.Limiter.Limit)), m.P95, m.Mean, m.MeanLo, m.MeanHi)
 		p.f("  and 95%% of trials fall between %.2fx and %.2fx.\n", m.Lo, m.Hi)
 	}
 	p.f("  ratio over %s key-windows: p50 %.2fx  p95 %.2fx  p99 %.2fx  mean %.2fx; %.1f%% over the limit, excess %s\n",
 		Thousands(o.KeyWindows), o.Ratio.P50, o.Ratio.P95, o.Ratio.P99, o.Ratio.Mean, 100*o.OverLimitShare, Thousands(o.Excess))
+	if r := o.Reference; r.Allowed > 0 {
+		p.f("  an exact limiter (no lag) on the same requests would have allowed %s: excess over it %s (at most %s in one key-window)\n",
+			Thousands(r.Allowed), Thousands(r.Excess), Thousands(r.MaxExcess))
+	}
 	p.f("  most allowed in any window-long interval: %s (%.2fx)\n", Thousands(o.MaxInInterval), o.MaxInIntervalRatio)
 	switch {
 	case o.LargestReadGroup == 1 && t.FailOpen > 0:
@@ -210,7 +221,7 @@ func (p *printer) body(s *Summary, what string) {
 	for _, q := range s.Populations {
 		legit := ""
 		if q.Legitimate {
-			legit = ", false denials " + Thousands(q.FalseDenials)
+			legit = ", false denials " + Thousands(q.FalseDenials) + " (" + Thousands(q.FalselyDeniedClients) + " clients)"
 		}
 		p.f("    %-16s requests %s, allowed %s, denied %s, errors %s%s\n", q.Name, Thousands(q.Requests), Thousands(q.Allowed), Thousands(q.Denied), Thousands(q.Errors), legit)
 	}
@@ -251,6 +262,31 @@ func (p *printer) body(s *Summary, what string) {
 		if lv.Ambiguous > 0 {
 			p.f("  %d responses were too close to a window boundary to attribute and were left out\n", lv.Ambiguous)
 		}
+	}
+}
+
+// worstPoint is the index of the sweep point whose worst key-window let
+// the most through as a multiple of the limit (the first of equals), with
+// an answer; -1 when none has one.
+func worstPoint(points []Point) int {
+	best, at := -1.0, -1
+	for i, pt := range points {
+		if ps := pt.Summary; ps != nil && ps.Answer != nil && ps.Overshoot.Ratio.Max > best {
+			best, at = ps.Overshoot.Ratio.Max, i
+		}
+	}
+	return at
+}
+
+// answer prints who is behind the worst figure and the notes on it; where
+// says at which sweep point, for a sweep.
+func (p *printer) answer(a *Answer, where string) {
+	if a == nil {
+		return
+	}
+	p.f("  worst key-window%s: %s\n", where, a.Who)
+	for _, n := range a.Notes {
+		p.f("%s\n", Wrap("  note:  ", n+".", TextWidth+20))
 	}
 }
 

@@ -6,15 +6,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
-// The hand loops are issue 14's yardstick: the model of a library scenario
+// The hand loops are the speed yardstick: the model of a library scenario
 // written out by hand as plain Go, with no engine, no Store interface and no
 // limiter on the hot path, a key's count kept as an integer. They make the
-// same random draws in the same order from the same trial source as the
-// model, so their counts are the model's (TestHandLoopMatchesModel), and
-// BenchmarkHandLoop measures how fast the model could be.
+// same store draws in the same order from the same trial source as the
+// model, and take the traffic's facts (a client's location, its think
+// times) from the plan's counter-based draws as the model does, so their
+// counts are the model's (TestHandLoopMatchesModel), and BenchmarkHandLoop
+// measures how fast the model could be.
 //
 // They cover what default.yaml and botnet.yaml use: a fixed window that
 // fails open, on the KV model with one cache domain, purges, the
@@ -47,6 +50,9 @@ type handConfig struct {
 	natPool    int     // callers: client k is caller k % natPool; 0: caller k
 	think      float64 // a closed loop's exponential think time's mean; 0: none
 	thinkFixed int64   // a closed loop's constant think time (no draw); 0: none
+	// pop is the population compiled: the plan draws its clients'
+	// locations and think times.
+	pop *plan.Population
 }
 
 // handLognormal is a lognormal latency: median x e^(sigma x N(0, 1)).
@@ -143,6 +149,11 @@ func handConfigOf(tb testing.TB, sc *scenario.Scenario) *handConfig {
 
 	p := sc.Traffic[0]
 	c.clients = p.Clients
+	pl, err := plan.Compile(sc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c.pop = &pl.Populations[0]
 	switch {
 	case p.ClosedLoop == nil || p.ClosedLoop.Concurrency != 1:
 		fail("a population that is not a closed loop of concurrency 1:", p.Name)
@@ -473,6 +484,9 @@ func handBefore(a, b *handEvent) bool {
 type handClient struct {
 	caller int
 	loc    int
+	draws  plan.Draws // the plan's draws of the client's traffic
+	sent   int64      // requests sent
+	thinks int64      // think times drawn
 	k      *handKey
 	got    handCache // what the request read
 	count  int64     // the count it read: got's, 0 when not found
@@ -488,7 +502,7 @@ func handBotnet(c *handConfig, seed uint64, i int) handTotals {
 	cs := make([]handClient, c.clients)
 	q := make([]handEvent, c.clients) // all at 0 in client order: a heap
 	for k := range cs {
-		cs[k] = handClient{caller: c.callerOf(k), loc: c.loc}
+		cs[k] = handClient{caller: c.callerOf(k), loc: c.loc, draws: plan.NewStream(seed, i).Client(c.pop, k)}
 		q[k] = handEvent{client: int32(k), kind: handSend, seq: uint64(k)}
 	}
 	seq := uint64(len(q))
@@ -500,19 +514,9 @@ func handBotnet(c *handConfig, seed uint64, i int) handTotals {
 		switch e.kind {
 		case handSend:
 			if c.cum != nil {
-				// The first location l with u < cum[l], walked to from
-				// where u falls when the weights are equal.
-				u := h.r.Float64()
-				last := len(c.cum) - 1
-				l := min(int(u*float64(len(c.cum))), last)
-				for l > 0 && u < c.cum[l-1] {
-					l--
-				}
-				for l < last && u >= c.cum[l] {
-					l++
-				}
-				cl.loc = l
+				cl.loc = c.pop.Location(cl.draws, cl.sent)
 			}
+			cl.sent++
 			cl.k = h.key(cl.caller, now)
 			var lat int64
 			cl.got, lat = h.read(cl.k, cl.loc, now)
@@ -545,7 +549,8 @@ func handBotnet(c *handConfig, seed uint64, i int) handTotals {
 		if think {
 			next := now
 			if c.think > 0 {
-				next += handCap(h.r.ExpFloat64() * c.think)
+				next += int64(c.pop.ThinkTime(cl.draws, cl.thinks))
+				cl.thinks++
 			}
 			next += c.thinkFixed
 			if next >= c.end || next < now {

@@ -161,6 +161,10 @@ type trial struct {
 	requests int64 // requests started
 	maxQueue int   // most events ever scheduled at once
 	maxReqs  int   // most requests ever in flight
+
+	// onSend, when set (by tests), is told of every request sent: its
+	// client, its number for the client and its location.
+	onSend func(c *client, ci int32, n int64, loc int32)
 }
 
 // trialStats describes the work of one trial, for benchmarks and tests of
@@ -195,7 +199,7 @@ func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Tr
 func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
 	t := &trial{c: c, i: i, last: -1}
 	t.rng, t.pcg = trialSource(seed, i)
-	t.rec = measure.NewRecorder(measure.Config{Limit: c.lim.Config().Limit, Window: c.lim.Config().Window,
+	t.rec = measure.NewRecorder(measure.Config{Limit: c.lim.Config().Limit, Window: c.lim.Config().Window, Algorithm: string(c.lim.Config().Algorithm),
 		Start: c.start, Populations: c.mpops})
 	var err error
 	if t.store, t.owned, err = c.newStore(t.rng, &t.rec.KV); err != nil {
@@ -204,7 +208,7 @@ func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
 	t.srv = newServer(t)
 	t.kv, _ = t.store.(*KV)
 	t.direct = t.owned == nil && t.srv == nil
-	t.clients = newClients(c.pops, c.nClients)
+	t.clients = newClients(c.pops, c.nClients, plan.NewStream(seed, i))
 	t.schedule()
 	return t, nil
 }
@@ -266,11 +270,7 @@ func (t *trial) schedule() {
 		case plan.Open:
 			for k := 0; k < p.Clients; k++ {
 				c := &t.clients[p.First+k]
-				if p.Poisson {
-					c.y = t.rng.ExpFloat64()
-				} else {
-					c.y = p.Phase(k)
-				}
+				c.y = p.Arrival(c.draws, k, 0, 0)
 				if at := int64(p.ArrivalAt(c.y)); at < end {
 					t.push(at, evOpen, int32(p.First+k))
 				}
@@ -302,29 +302,11 @@ func (t *trial) step(e event) {
 		c := &t.clients[e.idx]
 		t.send(c, e.idx, nil, 0)
 		p := c.p
-		if at := nextOpen(p, c, t.rng); at < int64(p.End) {
+		if at := nextOpen(p, c, int(e.idx)-p.First); at < int64(p.End) {
 			t.push(at, evOpen, e.idx)
 		}
 	case evBurst:
-		p := &t.c.pops[e.idx]
-		n := int64(p.Clients * p.BurstSize)
-		spread, every, end := int64(p.BurstSpread), int64(p.BurstEvery), int64(p.End)
-		for j := 0; j < p.BurstSize; j++ {
-			for k := 0; k < p.Clients; k++ {
-				if spread <= 0 {
-					t.send(&t.clients[p.First+k], int32(p.First+k), nil, 0)
-					continue
-				}
-				// Request i of the n leaves i/n of the spread after the burst starts.
-				i := int64(j*p.Clients + k)
-				if at := t.now + i*(spread/n); at < end {
-					t.push(at, evSend, int32(p.First+k))
-				}
-			}
-		}
-		if every > 0 && t.now+every < end {
-			t.push(t.now+every, evBurst, e.idx)
-		}
+		t.burst(&t.c.pops[e.idx], e.idx)
 	case evSend:
 		t.send(&t.clients[e.idx], e.idx, nil, 0)
 	case evRead:
@@ -339,6 +321,29 @@ func (t *trial) step(e event) {
 		t.done(&t.reqs[e.idx], e.idx)
 	default:
 		t.srv.step(t, e)
+	}
+}
+
+// burst sends, or schedules, the requests of population p's burst that
+// begins now, as the plan times them (plan.Population.BurstTime), and
+// schedules the next burst. A burst without a spread sends at once.
+func (t *trial) burst(p *plan.Population, pi int32) {
+	n := int64(p.Clients * p.BurstSize)
+	b := int64(0) // the burst's number
+	if p.BurstEvery > 0 {
+		b = (t.now - int64(p.Start+p.BurstAt)) / int64(p.BurstEvery)
+	}
+	end := int64(p.End)
+	for j := range n {
+		i, ci := b*n+j, int32(p.First)+int32(j%int64(p.Clients))
+		if p.BurstSpread <= 0 {
+			t.send(&t.clients[ci], ci, nil, 0)
+		} else if at := int64(p.BurstTime(i)); at < end {
+			t.push(at, evSend, ci)
+		}
+	}
+	if next := int64(p.BurstTime((b + 1) * n)); next < end {
+		t.push(next, evBurst, pi)
 	}
 }
 
@@ -363,11 +368,11 @@ func (t *trial) send(c *client, ci int32, r *request, ri int32) {
 	// A reused slot keeps its last request's fields; set every one this
 	// request reads before it writes it.
 	r.client, r.cl, r.nread, r.dom, r.sentAt, r.decided = ci, c, 0, AnyDomain, t.now, measure.DecidedError
-	loc := c.loc
-	if loc < 0 {
-		loc = int32(pickLocation(p, n, t.pcg))
-	}
+	loc := c.location(n)
 	r.loc = loc
+	if t.onSend != nil {
+		t.onSend(c, ci, n, loc)
+	}
 	r.win, r.into = t.planFor(c)
 	if t.direct {
 		t.read(r, ri)
@@ -475,7 +480,7 @@ func (t *trial) readDone(ri int32) {
 	}
 	// The usual request of a flood is denied by the count: recorded from
 	// the plan's window, with no Decision built.
-	if t.c.lim.DeniesByCount(&r.win.plan, &r.got) && t.rec.Denied(&r.win.rec, int(r.cl.pop), r.win.plan.Window, time.Duration(t.now)) {
+	if t.c.lim.DeniesByCount(&r.win.plan, &r.got) && t.rec.Denied(&r.win.rec, int(r.cl.pop), r.win.plan.Window, time.Duration(t.now), r.into) {
 		r.decided = measure.DecidedDenied
 		t.done(r, ri)
 		return
@@ -581,7 +586,7 @@ func (t *trial) laggedAtOwner(r *request, lg lagged, now time.Duration, owner in
 // record reports the decision for r, made now.
 func (t *trial) record(r *request, d *limiter.Decision) {
 	c := r.cl
-	if !d.Allowed && !d.FailClosed && t.rec.Denied(&r.win.rec, int(c.pop), d.Window, time.Duration(t.now)) {
+	if !d.Allowed && !d.FailClosed && t.rec.Denied(&r.win.rec, int(c.pop), d.Window, time.Duration(t.now), r.into) {
 		r.decided = measure.DecidedDenied
 		return
 	}
@@ -589,7 +594,7 @@ func (t *trial) record(r *request, d *limiter.Decision) {
 	if d.Allowed {
 		out = measure.Allowed
 	}
-	e := measure.Event{Pop: int(c.pop), Client: int(r.client), Key: r.win.caller, Window: d.Window, At: time.Duration(t.now),
+	e := measure.Event{Pop: int(c.pop), Client: int(r.client), Key: r.win.caller, Window: d.Window, At: time.Duration(t.now), Into: r.into, Planned: true,
 		Outcome: out, FailOpen: d.FailOpen, FailClosed: d.FailClosed, Remaining: d.Remaining, HasRemaining: d.Allowed && !d.FailOpen}
 	r.decided = measure.DecisionOf(e)
 	t.rec.RecordWith(&r.win.rec, e)
@@ -609,7 +614,7 @@ func (t *trial) done(r *request, ri int32) {
 	}
 	next := t.now
 	if c.thinks {
-		next += int64(c.p.Think.Sample(t.rng))
+		next += c.think()
 	}
 	if next < c.stopAt && next >= t.now {
 		if next == t.now && t.sendsNow() {

@@ -1,8 +1,6 @@
 package model
 
 import (
-	"math/rand/v2"
-
 	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
@@ -12,12 +10,15 @@ import (
 type client struct {
 	pop    int32
 	p      *plan.Population // pops[pop], found without indexing
-	caller string           // the limiter's caller identity (plan.Caller)
-	ip     string
-	sent   int64   // requests sent so far
-	rot    int64   // current rotation (rotating tokens)
-	y      float64 // open loop: arrivals' cumulative intensity so far
-	stopAt int64   // when the client stops sending (population end)
+	caller string           // the limiter's caller identity (plan.Population.Caller)
+	draws  plan.Draws       // the client's traffic draws in this trial
+	sent   int64            // requests sent so far
+	rot    int64            // current rotation (plan.Population.Rotation)
+	y      float64          // open loop: arrivals' cumulative intensity so far
+	// thought counts the client's think times drawn so far: think j is
+	// plan.Population.ThinkTime(draws, j).
+	thought int64
+	stopAt  int64 // when the client stops sending (population end)
 	// win is the plan of the client's latest request, built once per
 	// caller and window rather than once per request (trial.planFor);
 	// nil when the caller has changed since.
@@ -49,7 +50,7 @@ func (c *client) rotate(ci int32) {
 	p, n := c.p, c.sent
 	if rot := p.Rotation(n); rot != c.rot {
 		c.rot = rot
-		c.caller = plan.Caller(p.Token(int(ci)-p.First, n), c.ip)
+		c.caller = p.Caller(int(ci)-p.First, n)
 		c.win = nil // planned for the caller before
 	}
 }
@@ -75,17 +76,20 @@ type callerWindow struct {
 	rec  measure.KeyRef
 }
 
-// newClients builds every client of the populations, callers precomputed.
-func newClients(pops []plan.Population, total int) []client {
+// newClients builds every client of the populations for a trial whose
+// traffic draws from s, callers precomputed, and each client's location
+// when it has one for all its requests.
+func newClients(pops []plan.Population, total int, s plan.Stream) []client {
 	cs := make([]client, 0, total)
 	for pi := range pops {
 		p := &pops[pi]
 		for k := 0; k < p.Clients; k++ {
-			ip := p.IP(k)
-			c := client{pop: int32(pi), p: p, ip: ip, caller: plan.Caller(p.Token(k, 0), ip), stopAt: int64(p.End),
+			c := client{pop: int32(pi), p: p, draws: s.Client(p, k), caller: p.Caller(k, 0), stopAt: int64(p.End),
 				loc: -1, closed: p.Send == plan.Closed, thinks: !p.Think.IsZero()}
 			if loc, ok := p.OneLocation(); ok {
 				c.loc = int32(loc)
+			} else if p.Pinned() {
+				c.loc = int32(p.Location(c.draws, 0))
 			}
 			cs = append(cs, c)
 		}
@@ -93,26 +97,27 @@ func newClients(pops []plan.Population, total int) []client {
 	return cs
 }
 
-// pickLocation returns where client c's request n arrives, drawing from
-// src (the trial's PCG) only when the population spreads over several
-// locations at random.
-func pickLocation(p *plan.Population, n int64, src *rand.PCG) int {
-	u := 0.0
-	if p.DrawsLocation() {
-		u = uniform01(src)
+// location returns where the client's request n arrives: its one
+// location, or the one the plan draws for the request.
+func (c *client) location(n int64) int32 {
+	if c.loc >= 0 {
+		return c.loc
 	}
-	return p.Location(n, u)
+	return int32(c.p.Location(c.draws, n))
 }
 
 // nextOpen returns the virtual time of client c's next open-loop arrival
-// (math.MaxInt64 when there is none), advancing its intensity: one unit per
-// arrival at a constant rate, an Exp(1) draw for a Poisson process (exact
-// for the linear ramp, by inverting its cumulative rate).
-func nextOpen(p *plan.Population, c *client, r *rand.Rand) int64 {
-	if p.Poisson {
-		c.y += r.ExpFloat64()
-	} else {
-		c.y++
-	}
+// (math.MaxInt64 when there is none), advancing its intensity as the plan
+// says (plan.Population.Arrival): c.sent is the arrival's number, and k
+// the client's within its population.
+func nextOpen(p *plan.Population, c *client, k int) int64 {
+	c.y = p.Arrival(c.draws, k, c.sent, c.y)
 	return int64(p.ArrivalAt(c.y))
+}
+
+// think returns client c's next think time, as the plan says.
+func (c *client) think() int64 {
+	d := c.p.ThinkTime(c.draws, c.thought)
+	c.thought++
+	return int64(d)
 }

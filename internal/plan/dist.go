@@ -90,6 +90,32 @@ func (d *Dist) Sample(r *rand.Rand) time.Duration {
 	return time.Duration(v)
 }
 
+// At returns the draw of d from 64 well-mixed bits x (a counter-based
+// draw, Draws): an exponential by the ziggurat, the others by their
+// inverse CDF at u = the top 53 bits over 2^53. It has d's distribution,
+// as Sample has, but not Sample's values.
+func (d *Dist) At(x uint64) time.Duration {
+	var v float64
+	u := float64(x>>11) / (1 << 53)
+	switch d.kind {
+	case distConstant:
+		return time.Duration(d.a)
+	case distUniform:
+		v = d.a + u*d.b
+	case distExponential:
+		v = expFrom(x) * d.a
+	case distLognormal:
+		// The standard normal's inverse CDF is -sqrt(2) erfcinv(2u).
+		v = d.a * math.Exp(-d.b*math.Sqrt2*math.Erfcinv(2*u))
+	case distEmpirical:
+		v = d.quantile(u)
+	}
+	if !(v < maxDraw) { // also catches NaN
+		v = maxDraw
+	}
+	return time.Duration(v)
+}
+
 // quantile is the empirical inverse CDF at u.
 func (d *Dist) quantile(u float64) float64 {
 	ps, vs := d.ps, d.vs

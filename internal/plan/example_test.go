@@ -40,12 +40,12 @@ traffic:
 		for k := range p.Clients {
 			for n := range int64(2) {
 				fmt.Printf("%s client %d request %d: %s at %s\n", p.Name, p.First+k, n,
-					plan.Caller(p.Token(k, n), p.IP(k)), pl.Locations[p.Location(n, 0)])
+					p.Caller(k, n), pl.Locations[p.Location(plan.Draws{}, n)])
 			}
 		}
 	}
 	bot := pl.Populations[1]
-	fmt.Println("bot request 4:", plan.Caller(bot.Token(0, 4), bot.IP(0)))
+	fmt.Println("bot request 4:", bot.Caller(0, 4))
 	// Output:
 	// staff client 0 request 0: anon-p0-c0:100.64.0.0 at lhr
 	// staff client 0 request 1: anon-p0-c0:100.64.0.0 at ams

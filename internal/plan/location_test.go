@@ -52,8 +52,8 @@ func TestLocationScans(t *testing.T) {
 			if u < 0 || u >= 1 {
 				continue
 			}
-			if got, want := p.Location(0, u), scan(&p, u); got != want {
-				t.Errorf("weights %v: Location(0, %v) = %d, want %d", w, u, got, want)
+			if got, want := p.LocationAt(u), scan(&p, u); got != want {
+				t.Errorf("weights %v: LocationAt(%v) = %d, want %d", w, u, got, want)
 			}
 		}
 	}

@@ -24,8 +24,10 @@ type Plan struct {
 	// Limiter is the limiter's configuration, with a live run's window
 	// applied (CompileLive).
 	Limiter limiter.Config
-	// Token is where requests carry their anonymous token.
+	// Token is where requests carry their anonymous token; Key what the
+	// limiter keys a caller on.
 	Token limiter.TokenSource
+	Key   limiter.KeyBy
 	// Store is the store and every kind's parameters.
 	Store Store
 	// Server is the serving side in front of the store (mode none: none).
@@ -76,7 +78,8 @@ func compile(sc *scenario.Scenario) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Limiter: lim.Config(), Token: limiter.TokenSource{From: sc.Limiter.Token.From, Name: sc.Limiter.Token.Name},
-		Start: sc.Start, Duration: sc.Duration.D(), Seed: sc.Seed, Trials: sc.Trials, TimeScale: 1, sc: sc}
+		Key: limiter.KeyBy(sc.Limiter.Key), Start: sc.Start, Duration: sc.Duration.D(), Seed: sc.Seed, Trials: sc.Trials,
+		TimeScale: 1, sc: sc}
 	if p.Token == (limiter.TokenSource{}) {
 		p.Token = limiter.DefaultTokenSource
 	}
@@ -142,13 +145,17 @@ func ScenarioRef(sc *scenario.Scenario, traffic string) measure.ScenarioRef {
 // LimiterRef describes the limiter for a summary, with store naming what it
 // ran on: the model's store kind, or the live store's name.
 func (p *Plan) LimiterRef(store string) measure.LimiterRef {
-	return LimiterRef(p.Limiter, store)
+	return LimiterRef(p.Limiter, p.Key, store)
 }
 
-// LimiterRef describes limiter configuration c on store for a summary.
-func LimiterRef(c limiter.Config, store string) measure.LimiterRef {
+// LimiterRef describes limiter configuration c, keyed by key, on store for
+// a summary.
+func LimiterRef(c limiter.Config, key limiter.KeyBy, store string) measure.LimiterRef {
+	if key == "" {
+		key = limiter.KeyTokenIP
+	}
 	return measure.LimiterRef{Algorithm: string(c.Algorithm), Limit: c.Limit, Window: scenario.Duration(c.Window).String(),
-		WindowSecs: c.Window.Seconds(), Store: store, ErrorPolicy: string(c.Policy)}
+		WindowSecs: c.Window.Seconds(), Store: store, ErrorPolicy: string(c.Policy), Key: string(key)}
 }
 
 // MeasurePopulations returns the populations as the accounting names them.

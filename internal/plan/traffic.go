@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
@@ -27,10 +28,13 @@ const (
 const (
 	tokenPerClient uint8 = iota + 1
 	tokenRotating
+	tokenPool
 	tokenShared
+	tokenNone
 
 	ipPerClient
 	ipNAT
+	ipPool // also shared: a pool of one
 	ipNone
 
 	arriveOne
@@ -74,8 +78,13 @@ type Population struct {
 	BurstAt, BurstEvery, BurstSpread time.Duration
 	slope                            float64 // open loop: rate change per second during the ramp
 	token, ip, arrive                uint8
+	key                              limiter.KeyBy
 	rotateEvery                      int64
 	natPool                          int
+	tokenPool                        int64
+	ipPool                           int64
+	poolFirst                        int       // ipPool: the run-wide number of the pool's first address
+	perRequest                       bool      // arriveWeighted: each request draws its location, not each client
 	loc                              int       // arriveOne
 	locs                             []int     // arriveWeighted: candidate locations
 	cum                              []float64 // arriveWeighted: cumulative weights, last = 1
@@ -86,10 +95,10 @@ type Population struct {
 // length end.
 func compilePopulations(sc *scenario.Scenario, end time.Duration) ([]Population, int, error) {
 	var pops []Population
-	total := 0
+	total, pools := 0, 0
 	for i, p := range sc.Traffic {
 		c := Population{Name: p.Name, Index: i, Legitimate: p.Legitimate, Clients: p.Clients, First: total,
-			Start: p.Start.D(), End: end}
+			Start: p.Start.D(), End: end, key: limiter.KeyBy(sc.Limiter.Key)}
 		if p.Duration > 0 && c.Start+p.Duration.D() < end {
 			c.End = c.Start + p.Duration.D()
 		}
@@ -111,27 +120,41 @@ func compilePopulations(sc *scenario.Scenario, end time.Duration) ([]Population,
 			c.Send, c.BurstSize = Burst, p.Burst.Size
 			c.BurstAt, c.BurstEvery, c.BurstSpread = p.Burst.At.D(), p.Burst.Every.D(), p.Burst.Spread.D()
 		}
-		switch p.Identity.Token {
-		case "rotating":
-			c.token, c.rotateEvery = tokenRotating, int64(p.Identity.RotateEvery)
-		case "shared":
-			c.token = tokenShared
-		default:
-			c.token = tokenPerClient
-		}
-		switch p.Identity.IP {
-		case "nat":
-			c.ip, c.natPool = ipNAT, p.Identity.NATPool
-		case "none":
-			c.ip = ipNone
-		default:
-			c.ip = ipPerClient
-		}
+		c.compileIdentity(p.Identity, &pools)
 		c.compileArrive(p.Arrive, sc.Locations)
 		pops = append(pops, c)
 		total += p.Clients
 	}
 	return pops, total, nil
+}
+
+// compileIdentity sets what the population's clients send; pools counts
+// the pooled addresses of the populations before it, so that no two
+// populations' pools share an address.
+func (c *Population) compileIdentity(id scenario.Identity, pools *int) {
+	switch id.Token {
+	case "rotating":
+		c.token, c.rotateEvery = tokenRotating, int64(id.RotateEvery)
+	case "pool":
+		c.token, c.tokenPool = tokenPool, int64(id.TokenPool)
+	case "shared":
+		c.token = tokenShared
+	case "none":
+		c.token = tokenNone
+	default:
+		c.token = tokenPerClient
+	}
+	switch id.IP {
+	case "nat":
+		c.ip, c.natPool = ipNAT, id.NATPool
+	case "pool", "shared":
+		c.ip, c.ipPool, c.poolFirst = ipPool, int64(max(id.IPPool, 1)), *pools
+		*pools += int(c.ipPool)
+	case "none":
+		c.ip = ipNone
+	default:
+		c.ip = ipPerClient
+	}
 }
 
 // compileArrive sets where the population's requests arrive.
@@ -147,7 +170,7 @@ func (c *Population) compileArrive(a scenario.Arrive, locs []scenario.Location) 
 			}
 			sum = float64(len(w))
 		}
-		c.arrive, c.locs = arriveWeighted, idx
+		c.arrive, c.locs, c.perRequest = arriveWeighted, idx, a.Per == "request"
 		acc := 0.0
 		for _, x := range w {
 			acc += x
@@ -181,59 +204,99 @@ func (c *Population) compileArrive(a scenario.Arrive, locs []scenario.Location) 
 }
 
 // Identities. Tokens are "anon-p<population>-c<client>" (per client),
-// "anon-p<population>-c<client>-r<rotation>" (rotating) or "anon-p<population>"
-// (shared). Per-client addresses are 10.x.y.z, numbered across all
-// populations so that no two clients share one; a NAT pool of M is
-// 100.64.x.y for pool slots 0..M-1, the same addresses in every population,
-// so that two populations behind NAT share them as an office's users and a
-// bot inside it would. A client with no address sends none, and the limiter
-// keys it as "unknown", as the seed does.
+// "anon-p<population>-c<client>-r<rotation>" (rotating),
+// "anon-p<population>-t<slot>" (a pool: client k's request n sends slot
+// (k+n) mod N, so that one client cycles through the whole pool and many
+// spread over it) or "anon-p<population>" (shared); a client with no token
+// sends none, and the limiter reads limiter.NoToken. Per-client addresses
+// are 10.x.y.z, numbered across all populations so that no two clients
+// share one; a NAT pool of M is 100.64.x.y for pool slots 0..M-1 (client k
+// keeps slot k mod M), the same addresses in every population, so that two
+// populations behind NAT share them as an office's users and a bot inside
+// it would. An address pool (a scraper's exit addresses; shared is a pool
+// of one) is 198.18.x.y, numbered across the populations' pools, and
+// client k's request n goes out through slot (k+n) mod M. A client with no
+// address sends none, and the limiter reads "unknown", as the seed does.
 
-// Rotates reports whether the population's tokens change every
-// RotateEvery requests; a driver then asks Token for each request.
-func (p *Population) Rotates() bool { return p.token == tokenRotating }
+// Rotates reports whether what a client sends (its token or address)
+// changes from request to request; a driver then asks Token and IP for
+// each request.
+func (p *Population) Rotates() bool {
+	return p.token == tokenRotating || p.token == tokenPool || p.ip == ipPool && p.ipPool > 1
+}
 
-// Rotation returns the rotation of client's request n (0-based): 0 unless
-// the token rotates.
+// Rotation returns a number that changes whenever the caller identity of
+// a client's request n (0-based) may differ from its request n-1's: 0
+// when it never does, as the limiter keys it (a rotating token under a
+// limiter keyed by IP alone changes no caller). A driver that caches a
+// client's caller builds it anew only when the rotation changes.
 func (p *Population) Rotation(n int64) int64 {
-	if p.token != tokenRotating {
+	tokens := p.key != limiter.KeyIP && (p.token == tokenRotating || p.token == tokenPool)
+	addrs := p.key != limiter.KeyToken && p.ip == ipPool && p.ipPool > 1
+	switch {
+	case !tokens && !addrs:
 		return 0
+	case addrs || p.token == tokenPool:
+		return n
 	}
 	return n / p.rotateEvery
 }
 
 // Token returns the token client k of the population sends with its
-// request n (0-based, counted per client).
+// request n (0-based, counted per client), "" for none.
 func (p *Population) Token(k int, n int64) string {
 	switch p.token {
 	case tokenShared:
 		return "anon-p" + strconv.Itoa(p.Index)
+	case tokenNone:
+		return ""
 	case tokenRotating:
 		return "anon-p" + strconv.Itoa(p.Index) + "-c" + strconv.Itoa(k) + "-r" + strconv.FormatInt(n/p.rotateEvery, 10)
+	case tokenPool:
+		return "anon-p" + strconv.Itoa(p.Index) + "-t" + strconv.FormatInt((int64(k)+n)%p.tokenPool, 10)
 	}
 	return "anon-p" + strconv.Itoa(p.Index) + "-c" + strconv.Itoa(k)
 }
 
-// IP returns the address client k of the population sends from, "" for
-// none.
-func (p *Population) IP(k int) string {
+// IP returns the address client k of the population sends its request n
+// from, "" for none.
+func (p *Population) IP(k int, n int64) string {
 	switch p.ip {
 	case ipNone:
 		return ""
 	case ipNAT:
 		return quad(100, 64, k%p.natPool)
+	case ipPool:
+		return quad(198, 18, p.poolFirst+int((int64(k)+n)%p.ipPool))
 	}
 	return quad(10, 0, p.First+k)
 }
 
-// Caller returns the limiter's caller identity of a request with token
-// from address ip ("" for none), as limiter.Caller builds it from a
-// request carrying that CF-Connecting-IP or none.
-func Caller(token, ip string) string {
+// Caller returns the limiter's caller identity of client k's request n, as
+// the limiter builds it (limiter.KeyBy.Caller) from a request carrying the
+// token and address Token and IP give.
+func (p *Population) Caller(k int, n int64) string {
+	return CallerOf(p.key, p.Token(k, n), p.IP(k, n))
+}
+
+// Key returns what the limiter keys the population's requests on.
+func (p *Population) Key() limiter.KeyBy { return p.key }
+
+// SharesToken reports whether the population's clients all send one
+// token, a bot tactic the report names.
+func (p *Population) SharesToken() bool { return p.token == tokenShared }
+
+// CallerOf returns the caller identity key builds from a request with
+// token ("" for none) from address ip ("" for none), as the limiter
+// builds it from a request carrying them.
+func CallerOf(key limiter.KeyBy, token, ip string) string {
+	if token == "" {
+		token = limiter.NoToken
+	}
 	if ip == "" {
 		ip = "unknown"
 	}
-	return token + ":" + ip
+	return key.Of(token, ip)
 }
 
 // quad formats a.b.c.d with n spread over the low bits (b + n>>16, n>>8, n).
@@ -241,10 +304,13 @@ func quad(a, b, n int) string {
 	return strconv.Itoa(a) + "." + strconv.Itoa(b+(n>>16)) + "." + strconv.Itoa((n>>8)&255) + "." + strconv.Itoa(n&255)
 }
 
-// DrawsLocation reports whether Location uses its u: only when requests
-// spread over several locations at random. A driver draws u only then, so
-// that a population at one location costs no random draw.
-func (p *Population) DrawsLocation() bool { return p.arrive == arriveWeighted && len(p.cum) > 1 }
+// DrawsLocation reports whether each request draws its location (arrive
+// spread or weighted per request over several locations): a driver then
+// asks Location for each request. Otherwise a client's location is the
+// same for all its requests (ClientLocation), or goes round (alternate).
+func (p *Population) DrawsLocation() bool {
+	return p.arrive == arriveWeighted && len(p.cum) > 1 && p.perRequest
+}
 
 // OneLocation returns the location where every request of the population
 // arrives, and true, when there is one that Location always returns
@@ -260,34 +326,53 @@ func (p *Population) OneLocation() (int, bool) {
 	return 0, false
 }
 
+// Pinned reports whether each client's requests all arrive at the one
+// location it drew (ClientLocation): arrive spread or weighted per client.
+func (p *Population) Pinned() bool {
+	return p.arrive == arriveWeighted && !p.perRequest
+}
+
 // Location returns the index of the location where a client's request n
-// (0-based, per client) arrives, given u uniform in [0, 1), which each
-// driver draws its own way (the model from its trial's source, the live
-// runner from a low-discrepancy sequence). Alternate goes round the
-// locations per client.
-func (p *Population) Location(n int64, u float64) int {
+// (0-based, per client) arrives, with the client's draws d: the one its
+// population arrives at; the one the client drew once, by the weights
+// (per client, as anycast clients stay at their nearest location); one
+// drawn for each request (per request, a client behind rotating proxies);
+// or, alternating, round the locations per client.
+func (p *Population) Location(d Draws, n int64) int {
 	switch p.arrive {
 	case arriveWeighted:
-		if len(p.cum) == 1 {
-			return p.locs[0]
+		if !p.perRequest {
+			n = 0
 		}
-		// The first i with u < cum[i], or the last: start where u would
-		// fall if the weights were equal (a step or none from the answer
-		// when they are) and walk to it. cum never decreases, so the walk
-		// finds what a scan from the start would.
-		last := len(p.cum) - 1
-		i := min(max(int(u*float64(len(p.cum))), 0), last)
-		for i > 0 && u < p.cum[i-1] {
-			i--
-		}
-		for i < last && u >= p.cum[i] {
-			i++
-		}
-		return p.locs[i]
+		return p.LocationAt(d.u(n, factLocation))
 	case arriveAlternate:
 		return int(n % int64(p.nLocs))
 	}
 	return p.loc
+}
+
+// LocationAt returns the location a weighted draw u, uniform in [0, 1),
+// picks: the first whose cumulative weight is above u.
+func (p *Population) LocationAt(u float64) int {
+	if p.arrive != arriveWeighted {
+		return p.loc
+	}
+	if len(p.cum) == 1 {
+		return p.locs[0]
+	}
+	// The first i with u < cum[i], or the last: start where u would
+	// fall if the weights were equal (a step or none from the answer
+	// when they are) and walk to it. cum never decreases, so the walk
+	// finds what a scan from the start would.
+	last := len(p.cum) - 1
+	i := min(max(int(u*float64(len(p.cum))), 0), last)
+	for i > 0 && u < p.cum[i-1] {
+		i--
+	}
+	for i < last && u >= p.cum[i] {
+		i++
+	}
+	return p.locs[i]
 }
 
 // Arrival times of an open loop. Each client's arrivals are those of a
@@ -363,6 +448,28 @@ func (p *Population) ArrivalAt(y float64) time.Duration {
 // Phase returns the cumulative intensity of a constant-rate client k's
 // first arrival: clients are evenly out of phase.
 func (p *Population) Phase(k int) float64 { return float64(k) / float64(p.Clients) }
+
+// BurstTime returns when, from the run's start, request i (from 0) of a
+// bursting population leaves, or math.MaxInt64 when it never does: the
+// requests of burst b are i = b*Clients*BurstSize + j for j from 0, client
+// j mod Clients's, leaving j*(BurstSpread/(Clients*BurstSize)) after the
+// burst starts at Start + BurstAt + b*BurstEvery (one burst when BurstEvery
+// is 0).
+func (p *Population) BurstTime(i int64) time.Duration {
+	n := int64(p.Clients) * int64(p.BurstSize)
+	if n <= 0 || i < 0 {
+		return math.MaxInt64
+	}
+	b, j := i/n, i%n
+	if b > 0 && (p.BurstEvery <= 0 || b > int64((math.MaxInt64/2-p.BurstAt-p.Start)/p.BurstEvery)) {
+		return math.MaxInt64
+	}
+	at := p.Start + p.BurstAt + time.Duration(b)*p.BurstEvery
+	if p.BurstSpread > 0 {
+		at += time.Duration(j) * (p.BurstSpread / time.Duration(n))
+	}
+	return at
+}
 
 // InFlightAtOnce is the most requests the population can send at one
 // instant: a closed loop's clients x concurrency, a burst's clients x size.

@@ -2,7 +2,9 @@ package plan_test
 
 import (
 	"fmt"
+	"math"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,26 +65,41 @@ func TestIdentities(t *testing.T) {
 		{"token: per-client, ip: nat, nat_pool: 3", 4, 0, "anon-p1-c4", "100.64.0.1", "anon-p1-c4:100.64.0.1"},
 		{"token: per-client, ip: none", 2, 0, "anon-p1-c2", "", "anon-p1-c2:unknown"},
 		{"token: rotating, rotate_every: 1, ip: none", 0, 5, "anon-p1-c0-r5", "", "anon-p1-c0-r5:unknown"},
+		// A pool of 3 tokens: client k's request n sends slot (k+n) mod 3.
+		{"token: pool, token_pool: 3", 0, 0, "anon-p1-t0", "10.1.17.112", "anon-p1-t0:10.1.17.112"},
+		{"token: pool, token_pool: 3", 2, 4, "anon-p1-t0", "10.1.17.114", "anon-p1-t0:10.1.17.114"},
+		{"token: pool, token_pool: 3", 1, 4, "anon-p1-t2", "10.1.17.113", "anon-p1-t2:10.1.17.113"},
+		{"token: none", 1, 0, "", "10.1.17.113", "anonymous:10.1.17.113"},
+		// A pool of 20 exit addresses, cycled per request.
+		{"ip: pool, ip_pool: 20", 0, 0, "anon-p1-c0", "198.18.0.0", "anon-p1-c0:198.18.0.0"},
+		{"ip: pool, ip_pool: 20", 0, 21, "anon-p1-c0", "198.18.0.1", "anon-p1-c0:198.18.0.1"},
+		{"ip: pool, ip_pool: 20", 3, 19, "anon-p1-c3", "198.18.0.2", "anon-p1-c3:198.18.0.2"},
+		{"ip: shared", 7, 3, "anon-p1-c7", "198.18.0.0", "anon-p1-c7:198.18.0.0"},
+		{"token: none, ip: none", 0, 0, "", "", "anonymous:unknown"},
 	}
 	for _, tc := range tests {
 		name := fmt.Sprintf("%s/k%d/n%d", tc.identity, tc.k, tc.n)
 		t.Run(name, func(t *testing.T) {
 			pl := compileYAML(t, fmt.Sprintf(identityYAML, tc.identity))
 			p := &pl.Populations[1]
-			tok, ip := p.Token(tc.k, tc.n), p.IP(tc.k)
+			tok, ip := p.Token(tc.k, tc.n), p.IP(tc.k, tc.n)
 			if tok != tc.token || ip != tc.ip {
 				t.Errorf("token %q ip %q, want %q %q", tok, ip, tc.token, tc.ip)
 			}
-			got := plan.Caller(tok, ip)
+			got := p.Caller(tc.k, tc.n)
 			if got != tc.wantCaller {
 				t.Errorf("Caller = %q, want %q", got, tc.wantCaller)
 			}
-			h := http.Header{}
-			if ip != "" {
-				h.Set("CF-Connecting-IP", ip)
+			// The limiter reads the same from a request carrying them.
+			r, _ := http.NewRequest(http.MethodGet, "http://x/", nil)
+			if tok != "" {
+				r.Header.Set(limiter.DefaultTokenSource.Name, tok)
 			}
-			if lc := limiter.Caller(tok, h); lc != got {
-				t.Errorf("limiter.Caller of the request = %q, plan.Caller = %q", lc, got)
+			if ip != "" {
+				r.Header.Set("CF-Connecting-IP", ip)
+			}
+			if lc := limiter.KeyTokenIP.Caller(limiter.DefaultTokenSource.Token(r), r.Header); lc != got {
+				t.Errorf("the limiter's caller of the request = %q, the plan's = %q", lc, got)
 			}
 		})
 	}
@@ -99,10 +116,10 @@ traffic:
     open_loop: {rate: 1/s}
 `
 
-// TestArrive: where request n arrives given u, for each arrival mode: one
-// location whatever n and u; alternate round the locations by the client's
-// request number; spread (location weights) and weighted (the population's
-// weights) following the weights given u.
+// TestArrive: where request n arrives, for each arrival mode: one
+// location whatever n; alternate round the locations by the client's
+// request number; spread (location weights) and weighted (the
+// population's weights) following the weights given a draw u (LocationAt).
 func TestArrive(t *testing.T) {
 	type at struct {
 		n    int64
@@ -118,9 +135,9 @@ func TestArrive(t *testing.T) {
 		{"{mode: one, location: b}", false, []at{{0, 0, 1}, {3, 0.99, 1}}},
 		{"{mode: alternate}", false, []at{{0, 0.9, 0}, {1, 0.9, 1}, {2, 0, 2}, {3, 0.5, 0}, {10, 0, 1}}},
 		// Weights 3:1:2 of 6: a for u < 1/2, b for u < 2/3, c after.
-		{"{mode: spread}", true, []at{{0, 0, 0}, {0, 0.49, 0}, {5, 0.5, 1}, {0, 0.66, 1}, {0, 0.67, 2}, {0, 0.999, 2}}},
+		{"{mode: spread, per: request}", true, []at{{0, 0, 0}, {0, 0.49, 0}, {5, 0.5, 1}, {0, 0.66, 1}, {0, 0.67, 2}, {0, 0.999, 2}}},
 		// Weights a 1, c 3: a for u < 1/4, c after; never b.
-		{"{mode: weighted, weights: [{location: a, weight: 1}, {location: c, weight: 3}]}", true,
+		{"{mode: weighted, per: request, weights: [{location: a, weight: 1}, {location: c, weight: 3}]}", true,
 			[]at{{0, 0, 0}, {0, 0.24, 0}, {1, 0.25, 2}, {0, 0.999, 2}}},
 		// One weighted location: nothing to draw.
 		{"{mode: weighted, weights: [{location: c, weight: 1}]}", false, []at{{0, 0, 2}, {4, 0.7, 2}}},
@@ -138,14 +155,58 @@ func TestArrive(t *testing.T) {
 				t.Errorf("OneLocation says %v, want %v", isOne, wantOne)
 			}
 			for _, a := range tc.at {
-				if got := p.Location(a.n, a.u); got != a.want {
-					t.Errorf("Location(%d, %g) = %d, want %d", a.n, a.u, got, a.want)
+				got := p.Location(plan.Draws{}, a.n)
+				if tc.draws {
+					got = p.LocationAt(a.u)
+				}
+				if got != a.want {
+					t.Errorf("request %d (u %g) arrives at %d, want %d", a.n, a.u, got, a.want)
 				}
 				if isOne && one != a.want {
-					t.Errorf("OneLocation = %d, Location(%d, %g) = %d", one, a.n, a.u, a.want)
+					t.Errorf("OneLocation = %d, request %d arrives at %d", one, a.n, a.want)
 				}
 			}
 		})
+	}
+}
+
+// TestSpreadPinsClients: spread per client (the default) puts each client
+// at one location for all its requests, the clients together in
+// proportion to the weights; per request, one client's requests spread in
+// proportion to the weights.
+func TestSpreadPinsClients(t *testing.T) {
+	count := func(arrive string, clients int, requests int64) (perClient []map[int]int, total [3]int) {
+		pl := compileYAML(t, strings.Replace(fmt.Sprintf(arriveYAML, arrive), "clients: 2", fmt.Sprintf("clients: %d", clients), 1))
+		p := &pl.Populations[0]
+		s := plan.NewStream(7, 0)
+		for k := range clients {
+			m := map[int]int{}
+			for n := range requests {
+				l := p.Location(s.Client(p, k), n)
+				m[l]++
+				total[l]++
+			}
+			perClient = append(perClient, m)
+		}
+		return perClient, total
+	}
+	per, total := count("{mode: spread}", 6000, 4)
+	for k, m := range per {
+		if len(m) != 1 {
+			t.Fatalf("client %d arrives at %d locations, want 1: %v", k, len(m), m)
+		}
+	}
+	// Weights 3:1:2: expect 12,000, 4,000 and 8,000 of 24,000 requests.
+	for i, want := range []float64{12000, 4000, 8000} {
+		if got := float64(total[i]); math.Abs(got-want) > 0.08*want {
+			t.Errorf("per client: location %d got %v requests, want about %v", i, got, want)
+		}
+	}
+	per, _ = count("{mode: spread, per: request}", 1, 6000)
+	for i, want := range []float64{3000, 1000, 2000} {
+		if got := float64(per[0][i]); math.Abs(got-want) > 0.08*want {
+			t.Errorf("per request: location %d got %v of one client's requests, want about %v", i, got, want)
+		}
 	}
 }
 

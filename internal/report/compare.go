@@ -48,18 +48,23 @@ func measuredMax(pred, m *measure.Summary) (float64, string) {
 }
 
 // compareSentence says whether the measurement falls inside the predicted
-// 95% band of per-trial max ratios.
-func compareSentence(pred, meas *measure.Summary, pl, ml string) string {
+// 95% band of per-trial max ratios, and gives the comparison's verdict
+// (cmp, from measure.Compare): the prediction holds only when the runs
+// are like for like and the mechanism agrees too.
+func compareSentence(pred, meas *measure.Summary, pl, ml string, cmp *measure.Comparison) string {
 	if pred.Totals.Requests <= 0 || meas.Totals.Requests <= 0 || pred.Overshoot.KeyWindows <= 0 || meas.Overshoot.KeyWindows <= 0 {
-		return fmt.Sprintf("No comparison of ratios: the %s run has %s key-windows and the %s run %s.",
+		s := fmt.Sprintf("Cannot judge: the %s run has %s key-windows and the %s run %s, so there is no comparison of ratios and no error to give.",
 			pl, count(pred.Overshoot.KeyWindows), ml, count(meas.Overshoot.KeyWindows))
+		if cmp.Do != "" {
+			s += " What to do: " + cmp.Do + "."
+		}
+		return s
 	}
 	v, what := measuredMax(pred, meas)
 	band := pred.Overshoot.PerTrial.MaxRatio
 	if !finite(v) || !finite(band.Lo) || !finite(band.Hi) {
-		return "No comparison of ratios: a needed value is not a number."
+		return "Cannot judge: a needed value is not a number."
 	}
-	inside := v >= band.Lo && v <= band.Hi
 	verdict := "inside"
 	switch {
 	case v < band.Lo:
@@ -69,18 +74,35 @@ func compareSentence(pred, meas *measure.Summary, pl, ml string) string {
 	}
 	s := fmt.Sprintf("The %s %s, %s, is %s the %s 95%% band of per-trial max ratio (%s to %s over %s).",
 		ml, what, ratio(v), verdict, pl, ratio(band.Lo), ratio(band.Hi), trials(pred.Trials))
-	if inside {
-		s += " The prediction holds for this run."
-	} else if v > band.Hi {
-		s += " The model under-predicts: check its latencies and propagation against the live store."
-	} else {
-		s += " The model over-predicts for this run (a conservative prediction)."
-	}
-	if pred.Limiter.Limit != meas.Limiter.Limit || pred.Limiter.WindowSecs != meas.Limiter.WindowSecs {
-		s += fmt.Sprintf(" Note: the limiters differ (%s %s predicted, %s %s measured); ratios are compared.",
-			count(pred.Limiter.Limit), perWindow(pred.Limiter), count(meas.Limiter.Limit), perWindow(meas.Limiter))
+	switch cmp.Verdict {
+	case measure.VerdictHolds:
+		s += " The prediction holds for this run: " + cmp.Why + "."
+	case measure.VerdictCannotJudge:
+		s += " Cannot judge whether the prediction holds: " + cmp.Why + ". What to do: " + cmp.Do + "."
+	default:
+		s += " The prediction does not hold for this run: " + cmp.Why + "."
+		if v > band.Hi {
+			s += " The model under-predicts."
+		} else if v < band.Lo {
+			s += " The model over-predicts for this run (a conservative prediction)."
+		}
+		if cmp.Do != "" {
+			s += " What to do: " + cmp.Do + "."
+		}
 	}
 	return s
+}
+
+// verdictClass is the style of the verdict box: green only when the
+// prediction holds.
+func verdictClass(cmp *measure.Comparison) string {
+	switch cmp.Verdict {
+	case measure.VerdictHolds:
+		return "holds"
+	case measure.VerdictCannotJudge:
+		return "cannot-judge"
+	}
+	return "fails"
 }
 
 // compareTable is the quantile table: p50, p95, p99, max of the ratio
@@ -95,13 +117,15 @@ func compareTable(pred, meas *measure.Summary, pl, ml string) table {
 		name string
 		a, b float64
 	}{{"p50", p.P50, m.P50}, {"p95", p.P95, m.P95}, {"p99", p.P99, m.P99}, {"max", p.Max, m.Max}}
+	// With no key-window on a side there is no ratio there, so no error.
+	none := pred.Overshoot.KeyWindows <= 0 || meas.Overshoot.KeyWindows <= 0
 	for _, r := range rows {
 		rel := "-"
-		if r.a != 0 && finite(r.a) && finite(r.b) {
+		if r.a != 0 && finite(r.a) && finite(r.b) && !none {
 			rel = fmt.Sprintf("%+.1f%%", 100*(r.b-r.a)/r.a)
 		}
 		diff := "n/a"
-		if finite(r.a) && finite(r.b) {
+		if finite(r.a) && finite(r.b) && !none {
 			diff = fmt.Sprintf("%+.2f", r.b-r.a)
 		}
 		t.Rows = append(t.Rows, []string{r.name, ratio(r.a), ratio(r.b), diff, rel})
@@ -122,7 +146,7 @@ func capitalize(s string) string {
 // table: the verdict and the numbers it rests on, as the terminal prints
 // them.
 func comparisonTable(c *measure.Comparison) table {
-	verdict := "outside: the model does not hold for this run"
+	verdict := "outside"
 	if c.InsideBand {
 		verdict = "inside"
 	}
@@ -130,9 +154,9 @@ func comparisonTable(c *measure.Comparison) table {
 	if c.Repeats > 1 {
 		what = fmt.Sprintf("the median of %d live runs' max ratios", c.Repeats)
 	}
-	rel := "-"
-	if finite(c.RelativeError) && c.MeasuredMaxRatio > 0 {
-		rel = fmt.Sprintf("%.1f%%", 100*c.RelativeError)
+	rel := "none (no key-window measured)"
+	if e, ok := c.RelErr(); ok && finite(e) {
+		rel = fmt.Sprintf("%.1f%%", 100*e)
 	}
 	rows := [][]string{
 		{"Measured max ratio (" + what + ")", ratio(c.MeasuredMaxRatio)},
@@ -149,8 +173,12 @@ func comparisonTable(c *measure.Comparison) table {
 		rows = append(rows, []string{"Most allowed requests that read one count: measured (median over runs) / predicted (median over trials)",
 			fmt.Sprintf("%.3g / %.3g", c.MeasuredReadGroup, c.PredictedReadGroup)})
 	}
-	if c.Note != "" {
+	rows = append(rows, []string{"Verdict", c.Verdict + ": " + c.Why})
+	if c.Note != "" && c.LikeForLike {
 		rows = append(rows, []string{"Not like for like", c.Note})
+	}
+	if c.Do != "" {
+		rows = append(rows, []string{"What to do", c.Do})
 	}
 	return table{
 		Title:  "Verdict",
@@ -158,6 +186,24 @@ func comparisonTable(c *measure.Comparison) table {
 		Rows:   rows,
 		Note:   "summary.json's comparison object. A maximum grows with the key-windows it is taken over: a live run that saw far fewer key-windows than a trial may fall below the band without the model being wrong.",
 	}
+}
+
+// mechanismTable lists the comparison's checks: each figure of the
+// mechanism, measured and predicted, and whether it is inside its band.
+func mechanismTable(c *measure.Comparison) table {
+	t := table{
+		Title:  "Mechanism: what the store and the error policy did",
+		Header: []string{"Figure", "What", "Measured", "Predicted median", "Predicted band (the trials' range)", "Inside?"},
+	}
+	for _, k := range c.Checks {
+		meas, in := "not observed", "not checked"
+		if k.Observed {
+			meas, in = k.Value(k.Measured), yesNo(k.InsideBand)
+		}
+		t.Rows = append(t.Rows, []string{k.Name, k.What, meas, k.Value(k.PredictedMedian), k.Value(k.PredictedBand[0]) + " to " + k.Value(k.PredictedBand[1]), in})
+	}
+	t.Note = "A headline can agree for another reason (a live store with another write limit): the prediction holds only when each figure the live run observed is inside its band too, from the least to the most any trial of the model had. A live run on a URL does not see its store; only the built-in eventual store counts lost updates and stale reads."
+	return t
 }
 
 // repeatsTable lists the runs of attack -repeat N, each one's numbers,

@@ -41,5 +41,5 @@ func ExampleWriteNew() {
 	// Output:
 	// default/20261130T090000Z
 	// default/20261130T090000Z-2
-	// With one client sending 100 requests at once, a limit of 5 per day (fixed-window on kv) let through up to 12 (2.4x, ratio.max).
+	// With one client sending 100 requests at once, a limit of 5 per day keyed by token and IP (fixed-window on kv) let through up to 12 (2.4x, ratio.max).
 }

@@ -247,5 +247,5 @@ func liveStatusSeries(ps []LivePoint) *Figure {
 	}
 	padTop(p, 0.2)
 	return &Figure{Name: "live-status-time", Title: p.Title.Text, Plot: p,
-		Caption: "Responses per interval by HTTP status code during the live run: 200 allowed, 429 denied, others no decision."}
+		Caption: "Responses per interval by HTTP status code during the live run: 2xx allowed, 429 (or the statuses -deny-status named) denied, others no decision unless their rate-limit fields said nothing remains."}
 }

@@ -69,7 +69,20 @@ const (
 	CompareSummaryFile = "compare-summary.json"
 	HTMLFile           = "report.html"
 	MarkdownFile       = "report.md"
+	// PartialFile marks a report folder whose writing has not finished:
+	// Write creates it first and removes it last, so a process killed
+	// while writing leaves it beside whatever files it had written.
+	PartialFile = "report.partial"
 )
+
+// partialNote is what PartialFile says to whoever finds it.
+const partialNote = "This report was being written when the process writing it stopped (it was killed, or the machine went down).\n" +
+	"The files here are whole, but some may be missing: summary.json is written last, so without it the report is incomplete.\n" +
+	"Run again for a whole report.\n"
+
+// testHookPut, when set (by tests), is called after each file Write puts
+// into place.
+var testHookPut func(name string)
 
 // NewDir creates and returns a new, empty report folder
 // root/<scenario>/<time>, with time as now in UTC (20060102T150405Z). It
@@ -144,7 +157,10 @@ func WriteNew(root string, s *measure.Summary, now time.Time, opts Options) (str
 // summary.json, report.html, report.md and each figure as PNG and SVG. Every
 // file is written to a temporary name and then linked into place, so no
 // half-written file is left and no existing file is replaced: if dir
-// already holds a report, Write fails. On error, the files this call
+// already holds a report, Write fails. PartialFile marks the folder while
+// the files go in, and summary.json goes in last, so a process killed
+// meanwhile leaves a folder marked partial, never a complete-looking
+// summary.json beside a missing report. On error, the files this call
 // created are removed.
 func Write(dir string, s *measure.Summary, opts Options) (err error) {
 	if s == nil {
@@ -155,7 +171,7 @@ func Write(dir string, s *measure.Summary, opts Options) (err error) {
 	} else if !fi.IsDir() {
 		return fmt.Errorf("report: %s is not a folder", dir)
 	}
-	for _, name := range []string{SummaryFile, HTMLFile, MarkdownFile} {
+	for _, name := range []string{SummaryFile, HTMLFile, MarkdownFile, PartialFile} {
 		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
 			return fmt.Errorf("report: %s already holds a report (%s exists); reports are never overwritten, use report.NewDir for a new folder", dir, name)
 		}
@@ -176,7 +192,13 @@ func Write(dir string, s *measure.Summary, opts Options) (err error) {
 			return err
 		}
 		written = append(written, p)
+		if testHookPut != nil {
+			testHookPut(name)
+		}
 		return nil
+	}
+	if err := put(PartialFile, []byte(partialNote)); err != nil {
+		return err
 	}
 
 	for i := range d.Figures {
@@ -200,9 +222,6 @@ func Write(dir string, s *measure.Summary, opts Options) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := put(SummaryFile, js); err != nil {
-		return err
-	}
 	if opts.Compare != nil {
 		js, err := indentJSON(opts.Compare)
 		if err != nil {
@@ -223,7 +242,16 @@ func Write(dir string, s *measure.Summary, opts Options) (err error) {
 	if err != nil {
 		return err
 	}
-	return put(HTMLFile, html)
+	if err := put(HTMLFile, html); err != nil {
+		return err
+	}
+	if err := put(SummaryFile, js); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(dir, PartialFile)); err != nil {
+		return fmt.Errorf("report: the report is written, but its mark as partial is not removed: %w", err)
+	}
+	return nil
 }
 
 // indentJSON encodes a summary as indented JSON. NaN and Inf are not JSON:
@@ -257,7 +285,8 @@ func indentJSON(s *measure.Summary) ([]byte, error) {
 // falls back to a rename after checking that path does not exist.
 func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	// A visible name: a process killed while writing leaves it in sight.
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".partial-*")
 	if err != nil {
 		return fmt.Errorf("report: writing %s: %w", path, err)
 	}

@@ -100,7 +100,7 @@ func TestWriteFiles(t *testing.T) {
 				}
 			}
 			// No temporary files are left behind.
-			if tmp, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(tmp) > 0 {
+			if tmp, _ := filepath.Glob(filepath.Join(dir, "*.partial*")); len(tmp) > 0 {
 				t.Errorf("temporary files left: %v", tmp)
 			}
 		})
@@ -148,6 +148,16 @@ func TestHeadline(t *testing.T) {
 	within.Trials = 1
 	sweepOnly := sampleSweep()
 	sweepOnly.Totals = measure.Totals{}
+	sweepWho := sampleSweep()
+	sweepWho.Totals = measure.Totals{}
+	for i := range sweepWho.Points {
+		p := *sweepWho.Points[i].Summary
+		p.Answer = &measure.Answer{Who: "a key of bot: 38 sent in 2s, all 38 let through, 7.60x the limit"}
+		sweepWho.Points[i].Summary = &p
+	}
+	who := sampleSimulate()
+	who.Answer = &measure.Answer{Who: "one key of burst: 500 sent in 1s, all 500 let through, 100.00x the limit",
+		Notes: []string{"the limiter denied nothing: all 500 requests were let through"}}
 	tests := []struct {
 		name    string
 		s       *measure.Summary
@@ -155,20 +165,23 @@ func TestHeadline(t *testing.T) {
 		want    string
 	}{
 		{"simulate", sampleSimulate(), "32 concurrent requests from one location",
-			"With 32 concurrent requests from one location, a limit of 5 per day (fixed-window on kv) let through up to 38 (7.6x, ratio.max); in 95% of 200 trials at most 36 (7.2x)."},
+			"With 32 concurrent requests from one location, a limit of 5 per day keyed by token and IP (fixed-window on kv) let through up to 38 (7.6x, ratio.max); in 95% of 200 trials at most 36 (7.2x)."},
 		{"simulate, populations named", sampleSimulate(), "",
-			"With 6,440 requests per trial over 1 min from bot and users, a limit of 5 per day (fixed-window on kv) let through up to 38 (7.6x, ratio.max); in 95% of 200 trials at most 36 (7.2x)."},
+			"With 6,440 requests per trial over 1 min from bot and users, a limit of 5 per day keyed by token and IP (fixed-window on kv) let through up to 38 (7.6x, ratio.max); in 95% of 200 trials at most 36 (7.2x)."},
 		{"attack", sampleAttack(), "",
-			"With 4,000 requests over 10 s from bot, a limit of 5 per 10 s (fixed-window on eventual) was measured letting through up to 35 (7.0x, ratio.max)."},
+			"With 4,000 requests over 10 s from bot, a limit of 5 per 10 s keyed by token and IP (fixed-window on eventual) was measured letting through up to 35 (7.0x, ratio.max)."},
 		{"within the limit", within, "one user",
-			"With one user, a limit of 5 per day (fixed-window on kv) let through up to 5 (1.0x, ratio.max): no key-window went over the limit."},
+			"With one user, a limit of 5 per day keyed by token and IP (fixed-window on kv) let through up to 5 (1.0x, ratio.max): no key-window went over the limit."},
+		{"who and why lead", who, "one burst",
+			"The worst key-window: one key of burst: 500 sent in 1s, all 500 let through, 100.00x the limit. The limiter denied nothing: all 500 requests were let through. With one burst, a limit of 5 per day keyed by token and IP"},
+		{"sweep names who", sweepWho, "", "Across 21 sweep points, most allowed in one key-window / limit (ratio.max) was highest at store.kind=kv, traffic.bot.closed_loop.concurrency=32: 7.6x; lowest at store.kind=durable-object, traffic.bot.closed_loop.concurrency=1: 1.2x. A limit of 5 per day let through up to 38 in one key-window (7.6x) at store.kind=kv, traffic.bot.closed_loop.concurrency=32. There, the worst key-window: a key of bot: 38 sent in 2s, all 38 let through, 7.60x the limit."},
 		{"no requests", noReq, "", "No requests were made in this run, so there is nothing to measure: no key-window, no overshoot, no figures."},
 		{"sweep only", sweepOnly, "", "Across 21 sweep points, most allowed in one key-window / limit (ratio.max) was highest at store.kind=kv, traffic.bot.closed_loop.concurrency=32: 7.6x; lowest at store.kind=durable-object, traffic.bot.closed_loop.concurrency=1: 1.2x. A limit of 5 per day let through up to 38 in one key-window (7.6x) at store.kind=kv, traffic.bot.closed_loop.concurrency=32."},
 		{"sweep led by another metric", outageSweep(), "", "Across 2 sweep points, legitimate requests falsely denied (false_denials.rate) was highest at limiter.error_policy=fail-closed: 25.0%; lowest at limiter.error_policy=fail-open: 0.0%. A limit of 5 per day let through up to 38 in one key-window (7.6x) at limiter.error_policy=fail-open."},
 		{"one run led by another metric", natOffice(), "20 users behind 2 addresses",
 			"Legitimate requests falsely denied (false_denials.rate): 0.1%. With 20 users behind 2 addresses, a limit of 5 per day"},
 		{"sweep with a base run", sampleSweep(), "32 concurrent requests from one location",
-			"With 32 concurrent requests from one location, a limit of 5 per day (fixed-window on kv) let through up to 38 (7.6x, ratio.max); in 95% of 200 trials at most 36 (7.2x). Across 21 sweep points, most allowed in one key-window / limit (ratio.max) was highest at store.kind=kv, traffic.bot.closed_loop.concurrency=32: 7.6x;"},
+			"With 32 concurrent requests from one location, a limit of 5 per day keyed by token and IP (fixed-window on kv) let through up to 38 (7.6x, ratio.max); in 95% of 200 trials at most 36 (7.2x). Across 21 sweep points, most allowed in one key-window / limit (ratio.max) was highest at store.kind=kv, traffic.bot.closed_loop.concurrency=32: 7.6x;"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -262,13 +275,14 @@ func TestCompare(t *testing.T) {
 	if p != pred || m != meas || pl != "predicted" || ml != "measured" {
 		t.Fatal("compareRoles did not take simulate as the prediction")
 	}
-	got := compareSentence(p, m, pl, ml)
+	cmp := measure.Compare(p, m)
+	got := compareSentence(p, m, pl, ml, &cmp)
 	if !strings.Contains(got, "7.0x, is inside the predicted 95% band") {
 		t.Errorf("sentence: %s", got)
 	}
 	hi := sampleAttack()
 	hi.Overshoot.Ratio.Max = 12
-	if got := compareSentence(pred, hi, pl, ml); !strings.Contains(got, "is above") || !strings.Contains(got, "under-predicts") {
+	if got := compareSentence(pred, hi, pl, ml, &measure.Comparison{Verdict: measure.VerdictFails, Why: "outside"}); !strings.Contains(got, "is above") || !strings.Contains(got, "under-predicts") {
 		t.Errorf("sentence for a measurement above the band: %s", got)
 	}
 	tab := compareTable(pred, meas, pl, ml)
@@ -423,5 +437,68 @@ func TestCompareReportShowsComparison(t *testing.T) {
 	}
 	if f := RepeatsFigure(nil, meas); f == nil || f.Title != "How much did the repeated live runs differ?" {
 		t.Errorf("an attack report's repeats figure: %+v", f)
+	}
+}
+
+// TestVerdictBox: the report's verdict box is green (class holds) and
+// says the prediction holds only when the comparison's verdict is holds;
+// a comparison that is not like for like says it cannot judge, with what
+// to do, and one whose mechanism disagrees says it does not hold.
+func TestVerdictBox(t *testing.T) {
+	pred, meas := sampleSimulate(), sampleAttack()
+	for _, tc := range []struct {
+		cmp   measure.Comparison
+		class string
+		says  []string
+	}{
+		{measure.Comparison{Verdict: measure.VerdictHolds, Why: "like for like"}, "holds", []string{"The prediction holds for this run"}},
+		{measure.Comparison{Verdict: measure.VerdictCannotJudge, Why: "the live run saw 2 key-windows", Do: "start the run"},
+			"cannot-judge", []string{"Cannot judge whether the prediction holds: the live run saw 2 key-windows", "What to do: start the run"}},
+		{measure.Comparison{Verdict: measure.VerdictFails, Why: "outside their bands are write_429.rate", Do: "find what differs", InsideBand: true},
+			"fails", []string{"does not hold for this run: outside their bands are write_429.rate"}},
+	} {
+		p := *pred
+		cmp := tc.cmp
+		p.Comparison = &cmp
+		d := build(&p, Options{Compare: meas, NoFigures: true})
+		html, err := d.html()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `<p class="verdict ` + tc.class + `" id="verdict">`; !strings.Contains(string(html), want) {
+			t.Errorf("%s: the verdict box is not %q", tc.cmp.Verdict, want)
+		}
+		for _, w := range tc.says {
+			if !strings.Contains(d.Compare, w) {
+				t.Errorf("%s: the verdict sentence does not say %q: %s", tc.cmp.Verdict, w, d.Compare)
+			}
+		}
+		if tc.class != "holds" && strings.Contains(d.Compare, "prediction holds for") {
+			t.Errorf("%s: the sentence says the prediction holds: %s", tc.cmp.Verdict, d.Compare)
+		}
+	}
+}
+
+// TestCompareNoKeyWindows: a live run with no key-window gets no error
+// figure anywhere in the report's comparison: not in the sentence, not in
+// the verdict table, not in the quantile table.
+func TestCompareNoKeyWindows(t *testing.T) {
+	pred, meas := sampleSimulate(), sampleAttack()
+	meas.Overshoot = measure.Overshoot{}
+	cmp := measure.Compare(pred, meas)
+	pred.Comparison = &cmp
+	d := build(pred, Options{Compare: meas, NoFigures: true})
+	if !strings.HasPrefix(d.Compare, "Cannot judge") || !strings.Contains(d.Compare, "What to do: check that the target answered") ||
+		strings.Contains(d.Compare, "%") || d.VerdictClass != "cannot-judge" {
+		t.Errorf("sentence %q (box %q), want cannot judge with no error", d.Compare, d.VerdictClass)
+	}
+	for _, tb := range d.CompareTables {
+		for _, row := range tb.Rows {
+			for _, cell := range row[1:] {
+				if strings.HasSuffix(cell, "%") || strings.HasPrefix(cell, "+") || strings.HasPrefix(cell, "-") && len(cell) > 1 {
+					t.Errorf("%s: row %v gives an error figure", tb.Title, row)
+				}
+			}
+		}
 	}
 }

@@ -26,7 +26,7 @@ func sensitivityTable(s *measure.Summary) (table, bool) {
 	for _, x := range s.Sensitivity {
 		v := "not measured"
 		if x.Measured {
-			v = metricText(m, x.Headline)
+			v = metricText(m, x.Headline) + measure.SensitivityNoteWords(x.Note)
 		}
 		alt := x.Path + " = " + x.Value
 		if x.Path == "" {
@@ -109,7 +109,28 @@ func SensitivityFigure(s *measure.Summary) *Figure {
 	p.X.Min, p.X.Max = math.Max(0, lo-0.1*span), hi+0.25*span
 	return &Figure{Name: "sensitivity", Title: p.Title.Text, Plot: p, Height: vg.Length(len(paths)+2) * 0.9 * vg.Centimeter,
 		Caption: fmt.Sprintf("The dashed line is the prediction with every default (%s, with %s); each bar runs from it to the headline with one assumption at an alternative value (labelled), with as many trials.",
-			metricText(m, base), trials(ref.Trials))}
+			metricText(m, base), trials(ref.Trials)) + stuckCaption(s.Sensitivity)}
+}
+
+// stuckCaption says how many of the sensitivity's entries are capped by
+// the offered load or saturated (the limiter denied nothing), whose bars
+// do not move for that reason, not because the answer is robust; "" when
+// none is.
+func stuckCaption(xs []measure.Sensitivity) string {
+	var capped, saturated int
+	for _, x := range xs {
+		switch x.Note {
+		case "capped":
+			capped++
+		case "saturated":
+			saturated++
+		}
+	}
+	if capped+saturated == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" Of the %d entries, %d saturated (the limiter denied nothing) and %d capped (the worst key-window got all it sent): their value is the offered load's, so a short bar there does not mean the answer is robust.",
+		len(xs), saturated, capped)
 }
 
 // metricAxis labels an axis that carries metric m.

@@ -102,7 +102,10 @@ h2 { font-size: 1.2rem; margin-top: 2rem; border-bottom: 1px solid #ddd; }
 h3 { font-size: 1.05rem; margin-bottom: 0.3rem; }
 .headline { font-size: 1.2rem; font-weight: bold; background: #f3f6fa; border-left: 4px solid #0072b2; padding: 0.8rem 1rem; }
 .warning { background: #fff4e5; border-left: 4px solid #d55e00; padding: 0.5rem 1rem; }
-.verdict { background: #f3faf6; border-left: 4px solid #009e73; padding: 0.5rem 1rem; }
+.verdict { padding: 0.5rem 1rem; }
+.verdict.holds { background: #f3faf6; border-left: 4px solid #009e73; }
+.verdict.fails { background: #fff4e5; border-left: 4px solid #d55e00; }
+.verdict.cannot-judge { background: #f4f4f4; border-left: 4px solid #888; }
 table { border-collapse: collapse; margin: 0.5rem 0; }
 th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: left; vertical-align: top; }
 th { background: #f4f4f4; }
@@ -121,7 +124,7 @@ figcaption { color: #444; font-size: 0.92rem; }
 {{end}}{{if .Generated}}<tr><th>Generated</th><td>{{.Generated}}</td></tr>
 {{end}}</table>
 {{if .Compare}}<h2>Prediction against measurement</h2>
-<p class="verdict">{{.Compare}}</p>
+<p class="verdict {{.VerdictClass}}" id="verdict">{{.Compare}}</p>
 {{range .CompareTables}}<h3>{{.Title}}</h3>
 {{template "table" .}}{{end}}{{end}}{{range .Tables}}<h2>{{.Title}}</h2>
 {{template "table" .}}{{end}}{{if .Figures}}<h2>Figures</h2>

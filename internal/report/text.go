@@ -22,6 +22,9 @@ type doc struct {
 	// when Options.Compare is set.
 	Compare       string
 	CompareTables []table
+	// VerdictClass styles the verdict box (verdictClass): green only
+	// when the prediction holds.
+	VerdictClass string
 	// Tables come before the figures (the results in numbers), Details
 	// after them (populations, KV work, live run, sweep points).
 	Tables    []table
@@ -65,9 +68,17 @@ func build(s *measure.Summary, opts Options) *doc {
 	}
 	if opts.Compare != nil {
 		pred, meas, pl, ml := compareRoles(s, opts.Compare)
-		d.Compare = compareSentence(pred, meas, pl, ml)
+		cmp := s.Comparison
+		if cmp == nil {
+			c := measure.Compare(pred, meas)
+			cmp = &c
+		}
+		d.Compare, d.VerdictClass = compareSentence(pred, meas, pl, ml, cmp), verdictClass(cmp)
 		if c := s.Comparison; c != nil {
 			d.CompareTables = append(d.CompareTables, comparisonTable(c))
+			if len(c.Checks) > 0 {
+				d.CompareTables = append(d.CompareTables, mechanismTable(c))
+			}
 		}
 		d.CompareTables = append(d.CompareTables, compareTable(pred, meas, pl, ml))
 		if r := meas.Repeats; r != nil && len(r.Runs) > 0 {
@@ -96,7 +107,7 @@ func Headline(s *measure.Summary, traffic string) string {
 		traffic = describeTraffic(s)
 	}
 	lim := s.Limiter.Limit
-	limit := fmt.Sprintf("a limit of %s %s", count(lim), perWindow(s.Limiter))
+	limit := fmt.Sprintf("a limit of %s %s keyed by %s", count(lim), perWindow(s.Limiter), s.Limiter.KeyedBy())
 	if s.Limiter.Algorithm != "" {
 		limit += " (" + s.Limiter.Algorithm + onStore(s.Limiter.Store) + ")"
 	}
@@ -109,6 +120,13 @@ func Headline(s *measure.Summary, traffic string) string {
 	var b strings.Builder
 	if m := s.Scenario.HeadlineMetric(); m.Name != measure.DefaultHeadline {
 		b.WriteString(capitalize(metricSentence(m, s)) + " ")
+	}
+	if a := s.Answer; a != nil {
+		// Who is behind the worst figure, and why it reads as it does.
+		b.WriteString("The worst key-window: " + a.Who + ". ")
+		for _, n := range a.Notes {
+			b.WriteString(capitalize(n) + ". ")
+		}
 	}
 	fmt.Fprintf(&b, "With %s, %s ", traffic, limit)
 	switch {
@@ -129,7 +147,7 @@ func Headline(s *measure.Summary, traffic string) string {
 		b.WriteString(": no key-window went over the limit")
 	}
 	if s.Trials > 1 && finite(o.PerTrial.MaxRatio.P95) {
-		at := int64(math.Round(o.PerTrial.MaxRatio.P95 * float64(lim)))
+		at := o.PerTrial.TrialMaxP95(lim)
 		fmt.Fprintf(&b, "; in 95%% of %s trials at most %s (%s)", count(int64(s.Trials)), count(at), ratio(o.PerTrial.MaxRatio.P95))
 	}
 	b.WriteString(".")
@@ -191,6 +209,12 @@ func sweepHeadline(s *measure.Summary) string {
 		}
 		fmt.Fprintf(&b, " A limit of %s %s %s up to %s in one key-window (%s) at %s.",
 			count(ps.Limiter.Limit), perWindow(ps.Limiter), verb, count(ps.Overshoot.MaxAllowed), ratio(worstRatio), paramList(worst.Params))
+		if a := ps.Answer; a != nil {
+			b.WriteString(" There, the worst key-window: " + a.Who + ".")
+			for _, n := range a.Notes {
+				b.WriteString(" " + capitalize(n) + ".")
+			}
+		}
 	}
 	return b.String()
 }
@@ -337,7 +361,7 @@ func facts(s *measure.Summary) []fact {
 	)
 	l := s.Limiter
 	fs = append(fs,
-		fact{"Limiter", fmt.Sprintf("%s, %s %s, on %s, %s", orDash(l.Algorithm), count(l.Limit), perWindow(l), orDash(l.Store), orDash(l.ErrorPolicy))},
+		fact{"Limiter", fmt.Sprintf("%s, %s %s keyed by %s, on %s, %s", orDash(l.Algorithm), count(l.Limit), perWindow(l), l.KeyedBy(), orDash(l.Store), orDash(l.ErrorPolicy))},
 	)
 	if len(sc.Params) > 0 {
 		fs = append(fs, fact{"Parameters (-set)", strings.Join(sc.Params, ", ")})
@@ -391,6 +415,11 @@ func tables(s *measure.Summary) []table {
 	add("Key-windows", count(o.KeyWindows))
 	add("Key-windows over the limit", count(o.OverLimit)+" ("+pctf(o.OverLimitShare)+")")
 	add("Excess (allowed beyond the limit, summed)", count(o.Excess))
+	if r := o.Reference; r.Allowed > 0 {
+		add("An exact limiter (no lag) on the same requests would have allowed", count(r.Allowed))
+		add("Excess over it: summed, most in one key-window", count(r.Excess)+", "+count(r.MaxExcess))
+		add("Requests it denies that got through anyway", fmt.Sprintf("%s of %s (%s)", count(r.LetThrough), count(r.Denied), pct(r.LetThrough, r.Denied)))
+	}
 	if s.Limiter.Limit > 0 && o.KeyWindows > 0 {
 		r := o.Ratio
 		add("Ratio allowed/limit: p50, p95, p99, max", strings.Join([]string{ratio(r.P50), ratio(r.P95), ratio(r.P99), ratio(r.Max)}, ", "))
@@ -403,9 +432,13 @@ func tables(s *measure.Summary) []table {
 	}
 	out := []table{res}
 	if len(s.Populations) > 0 {
-		pt := table{Title: "Populations", Header: []string{"Population", "Legitimate", "Requests", "Allowed", "Denied", "Errors", "False denials"}}
+		pt := table{Title: "Populations", Header: []string{"Population", "Legitimate", "Requests", "Allowed", "Denied", "Errors", "False denials (clients)"}}
 		for _, p := range s.Populations {
-			pt.Rows = append(pt.Rows, []string{orDash(p.Name), yesNo(p.Legitimate), count(p.Requests), count(p.Allowed), count(p.Denied), count(p.Errors), count(p.FalseDenials)})
+			fd := count(p.FalseDenials)
+			if p.Legitimate {
+				fd += " (" + count(p.FalselyDeniedClients) + ")"
+			}
+			pt.Rows = append(pt.Rows, []string{orDash(p.Name), yesNo(p.Legitimate), count(p.Requests), count(p.Allowed), count(p.Denied), count(p.Errors), fd})
 		}
 		pt.Note = "A false denial is a legitimate request denied while its client had itself been allowed fewer than limit requests in the window (clients behind one NAT or token share a key)."
 		out = append(out, pt)

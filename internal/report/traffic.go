@@ -72,38 +72,67 @@ func describePopulation(p scenario.Population, locations int) string {
 	default:
 		fmt.Fprintf(&b, "%s clients", count(int64(n)))
 	}
-	switch p.Identity.Token {
-	case "shared":
-		if n > 1 {
-			b.WriteString(", sharing one token")
-		}
-	case "rotating":
-		if p.Identity.RotateEvery > 0 {
-			fmt.Fprintf(&b, ", rotating tokens every %s requests", count(int64(p.Identity.RotateEvery)))
-		} else {
-			b.WriteString(", rotating tokens")
-		}
-	}
-	if p.Identity.IP == "nat" && p.Identity.NATPool > 0 {
-		fmt.Fprintf(&b, " behind %s addresses", count(int64(p.Identity.NATPool)))
-	}
+	describeIdentity(&b, p.Identity, n)
+	perRequest := p.Arrive.Per == "request"
 	switch p.Arrive.Mode {
 	case "", "one":
 		b.WriteString(" from one location")
 	case "spread":
-		if locations > 1 {
-			fmt.Fprintf(&b, ", spread over %d locations", locations)
-		} else {
+		switch {
+		case locations <= 1:
 			b.WriteString(" from one location")
+		case perRequest:
+			fmt.Fprintf(&b, ", each request at one of %d locations", locations)
+		default:
+			fmt.Fprintf(&b, ", spread over %d locations", locations)
 		}
 	case "weighted":
-		fmt.Fprintf(&b, ", weighted over %d locations", max(len(p.Arrive.Weights), 1))
+		if perRequest {
+			fmt.Fprintf(&b, ", each request at one of %d weighted locations", max(len(p.Arrive.Weights), 1))
+		} else {
+			fmt.Fprintf(&b, ", weighted over %d locations", max(len(p.Arrive.Weights), 1))
+		}
 	case "alternate":
 		fmt.Fprintf(&b, ", alternating between %d locations", max(locations, 1))
 	default:
 		b.WriteString(", arriving " + p.Arrive.Mode)
 	}
 	return b.String()
+}
+
+// describeIdentity phrases what n clients send: said only when it is not
+// a token and an address per client.
+func describeIdentity(b *strings.Builder, id scenario.Identity, n int) {
+	switch id.Token {
+	case "shared":
+		if n > 1 {
+			b.WriteString(", sharing one token")
+		}
+	case "rotating":
+		if id.RotateEvery > 0 {
+			fmt.Fprintf(b, ", rotating tokens every %s requests", count(int64(id.RotateEvery)))
+		} else {
+			b.WriteString(", rotating tokens")
+		}
+	case "pool":
+		fmt.Fprintf(b, ", cycling through %s tokens", count(int64(id.TokenPool)))
+	case "none":
+		b.WriteString(", sending no token")
+	}
+	switch id.IP {
+	case "nat":
+		if id.NATPool > 0 {
+			fmt.Fprintf(b, " behind %s addresses", count(int64(id.NATPool)))
+		}
+	case "pool":
+		fmt.Fprintf(b, " through %s exit addresses", count(int64(id.IPPool)))
+	case "shared":
+		if n > 1 {
+			b.WriteString(" from one address")
+		}
+	case "none":
+		b.WriteString(" with no address")
+	}
 }
 
 // zeroLatency reports whether a latency is "none": unset, or constant 0.

@@ -259,6 +259,9 @@ func (s *Scenario) SetDefaults() {
 	if l.Token.Name == "" {
 		l.Token.Name = DefaultTokenSource.Name
 	}
+	if l.Key == "" {
+		l.Key = string(limiter.KeyTokenIP) // the seed's
+	}
 	if s.Duration == 0 && l.Window > 0 && !s.given("duration") {
 		s.Duration = Duration(DefaultDuration(l.Window.D()))
 	}
@@ -349,6 +352,9 @@ func (s *Scenario) SetDefaults() {
 		}
 		if p.Arrive.Mode == "one" && p.Arrive.Location == "" {
 			p.Arrive.Location = first
+		}
+		if (p.Arrive.Mode == "spread" || p.Arrive.Mode == "weighted") && p.Arrive.Per == "" {
+			p.Arrive.Per = "client" // anycast: a client stays at its nearest location
 		}
 		if c := p.ClosedLoop; c != nil {
 			if c.Concurrency == 0 && !s.given(fmt.Sprintf("traffic.%d.closed_loop.concurrency", i)) {
@@ -475,8 +481,10 @@ func DefaultTable() []DefaultEntry {
 		{"store.latency", DefaultStoreLatency().String(), "assumption: memory and per-location stores, unpublished"},
 		{"traffic.*.name", "pop<index>", "choice"},
 		{"traffic.*.clients", "1", "choice"},
-		{"traffic.*.identity", "token per-client, ip per-client", "seed article: key = token + IP"},
+		{"limiter.key", string(limiter.KeyTokenIP), "seed article: key = token + IP"},
+		{"traffic.*.identity", "token per-client, ip per-client", "choice: each client its own token and address"},
 		{"traffic.*.arrive", "mode one, at the first location", "choice"},
+		{"traffic.*.arrive.per", "client", "anycast: a client reaches its nearest location and stays there"},
 		{"traffic.*.closed_loop", "concurrency 1, think 0s", "seed threat: one bot loop"},
 		{"live.duration", Duration(DefaultLiveDuration).String(), "choice: a short loopback attack"},
 		{"live.time_scale", "1", "choice: real-time latencies"},

@@ -3,7 +3,6 @@ package scenario
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 
+	"github.com/overshoot-dev/overshoot/internal/bounded"
 	"github.com/overshoot-dev/overshoot/scenarios"
 )
 
@@ -183,12 +183,12 @@ func readFile(path string) ([]byte, error) {
 		return nil, &Error{File: path, Msg: msg}
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	data, err := bounded.ReadAll(f, path, MaxFileSize, "a scenario file")
+	if errors.Is(err, bounded.ErrTooLarge) {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("the file is over %d bytes (1 MiB), the most a scenario file may be: give a scenario file, not a device or a stream", MaxFileSize)}
+	}
 	if err != nil {
 		return nil, &Error{File: path, Msg: "cannot read the scenario file: " + err.Error()}
-	}
-	if len(data) > MaxFileSize {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("the file is over %d bytes (1 MiB), the most a scenario file may be: give a scenario file, not a device or a stream", MaxFileSize)}
 	}
 	return data, nil
 }

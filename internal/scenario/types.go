@@ -84,6 +84,10 @@ type Limiter struct {
 	Window      Duration `yaml:"window" json:"window"`             // window length
 	ErrorPolicy string   `yaml:"error_policy" json:"error_policy"` // fail-open | fail-closed
 	Token       Token    `yaml:"token" json:"token"`               // where the token comes from (live)
+	// Key is what the limiter keys a caller on: the seed's token and IP
+	// ("token-ip"), the IP alone ("ip") or the token alone ("token", an
+	// API key). What clients send is the traffic's identity, apart.
+	Key string `yaml:"key" json:"key"`
 }
 
 // Token says where a request carries its anonymous token.
@@ -191,17 +195,21 @@ type Population struct {
 	Duration   Duration    `yaml:"duration" json:"duration"` // 0: until the trial ends
 }
 
-// Identity is how a population's requests are keyed by the limiter.
+// Identity is what a population's clients send: their tokens and
+// addresses. What the limiter keys on is the limiter's (Limiter.Key).
 type Identity struct {
-	Token       string `yaml:"token" json:"token"`               // per-client | rotating | shared
-	RotateEvery int    `yaml:"rotate_every" json:"rotate_every"` // rotating: new token every N requests
-	IP          string `yaml:"ip" json:"ip"`                     // per-client | nat | none
-	NATPool     int    `yaml:"nat_pool" json:"nat_pool"`         // nat: clients share M addresses
+	Token       string `yaml:"token" json:"token"`                               // per-client | rotating | pool | shared | none
+	RotateEvery int    `yaml:"rotate_every" json:"rotate_every"`                 // rotating: new token every N requests
+	TokenPool   int    `yaml:"token_pool,omitempty" json:"token_pool,omitempty"` // pool: the population's N tokens, each client's requests cycling through them
+	IP          string `yaml:"ip" json:"ip"`                                     // per-client | nat | pool | shared | none
+	NATPool     int    `yaml:"nat_pool" json:"nat_pool"`                         // nat: clients share M addresses, each keeping one
+	IPPool      int    `yaml:"ip_pool,omitempty" json:"ip_pool,omitempty"`       // pool: the population's M addresses, each client's requests cycling through them
 }
 
 // Arrive says at which locations a population's requests arrive.
 type Arrive struct {
 	Mode     string   `yaml:"mode" json:"mode"`                             // one | spread | weighted | alternate
+	Per      string   `yaml:"per,omitempty" json:"per,omitempty"`           // spread, weighted: client (each client stays where it first arrives) | request
 	Location string   `yaml:"location,omitempty" json:"location,omitempty"` // one
 	Weights  []Weight `yaml:"weights,omitempty" json:"weights,omitempty"`   // weighted
 }

@@ -226,8 +226,8 @@ var rateUnits = []struct {
 	{"d", 86400},
 }
 
-// ParseRate reads a rate: "10/s", "600/m", "2/h", "5/d", or a bare number
-// meaning per second. The number may have a fraction; negative, infinite and
+// ParseRate reads a rate: "10/s", "600/m", "2/h", "5/d", a number per a
+// duration ("1/10s", "30/5m", "0.5/s"), or a bare number meaning per second. The number may have a fraction; negative, infinite and
 // NaN rates are errors.
 func ParseRate(s string) (Rate, error) {
 	orig := s
@@ -247,7 +247,12 @@ func ParseRate(s string) (Rate, error) {
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("rate %q: unknown unit %q after '/': use s, m, h or d, e.g. \"10/s\"", orig, unit)
+			// N per a duration: "1/10s", "30/5m", "3/100ms".
+			d, err := ParseDuration(unit)
+			if err != nil || d <= 0 {
+				return 0, fmt.Errorf("rate %q: unknown unit %q after '/': use s, m, h or d or a duration above 0, e.g. \"10/s\" or \"1/10s\"", orig, unit)
+			}
+			per = d.D().Seconds()
 		}
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)

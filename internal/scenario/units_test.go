@@ -106,6 +106,12 @@ func TestParseRate(t *testing.T) {
 		{" 4 / s ", 4, "4/s"},
 		{"1/d", 1.0 / 86400, "1/d"},
 		{"0.3/d", 0.3 / 86400, "3.472222222222222e-06/s"},
+		{"1/10s", 0.1, "6/m"},
+		{"30/5m", 0.1, "6/m"},
+		{"0.5/s", 0.5, "30/m"},
+		{"3/100ms", 30, "30/s"},
+		{"1/1m30s", 1.0 / 90, "40/h"},
+		{"2/ 1h ", 2.0 / 3600, "2/h"},
 	}
 	for _, tc := range tests {
 		got, err := ParseRate(tc.in)
@@ -136,6 +142,9 @@ func TestParseRateErrors(t *testing.T) {
 		{"NaN", "is not a rate"},
 		{"Inf/s", "is not a rate"},
 		{"1/s/s", "unknown unit"},
+		{"1/0s", `unknown unit "0s"`},
+		{"1/10w", `unknown unit "10w"`},
+		{"1/-5s", `unknown unit "-5s"`},
 	}
 	for _, tc := range tests {
 		_, err := ParseRate(tc.in)

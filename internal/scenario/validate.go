@@ -160,6 +160,9 @@ func (s *Scenario) validateLimiter() error {
 	if err := (limiter.TokenSource{From: l.Token.From, Name: l.Token.Name}).Validate(); err != nil {
 		return errAt("limiter.token", "%v", err)
 	}
+	if l.Key != "" && !slices.Contains(limiter.KeyModes, limiter.KeyBy(l.Key)) { // "": the seed's
+		return errAt("limiter.key", "%q is unknown: use one of %s", l.Key, joinNames(limiter.KeyModes))
+	}
 	return nil
 }
 
@@ -260,36 +263,73 @@ func (s *Scenario) validateStore(checkLoc func(path, name string) error) error {
 	return nil
 }
 
+// validateIdentity checks what a population's clients send: each mode's
+// own parameter set, and no other mode's.
+func validateIdentity(pp string, id Identity) error {
+	pool := func(field string, n int, mode string) error {
+		if n < 1 || n > MaxClients {
+			return errAt(pp+".identity."+field, "%d is out of range: %s needs %s of 1 to %d", n, mode, field, MaxClients)
+		}
+		return nil
+	}
+	unused := func(field string, n int, mode, key string) error {
+		if n != 0 {
+			return errAt(pp+".identity."+field, "is set but identity.%s is %q: use %s: %s", key, mode, key, map[string]string{
+				"rotate_every": "rotating", "token_pool": "pool", "nat_pool": "nat", "ip_pool": "pool"}[field])
+		}
+		return nil
+	}
+	switch id.Token {
+	case "per-client", "shared", "none", "rotating", "pool":
+	default:
+		return errAt(pp+".identity.token", "%q is unknown: use per-client, rotating, pool, shared or none", id.Token)
+	}
+	if id.Token == "rotating" {
+		if id.RotateEvery < 1 {
+			return errAt(pp+".identity.rotate_every", "%d is out of range: a rotating token needs rotate_every of 1 or more requests", id.RotateEvery)
+		}
+	} else if err := unused("rotate_every", id.RotateEvery, id.Token, "token"); err != nil {
+		return err
+	}
+	if id.Token == "pool" {
+		if err := pool("token_pool", id.TokenPool, "a token pool"); err != nil {
+			return err
+		}
+	} else if err := unused("token_pool", id.TokenPool, id.Token, "token"); err != nil {
+		return err
+	}
+	switch id.IP {
+	case "per-client", "shared", "none", "nat", "pool":
+	default:
+		return errAt(pp+".identity.ip", "%q is unknown: use per-client, nat, pool, shared or none", id.IP)
+	}
+	if id.IP == "nat" {
+		if id.NATPool < 1 {
+			return errAt(pp+".identity.nat_pool", "%d is out of range: a NAT needs nat_pool of 1 or more addresses", id.NATPool)
+		}
+	} else if err := unused("nat_pool", id.NATPool, id.IP, "ip"); err != nil {
+		return err
+	}
+	if id.IP == "pool" {
+		return pool("ip_pool", id.IPPool, "an address pool")
+	}
+	return unused("ip_pool", id.IPPool, id.IP, "ip")
+}
+
 func (s *Scenario) validatePopulation(pp string, p Population, checkLoc func(path, name string) error) error {
 	if p.Clients < 1 || p.Clients > MaxClients {
 		return errAt(pp+".clients", "%d is out of range: must be 1 to %d", p.Clients, MaxClients)
 	}
-	id := p.Identity
-	switch id.Token {
-	case "per-client", "shared":
-		if id.RotateEvery != 0 {
-			return errAt(pp+".identity.rotate_every", "is set but identity.token is %q: use token: rotating", id.Token)
-		}
-	case "rotating":
-		if id.RotateEvery < 1 {
-			return errAt(pp+".identity.rotate_every", "%d is out of range: a rotating token needs rotate_every of 1 or more requests", id.RotateEvery)
-		}
-	default:
-		return errAt(pp+".identity.token", "%q is unknown: use per-client, rotating or shared", id.Token)
-	}
-	switch id.IP {
-	case "per-client", "none":
-		if id.NATPool != 0 {
-			return errAt(pp+".identity.nat_pool", "is set but identity.ip is %q: use ip: nat", id.IP)
-		}
-	case "nat":
-		if id.NATPool < 1 {
-			return errAt(pp+".identity.nat_pool", "%d is out of range: a NAT needs nat_pool of 1 or more addresses", id.NATPool)
-		}
-	default:
-		return errAt(pp+".identity.ip", "%q is unknown: use per-client, nat or none", id.IP)
+	if err := validateIdentity(pp, p.Identity); err != nil {
+		return err
 	}
 	a := p.Arrive
+	switch {
+	case a.Per != "" && a.Mode != "spread" && a.Mode != "weighted":
+		return errAt(pp+".arrive.per", "is set but arrive.mode is %s: per applies to spread and weighted only", a.Mode)
+	case a.Per != "" && a.Per != "client" && a.Per != "request":
+		return errAt(pp+".arrive.per", "%q is unknown: use client (each client stays at the location it drew) or request (every request draws one)", a.Per)
+	}
 	switch a.Mode {
 	case "one":
 		if len(a.Weights) > 0 {

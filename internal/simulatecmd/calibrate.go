@@ -290,8 +290,9 @@ func printFitLine(w io.Writer, r liveRun, c measure.Comparison, p *target) {
 	if !c.InsideBand {
 		in = "OUTSIDE"
 	}
+	e, _ := c.RelErr()
 	fmt.Fprintf(w, "  %s: max ratio measured %.3g (%d run(s)), predicted median %.3g, band [%.3g, %.3g]: %s, relative error %.1f%%",
-		r.path, c.MeasuredMaxRatio, c.Repeats, c.PredictedMedian, c.PredictedBand[0], c.PredictedBand[1], in, 100*c.RelativeError)
+		r.path, c.MeasuredMaxRatio, c.Repeats, c.PredictedMedian, c.PredictedBand[0], c.PredictedBand[1], in, 100*e)
 	if t := targetOf(r.measured, -1); p != nil {
 		if t.latencyP50 > 0 {
 			fmt.Fprintf(w, "; latency p50 measured %.3gms, predicted %.3gms", t.latencyP50, p.latencyP50)
@@ -819,7 +820,8 @@ func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64,
 		cal.Fitted = append(cal.Fitted, p.path)
 	}
 	for _, c := range loo {
-		cal.LeaveOneOut = append(cal.LeaveOneOut, math.Round(c.RelativeError*1000)/1000)
+		e, _ := c.RelErr()
+		cal.LeaveOneOut = append(cal.LeaveOneOut, math.Round(e*1000)/1000)
 	}
 	for _, xr := range xs {
 		alt, err := f.sets(xr, nil)

@@ -51,6 +51,7 @@ func syntheticRun(t *testing.T, dir, scPath string, truth string, sets ...string
 	}
 	s := measure.Summarize(model.Base(pl, 7), 5, trials)
 	m := measure.Summary{Schema: measure.SchemaVersion, Mode: "attack", Complete: true, Trials: 1,
+		Totals:    measure.Totals{Requests: 10, Allowed: 10},
 		Scenario:  measure.ScenarioRef{Name: sc.Name, File: scPath, Hash: sc.Hash(), BaseHash: sc.BaseHash(), Params: sc.Overrides()},
 		Limiter:   measure.LimiterRef{Algorithm: "fixed-window", Limit: 5, Window: "10s", WindowSecs: 10, Store: "memory", ErrorPolicy: "fail-open"},
 		Overshoot: measure.Overshoot{KeyWindows: 1, Ratio: measure.Stats{N: 1, Max: measure.Median(s.Overshoot.PerTrial.MaxRatios)}},

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,6 +33,7 @@ func writeMeasured(t *testing.T, dir, scPath string, edit func(*measure.Summary)
 		t.Fatal(err)
 	}
 	m := measure.Summary{Schema: measure.SchemaVersion, Mode: "attack", Complete: true, Trials: 1,
+		Totals:    measure.Totals{Requests: 10, Allowed: 10},
 		Scenario:  measure.ScenarioRef{Name: sc.Name, File: scPath, Hash: sc.Hash(), BaseHash: sc.BaseHash()},
 		Limiter:   measure.LimiterRef{Algorithm: "fixed-window", Limit: 5, Window: "10s", WindowSecs: 10, Store: "memory", ErrorPolicy: "fail-open"},
 		Overshoot: measure.Overshoot{KeyWindows: 1, Ratio: measure.Stats{N: 1, Max: 2, P50: 2}},
@@ -88,6 +91,13 @@ func TestCompareHonest(t *testing.T) {
 				t.Fatalf("exit %d, want %d; stderr %s", code, tc.code, stderr)
 			}
 			checkStderr(t, stderr, tc.stderr, nil)
+			if code == ExitOK && slices.Contains(tc.args, "-force") && tc.name != "mode simulate forced" {
+				var s measure.Summary
+				if err := json.Unmarshal([]byte(stdout), &s); err != nil || s.Comparison == nil || s.Comparison.Verdict != measure.VerdictCannotJudge ||
+					!strings.Contains(s.Comparison.Why, "-force") {
+					t.Errorf("forced comparison of another scenario: %+v (%v); want cannot judge, saying -force", s.Comparison, err)
+				}
+			}
 			if code == ExitBadInput && stdout != "" {
 				t.Errorf("bad input printed a summary: %s", stdout)
 			}
@@ -181,7 +191,100 @@ func TestCompareVerdict(t *testing.T) {
 	}
 	path := writeMeasured(t, dir, scPath, func(m *measure.Summary) { m.Overshoot.Ratio.Max = 100 })
 	code, stdout, stderr := runMain(t, "-no-report", "-trials", "4", "-compare", path)
-	if code != ExitOK || !strings.Contains(stdout, "verdict:  OUTSIDE the predicted band; relative error") || !strings.Contains(stdout, "measured max ratio 100") {
+	if code != ExitOK || !strings.Contains(stdout, "OUTSIDE the band; relative error") || !strings.Contains(stdout, "measured max ratio 100") ||
+		!strings.Contains(stdout, "verdict:  DOES NOT HOLD: outside their bands are the headline") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want the verdict OUTSIDE", code, stdout, stderr)
+	}
+}
+
+// kvScenario is a live scenario on KV, whose write limit (1 per second
+// per key) refuses most of a closed loop's writes with 429.
+const kvScenario = `name: cmp
+limiter: {limit: 5, window: 10s}
+store: {kind: kv}
+traffic:
+  - name: bot
+    closed_loop: {concurrency: 1, think: 0s}
+live: {duration: 4s}
+`
+
+// compareJSON runs simulate -compare -json on the live summary at path and
+// returns its comparison.
+func compareJSON(t *testing.T, path string) *measure.Comparison {
+	t.Helper()
+	code, stdout, stderr := runMain(t, "-json", "-no-report", "-trials", "20", "-compare", path)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var s measure.Summary
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil || s.Comparison == nil {
+		t.Fatalf("no comparison (%v): %s", err, stdout)
+	}
+	return s.Comparison
+}
+
+// TestCompareMechanismMismatch: a live run whose headline is the model's
+// own median but whose store had another write limit (no 429s where the
+// model refuses most writes) does not hold, and -compare says why, in the
+// terminal and in comparison.outside; with the model's 429 rate it holds.
+func TestCompareMechanismMismatch(t *testing.T) {
+	dir := t.TempDir()
+	scPath := filepath.Join(dir, "cmp.yaml")
+	os.WriteFile(scPath, []byte(kvScenario), 0o644)
+	// First learn the model's medians from a comparison with any run.
+	first := compareJSON(t, writeMeasured(t, dir, scPath, func(m *measure.Summary) { m.Limiter.Store = "eventual" }))
+	median := map[string]float64{}
+	for _, k := range first.Checks {
+		median[k.Name] = k.PredictedMedian
+	}
+	if median[measure.CheckRateLimited] < 0.3 {
+		t.Fatalf("the model refuses %v of the writes with 429; the test needs most", median[measure.CheckRateLimited])
+	}
+	live := func(rateLimited float64) func(*measure.Summary) {
+		return func(m *measure.Summary) {
+			const n = 1_000_000
+			m.Limiter.Store, m.Live.Target = "eventual", "eventual"
+			m.Overshoot.Ratio.Max = first.PredictedMedian
+			m.Totals = measure.Totals{Requests: n, FailOpen: int64(median[measure.CheckFailOpen] * n)}
+			w := int64(rateLimited * n)
+			m.KV = measure.KVWork{Observed: true, Writes: n, WriteErrors: w, WriteRateLimited: w,
+				LostUpdates: int64(median[measure.CheckLostUpdates] * float64(n-w)),
+				StaleReads:  int64(median[measure.CheckStaleReads] * n), Visibility: []measure.VisibilityPoint{{Reads: n}}}
+			m.LatencyMs = &measure.Stats{N: n, P50: median[measure.CheckLatencyP50], P99: median[measure.CheckLatencyP99]}
+		}
+	}
+	other := writeMeasured(t, dir, scPath, live(0))
+	c := compareJSON(t, other)
+	if c.Verdict != measure.VerdictFails || !slices.Equal(c.Outside, []string{measure.CheckRateLimited}) || !strings.Contains(c.Why, "the mechanism behind it is not the model's") {
+		t.Errorf("another write limit: verdict %q, outside %v, why %q; want does not hold, for the 429 rate alone", c.Verdict, c.Outside, c.Why)
+	}
+	code, stdout, _ := runMain(t, "-no-report", "-trials", "20", "-compare", other)
+	if code != ExitOK || !strings.Contains(stdout, "verdict:  DOES NOT HOLD: the headline is inside its band, but the mechanism behind it is not the model's") ||
+		!regexp.MustCompile(`write_429.rate +0%, predicted .*OUTSIDE`).MatchString(stdout) {
+		t.Errorf("exit %d; the terminal does not name the 429 rate outside its band:\n%s", code, stdout)
+	}
+	if c := compareJSON(t, writeMeasured(t, dir, scPath, live(median[measure.CheckRateLimited]))); c.Verdict != measure.VerdictHolds {
+		t.Errorf("the model's own figures: verdict %q (%s), want holds", c.Verdict, c.Why)
+	}
+}
+
+// TestCompareNoKeyWindows: a live run that saw no key-window cannot be
+// judged, and no error figure is given: none in comparison, none in the
+// terminal.
+func TestCompareNoKeyWindows(t *testing.T) {
+	dir := t.TempDir()
+	scPath := filepath.Join(dir, "cmp.yaml")
+	os.WriteFile(scPath, []byte(compareScenario), 0o644)
+	path := writeMeasured(t, dir, scPath, func(m *measure.Summary) { m.Overshoot = measure.Overshoot{} })
+	code, stdout, stderr := runMain(t, "-json", "-no-report", "-trials", "4", "-compare", path)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, "relative_error") || !strings.Contains(stdout, `"verdict": "cannot judge"`) {
+		t.Errorf("comparison with no key-window: %s", stdout)
+	}
+	code, stdout, _ = runMain(t, "-no-report", "-trials", "4", "-compare", path)
+	if code != ExitOK || strings.Contains(stdout, "relative error") || !strings.Contains(stdout, "verdict:  CANNOT JUDGE: the live run saw no key-window") {
+		t.Errorf("exit %d, terminal with no key-window:\n%s", code, stdout)
 	}
 }

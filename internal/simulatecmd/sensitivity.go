@@ -37,7 +37,8 @@ func sensitivity(ctx context.Context, c *config, sc *scenario.Scenario, s *measu
 		return err
 	}
 	v, ok := m.Value(&r)
-	s.Sensitivity = append(s.Sensitivity, measure.Sensitivity{What: "every default", Metric: m.Name, Headline: v, Measured: ok, Trials: n})
+	s.Sensitivity = append(s.Sensitivity, measure.Sensitivity{What: "every default", Metric: m.Name, Headline: v, Measured: ok, Trials: n,
+		Note: measure.SensitivityNote(&r)})
 	for _, a := range as {
 		for _, alt := range a.Alternatives {
 			if ctx.Err() != nil {
@@ -58,7 +59,7 @@ func sensitivity(ctx context.Context, c *config, sc *scenario.Scenario, s *measu
 			}
 			v, ok := m.Value(&r)
 			s.Sensitivity = append(s.Sensitivity, measure.Sensitivity{Path: a.Path, Value: alt, What: a.What,
-				Metric: m.Name, Headline: v, Measured: ok, Trials: n})
+				Metric: m.Name, Headline: v, Measured: ok, Trials: n, Note: measure.SensitivityNote(&r)})
 		}
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/overshoot-dev/overshoot/internal/bounded"
 	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
@@ -126,7 +127,7 @@ func writeAtomic(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".shard-*")
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".partial-*") // in sight if killed
 	if err != nil {
 		return err
 	}
@@ -147,7 +148,7 @@ func writeAtomic(path string, b []byte) error {
 }
 
 // maxShardFileSize bounds a shard file read by -merge.
-const maxShardFileSize = 1 << 30
+var maxShardFileSize int64 = bounded.MaxShard
 
 // readShards reads the shard files named by args: files, or folders whose
 // shard-*-of-*.json files are read.
@@ -158,17 +159,9 @@ func readShards(args []string) ([]shardFile, []string, error) {
 	}
 	var out []shardFile
 	for _, p := range paths {
-		fh, err := os.Open(p)
+		b, err := bounded.ReadFile(p, maxShardFileSize, "a simulate shard file")
 		if err != nil {
 			return nil, nil, fmt.Errorf("-merge: %v", err)
-		}
-		b, err := io.ReadAll(io.LimitReader(fh, maxShardFileSize+1))
-		fh.Close()
-		if err != nil {
-			return nil, nil, fmt.Errorf("-merge %s: %v", p, err)
-		}
-		if len(b) > maxShardFileSize {
-			return nil, nil, fmt.Errorf("-merge %s: the file is over %d bytes: not a shard file", p, maxShardFileSize)
 		}
 		var f shardFile
 		dec := json.NewDecoder(bytes.NewReader(b))
@@ -178,6 +171,9 @@ func readShards(args []string) ([]shardFile, []string, error) {
 		}
 		if f.Schema != shardSchema {
 			return nil, nil, fmt.Errorf("-merge %s: shard schema %d, this simulate reads schema %d: merge with the simulate that wrote it", p, f.Schema, shardSchema)
+		}
+		if err := checkShardFile(&f); err != nil {
+			return nil, nil, fmt.Errorf("-merge %s: %v: the file was edited or damaged; run its shard again", p, err)
 		}
 		out = append(out, f)
 	}

@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/overshoot-dev/overshoot/internal/bounded"
 	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/model"
@@ -50,6 +51,7 @@ type config struct {
 	gates       cli.Gates
 	compare     string
 	force       bool        // -force: -compare even when scenario or mode differ
+	forcedOther string      // with -force: how the run's scenario is not the one predicted ("" when it is)
 	calibrate   string      // -calibrate: live summaries to fit, comma-separated
 	fit         string      // -fit: the paths to fit (default DefaultFit)
 	shard       *plan.Shard // -shard I/N: run one shard, write its file under out
@@ -378,6 +380,9 @@ func load(c *config, measured *measure.Summary) (*scenario.Scenario, []string, e
 		return sc, nil, err
 	}
 	var notes []string
+	if c.force {
+		c.forcedOther = forcedOther(sc, measured)
+	}
 	if n, err := sameScenario(sc, measured, c.compare, c.force); err != nil {
 		return nil, nil, err
 	} else if n != "" {
@@ -425,6 +430,22 @@ func sameScenario(sc *scenario.Scenario, measured *measure.Summary, path string,
 			path, m.Name, m.Hash, describeSource(sc), m.Params, hash)
 	}
 	return "", nil
+}
+
+// forcedOther says how the scenario predicted is not the one the measured
+// run ran, as sameScenario would have refused it without -force (another
+// name, or another hash where a hash is recorded and sc is not a
+// calibrated scenario, whose hash differs by design); "" when it is the
+// same. The comparison then cannot judge.
+func forcedOther(sc *scenario.Scenario, measured *measure.Summary) string {
+	m := measured.Scenario
+	switch {
+	case m.Name != sc.Name:
+		return fmt.Sprintf("the live run ran scenario %q, the prediction is of %q (-force)", m.Name, sc.Name)
+	case m.Hash != "" && m.Hash != sc.Hash() && sc.Calibrated == nil:
+		return fmt.Sprintf("the live run ran scenario %q with hash %s, the prediction is of hash %s, another file or the file changed since (-force)", m.Name, m.Hash, sc.Hash())
+	}
+	return ""
 }
 
 // sameCalibrated checks that the measured run ran the scenario calibrated
@@ -631,10 +652,16 @@ func targetProfile(sc *scenario.Scenario, measured *measure.Summary, user map[st
 // may have been shorter than planned (interrupted, -duration,
 // max_requests), and is then predicted that long, with the populations that
 // had started by then, unless -set live.duration (in user) says how long.
-// That describes the run, not its target.
+// That describes the run, not its target. Of repeated runs (attack
+// -repeat), whose live.duration_seconds is their sum, it is the longest
+// run's (totals.seconds), as a trial of the model stands for one run.
 func runLength(sc *scenario.Scenario, measured *measure.Summary, user map[string]bool) (*scenario.Scenario, error) {
 	if lv := measured.Live; lv != nil && lv.DurationSecs > 0 && !user["live.duration"] {
-		d := max(time.Duration(lv.DurationSecs*float64(time.Second)).Round(time.Millisecond), time.Millisecond)
+		secs := lv.DurationSecs
+		if r := measured.Repeats; r != nil && len(r.Runs) > 1 && measured.Totals.SimulatedSeconds > 0 {
+			secs = measured.Totals.SimulatedSeconds
+		}
+		d := max(time.Duration(secs*float64(time.Second)).Round(time.Millisecond), time.Millisecond)
 		if d < sc.Live.Duration.D() {
 			out := shortened(sc, d)
 			if len(out.Traffic) == 0 {
@@ -660,9 +687,13 @@ func shortened(sc *scenario.Scenario, d time.Duration) *scenario.Scenario {
 	return &out
 }
 
+// maxSummaryBytes bounds a summary.json read back (-compare, -calibrate,
+// -diff).
+var maxSummaryBytes int64 = bounded.MaxSummary
+
 // readSummary reads a summary.json to compare with.
 func readSummary(path string) (*measure.Summary, error) {
-	b, err := os.ReadFile(path)
+	b, err := bounded.ReadFile(path, maxSummaryBytes, "a summary.json")
 	if err != nil {
 		return nil, fmt.Errorf("-compare: %w", err)
 	}
@@ -672,6 +703,9 @@ func readSummary(path string) (*measure.Summary, error) {
 	}
 	if s.Schema != measure.SchemaVersion {
 		return nil, fmt.Errorf("-compare %s: summary schema %d, this simulate reads schema %d", path, s.Schema, measure.SchemaVersion)
+	}
+	if err := checkMeasured(&s); err != nil {
+		return nil, fmt.Errorf("-compare %s: %v", path, err)
 	}
 	return &s, nil
 }
@@ -860,6 +894,9 @@ func ref(sc *scenario.Scenario) measure.ScenarioRef {
 func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measure.Summary, stdout, stderr io.Writer) int {
 	if measured != nil && len(s.Points) == 0 {
 		cmp := measure.Compare(&s, measured)
+		if c.forcedOther != "" {
+			cmp.NotLikeForLike(c.forcedOther, "predict the run's own scenario file, without -force")
+		}
 		s.Comparison = &cmp
 	}
 	if c.json {
@@ -876,7 +913,9 @@ func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measu
 		if s.Comparison != nil {
 			writeComparison(stdout, s.Comparison)
 		}
-		writeCalibration(stdout, sc.Calibrated)
+		if sc != nil { // nil for a merge
+			writeCalibration(stdout, sc.Calibrated)
+		}
 	}
 	if !c.noReport {
 		opts := report.Options{Compare: measured, Traffic: s.Scenario.Traffic}
@@ -941,26 +980,40 @@ func writeText(w io.Writer, c *config, s *measure.Summary) error {
 	return measure.WriteTextWidth(w, s, cli.Width(w))
 }
 
-// writeComparison prints the prediction against the measurement and the
-// verdict.
+// writeComparison prints the prediction against the measurement: the
+// headline, each figure of the mechanism against its band, and the
+// verdict with why and what to do.
 func writeComparison(w io.Writer, c *measure.Comparison) {
 	what := "the live run"
 	if c.Repeats > 1 {
 		what = fmt.Sprintf("the median of %d live runs", c.Repeats)
 	}
-	verdict := "INSIDE"
+	band := "INSIDE"
 	if !c.InsideBand {
-		verdict = "OUTSIDE"
+		band = "OUTSIDE"
 	}
 	fmt.Fprintf(w, "\ncompared: measured max ratio %.3g (%s, %d key-windows)\n", c.MeasuredMaxRatio, what, c.KeyWindows)
-	fmt.Fprintf(w, "          predicted median %.3g, 95%% of trials in [%.3g, %.3g]\n", c.PredictedMedian, c.PredictedBand[0], c.PredictedBand[1])
-	fmt.Fprintf(w, "verdict:  %s the predicted band; relative error %.1f%%\n", verdict, 100*c.RelativeError)
+	fmt.Fprintf(w, "          predicted median %.3g, 95%% of trials in [%.3g, %.3g]: %s the band", c.PredictedMedian, c.PredictedBand[0], c.PredictedBand[1], band)
+	if c.RelativeError != nil {
+		fmt.Fprintf(w, "; relative error %.1f%%", 100**c.RelativeError)
+	}
+	fmt.Fprintln(w)
 	if c.MeasuredReadGroup > 0 && c.PredictedReadGroup > 0 {
 		fmt.Fprintf(w, "races:    at most %.3g requests read one count (%s), the model's trials %.3g (median)\n",
 			c.MeasuredReadGroup, strings.TrimPrefix(what, "the "), c.PredictedReadGroup)
 	}
-	if c.Note != "" {
+	if len(c.Checks) > 0 {
+		fmt.Fprintf(w, "mechanism (%s against the model's trials):\n", strings.TrimPrefix(what, "the "))
+		for _, k := range c.Checks {
+			fmt.Fprintf(w, "  %-17s %s\n", k.Name, k.Format())
+		}
+	}
+	if c.Note != "" && c.LikeForLike {
 		fmt.Fprintf(w, "note:     %s\n", c.Note)
+	}
+	fmt.Fprintf(w, "verdict:  %s: %s\n", strings.ToUpper(c.Verdict), c.Why)
+	if c.Do != "" {
+		fmt.Fprintf(w, "          what to do: %s\n", c.Do)
 	}
 }
 

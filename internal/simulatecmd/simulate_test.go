@@ -194,6 +194,7 @@ func TestSweepAndReport(t *testing.T) {
 func TestCompareFollowsTheMeasuredRun(t *testing.T) {
 	dir := t.TempDir()
 	measured := measure.Summary{Schema: measure.SchemaVersion, Mode: "attack", Complete: true, Trials: 1,
+		Totals:   measure.Totals{Requests: 10, Allowed: 10},
 		Scenario: measure.ScenarioRef{Name: "default"},
 		Limiter:  measure.LimiterRef{Algorithm: "fixed-window", Limit: 3, Window: "7s", WindowSecs: 7, Store: "memory", ErrorPolicy: "fail-open"},
 		Live:     &measure.Live{DurationSecs: 4.2}}
@@ -216,6 +217,24 @@ func TestCompareFollowsTheMeasuredRun(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, "out", "default", "*", "compare-summary.json")); len(m) != 1 {
 		t.Errorf("want one comparison report, got %v", m)
+	}
+
+	// Three repeated runs of 1.5 s: live.duration_seconds is their sum,
+	// 4.5 s; a trial of the model stands for one run, 1.5 s.
+	measured.Live.DurationSecs, measured.Totals.SimulatedSeconds = 4.5, 1.5
+	measured.Repeats = measure.NewRepeats([]measure.RepeatRun{{MaxRatio: 1}, {MaxRatio: 1}, {MaxRatio: 1}})
+	b, _ = json.Marshal(measured)
+	os.WriteFile(path, b, 0o644)
+	code, stdout, stderr = runMain(t, "-json", "-no-report", "-trials", "2", "-compare", path)
+	if code != ExitOK {
+		t.Fatalf("repeats: exit %d: %s", code, stderr)
+	}
+	s = measure.Summary{}
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Totals.SimulatedSeconds != 1.5 {
+		t.Errorf("predicted %v s for three runs of 1.5 s, want 1.5 s (one run's)", s.Totals.SimulatedSeconds)
 	}
 }
 
@@ -267,6 +286,7 @@ traffic:
 live: {duration: 10s}
 `), 0o644)
 	measured := measure.Summary{Schema: measure.SchemaVersion, Mode: "attack", Complete: false, Trials: 1,
+		Totals:   measure.Totals{Requests: 10, Allowed: 10},
 		Scenario: measure.ScenarioRef{Name: "late", File: sc},
 		Limiter:  measure.LimiterRef{Algorithm: "fixed-window", Limit: 5, Window: "10s", WindowSecs: 10, Store: "memory", ErrorPolicy: "fail-open"},
 		Live:     &measure.Live{DurationSecs: 2}}

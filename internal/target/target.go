@@ -11,9 +11,15 @@
 //	RateLimit: "default";r=<remaining>;t=<seconds to reset>    (not on a fail-open answer)
 //	Retry-After: <seconds to reset>                            (on 429, the same instant as t)
 //	X-Overshoot-Window: <window id the request was counted in>
-//	X-Overshoot-Key: <caller identity, token:ip>
+//	X-Overshoot-Key: <caller identity: token:ip, or as the limiter keys>
 //	X-Overshoot-Fail-Open: 1     (the store failed and the error policy allowed)
 //	X-Overshoot-Fail-Closed: 1   (the store failed and the error policy denied)
+//	X-Overshoot-Service-Us: <microseconds from taking the request to answering it>
+//
+// The service time is the target's own: the limiter's reads and writes,
+// without the HTTP hop between the attacker and the target, which is what
+// the model's request latency stands for when it predicts a run of the
+// built-in target.
 //
 // RateLimit-Policy and RateLimit are the IETF draft's
 // (draft-ietf-httpapi-ratelimit-headers, checked against revision 11).
@@ -48,6 +54,9 @@ const (
 	HeaderWindow = "X-Overshoot-Window"
 	// HeaderKey carries the caller identity the limiter keyed the request by.
 	HeaderKey = "X-Overshoot-Key"
+	// HeaderService carries the target's own time for the request, from
+	// taking it to answering it, in whole microseconds.
+	HeaderService = "X-Overshoot-Service-Us"
 	// HeaderFailOpen is "1" when the store failed and the request was allowed
 	// anyway (the seed's behaviour); the example Worker sets the same header.
 	HeaderFailOpen = "X-Overshoot-Fail-Open"
@@ -72,6 +81,9 @@ type Config struct {
 	// Token says where requests carry their anonymous token; the zero value
 	// means limiter.DefaultTokenSource (header X-Anon-Token).
 	Token limiter.TokenSource
+	// Key is what the limiter keys a caller on; the zero value is the
+	// seed's token and IP.
+	Key limiter.KeyBy
 	// Now is the clock decisions are made on; nil means time.Now.
 	Now func() time.Time
 }
@@ -82,6 +94,7 @@ type Handler struct {
 	l      *limiter.Limiter
 	store  kv.Store
 	token  limiter.TokenSource
+	key    limiter.KeyBy
 	now    func() time.Time
 	policy []string // the RateLimit-Policy value, the same for every response
 }
@@ -112,7 +125,7 @@ func New(cfg Config) (*Handler, error) {
 	}
 	c := cfg.Limiter.Config()
 	policy := fmt.Sprintf("%q;q=%d;w=%s", PolicyName, c.Limit, secs(c.Window))
-	return &Handler{l: cfg.Limiter, store: cfg.Store, token: cfg.Token, now: cfg.Now, policy: []string{policy}}, nil
+	return &Handler{l: cfg.Limiter, store: cfg.Store, token: cfg.Token, key: cfg.Key, now: cfg.Now, policy: []string{policy}}, nil
 }
 
 // secs formats d in whole seconds when it is whole, else with the shortest
@@ -127,7 +140,8 @@ func secs(d time.Duration) string {
 
 // ServeHTTP decides for the request's caller and answers 200 or 429.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	caller := limiter.Caller(h.token.Token(r), r.Header)
+	began := time.Now() // the service time's, on the monotonic clock, whatever h.now is
+	caller := h.key.Caller(h.token.Token(r), r.Header)
 	// Every request gets its own store context (location, and the reads
 	// the eventual store remembers for lost-update accounting).
 	loc := ""
@@ -156,6 +170,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if d.FailClosed {
 		hdr[HeaderFailClosed] = one
 	}
+	hdr[HeaderService] = []string{strconv.FormatInt(time.Since(began).Microseconds(), 10)}
 	if !d.Allowed {
 		hdr[HeaderRetryAfter] = []string{strconv.FormatInt(reset, 10)}
 		w.WriteHeader(http.StatusTooManyRequests)

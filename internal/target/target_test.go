@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 	"time"
 
@@ -229,5 +230,28 @@ func benchHandler(b *testing.B, h http.Handler) {
 		}
 		clear(w.Header())
 		h.ServeHTTP(w, r)
+	}
+}
+
+// TestServiceTime: every answer states the target's own time for the
+// request, which holds the store's latency (here a memory store that
+// sleeps 20 ms a read and a write) and nothing of a fake decision clock.
+func TestServiceTime(t *testing.T) {
+	fake := time.Unix(1000, 0)
+	store := kv.NewMemory(kv.MemoryOptions{Latency: 20 * time.Millisecond})
+	h := newHandler(t, 1, time.Minute, store, "", func() time.Time { return fake })
+	for i, want := range []int{200, 429} {
+		w := get(h, map[string]string{"X-Anon-Token": "tok"})
+		if w.Code != want {
+			t.Fatalf("request %d: status %d, want %d", i, w.Code, want)
+		}
+		us, err := strconv.ParseInt(w.Header().Get(HeaderService), 10, 64)
+		if err != nil {
+			t.Fatalf("request %d: %s %q: %v", i, HeaderService, w.Header().Get(HeaderService), err)
+		}
+		// An allowed request reads and writes (40 ms of sleeps), a denied one reads.
+		if min := int64(20000 * (2 - i)); us < min || us > 5_000_000 {
+			t.Errorf("request %d: service %d us, want at least %d (its store's sleeps) and not seconds", i, us, min)
+		}
 	}
 }

@@ -1,36 +1,42 @@
-// Package plantest holds what the cross-driver test of the plan shares
+// Package plantest holds what the cross-driver tests of the plan share
 // between packages: the scenarios whose requests both drivers must agree
-// on, the transcript of those requests that internal/plan writes as a
-// golden file, and the comparison each driver's test makes with it. It is
-// imported by tests only.
+// on (the library's, this package's testdata, and generated ones), the
+// transcript of those requests that internal/plan writes as a golden file,
+// and the comparison each driver's test makes with it. It is imported by
+// tests only.
 //
 // A transcript lists, for every point of a scenario (each sweep point), for
 // every population, the first Requests requests of its first Clients
 // clients, one a line:
 //
-//	<population> <client> <n> <caller> <ip> <location>
+//	<population> <client> <n> <caller> <ip> <location> <at> <think>
 //
 // client is the run-wide client number, n the request's number for its
-// client (from 0), caller the limiter's caller identity (token:ip), ip the
-// address sent ("-" for none) and location the index of the location it
-// arrives at, or "*" followed by the locations it may arrive at when it is
-// drawn at random (each driver draws its own way). An open loop's line
-// "arrivals <population> <expected>" gives the requests it is expected to
-// send over the run: clients x HitsBy of its time in the run.
+// client (from 0), caller the limiter's caller identity as it keys, ip the
+// address sent ("-" for none), location the index of the location it
+// arrives at, at when an open loop's or a burst's request leaves (in
+// nanoseconds from the run's start; "-" for a closed loop, whose times
+// follow its responses) and think a closed-loop client's n-th think time
+// in nanoseconds ("-" for none). Every value is exact: the traffic's
+// randomness is the plan's counter-based draws, so both drivers must build
+// these very requests. An open loop's line "arrivals <population>
+// <expected>" gives the requests it is expected to send over the run:
+// clients x HitsBy of its time in the run.
 package plantest
 
 import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
@@ -123,23 +129,48 @@ type Request struct {
 	Caller, IP string
 	// Location is the index of the location where it arrives.
 	Location int
+	// At is when an open loop's or a burst's request leaves, from the
+	// run's start (math.MaxInt64: never); -1 for a closed loop, whose
+	// times follow its responses.
+	At time.Duration
+	// Think is a closed-loop client's think N (its N-th pause between a
+	// response and its next request); -1 when it does not think.
+	Think time.Duration
 }
 
 // Driver returns the requests of population pop of pl that a transcript
 // lists (the first Requests of each of its first Clients clients, client
-// by client), as one driver builds them.
+// by client), as one driver builds them for trial 0 of the plan's seed.
 type Driver func(pl *plan.Plan, pop int) ([]Request, error)
 
-// FromPlan is the plan's own answer, from plan.Population: what the golden
-// transcript holds. A location drawn at random is -1.
+// FromPlan is the plan's own answer, from plan.Population, one client at
+// a time: what the golden transcript holds. An open loop's or a burst's
+// client's requests end with the last due before the population's end.
 func FromPlan(pl *plan.Plan, pop int) ([]Request, error) {
 	p := &pl.Populations[pop]
+	s := plan.NewStream(pl.Seed, 0)
 	var out []Request
 	for k := range min(Clients, p.Clients) {
+		d := s.Client(p, k)
+		y := 0.0
 		for n := range int64(Requests) {
-			r := Request{Client: p.First + k, N: n, Caller: plan.Caller(p.Token(k, n), p.IP(k)), IP: p.IP(k), Location: -1}
-			if !p.DrawsLocation() {
-				r.Location = p.Location(n, 0)
+			r := Request{Client: p.First + k, N: n, Caller: p.Caller(k, n), IP: p.IP(k, n), Location: p.Location(d, n), At: -1, Think: -1}
+			switch p.Send {
+			case plan.Open:
+				y = p.Arrival(d, k, n, y)
+				r.At = p.ArrivalAt(y)
+			case plan.Burst:
+				size, c := int64(p.BurstSize), int64(p.Clients)
+				r.At = p.BurstTime(n/size*c*size + n%size*c + int64(k))
+			}
+			if r.At >= p.End {
+				break // sent at the population's end or later: not sent
+			}
+			switch p.Send {
+			case plan.Closed:
+				if !p.Think.IsZero() {
+					r.Think = p.ThinkTime(d, n)
+				}
 			}
 			out = append(out, r)
 		}
@@ -151,31 +182,46 @@ func FromPlan(pl *plan.Plan, pop int) ([]Request, error) {
 func Transcript(c Case, d Driver) (string, error) {
 	var b strings.Builder
 	for _, pt := range c.Points {
-		pl := pt.Plan
-		fmt.Fprintf(&b, "# point %s\n", pt.Label)
-		for i := range pl.Populations {
-			p := &pl.Populations[i]
-			fmt.Fprintf(&b, "population %d %s clients %d first %d\n", i, p.Name, p.Clients, p.First)
-			reqs, err := d(pl, i)
-			if err != nil {
-				return "", fmt.Errorf("%s %s population %s: %v", c.Name, pt.Label, p.Name, err)
-			}
-			for _, r := range reqs {
-				ip, loc := r.IP, strconv.Itoa(r.Location)
-				if ip == "" {
-					ip = "-"
-				}
-				if r.Location < 0 {
-					loc = "*" + join(arrivesAt(p))
-				}
-				fmt.Fprintf(&b, "%d %d %d %s %s %s\n", i, r.Client, r.N, r.Caller, ip, loc)
-			}
-			if e, ok := ExpectedArrivals(p); ok {
-				fmt.Fprintf(&b, "arrivals %d %.6f\n", i, e)
-			}
+		if err := transcriptOf(&b, pt.Label, pt.Plan, d); err != nil {
+			return "", fmt.Errorf("%s %s: %v", c.Name, pt.Label, err)
 		}
 	}
 	return b.String(), nil
+}
+
+// transcriptOf writes the transcript of one point, labelled label.
+func transcriptOf(b *strings.Builder, label string, pl *plan.Plan, d Driver) error {
+	fmt.Fprintf(b, "# point %s\n", label)
+	for i := range pl.Populations {
+		p := &pl.Populations[i]
+		fmt.Fprintf(b, "population %d %s clients %d first %d\n", i, p.Name, p.Clients, p.First)
+		reqs, err := d(pl, i)
+		if err != nil {
+			return fmt.Errorf("population %s: %v", p.Name, err)
+		}
+		for _, r := range reqs {
+			ip := r.IP
+			if ip == "" {
+				ip = "-"
+			}
+			fmt.Fprintf(b, "%d %d %d %s %s %d %s %s\n", i, r.Client, r.N, r.Caller, ip, r.Location, when(r.At), when(r.Think))
+		}
+		if e, ok := ExpectedArrivals(p); ok {
+			fmt.Fprintf(b, "arrivals %d %.6f\n", i, e)
+		}
+	}
+	return nil
+}
+
+// when prints a transcript's time: nanoseconds, "-" for none, "never".
+func when(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "-"
+	case d == math.MaxInt64:
+		return "never"
+	}
+	return strconv.FormatInt(int64(d), 10)
 }
 
 // ExpectedArrivals returns the requests an open loop is expected to send
@@ -188,33 +234,9 @@ func ExpectedArrivals(p *plan.Population) (e float64, ok bool) {
 	return float64(p.Clients) * p.HitsBy(p.End-p.Start), true
 }
 
-// arrivesAt returns the locations a population drawing its location can
-// arrive at: those Location returns for some u on a grid of 4096 points
-// (every location of weight 1/4096 of the total or more).
-func arrivesAt(p *plan.Population) []int {
-	var out []int
-	for i := range 4096 {
-		if l := p.Location(0, (float64(i)+0.5)/4096); !slices.Contains(out, l) {
-			out = append(out, l)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-func join(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
-}
-
 // Compare compares a driver's transcript got with the golden want, line by
-// line: equal, except that where want's location is "*<set>" got's must
-// be one of the set (a driver's transcript is written with the same
-// Transcript, so a drawn location appears there as a number). It returns
-// a description of the first differences, or "" when they agree.
+// line. It returns a description of the first differences, or "" when
+// they agree.
 func Compare(want, got string) string {
 	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
 	var diffs []string
@@ -226,7 +248,7 @@ func Compare(want, got string) string {
 		if i < len(gl) {
 			g = gl[i]
 		}
-		if w == g || drawnMatch(w, g) {
+		if w == g {
 			continue
 		}
 		diffs = append(diffs, fmt.Sprintf("line %d:\n\twant %q\n\tgot  %q", i+1, w, g))
@@ -236,16 +258,6 @@ func Compare(want, got string) string {
 		}
 	}
 	return strings.Join(diffs, "\n")
-}
-
-// drawnMatch reports whether request line g matches golden line w whose
-// location is drawn: the same fields before it and a location in w's set.
-func drawnMatch(w, g string) bool {
-	i, j := strings.LastIndexByte(w, ' '), strings.LastIndexByte(g, ' ')
-	if i < 0 || j < 0 || w[:i] != g[:j] || !strings.HasPrefix(w[i+1:], "*") {
-		return false
-	}
-	return slices.Contains(strings.Split(w[i+2:], ","), g[j+1:])
 }
 
 // CheckDriver checks that driver d, named who, sends the requests of every
@@ -271,6 +283,34 @@ func CheckDriver(t testing.TB, who string, d Driver, each func(c Case)) {
 		}
 		if each != nil {
 			each(c)
+		}
+	}
+}
+
+// CheckGenerated checks that driver d, named who, builds the plan's own
+// requests (FromPlan) for n generated scenarios (Generate(i), i < n),
+// each as one point.
+func CheckGenerated(t testing.TB, who string, d Driver, n int) {
+	t.Helper()
+	failed := 0
+	for i := range n {
+		sc := Generate(uint64(i))
+		pl, err := plan.CompileLive(sc)
+		if err != nil {
+			t.Fatalf("generated scenario %d does not compile: %v\n%s", i, err, sc.Name)
+		}
+		var want, got strings.Builder
+		if err := transcriptOf(&want, "generated", pl, FromPlan); err != nil {
+			t.Fatal(err)
+		}
+		if err := transcriptOf(&got, "generated", pl, d); err != nil {
+			t.Fatalf("generated scenario %d: %v", i, err)
+		}
+		if diff := Compare(want.String(), got.String()); diff != "" {
+			t.Errorf("generated scenario %d (plantest.Generate(%d): %s): %s's requests are not the plan's:\n%s", i, i, Describe(sc), who, diff)
+			if failed++; failed == 3 {
+				t.Fatalf("stopping after %d scenarios", failed)
+			}
 		}
 	}
 }

@@ -1,0 +1,254 @@
+package measure
+
+import "slices"
+
+// Mechanism is what the store and the error policy did in each trial (in a
+// live run, each run), beside the headline: simulate -compare holds a live
+// run's figures against the band of the model's trials for each, because a
+// headline can agree for another reason (a live store with another write
+// limit lets as many through for other causes). Counts are kept, not
+// rates, so that the rates (MechanismRates) are derived the same way on
+// both sides.
+type Mechanism struct {
+	// Trials are each trial's (or live run's) counts, in trial order.
+	Trials []MechanismTrial `json:"trials"`
+}
+
+// MechanismTrial is one trial's counts behind the mechanism's rates.
+type MechanismTrial struct {
+	Requests int64 `json:"requests"`
+	FailOpen int64 `json:"fail_open"`
+	// Writes are the writes tried, RateLimited those the store refused
+	// with a 429 (KV's write limit per key), and Committed those it took.
+	Writes      int64 `json:"writes"`
+	RateLimited int64 `json:"write_rate_limited"`
+	Committed   int64 `json:"committed_writes"`
+	// LostUpdates are committed writes that replaced a value they never
+	// read.
+	LostUpdates int64 `json:"lost_updates"`
+	// ReadsOfWritten are the successful reads of a key already written
+	// (those whose staleness is known), StaleReads those among them that
+	// returned an older value than the latest committed write.
+	ReadsOfWritten int64 `json:"reads_of_written"`
+	StaleReads     int64 `json:"stale_reads"`
+	// LatencyP50Ms and LatencyP99Ms are the trial's request latency
+	// quantiles; 0 when the driver recorded none per trial (a live run's
+	// are in Repeats and Live).
+	LatencyP50Ms float64 `json:"latency_p50_ms"`
+	LatencyP99Ms float64 `json:"latency_p99_ms"`
+	// ServiceP50Ms and ServiceP99Ms are a live run's service time
+	// quantiles at the target (Trial.Service); 0 when it stated none.
+	ServiceP50Ms float64 `json:"service_p50_ms,omitempty"`
+	ServiceP99Ms float64 `json:"service_p99_ms,omitempty"`
+}
+
+// mechanismOf is a trial's mechanism counts.
+func mechanismOf(t *Trial) MechanismTrial {
+	k := t.KV
+	m := MechanismTrial{Requests: t.Totals.Requests, FailOpen: t.Totals.FailOpen, Writes: k.Writes,
+		RateLimited: k.WriteRateLimited, Committed: k.Writes - k.WriteErrors, LostUpdates: k.LostUpdates, StaleReads: k.StaleReads}
+	for _, n := range k.VisReads {
+		m.ReadsOfWritten += n
+	}
+	if t.Latency.N > 0 {
+		st := t.Latency.Stats()
+		m.LatencyP50Ms, m.LatencyP99Ms = st.P50, st.P99
+	}
+	if t.Service.N > 0 {
+		st := t.Service.Stats()
+		m.ServiceP50Ms, m.ServiceP99Ms = st.P50, st.P99
+	}
+	return m
+}
+
+// The mechanism's figures, by the names a comparison's checks carry.
+const (
+	CheckRateLimited = "write_429.rate"
+	CheckLostUpdates = "lost_update.rate"
+	CheckStaleReads  = "stale_read.rate"
+	CheckFailOpen    = "fail_open.rate"
+	CheckLatencyP50  = "latency.p50_ms"
+	CheckLatencyP99  = "latency.p99_ms"
+)
+
+// mechanismFigure is one figure of the mechanism: its name, what it is in
+// words, and its value in one trial (false when the trial has none: no
+// writes for a share of writes).
+type mechanismFigure struct {
+	name, what string
+	value      func(MechanismTrial) (float64, bool)
+}
+
+// share is n / of, or false when of is 0.
+func share(n, of int64) (float64, bool) {
+	if of <= 0 {
+		return 0, false
+	}
+	return float64(n) / float64(of), true
+}
+
+// mechanismFigures are the figures a comparison checks, in the order it
+// prints them.
+var mechanismFigures = []mechanismFigure{
+	{CheckRateLimited, "writes the store refused with 429 (its write limit per key)",
+		func(m MechanismTrial) (float64, bool) { return share(m.RateLimited, m.Writes) }},
+	{CheckLostUpdates, "committed writes that replaced a count they never read (lost updates)",
+		func(m MechanismTrial) (float64, bool) { return share(m.LostUpdates, m.Committed) }},
+	{CheckStaleReads, "reads of a written key that returned an older count (stale reads)",
+		func(m MechanismTrial) (float64, bool) { return share(m.StaleReads, m.ReadsOfWritten) }},
+	{CheckFailOpen, "requests allowed because the store failed (fail-open)",
+		func(m MechanismTrial) (float64, bool) { return share(m.FailOpen, m.Requests) }},
+	{CheckLatencyP50, "request latency p50, ms",
+		func(m MechanismTrial) (float64, bool) { return m.LatencyP50Ms, m.LatencyP50Ms > 0 }},
+	{CheckLatencyP99, "request latency p99, ms",
+		func(m MechanismTrial) (float64, bool) { return m.LatencyP99Ms, m.LatencyP99Ms > 0 }},
+}
+
+// values is the figure's value in each trial that has one, sorted.
+func (f mechanismFigure) values(trials []MechanismTrial) []float64 {
+	var out []float64
+	for _, t := range trials {
+		if v, ok := f.value(t); ok {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// mechanism is the trials' mechanism counts, in trial order; nil for no
+// trials.
+func mechanism(trials []Trial) *Mechanism {
+	if len(trials) == 0 {
+		return nil
+	}
+	m := &Mechanism{Trials: make([]MechanismTrial, len(trials))}
+	for i := range trials {
+		m.Trials[i] = mechanismOf(&trials[i])
+	}
+	return m
+}
+
+// pooledMechanism is a summary's mechanism counts from its pooled totals
+// and KV work, with its latency: a single run's, or an older summary's
+// without Mechanism.
+func pooledMechanism(s *Summary) MechanismTrial {
+	t := Trial{Totals: s.Totals, KV: KVCounters{Writes: s.KV.Writes, WriteErrors: s.KV.WriteErrors,
+		WriteRateLimited: s.KV.WriteRateLimited, LostUpdates: s.KV.LostUpdates, StaleReads: s.KV.StaleReads}}
+	m := mechanismOf(&t)
+	for _, v := range s.KV.Visibility {
+		m.ReadsOfWritten += v.Reads
+	}
+	lat := s.LatencyMs
+	if lat == nil && s.Live != nil {
+		lat = &s.Live.LatencyMs
+	}
+	if lat != nil && lat.N > 0 {
+		m.LatencyP50Ms, m.LatencyP99Ms = lat.P50, lat.P99
+	}
+	if s.Live != nil && s.Live.ServiceMs != nil && s.Live.ServiceMs.N > 0 {
+		m.ServiceP50Ms, m.ServiceP99Ms = s.Live.ServiceMs.P50, s.Live.ServiceMs.P99
+	}
+	return m
+}
+
+// liveRuns is the measured summary's mechanism counts per live run: for
+// repeats, the runs kept (by index), with each run's latency from
+// Repeats; otherwise the run's pooled counts.
+func liveRuns(measured *Summary, kept []int) []MechanismTrial {
+	r := measured.Repeats
+	if r == nil || len(r.Runs) == 0 || measured.Mechanism == nil || len(measured.Mechanism.Trials) != len(r.Runs) {
+		return []MechanismTrial{pooledMechanism(measured)}
+	}
+	var out []MechanismTrial
+	for _, i := range kept {
+		m := measured.Mechanism.Trials[i]
+		m.LatencyP50Ms, m.LatencyP99Ms = r.Runs[i].LatencyP50Ms, r.Runs[i].LatencyP99Ms
+		out = append(out, m)
+	}
+	return out
+}
+
+// atTarget returns the live runs with their latency figures replaced by
+// the target's own service times, and true, when every run's target
+// stated them (the built-in target): the model's latency has no HTTP hop,
+// so that is what it predicts. Otherwise runs as they are, and false.
+func atTarget(runs []MechanismTrial) ([]MechanismTrial, bool) {
+	for _, m := range runs {
+		if m.ServiceP50Ms <= 0 {
+			return runs, false
+		}
+	}
+	out := slices.Clone(runs)
+	for i := range out {
+		out[i].LatencyP50Ms, out[i].LatencyP99Ms = out[i].ServiceP50Ms, out[i].ServiceP99Ms
+	}
+	return out, len(out) > 0
+}
+
+// observes reports whether measured saw figure name: a simulation sees
+// every figure; a live run its store's 429s only on the built-in target
+// (KV.Observed), lost updates and stale reads only on the built-in
+// eventual store (the memory store and a real namespace count neither),
+// fail-opens on the built-in target or a target that marks them, and its
+// latency when it timed a response.
+func observes(measured *Summary, name string, runs []MechanismTrial) bool {
+	if measured.Mode != "attack" {
+		return true
+	}
+	kv := measured.KV.Observed
+	switch name {
+	case CheckRateLimited:
+		return kv
+	case CheckLostUpdates, CheckStaleReads:
+		return kv && measured.Live != nil && measured.Live.Target == "eventual"
+	case CheckFailOpen:
+		return kv || measured.Totals.FailOpen > 0
+	}
+	for _, m := range runs {
+		if m.LatencyP50Ms > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// checks holds each figure of measured's mechanism (over the live runs
+// kept) against the band of predicted's trials: from the least to the most
+// any trial had. The band is every trial's, not the central 95% as the
+// headline's, because six figures are checked: with 95% bands a model
+// that is right would fail one live run in four on some figure by chance;
+// outside the range of 200 trials, a live run is about 1% likely to fall
+// by chance, for each figure.
+func checks(predicted, measured *Summary, kept []int) []MechanismCheck {
+	if predicted.Mechanism == nil || len(predicted.Mechanism.Trials) == 0 {
+		return nil
+	}
+	runs := liveRuns(measured, kept)
+	var service bool
+	if measured.Mode == "attack" {
+		runs, service = atTarget(runs)
+	}
+	var out []MechanismCheck
+	for _, f := range mechanismFigures {
+		model, live := f.values(predicted.Mechanism.Trials), f.values(runs)
+		c := MechanismCheck{Name: f.name, What: f.what, Observed: observes(measured, f.name, runs)}
+		if service && (f.name == CheckLatencyP50 || f.name == CheckLatencyP99) {
+			c.What += " at the target (its own time, without the HTTP hop, which the model has no part for)"
+			c.AtTarget = true
+		}
+		if len(model) > 0 {
+			c.PredictedBand = [2]float64{model[0], model[len(model)-1]}
+			c.PredictedMedian = Median(model)
+		}
+		if len(live) > 0 {
+			c.Measured = Median(live)
+		}
+		if len(model) == 0 && len(live) == 0 {
+			continue // neither side had what the figure is a share of
+		}
+		c.InsideBand = c.Observed && c.Measured >= c.PredictedBand[0] && c.Measured <= c.PredictedBand[1]
+		out = append(out, c)
+	}
+	return out
+}
