@@ -62,6 +62,19 @@ func (r Result) latency() float64 {
 // most is the most one key-window let through.
 func (r Result) most() float64 { v, _ := r.metric("allowed.max"); return v }
 
+// beyondExact is what r let through beyond an exact limiter on the same
+// requests (the summary's reference): the worst key-window's excess and
+// the share of the requests the exact limiter denies that r let through;
+// infinite when not measured.
+func (r Result) beyondExact() (worst, share float64) {
+	w, ok1 := r.metric("worst_key.excess")
+	s, ok2 := r.metric("let_through.share")
+	if !ok1 || !ok2 {
+		return math.Inf(1), math.Inf(1)
+	}
+	return w, s
+}
+
 // allowed is what the design lets through: allowed p99 in a key-window.
 func (r Result) allowed() float64 { v, _ := r.metric("allowed.p99"); return v }
 
@@ -77,8 +90,10 @@ func (r Result) passing() int {
 }
 
 // rank orders results: those that enforce the limit within the budget
-// first, by least let through (allowed p99, then the most in one
-// key-window: the overshoot, every design at the same limit), then fewest
+// first, by least let through beyond an exact limiter on the same requests
+// (the worst key-window's excess, then the share of what the exact limiter
+// denies), then by allowed p99 and the most in one key-window (every
+// design at the same limit), then fewest
 // legitimate requests denied, then fewest false denials, then lowest cost,
 // then lowest latency p99, then more confidence, then largest limit (with
 // SearchLimit); the others by how many of the budget's conditions they
@@ -101,7 +116,9 @@ func rank(rs []Result) []Result {
 			}
 			return cmp.Compare(b.passing(), a.passing())
 		}
-		return cmp.Or(cmp.Compare(a.allowed(), b.allowed()), cmp.Compare(a.most(), b.most()),
+		aw, as := a.beyondExact()
+		bw, bs := b.beyondExact()
+		return cmp.Or(cmp.Compare(aw, bw), cmp.Compare(as, bs), cmp.Compare(a.allowed(), b.allowed()), cmp.Compare(a.most(), b.most()),
 			cmp.Compare(a.LegitDenied(), b.LegitDenied()), cmp.Compare(a.FalseDenials(), b.FalseDenials()),
 			cmp.Compare(a.costOrMax(), b.costOrMax()), cmp.Compare(a.latency(), b.latency()),
 			cmp.Compare(b.Confidence, a.Confidence), cmp.Compare(b.Limit, a.Limit))
@@ -112,7 +129,9 @@ func rank(rs []Result) []Result {
 // WriteTable writes the ranked results for people: a line per design
 // with whether it enforces its limit within the budget, the limit, what it
 // lets through (p99 and most in one key-window, and the most as a multiple
-// of the limit: ratio.max, the Pareto figure's default axis), the legitimate requests denied (falsely), its cost, the
+// of the limit: ratio.max, the Pareto figure's default axis), what it
+// lets through beyond an exact limiter on the same requests (in all and in
+// the worst key-window), the legitimate requests denied (falsely), its cost, the
 // latency a request has with it (p99, simulated: the store's round trips),
 // the confidence and, for a design that misses, why (WhyNot); then the
 // recommendation.
@@ -123,7 +142,7 @@ func WriteTable(w io.Writer, budget []measure.Condition, rs []Result) {
 	}
 	fmt.Fprintf(w, "budget: %s\n\n", strings.Join(texts, " and "))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tdesign\tmeets?\tlimit\tallowed p99 / max\tlegit denied (false)\t$/M req\tlatency p99\tconfidence\twhy not\t")
+	fmt.Fprintln(tw, "#\tdesign\tmeets?\tlimit\tallowed p99 / max\tbeyond exact (worst key)\tlegit denied (false)\t$/M req\tlatency p99\tconfidence\twhy not\t")
 	for i, r := range rs {
 		meets := "no"
 		switch {
@@ -153,7 +172,12 @@ func WriteTable(w io.Writer, budget []measure.Condition, rs []Result) {
 		if r.Summary != nil {
 			trials = r.Summary.Trials
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f%% of %d\t%s\t\n", i+1, design, meets, limit, allowed,
+		exact := "-"
+		if w, _ := r.beyondExact(); !math.IsInf(w, 1) {
+			total, _ := r.metric("reference.excess")
+			exact = fmt.Sprintf("%.0f (%.0f)", total, w)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f%% of %d\t%s\t\n", i+1, design, meets, limit, allowed, exact,
 			falseDenials(r.Summary), cost(r), lat, 100*r.Confidence, trials, r.WhyNot())
 	}
 	tw.Flush()
