@@ -273,3 +273,28 @@ func TestRecommendationWarns(t *testing.T) {
 		t.Errorf("recommendation %q", got)
 	}
 }
+
+// TestRankBeyondExact: of the designs that meet the budget, the one that
+// lets less through beyond the exact limiter ranks first, whatever its
+// cost; one without a reference ranks after those with one.
+func TestRankBeyondExact(t *testing.T) {
+	sum := func(maxExcess int64, share, usd float64) *measure.Summary {
+		s := &measure.Summary{Limiter: measure.LimiterRef{Limit: 10}}
+		s.Overshoot.Reference = measure.Reference{Allowed: 100, MaxExcess: maxExcess, LetThroughShare: share}
+		s.Cost.USDPerMillionRequests = usd
+		return s
+	}
+	rs := rank([]Result{
+		{Design: Design{StoreName: "cheap, 3 beyond"}, Meets: true, Summary: sum(3, 0.01, 0.1)},
+		{Design: Design{StoreName: "no reference"}, Meets: true, Summary: &measure.Summary{}},
+		{Design: Design{StoreName: "dear, exact"}, Meets: true, Summary: sum(0, 0, 5)},
+		{Design: Design{StoreName: "1 beyond"}, Meets: true, Summary: sum(1, 0.5, 1)},
+	})
+	var got []string
+	for _, r := range rs {
+		got = append(got, r.Design.StoreName)
+	}
+	if want := "dear, exact|1 beyond|cheap, 3 beyond|no reference"; strings.Join(got, "|") != want {
+		t.Errorf("order %q, want %q", strings.Join(got, "|"), want)
+	}
+}
