@@ -343,7 +343,7 @@ type VisibilityPoint struct {
 // soon the free plan's daily quotas run out.
 type Cost struct {
 	// Store is the store priced (the summary's limiter.store).
-	Store string `json:"store,omitempty"`
+	Store string `json:"store"`
 	// Reads and writes the store accepted (billed), per million requests;
 	// a Durable Object's or the Rate Limiting binding's reads are its
 	// requests (one per check).
@@ -358,7 +358,7 @@ type Cost struct {
 	Basis string `json:"basis,omitempty"`
 	// Reference is set for the memory store, priced as the KV binding it
 	// stands for: a reference, not a store one can ship.
-	Reference bool `json:"reference,omitempty"`
+	Reference bool `json:"reference"`
 	// FreeWritesExhaustedAfterSecs is how long after 00:00 UTC the free
 	// plan's 1,000 writes a day run out on a steady day at this run's
 	// rates, counting the writes that use the quota (accepted, or refused
