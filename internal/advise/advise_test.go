@@ -298,3 +298,20 @@ func TestRankBeyondExact(t *testing.T) {
 		t.Errorf("order %q, want %q", strings.Join(got, "|"), want)
 	}
 }
+
+// TestUsersDenied: the table says how many users (legitimate clients) an
+// average trial falsely denied, and the ranking prefers fewer of them.
+func TestUsersDenied(t *testing.T) {
+	s := &measure.Summary{Trials: 2, Populations: []measure.Population{
+		{Name: "users", Legitimate: true, Requests: 1000, Denied: 20, FalseDenials: 10, FalselyDeniedClients: 7},
+		{Name: "bot", Requests: 500, Denied: 400}}}
+	if got, want := falseDenials(s), "users 2% (1%, 3.5 users a trial)"; got != want {
+		t.Errorf("falseDenials = %q, want %q", got, want)
+	}
+	fewer := *s
+	fewer.Populations = []measure.Population{{Name: "users", Legitimate: true, Requests: 1000, Denied: 20, FalseDenials: 10, FalselyDeniedClients: 2}}
+	rs := rank([]Result{{Design: Design{StoreName: "more"}, Meets: true, Summary: s}, {Design: Design{StoreName: "fewer"}, Meets: true, Summary: &fewer}})
+	if rs[0].Design.StoreName != "fewer" {
+		t.Errorf("ranked %s first, want the design denying fewer users", rs[0].Design.StoreName)
+	}
+}

@@ -59,6 +59,21 @@ func (r Result) latency() float64 {
 	return math.Inf(1)
 }
 
+// usersDenied is how many legitimate clients a trial falsely denied at
+// least once, on average.
+func (r Result) usersDenied() float64 {
+	if r.Summary == nil || r.Summary.Trials <= 0 {
+		return 0
+	}
+	var n int64
+	for _, p := range r.Summary.Populations {
+		if p.Legitimate {
+			n += p.FalselyDeniedClients
+		}
+	}
+	return float64(n) / float64(r.Summary.Trials)
+}
+
 // most is the most one key-window let through.
 func (r Result) most() float64 { v, _ := r.metric("allowed.max"); return v }
 
@@ -94,7 +109,8 @@ func (r Result) passing() int {
 // (the worst key-window's excess, then the share of what the exact limiter
 // denies), then by allowed p99 and the most in one key-window (every
 // design at the same limit), then fewest
-// legitimate requests denied, then fewest false denials, then lowest cost,
+// legitimate requests denied, then fewest false denials, then fewest
+// users falsely denied, then lowest cost,
 // then lowest latency p99, then more confidence, then largest limit (with
 // SearchLimit); the others by how many of the budget's conditions they
 // meet, those whose limit never binds last. Ties keep the design space's
@@ -120,6 +136,7 @@ func rank(rs []Result) []Result {
 		bw, bs := b.beyondExact()
 		return cmp.Or(cmp.Compare(aw, bw), cmp.Compare(as, bs), cmp.Compare(a.allowed(), b.allowed()), cmp.Compare(a.most(), b.most()),
 			cmp.Compare(a.LegitDenied(), b.LegitDenied()), cmp.Compare(a.FalseDenials(), b.FalseDenials()),
+			cmp.Compare(a.usersDenied(), b.usersDenied()),
 			cmp.Compare(a.costOrMax(), b.costOrMax()), cmp.Compare(a.latency(), b.latency()),
 			cmp.Compare(b.Confidence, a.Confidence), cmp.Compare(b.Limit, a.Limit))
 	})
@@ -266,7 +283,8 @@ func Recommendation(budget []measure.Condition, rs []Result) string {
 }
 
 // falseDenials lists each legitimate population's denied share and, in
-// brackets, its false-denial share.
+// brackets, its false-denial share and how many of its clients (users) an
+// average trial falsely denied at least once.
 func falseDenials(s *measure.Summary) string {
 	if s == nil {
 		return "-"
@@ -275,7 +293,11 @@ func falseDenials(s *measure.Summary) string {
 	for _, p := range s.Populations {
 		if p.Legitimate && p.Requests > 0 {
 			n := float64(p.Requests)
-			parts = append(parts, fmt.Sprintf("%s %.2g%% (%.2g%%)", p.Name, 100*float64(p.Denied)/n, 100*float64(p.FalseDenials)/n))
+			part := fmt.Sprintf("%s %.2g%% (%.2g%%", p.Name, 100*float64(p.Denied)/n, 100*float64(p.FalseDenials)/n)
+			if p.FalselyDeniedClients > 0 && s.Trials > 0 {
+				part += fmt.Sprintf(", %.3g users a trial", float64(p.FalselyDeniedClients)/float64(s.Trials))
+			}
+			parts = append(parts, part+")")
 		}
 	}
 	if len(parts) == 0 {
