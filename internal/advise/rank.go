@@ -365,9 +365,9 @@ func WorkerChange(r Result) string {
 	var out []string
 	switch r.Design.Store {
 	case plan.DurableObject:
-		out = append(out, "move the counter from Workers KV to a Durable Object (one object per key: its get and put are atomic)")
+		out = append(out, "move the counter from Workers KV to a Durable Object (one object per key: its get and put are atomic; it lives near the first request for it, so callers elsewhere pay the round trip)")
 	case plan.PerLocation:
-		out = append(out, "replace the KV counter with the Workers Rate Limiting binding (counters per location, a 10 s or 60 s period)")
+		out = append(out, "replace the KV counter with the Workers Rate Limiting binding (a 10 s or 60 s period; its counters are per location and updated asynchronously, so a key over N locations gets up to N times the limit)")
 	case plan.Memory:
 		out = append(out, "keep the count in a linearizable store (memory is the reference, not a Workers product: a Durable Object is the nearest)")
 	case plan.KV:
