@@ -42,6 +42,7 @@ import (
 
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
+	"github.com/overshoot-dev/overshoot/internal/redact"
 )
 
 // DefaultDuration is how long a live run lasts when neither the scenario's
@@ -316,6 +317,7 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	)
 	// client is the index of the client that sent r, or -1 when only r's
 	// internal headers say.
+	redURL := redact.URL(o.URL)
 	consume := func(r *vegeta.Result, client int) {
 		if r.Method == "" && r.URL == "" {
 			// The fake result of a targeter that stopped the attack: the
@@ -329,6 +331,10 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		acct.add(r, sentKey, client)
+		if redURL != o.URL {
+			// The results file keeps no secret of the URL (redact).
+			r.URL, r.Error = redURL, redact.Text(o.URL, r.Error)
+		}
 		if enc != nil && encErr == nil {
 			if err := enc.Encode(r); err != nil {
 				encErr = fmt.Errorf("writing results to %s: %w", o.ResultsFile, err)
@@ -392,7 +398,7 @@ func (a *accountant) summarize(base measure.Summary, limit int64, elapsed time.D
 		*out = trial
 	}
 	s := measure.Summarize(base, limit, []measure.Trial{trial})
-	live := &measure.Live{URL: url, DurationSecs: elapsed.Seconds(), LatencyMs: a.lat.Stats(),
+	live := &measure.Live{URL: redact.URL(url), DurationSecs: elapsed.Seconds(), LatencyMs: a.lat.Stats(),
 		LatencyNote: LatencyNote, Status: a.statusCounts(), Ambiguous: a.ambiguous, ResultsFile: resultsFile}
 	if base.Live != nil {
 		live.Target = base.Live.Target

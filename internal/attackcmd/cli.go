@@ -24,9 +24,11 @@ import (
 
 	"github.com/overshoot-dev/overshoot/internal/attack"
 	"github.com/overshoot-dev/overshoot/internal/cli"
+	"github.com/overshoot-dev/overshoot/internal/escape"
 	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
+	"github.com/overshoot-dev/overshoot/internal/redact"
 	"github.com/overshoot-dev/overshoot/internal/report"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 	"github.com/overshoot-dev/overshoot/internal/target"
@@ -183,6 +185,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	if c.duration < 0 || c.maxRequests < 0 || c.timeout <= 0 {
 		return nil, fmt.Errorf("-duration, -max-requests must be >= 0 and -timeout > 0")
 	}
+	if c.timeout < MinTimeout {
+		return nil, fmt.Errorf("-timeout %v is too short for any answer, even on loopback: give %v or more (default 10s)", c.timeout, MinTimeout)
+	}
 	if _, err := attack.IPHeader(c.ipHeader); err != nil {
 		return nil, err
 	}
@@ -264,6 +269,13 @@ func Main(args []string, env Env) int {
 			return cli.ExitBadInput
 		}
 	}
+	if !c.serve && (!c.noReport || c.sh.shard != nil) {
+		// Found now rather than after a store, a preflight and a run.
+		if err := report.CheckRoot(c.out); err != nil {
+			fmt.Fprintf(stderr, "attack: %v\n", err)
+			return cli.ExitBadInput
+		}
+	}
 
 	// First signal: stop the attack (or the server) and write what was
 	// measured; second: exit at once.
@@ -338,7 +350,7 @@ func Main(args []string, env Env) int {
 	} else {
 		u, err := url.Parse(c.url)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			fmt.Fprintf(stderr, "attack: -url %q is not an http(s) URL: give e.g. http://127.0.0.1:8787/\n", c.url)
+			fmt.Fprintf(stderr, "attack: -url %q is not an http(s) URL: give e.g. http://127.0.0.1:8787/\n", redact.URL(c.url))
 			return cli.ExitBadInput
 		}
 		tl, labelled, err := preflight(ctx, c.url, token, c.timeout, c.denyStatus)
@@ -424,7 +436,7 @@ func Main(args []string, env Env) int {
 			runs = fmt.Sprintf(", %d times", c.repeat)
 		}
 		fmt.Fprintf(env.Stdout, "  target:   %s (%s)\n  running up to %v%s; Ctrl-C stops and keeps what was measured\n",
-			tgtURL, what, runDuration(c, pl), runs)
+			redact.URL(tgtURL), what, runDuration(c, pl), runs)
 	}
 	if env.Ready != nil {
 		env.Ready(tgtURL)
@@ -704,13 +716,25 @@ func runDuration(c *config, pl *plan.Plan) time.Duration {
 	return attack.DefaultDuration
 }
 
+// MinTimeout is the shortest -timeout accepted: below it no request gets
+// an answer, and a run would measure only its own timeouts.
+const MinTimeout = time.Millisecond
+
 // preflight sends one request to u before any load, so that an unreachable
 // target, or one that answers neither 2xx nor a denial status (a wrong
 // path), is a clear error and nothing is written. It returns what the
 // response's rate-limit fields say (attack.ReadLimits: the limit and window
 // in any dialect that states them), and whether the answer names its window
-// (target.HeaderWindow).
+// (target.HeaderWindow). Its errors hold no secret of u (redact).
 func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout time.Duration, deny []int) (attack.Limits, bool, error) {
+	tl, named, err := preflightRaw(ctx, u, token, timeout, deny)
+	if err != nil {
+		err = errors.New(redact.Text(u, err.Error()))
+	}
+	return tl, named, err
+}
+
+func preflightRaw(ctx context.Context, u string, token limiter.TokenSource, timeout time.Duration, deny []int) (attack.Limits, bool, error) {
 	var none attack.Limits
 	ctx, cancel := context.WithTimeout(ctx, min(timeout, 10*time.Second))
 	defer cancel()
@@ -725,12 +749,15 @@ func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout
 		req.Header.Set(token.Name, tok)
 	}
 	resp, err := attack.NoRedirects(http.DefaultTransport, 10*time.Second).Do(req)
+	if err != nil && ctx.Err() == context.DeadlineExceeded {
+		return none, false, fmt.Errorf("-url %s did not answer the preflight request within %v (-timeout %v, at most 10s here): check that it answers, or give a longer -timeout", u, min(timeout, 10*time.Second), timeout)
+	}
 	if err != nil {
 		return none, false, fmt.Errorf("cannot reach -url %s: %v (is the server running? for the example Worker: examples/worker/dev.sh start)", u, err)
 	}
 	if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		resp.Body.Close()
-		return none, false, fmt.Errorf("-url %s answered the preflight request with %s to %q: attack does not follow redirects (a login page would count as allowed); give the final URL", u, resp.Status, loc)
+		return none, false, fmt.Errorf("-url %s answered the preflight request with %s to %q: attack does not follow redirects (a login page would count as allowed); give the final URL", u, escape.Line(resp.Status), loc)
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
@@ -743,7 +770,7 @@ func preflight(ctx context.Context, u string, token limiter.TokenSource, timeout
 		// login redirect) would be measured as errors only.
 		ds := attack.FormatDenyStatus(deny)
 		return none, false, fmt.Errorf("-url %s answered the preflight request with %s, not 2xx or %s: check the URL and its path (attack counts 2xx as allowed and %s as denied; -deny-status names other denial statuses)",
-			u, resp.Status, ds, ds)
+			u, escape.Line(resp.Status), ds, ds)
 	}
 	return tl, resp.Header.Get(target.HeaderWindow) != "", nil
 }

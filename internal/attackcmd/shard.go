@@ -17,8 +17,10 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/attack"
 	"github.com/overshoot-dev/overshoot/internal/bounded"
 	"github.com/overshoot-dev/overshoot/internal/cli"
+	"github.com/overshoot-dev/overshoot/internal/escape"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
+	"github.com/overshoot-dev/overshoot/internal/redact"
 	"github.com/overshoot-dev/overshoot/internal/report"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
@@ -59,6 +61,9 @@ func (f *shardFlags) register(fs *flag.FlagSet) {
 // runIDPattern is what a run id may hold: it goes into tokens and file names.
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
+// maxEarly is how far ahead -start-at may be: a shard waits for it.
+const maxEarly = 24 * time.Hour
+
 // maxLate is how long after -start-at a shard may still start: beyond it
 // the shards would not be attacking at once.
 const maxLate = 2 * time.Second
@@ -89,6 +94,9 @@ func (f *shardFlags) validate(c *config, args []string) error {
 		return fmt.Errorf("-shard needs -run-id ID (letters, digits, . _ -; the same on every shard), got %q", f.runID)
 	case c.json:
 		return fmt.Errorf("-shard writes a shard file, not a summary: -json goes with -merge")
+	case time.Until(f.startAt) > maxEarly:
+		return fmt.Errorf("-start-at %s is %v from now, over %v: give an instant within that (every shard waits for it)",
+			f.startAt.Format(time.RFC3339), time.Until(f.startAt).Round(time.Minute), maxEarly)
 	}
 	return nil
 }
@@ -149,7 +157,7 @@ func runShard(ctx context.Context, c *config, env Env, stderr io.Writer, pl *pla
 	sh := c.sh.shard
 	offset, err := clockOffset(ctx, c.url, c.timeout)
 	if err != nil {
-		fmt.Fprintf(stderr, "attack: -shard: %v\n", err)
+		fmt.Fprintf(stderr, "attack: -shard: %s\n", redact.Text(c.url, err.Error()))
 		return cli.ExitBadInput
 	}
 	if late := time.Since(c.sh.startAt); late > maxLate {
@@ -170,8 +178,8 @@ func runShard(ctx context.Context, c *config, env Env, stderr io.Writer, pl *pla
 	}
 	o.Shard, o.Start, o.RunID = *sh, c.sh.startAt, c.sh.runID
 	o.Results, o.ResultsFile = rf, resultsPath
-	fmt.Fprintf(env.Stdout, "overshoot attack shard %d/%d of run %s: scenario %s, target %s, starting at %s\n",
-		sh.Index, sh.Count, c.sh.runID, sc.Name, c.url, c.sh.startAt.Format(time.RFC3339Nano))
+	fmt.Fprintf(env.Stdout, "overshoot attack shard %d/%d of run %s: scenario %s, target %s, starting at %s (in %v)\n",
+		sh.Index, sh.Count, c.sh.runID, escape.Line(sc.Name), redact.URL(c.url), c.sh.startAt.Format(time.RFC3339Nano), max(0, time.Until(c.sh.startAt)).Round(time.Millisecond))
 	if env.Ready != nil {
 		env.Ready(c.url)
 	}
@@ -190,7 +198,7 @@ func runShard(ctx context.Context, c *config, env Env, stderr io.Writer, pl *pla
 		return cli.ExitFailure
 	}
 	f := shardFile{Kind: shardKind, Schema: shardSchema, Shard: sh.Index, Shards: sh.Count, RunID: c.sh.runID,
-		Scenario: s.Scenario, Seed: s.Seed, URL: c.url, Limit: o.Limit, WindowMs: o.Window.Milliseconds(),
+		Scenario: s.Scenario, Seed: s.Seed, URL: redact.URL(c.url), Limit: o.Limit, WindowMs: o.Window.Milliseconds(),
 		Limiter: s.Limiter, SkewMs: o.Skew.Milliseconds(), DenyStatus: o.DenyStatus, StartAt: c.sh.startAt, LateMs: late.Milliseconds(),
 		ElapsedMs: int64(s.Live.DurationSecs * 1000), ClockOffsetMs: offset.Milliseconds(),
 		Offered: s.Live.OfferedRate * s.Live.DurationSecs, Results: filepath.Base(resultsPath), ResultsCount: dg.Results, ResultsSHA256: dg.SHA256, Complete: s.Complete}
@@ -288,22 +296,35 @@ func mergeMain(c *config, env Env, stderr io.Writer, args []string) int {
 		elapsed = max(elapsed, f.ElapsedMs)
 		offered += f.Offered
 	}
-	dir, err := report.NewDir(c.out, sc.Name, time.Now())
-	if err != nil {
-		fmt.Fprintf(stderr, "attack: %v\n", err)
-		return cli.ExitFailure
+	if first.Limit <= 0 || first.WindowMs <= 0 {
+		fmt.Fprintf(stderr, "attack: -merge: %s: limit %d, window_ms %d: both are positive in a shard file attack -shard wrote: merge the files as written\n",
+			filepath.Join(dirs[0], shardBase(first.Shard, first.Shards)+".json"), first.Limit, first.WindowMs)
+		return cli.ExitBadInput
 	}
-	resultsPath := filepath.Join(dir, ResultsFileName)
-	out, err := createResults(resultsPath)
-	if err != nil {
-		fmt.Fprintf(stderr, "attack: creating the results file: %v\n", err)
-		return cli.ExitFailure
-	}
+	// The report folder and results file are made at Merge's first write:
+	// it reads and checks every result before, so a merge refused for its
+	// input writes nothing.
+	var dir, resultsPath string
+	out := &lazyFile{open: func() (*os.File, error) {
+		var err error
+		if dir, err = report.NewDir(c.out, sc.Name, time.Now()); err != nil {
+			return nil, err
+		}
+		resultsPath = filepath.Join(dir, ResultsFileName)
+		return createResults(resultsPath)
+	}}
 	ref := measure.Summary{Scenario: first.Scenario, Seed: first.Seed, Limiter: first.Limiter, Complete: true,
 		Live: &measure.Live{Target: string(plan.LiveURL)}}
 	s, err := attack.Merge(attack.MergeOptions{Plan: pl, Limit: first.Limit, Window: time.Duration(first.WindowMs) * time.Millisecond,
 		Skew: time.Duration(first.SkewMs) * time.Millisecond, DenyStatus: first.DenyStatus, Start: first.StartAt, Elapsed: time.Duration(elapsed) * time.Millisecond,
-		Offered: offered, Results: readers, Out: out, ResultsFile: resultsPath, URL: first.URL, Summary: ref})
+		Offered: offered, Results: readers, Out: out, ResultsFile: ResultsFileName, URL: first.URL, Summary: ref})
+	if err != nil && out.f == nil {
+		fmt.Fprintf(stderr, "attack: -merge: %v\n", err)
+		return cli.ExitBadInput
+	}
+	if err == nil && out.f == nil {
+		_, err = out.Write(nil) // no results: the folder and an empty results file
+	}
 	if cerr := out.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -311,12 +332,39 @@ func mergeMain(c *config, env Env, stderr io.Writer, args []string) int {
 		fmt.Fprintf(stderr, "attack: -merge: %v\n", err)
 		return cli.ExitFailure
 	}
+	s.Live.ResultsFile = resultsPath
 	printRun(env.Stdout, c.json, &s, dir, false)
 	if err := writeReport(dir, &s, report.Options{Traffic: s.Scenario.Traffic, Generated: time.Now()}); err != nil {
 		fmt.Fprintf(stderr, "attack: %v\n", err)
 		return cli.ExitFailure
 	}
 	return verdict(&s, &c.gates, stderr)
+}
+
+// lazyFile is a file opened at the first write.
+type lazyFile struct {
+	open func() (*os.File, error)
+	f    *os.File
+}
+
+// Write opens the file if it is not yet open, then writes p to it.
+func (l *lazyFile) Write(p []byte) (int, error) {
+	if l.f == nil {
+		f, err := l.open()
+		if err != nil {
+			return 0, err
+		}
+		l.f = f
+	}
+	return l.f.Write(p)
+}
+
+// Close closes the file if it was opened.
+func (l *lazyFile) Close() error {
+	if l.f == nil {
+		return nil
+	}
+	return l.f.Close()
 }
 
 // maxShardFile bounds a shard file's size.

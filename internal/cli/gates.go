@@ -6,9 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/overshoot-dev/overshoot/internal/escape"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 )
 
@@ -52,8 +55,34 @@ func (g *Gates) Validate() error {
 		}
 		g.conds = append(g.conds, c)
 	}
+	if err := checkJUnitPath(g.junit); err != nil {
+		return err
+	}
 	if g.junit != "" && len(g.conds) == 0 {
 		return fmt.Errorf("-junit %s: there is no gate to report: add -threshold or -max-ratio", g.junit)
+	}
+	return nil
+}
+
+// checkJUnitPath refuses a -junit path that cannot be written after the
+// run: a folder, or a file in a folder that does not exist. It writes
+// nothing.
+func checkJUnitPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("-junit %s is a folder: give the path of a file to write, e.g. %s", path, filepath.Join(path, "overshoot.xml"))
+	}
+	parent := filepath.Dir(path)
+	fi, err := os.Stat(parent)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("-junit %s: the folder %s does not exist: create it first", path, parent)
+	case err != nil:
+		return fmt.Errorf("-junit %s: %v", path, err)
+	case !fi.IsDir():
+		return fmt.Errorf("-junit %s: %s is not a folder", path, parent)
 	}
 	return nil
 }
@@ -73,13 +102,13 @@ func (g *Gates) Apply(s *measure.Summary, command string, w io.Writer) (broken b
 	vs := measure.Check(s, g.conds)
 	for _, v := range vs {
 		if v.Pass {
-			fmt.Fprintf(w, "%s: threshold %s\n", command, v)
+			fmt.Fprintf(w, "%s: threshold %s\n", command, escape.Line(v.String()))
 		} else {
 			broken = true
-			fmt.Fprintf(w, "%s: threshold broken: %s\n", command, v)
+			fmt.Fprintf(w, "%s: threshold broken: %s\n", command, escape.Line(v.String()))
 		}
 		if v.Warning != "" {
-			fmt.Fprintf(w, "%s:   warning: %s\n", command, v.Warning)
+			fmt.Fprintf(w, "%s:   warning: %s\n", command, escape.Line(v.Warning))
 		}
 	}
 	if g.junit != "" {
@@ -166,7 +195,7 @@ func writeJUnit(path, command, scenario string, vs []measure.Verdict) error {
 // appendStepSummary appends the verdicts to a GitHub Actions job summary.
 func appendStepSummary(path, command, scenario string, vs []measure.Verdict) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### overshoot %s: %s\n\n| | threshold | where | value |\n|---|---|---|---|\n", command, scenario)
+	fmt.Fprintf(&b, "### overshoot %s: %s\n\n| | threshold | where | value |\n|---|---|---|---|\n", command, escape.MarkdownCell(scenario))
 	for _, v := range vs {
 		mark, value := "✅", "not measured"
 		if !v.Pass {
@@ -184,7 +213,9 @@ func appendStepSummary(path, command, scenario string, vs []measure.Verdict) err
 		if v.Warning != "" {
 			value += " (" + v.Warning + ")"
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", mark, v.Condition.Text, where, value)
+		// The condition's text is measure.ParseCondition's grammar: no
+		// backtick or bar can end its code span.
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", mark, v.Condition.Text, escape.MarkdownCell(where), escape.MarkdownCell(value))
 	}
 	b.WriteString("\n")
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)

@@ -141,3 +141,56 @@ func TestGatesWarn(t *testing.T) {
 		t.Errorf("step summary:\n%s", md)
 	}
 }
+
+// TestStepSummaryEscapes: a scenario name and a sweep point from the
+// scenario file land in GITHUB_STEP_SUMMARY as text, not as a heading or
+// HTML, and reach the terminal without their escape sequences.
+func TestStepSummaryEscapes(t *testing.T) {
+	summary := filepath.Join(t.TempDir(), "step.md")
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+	g, err := gates(t, "-max-ratio", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := "x\n# Injected <img src=x onerror=alert(1)> \x1b]0;title\x07"
+	s := &measure.Summary{Scenario: measure.ScenarioRef{Name: evil}, Limiter: measure.LimiterRef{Limit: 5},
+		Points: []measure.Point{{Params: []measure.Param{{Path: "traffic.bot.name", Value: evil}},
+			Summary: &measure.Summary{Limiter: measure.LimiterRef{Limit: 5}, Overshoot: measure.Overshoot{KeyWindows: 1, Ratio: measure.Stats{Max: 1}}}}}}
+	var out bytes.Buffer
+	if _, err := g.Apply(s, "simulate", &out); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(md), "\n") {
+		if strings.HasPrefix(line, "# ") {
+			t.Errorf("step summary has an injected heading: %q", line)
+		}
+	}
+	if strings.Count(string(md), "<img") != strings.Count(string(md), `\<img`) || strings.ContainsRune(string(md), 0x1b) {
+		t.Errorf("step summary holds raw HTML or an escape sequence:\n%s", md)
+	}
+	if strings.ContainsRune(out.String(), 0x1b) || strings.ContainsRune(out.String(), 0x07) {
+		t.Errorf("terminal output holds control characters: %q", out.String())
+	}
+}
+
+// TestJUnitPathCheckedFirst: a -junit that is a folder, or in a folder
+// that does not exist, is refused before any run.
+func TestJUnitPathCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ path, want string }{
+		{dir, "is a folder"},
+		{filepath.Join(dir, "missing", "j.xml"), "does not exist"},
+	} {
+		_, err := gates(t, "-max-ratio", "3", "-junit", c.path)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.path) {
+			t.Errorf("-junit %s: %v, want an error saying it %s", c.path, err, c.want)
+		}
+	}
+	if _, err := gates(t, "-max-ratio", "3", "-junit", filepath.Join(dir, "j.xml")); err != nil {
+		t.Errorf("-junit in an existing folder: %v", err)
+	}
+}

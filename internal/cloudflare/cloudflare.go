@@ -31,6 +31,7 @@ import (
 	"github.com/cloudflare/cloudflare-go/v6/option"
 	"github.com/cloudflare/cloudflare-go/v6/shared"
 
+	"github.com/overshoot-dev/overshoot/internal/escape"
 	"github.com/overshoot-dev/overshoot/internal/kv"
 )
 
@@ -150,6 +151,10 @@ var (
 	ErrAuth = errors.New("cloudflare: authentication refused")
 	// ErrNamespaceNotFound is a namespace ID the account does not have.
 	ErrNamespaceNotFound = errors.New("cloudflare: namespace not found")
+	// ErrRedirect is an API answer that redirected elsewhere. The store never
+	// follows one: the token would go to another server, and the run would
+	// measure that server instead of the namespace it names.
+	ErrRedirect = errors.New("cloudflare: the API answered with a redirect")
 )
 
 // Store is a kv.Store on one Workers KV namespace. It is safe for concurrent use.
@@ -173,10 +178,7 @@ func New(cfg Config) (*Store, error) {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	client := cfg.HTTPClient
-	if client == nil {
-		client = &http.Client{}
-	}
+	client := noRedirects(cfg.HTTPClient)
 	timeout := cfg.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -192,6 +194,37 @@ func New(cfg Config) (*Store, error) {
 	)
 	return &Store{account: cfg.AccountID, namespace: cfg.NamespaceID, base: base, token: cfg.Token, values: values}, nil
 }
+
+// noRedirects returns a copy of client (a new one when nil) that never
+// follows a redirect: the token would go along to a host the user did not
+// name, and the run would measure that host. The caller's client is unchanged.
+func noRedirects(client *http.Client) *http.Client {
+	c := &http.Client{}
+	if client != nil {
+		*c = *client
+	}
+	c.CheckRedirect = func(req *http.Request, _ []*http.Request) error {
+		status := 0
+		if req.Response != nil {
+			status = req.Response.StatusCode
+		}
+		return &redirectError{status: status, to: req.URL.Scheme + "://" + req.URL.Host + req.URL.Path}
+	}
+	return c
+}
+
+// redirectError is a redirect the store refused to follow; it matches
+// ErrRedirect. to is the target without userinfo or query.
+type redirectError struct {
+	status int
+	to     string
+}
+
+func (e *redirectError) Error() string {
+	return fmt.Sprintf("%d redirect to %s", e.status, e.to)
+}
+
+func (e *redirectError) Is(target error) bool { return target == ErrRedirect }
 
 // String names the store without its token.
 func (s *Store) String() string {
@@ -316,9 +349,10 @@ func hasCode(codes []int, want int) bool {
 	return false
 }
 
-// shorten keeps an API message to one readable line.
+// shorten keeps an API message to one readable line, with any control
+// character written out so that it cannot reach a terminal raw.
 func shorten(msg string) string {
-	msg = strings.Join(strings.Fields(msg), " ")
+	msg = escape.Line(strings.Join(strings.Fields(msg), " "))
 	if len(msg) > 200 {
 		msg = msg[:200] + "..."
 	}
@@ -348,6 +382,12 @@ func (s *Store) classify(ctx context.Context, op, key string, err error) *kv.Err
 		}
 		if ctx.Err() != nil {
 			cause = ctx.Err()
+		}
+		var redir *redirectError
+		if errors.As(err, &redir) {
+			e := kv.NewUnavailable(op, key, fmt.Sprintf("the Cloudflare API at %s answered with a %s, which overshoot never follows (the token would go with it): check the base URL", s.base, shorten(redir.Error())))
+			e.Err = redir
+			return e
 		}
 		e := kv.NewUnavailable(op, key, fmt.Sprintf("cannot reach the Cloudflare API at %s: %s", s.base, shorten(cause.Error())))
 		e.Err = cause

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -432,5 +433,72 @@ func TestReadThrottled(t *testing.T) {
 	}
 	if err := s.Put(context.Background(), "k", "1", time.Minute); kv.KindOf(err) != kv.WriteRateLimited {
 		t.Fatalf("put answered 429: error %v, want write rate limited", err)
+	}
+}
+
+// TestRedirectNotFollowed points the store at an API base that answers with a
+// redirect to another server on the same host: the store must not follow it
+// (that server would receive the token and be measured instead) and must say
+// it was redirected, with the client given in the Config as with its own.
+func TestRedirectNotFollowed(t *testing.T) {
+	f := newFixture(t, nil)
+	var mu sync.Mutex
+	var reached []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		reached = append(reached, r.Header.Get("Authorization"))
+		mu.Unlock()
+		f.emu.ServeHTTP(w, r)
+	}))
+	defer other.Close()
+	for _, status := range []int{http.StatusTemporaryRedirect, http.StatusMovedPermanently, http.StatusFound} {
+		redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, other.URL+r.URL.RequestURI(), status)
+		}))
+		for _, client := range []*http.Client{nil, redirector.Client()} {
+			s, err := New(Config{AccountID: testAccount, Token: testToken, NamespaceID: testNamespace, BaseURL: redirector.URL + kvemu.Prefix, HTTPClient: client})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, getErr := s.Get(context.Background(), "k")
+			putErr := s.Put(context.Background(), "k", "1", time.Minute)
+			checkErr := s.Check(context.Background())
+			for _, err := range []error{getErr, putErr, checkErr} {
+				if !errors.Is(err, kv.ErrUnavailable) || !errors.Is(err, ErrRedirect) || !strings.Contains(err.Error(), "redirect") {
+					t.Errorf("status %d: %v, want kv.ErrUnavailable matching ErrRedirect", status, err)
+				}
+				if err != nil && strings.Contains(err.Error(), testToken) {
+					t.Errorf("the token leaked: %v", err)
+				}
+			}
+		}
+		if client := redirector.Client(); client.CheckRedirect != nil {
+			t.Errorf("New changed the caller's http.Client")
+		}
+		redirector.Close()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reached) > 0 {
+		t.Fatalf("the redirect was followed %d times (Authorization %q)", len(reached), reached[0])
+	}
+}
+
+// TestMessageEscaped: an API message with terminal escape sequences comes
+// back in the error as text.
+func TestMessageEscaped(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"success":false,"errors":[{"code":9999,"message":"bad \u001b[2J\u001b]0;owned\u0007 request"}],"messages":[],"result":null}`)
+	}))
+	defer srv.Close()
+	s, err := New(Config{AccountID: testAccount, Token: testToken, NamespaceID: testNamespace, BaseURL: srv.URL + "/client/v4/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = s.Get(context.Background(), "k")
+	if err == nil || strings.ContainsAny(err.Error(), "\x1b\x07") || !strings.Contains(err.Error(), `bad \x1b[2J`) {
+		t.Fatalf("error %q: want the message's escape sequences as text", err)
 	}
 }

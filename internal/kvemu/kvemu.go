@@ -31,6 +31,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -121,7 +122,15 @@ type Config struct {
 	// DailyReads, when positive, is the daily read quota (100,000 on the free
 	// plan). Zero means no quota.
 	DailyReads int
+	// BodyTimeout bounds how long a put's body may take to arrive, on the
+	// wall clock (a request served over a connection); zero means
+	// DefaultBodyTimeout. A body still arriving then is answered 408.
+	BodyTimeout time.Duration
 }
+
+// DefaultBodyTimeout is Config.BodyTimeout's default: a 25 MiB value
+// arrives in well under it over loopback.
+const DefaultBodyTimeout = 10 * time.Second
 
 // Stats counts what the emulator has served, for tests and the command's log.
 type Stats struct {
@@ -138,6 +147,7 @@ type Emulator struct {
 	now        func() time.Time
 	dailyRead  int
 	dailyWrite int
+	bodyWait   time.Duration
 
 	mu         sync.Mutex
 	namespaces map[string]map[string]*entry
@@ -145,6 +155,9 @@ type Emulator struct {
 	readsToday int
 	writeToday int
 	stats      Stats
+	// writes counts puts and deletes since the last sweep, and kept the
+	// entries that sweep kept (sweep).
+	writes, kept int
 }
 
 type entry struct {
@@ -172,10 +185,14 @@ func New(cfg Config) (*Emulator, error) {
 		now:        cfg.Now,
 		dailyRead:  cfg.DailyReads,
 		dailyWrite: cfg.DailyWrites,
+		bodyWait:   cfg.BodyTimeout,
 		namespaces: make(map[string]map[string]*entry),
 	}
 	if e.now == nil {
 		e.now = time.Now
+	}
+	if e.bodyWait <= 0 {
+		e.bodyWait = DefaultBodyTimeout
 	}
 	for _, ns := range cfg.Namespaces {
 		if ns == "" || strings.Contains(ns, "/") {
@@ -387,25 +404,25 @@ func (e *Emulator) get(w http.ResponseWriter, rt route) *apiError {
 func expiry(q url.Values, now time.Time) (time.Time, *apiError) {
 	if raw, ok := q["expiration_ttl"]; ok && len(raw) > 0 {
 		s := raw[0]
-		n, err := strconv.ParseFloat(s, 64)
-		if err != nil || n != math.Trunc(n) || n <= 0 || n > math.MaxInt32 {
+		n, ok := integer(s)
+		if !ok || n <= 0 || n > math.MaxInt32 {
 			return time.Time{}, &apiError{http.StatusBadRequest, CodeInvalidExpirationTTL,
 				fmt.Sprintf("Invalid expiration_ttl of %s. Please specify integer greater than 0.", s)}
 		}
-		if n < kv.MinTTL.Seconds() {
+		if n < int64(kv.MinTTL.Seconds()) {
 			return time.Time{}, &apiError{http.StatusBadRequest, CodeInvalidExpirationTTL,
-				fmt.Sprintf("Invalid expiration_ttl of %d. Expiration TTL must be at least 60.", int64(n))}
+				fmt.Sprintf("Invalid expiration_ttl of %d. Expiration TTL must be at least 60.", n)}
 		}
 		return now.Add(time.Duration(n) * time.Second), nil
 	}
 	if raw, ok := q["expiration"]; ok && len(raw) > 0 {
 		s := raw[0]
-		n, err := strconv.ParseFloat(s, 64)
-		if err != nil || n != math.Trunc(n) || n <= float64(now.Unix()) || n > math.MaxInt64/2 {
+		n, ok := integer(s)
+		if !ok || n <= now.Unix() || n > math.MaxInt64/2 {
 			return time.Time{}, &apiError{http.StatusBadRequest, CodeInvalidExpiration,
 				fmt.Sprintf("Invalid expiration of %s. Please specify integer greater than the current number of seconds since the UNIX epoch.", s)}
 		}
-		at := time.Unix(int64(n), 0)
+		at := time.Unix(n, 0)
 		if at.Sub(now) < kv.MinTTL {
 			return time.Time{}, &apiError{http.StatusBadRequest, CodeInvalidExpiration,
 				fmt.Sprintf("Invalid expiration of %s. Expiration times must be at least 60 seconds in the future.", s)}
@@ -413,6 +430,17 @@ func expiry(q url.Values, now time.Time) (time.Time, *apiError) {
 		return at, nil
 	}
 	return time.Time{}, nil
+}
+
+// integer reads a query's integer field: decimal digits only, as the API
+// documents them, so that 1e2, 60.0, +60 and 0x10 are refused rather than
+// read as numbers.
+func integer(s string) (int64, bool) {
+	if s == "" || len(s) > 18 || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
 }
 
 // maxBodyBytes bounds how much of a put's body is read: enough to count the
@@ -502,8 +530,18 @@ func (e *Emulator) put(w http.ResponseWriter, r *http.Request, rt route) *apiErr
 	if !ok {
 		return &apiError{http.StatusNotFound, CodeNamespaceNotFound, "put: 'namespace not found'"}
 	}
+	// A body that trickles in must not hold the connection for ever. The
+	// deadline is on the wall clock; a ResponseWriter without a
+	// connection (a test's recorder) has none to set.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(e.bodyWait))
 	value, aerr := readValue(r)
+	_ = rc.SetReadDeadline(time.Time{})
 	if aerr != nil {
+		if aerr.code == CodeMalformedValue && strings.Contains(aerr.message, os.ErrDeadlineExceeded.Error()) {
+			w.Header().Set("Connection", "close")
+			return &apiError{http.StatusRequestTimeout, CodeMalformedValue, fmt.Sprintf("malformed value: the body did not arrive within %v", e.bodyWait)}
+		}
 		return aerr
 	}
 	now := e.now()
@@ -520,6 +558,7 @@ func (e *Emulator) put(w http.ResponseWriter, r *http.Request, rt route) *apiErr
 	e.writeToday++
 	e.stats.Writes++
 	ns[rt.key] = &entry{value: value, expires: expires, lastWrite: now}
+	e.sweep(now)
 	writeEnvelope(w, http.StatusOK, envelope{Success: true, Result: struct{}{}})
 	return nil
 }
@@ -539,8 +578,34 @@ func (e *Emulator) delete(w http.ResponseWriter, rt route) *apiError {
 	e.writeToday++
 	e.stats.Deletes++
 	ns[rt.key] = &entry{lastWrite: now, deleted: true}
+	e.sweep(now)
 	writeEnvelope(w, http.StatusOK, envelope{Success: true, Result: struct{}{}})
 	return nil
+}
+
+// minSweep is the fewest writes between two sweeps.
+const minSweep = 1024
+
+// sweep frees the deleted and expired entries whose last write is a second
+// old or more (the write limit needs nothing older), once the writes since
+// the last sweep reach the entries it kept (and minSweep): the cost of a
+// sweep is spread over at least as many writes as it looks at entries, and
+// at most about twice what is live is held. Callers hold e.mu.
+func (e *Emulator) sweep(now time.Time) {
+	e.writes++
+	if e.writes < max(minSweep, e.kept) {
+		return
+	}
+	e.writes, e.kept = 0, 0
+	for _, ns := range e.namespaces {
+		for k, ent := range ns {
+			gone := ent.deleted || !ent.expires.IsZero() && !now.Before(ent.expires)
+			if gone && now.Sub(ent.lastWrite) >= time.Second {
+				delete(ns, k)
+			}
+		}
+		e.kept += len(ns)
+	}
 }
 
 // CheckLoopback returns an error unless addr (host:port) names a loopback

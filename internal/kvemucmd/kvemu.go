@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -52,6 +53,7 @@ type config struct {
 	token       string
 	dailyWrites int
 	dailyReads  int
+	bodyTimeout time.Duration
 	quiet       bool
 }
 
@@ -67,6 +69,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.token, "token", "", "API `token` clients must send (default: a random one, printed)")
 	fs.IntVar(&c.dailyWrites, "daily-writes", 0, "daily write quota, reset at 00:00 UTC (free plan: 1000; 0: none)")
 	fs.IntVar(&c.dailyReads, "daily-reads", 0, "daily read quota, reset at 00:00 UTC (free plan: 100000; 0: none)")
+	fs.DurationVar(&c.bodyTimeout, "body-timeout", kvemu.DefaultBodyTimeout, "longest a put's body may take to arrive (then 408)")
 	fs.BoolVar(&c.quiet, "quiet", false, "do not log requests")
 	if err := cli.Parse(fs, args, stdout); err != nil {
 		return nil, err
@@ -77,6 +80,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	if err := kvemu.CheckLoopback(c.addr); err != nil {
 		return nil, fmt.Errorf("-addr: %s", strings.TrimPrefix(err.Error(), "kvemu: "))
 	}
+	if _, port, _ := net.SplitHostPort(c.addr); !validPort(port) {
+		return nil, fmt.Errorf("-addr %s: port %q is not a number from 0 to 65535 (0: any free port)", c.addr, port)
+	}
+	if c.bodyTimeout <= 0 {
+		return nil, fmt.Errorf("-body-timeout %v: give a duration above 0, e.g. 10s", c.bodyTimeout)
+	}
 	if c.dailyWrites < 0 || c.dailyReads < 0 {
 		return nil, fmt.Errorf("-daily-writes %d / -daily-reads %d: a quota is 0 (none) or more", c.dailyWrites, c.dailyReads)
 	}
@@ -85,6 +94,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 		c.token = "kvemu-" + randomHex(16)
 	}
 	return c, nil
+}
+
+// validPort reports whether port is a port number, 0 to 65535.
+func validPort(port string) bool {
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 0 && n <= 65535 && strconv.Itoa(n) == port
 }
 
 func randomHex(n int) string {
@@ -105,7 +120,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return ExitBadInput
 	}
 	emu, err := kvemu.New(kvemu.Config{AccountID: c.account, Token: c.token, Namespaces: c.namespaces,
-		DailyWrites: c.dailyWrites, DailyReads: c.dailyReads})
+		DailyWrites: c.dailyWrites, DailyReads: c.dailyReads, BodyTimeout: c.bodyTimeout})
 	if err != nil {
 		fmt.Fprintln(stderr, err) // it names the account or namespace ID that is wrong
 		return ExitBadInput
@@ -124,7 +139,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func serve(ctx context.Context, c *config, emu *kvemu.Emulator, stdout, stderr io.Writer, ready func(base string)) error {
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w (is another kvemu running there? pick another -addr)", c.addr, err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("cannot listen on %s: %w (is another kvemu running there? pick another -addr)", c.addr, err)
+		}
+		return fmt.Errorf("cannot listen on %s: %w: pick another -addr", c.addr, err)
 	}
 	base := "http://" + ln.Addr().String() + kvemu.Prefix
 	fmt.Fprintf(stdout, "kvemu: Workers KV API emulator on %s\n", ln.Addr())
@@ -173,6 +191,10 @@ func (r *statusRecorder) WriteHeader(status int) {
 	r.status = status
 	r.ResponseWriter.WriteHeader(status)
 }
+
+// Unwrap returns the ResponseWriter underneath, so that the emulator's
+// http.ResponseController (its body deadline) reaches the connection.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // logRequests logs method, path, status and duration to logger; never
 // headers, so the token stays out of the log.

@@ -51,6 +51,8 @@ func TestBadInputExits2(t *testing.T) {
 		{"all interfaces", []string{"-addr", ":8787"}, `kvemu: -addr: address ":8787" is not a loopback address`},
 		{"another machine", []string{"-addr", "10.0.0.1:8787"}, "use 127.0.0.1, ::1 or localhost"},
 		{"no port", []string{"-addr", "127.0.0.1"}, "is not host:port"},
+		{"port out of range", []string{"-addr", "127.0.0.1:99999"}, `port "99999" is not a number from 0 to 65535`},
+		{"port by name", []string{"-addr", "127.0.0.1:http"}, `port "http" is not a number`},
 		{"empty namespace", []string{"-namespace", "a,,b"}, `namespace ID ""`},
 		{"empty account", []string{"-account", ""}, `account ID ""`},
 	}

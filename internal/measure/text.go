@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/overshoot-dev/overshoot/internal/escape"
 )
 
 // TextWidth is the width WriteText wraps long lines (the scenario's
@@ -32,7 +34,7 @@ func WriteTextWidth(w io.Writer, s *Summary, width int) error {
 // summary that holds only those fields, and WriteResults after.
 func WriteHeader(w io.Writer, s *Summary, width int) error {
 	p := &printer{w: w}
-	p.f("overshoot %s: %s (%s)\n", s.Mode, s.Scenario.Name, s.Scenario.Hash)
+	p.f("overshoot %s: %s (%s)\n", s.Mode, escape.Line(s.Scenario.Name), s.Scenario.Hash)
 	if s.Scenario.Question != "" {
 		p.f("%s\n", Wrap("  question: ", s.Scenario.Question, width))
 	}
@@ -169,7 +171,9 @@ type printer struct {
 
 func (p *printer) f(format string, args ...any) {
 	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format, args...)
+		// Text from a scenario or a summary file may hold escape
+		// sequences: the terminal shows them as text.
+		_, p.err = io.WriteString(p.w, escape.Terminal(fmt.Sprintf(format, args...)))
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/measure"
@@ -110,6 +111,39 @@ func NewDir(root, scenario string, now time.Time) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("report: %s already holds 1000 reports named %s-N; remove some or use another -out folder", parent, base)
+}
+
+// CheckRoot checks, before anything runs, that NewDir can make a report
+// folder under root: the nearest existing folder on its path must be a
+// folder one can write in, and no element of the path may be a symbolic
+// link to nothing. It leaves nothing behind; its error names -out.
+func CheckRoot(root string) error {
+	for d := root; ; {
+		fi, err := os.Stat(d)
+		switch {
+		case err == nil && !fi.IsDir():
+			return fmt.Errorf("-out %s: %s is not a folder: give a folder to write reports under", root, d)
+		case err == nil:
+			f, err := os.CreateTemp(d, ".overshoot-out-check-*")
+			if err != nil {
+				return fmt.Errorf("-out %s: cannot write in %s (%v): give a folder you can write in", root, d, errors.Unwrap(err))
+			}
+			f.Close()
+			return os.Remove(f.Name())
+		case errors.Is(err, fs.ErrNotExist):
+			if li, lerr := os.Lstat(d); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
+				to, _ := os.Readlink(d)
+				return fmt.Errorf("-out %s: %s is a symbolic link to %s, which does not exist: create it or give another folder", root, d, to)
+			}
+		case !errors.Is(err, syscall.ENOTDIR):
+			return fmt.Errorf("-out %s: %v", root, err)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return nil
+		}
+		d = parent
+	}
 }
 
 // safeName turns a scenario name into one path element.

@@ -7,6 +7,8 @@ import (
 	htmltemplate "html/template"
 	"strings"
 	texttemplate "text/template"
+
+	"github.com/overshoot-dev/overshoot/internal/escape"
 )
 
 // markdown renders report.md: figures are links to the PNGs beside it.
@@ -29,13 +31,11 @@ func (d *doc) html() ([]byte, error) {
 }
 
 // mdCell escapes a table cell for Markdown.
-func mdCell(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.ReplaceAll(s, "\n", " ")
-}
+func mdCell(s string) string { return escape.MarkdownCell(s) }
 
 var mdTemplate = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.FuncMap{
 	"cell": mdCell,
+	"md":   escape.Markdown,
 	"sep": func(n int) string {
 		return strings.Repeat("|---", n) + "|"
 	},
@@ -46,42 +46,42 @@ var mdTemplate = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.Fun
 		}
 		return "| " + strings.Join(out, " | ") + " |"
 	},
-}).Parse(`# {{.Title}}
+}).Parse(`# {{md .Title}}
 
-**{{.Headline}}**
+**{{md .Headline}}**
 {{range .Warnings}}
-> **Warning:** {{.}}
+> **Warning:** {{md .}}
 {{end}}
 | Run | |
 |---|---|
 {{range .Facts}}| {{cell .Name}} | {{cell .Value}} |
-{{end}}{{if .Generated}}| Generated | {{.Generated}} |
+{{end}}{{if .Generated}}| Generated | {{cell .Generated}} |
 {{end}}{{if .Compare}}
 ## Prediction against measurement
 
-{{.Compare}}
+{{md .Compare}}
 {{range .CompareTables}}
-### {{.Title}}
+### {{md .Title}}
 {{template "mdtable" .}}{{end}}{{end}}{{range .Tables}}
-## {{.Title}}
+## {{md .Title}}
 {{template "mdtable" .}}{{end}}{{if .Figures}}
 ## Figures
 {{range .Figures}}
-### {{.Title}}
+### {{md .Title}}
 {{if .Plot}}
-![{{.Title}}]({{.Name}}.png)
+![{{md .Title}}]({{.Name}}.png)
 
-{{.Caption}} (Also as [SVG]({{.Name}}.svg).)
+{{md .Caption}} (Also as [SVG]({{.Name}}.svg).)
 {{else}}
-{{.Empty}}
+{{md .Empty}}
 {{end}}{{end}}{{end}}{{range .Details}}
-## {{.Title}}
+## {{md .Title}}
 {{template "mdtable" .}}{{end}}{{define "mdtable"}}
 {{row .Header}}
 {{sep (len .Header)}}
 {{range .Rows}}{{row .}}
 {{end}}{{if .Note}}
-{{.Note}}
+{{md .Note}}
 {{end}}{{end}}`))
 
 var htmlTemplate = htmltemplate.Must(htmltemplate.New("html").Funcs(htmltemplate.FuncMap{

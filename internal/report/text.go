@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/redact"
 )
 
 // doc is a report before it is rendered: the same content goes to
@@ -372,7 +373,7 @@ func facts(s *measure.Summary) []fact {
 	if lv := s.Live; lv != nil {
 		target := orDash(lv.Target)
 		if lv.URL != "" {
-			target += " at " + lv.URL
+			target += " at " + redact.URL(lv.URL) // a summary written before redact
 		}
 		fs = append(fs, fact{"Live target", target})
 		if lv.ResultsFile != "" {

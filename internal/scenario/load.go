@@ -326,7 +326,16 @@ func decode(file string, data []byte, sets []override) (*Scenario, ast.Node, err
 	if err := s.Validate(); err != nil {
 		var fe *fieldError
 		if errors.As(err, &fe) {
-			return nil, nil, d.at(body, canonical(body, fe.path), fe.msg)
+			e := d.at(body, canonical(body, fe.path), fe.msg)
+			if o := d.relatedOverride(e.Path); o != nil && o.set > 0 && e.Set == 0 {
+				// A -set under the field made it wrong when the file
+				// alone is valid: the error is the -set's, not the
+				// file's line.
+				if _, _, ferr := decode(file, data, nil); ferr == nil {
+					e.Set, e.Line, e.Column = o.set, 0, 0
+				}
+			}
+			return nil, nil, e
 		}
 		return nil, nil, &Error{File: file, Msg: err.Error()}
 	}
@@ -375,6 +384,9 @@ func (d *decoder) tree(data []byte, sets []override) (ast.Node, error) {
 			return nil, err
 		}
 	}
+	if err := d.checkAliases(body); err != nil {
+		return nil, err
+	}
 	return body, nil
 }
 
@@ -407,6 +419,9 @@ type decoder struct {
 	// created holds the mappings overrides added, which have no line in
 	// the file.
 	created map[ast.Node]bool
+	// values holds each override's value node, with the override's index
+	// in overrides: its positions are in the override's text.
+	values map[ast.Node]int
 }
 
 // line returns a token's 1-based line, or 0 without a token.

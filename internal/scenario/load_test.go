@@ -293,7 +293,7 @@ func TestOverrides(t *testing.T) {
 		{[]string{"limiter.limit"}, nil, `an override is path=value`},
 		{[]string{"limiter.limit.x=1"}, nil, `limiter.limit is a single value`},
 		{[]string{"limiter.limit=[1"}, nil, `is not valid YAML`},
-		{[]string{"traffic.0.open_loop.rate=5/s"}, nil, `x.yaml:6:5: -set traffic.0.open_loop.rate=5/s: traffic.bot: gives 2 of closed_loop`},
+		{[]string{"traffic.0.open_loop.rate=5/s"}, nil, `x.yaml: -set #1 traffic.0.open_loop.rate=5/s: traffic.bot: gives 2 of closed_loop`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.sets, " "), func(t *testing.T) {

@@ -304,21 +304,39 @@ func listNames(body ast.Node) func(prefix []string) []string {
 // pathOf returns the path of the node whose token is tk, and whether tk is
 // a key's token (then the path is the mapping's and key the key).
 func pathOf(body ast.Node, tk *token.Token, keyOnly bool) (path, key string, found bool) {
+	found = findNode(body, func(n ast.Node, segs []string, isKey bool) bool {
+		switch {
+		case isKey && n.GetToken() == tk:
+			k, _ := n.(ast.MapKeyNode)
+			path, key = strings.Join(segs, "."), keyString(k)
+			return true
+		case !isKey && !keyOnly && (n.GetToken() == tk || unwrap(n).GetToken() == tk):
+			path = strings.Join(segs, ".")
+			return true
+		}
+		return false
+	})
+	return path, key, found
+}
+
+// findNode walks body depth first, a mapping's keys before their values,
+// and reports whether stop returned true for some node, stopping there.
+// stop is given each node with the path of the field it is, and, for a
+// mapping's key (isKey), the mapping's path.
+func findNode(body ast.Node, stop func(n ast.Node, segs []string, isKey bool) bool) bool {
 	var walk func(n ast.Node, segs []string, listKey string) bool
 	walk = func(n ast.Node, segs []string, listKey string) bool {
 		if n == nil {
 			return false
 		}
-		if !keyOnly && (n.GetToken() == tk || unwrap(n).GetToken() == tk) {
-			path = strings.Join(segs, ".")
+		if stop(n, segs, false) {
 			return true
 		}
 		switch v := unwrap(n).(type) {
 		case *ast.MappingNode, *ast.MappingValueNode:
 			for _, mv := range mappingValues(v) {
 				k := keyString(mv.Key)
-				if mv.Key != nil && mv.Key.GetToken() == tk {
-					path, key = strings.Join(segs, "."), k
+				if mv.Key != nil && stop(mv.Key, segs, true) {
 					return true
 				}
 				if walk(mv.Value, append(segs[:len(segs):len(segs)], k), k) {
@@ -334,8 +352,7 @@ func pathOf(body ast.Node, tk *token.Token, keyOnly bool) (path, key string, fou
 		}
 		return false
 	}
-	found = walk(body, nil, "")
-	return path, key, found
+	return walk(body, nil, "")
 }
 
 // canonical rewrites a path so that list elements are named as in errors
@@ -387,12 +404,20 @@ func overrideFor(overrides []override, path string) *override {
 // related returns an override whose path lies under path, so that an error
 // about a whole section names the override that changed part of it.
 func (d *decoder) related(path string) string {
-	for i := len(d.overrides) - 1; i >= 0; i-- {
-		if o := d.overrides[i]; path == "" || strings.HasPrefix(o.canon, path+".") {
-			return o.origin
-		}
+	if o := d.relatedOverride(path); o != nil {
+		return o.origin
 	}
 	return ""
+}
+
+// relatedOverride is the override related names, or nil.
+func (d *decoder) relatedOverride(path string) *override {
+	for i := len(d.overrides) - 1; i >= 0; i-- {
+		if o := &d.overrides[i]; path == "" || strings.HasPrefix(o.canon, path+".") {
+			return o
+		}
+	}
+	return nil
 }
 
 // at returns an *Error for a field path, positioned at the deepest node of
@@ -402,6 +427,16 @@ func (d *decoder) at(body ast.Node, path, msg string) *Error {
 	e := &Error{File: d.file, Path: path, Msg: msg}
 	if o := overrideFor(d.overrides, path); o != nil {
 		e.Origin, e.Set = o.origin, o.set
+		return e
+	}
+	if o := d.valueOverride(body, path); o != nil {
+		// The node is in an override's value, not in the file: a -set
+		// positions it in its own text; a sweep point's value is
+		// positioned in the file by Expand.
+		e.Origin, e.Set = o.origin, o.set
+		if n, _ := find(body, path); n != nil && o.set > 0 {
+			e.Line, e.Column = o.pos(n.GetToken())
+		}
 		return e
 	}
 	e.Origin = d.related(path)
@@ -414,6 +449,25 @@ func (d *decoder) at(body ast.Node, path, msg string) *Error {
 		e.Line, e.Column = line(tk), col(tk)
 	}
 	return e
+}
+
+// valueOverride returns the override whose value holds the node at path
+// (the value itself or a node on the way to path), or nil when the node is
+// the file's.
+func (d *decoder) valueOverride(body ast.Node, path string) *override {
+	n, listKey := body, ""
+	for _, seg := range append([]string{""}, splitPath(path)...) {
+		if seg != "" {
+			if n = child(n, seg, listKey); n == nil {
+				return nil
+			}
+			listKey = seg
+		}
+		if i, ok := d.values[n]; ok {
+			return &d.overrides[i]
+		}
+	}
+	return nil
 }
 
 // yamlError converts an error of the YAML library into an *Error with the
@@ -579,6 +633,10 @@ func (d *decoder) apply(body ast.Node, o override) (ast.Node, error) {
 	if value == nil {
 		value = newNull()
 	}
+	if d.values == nil {
+		d.values = map[ast.Node]int{}
+	}
+	d.values[value] = len(d.overrides) - 1
 	if body == nil {
 		body = newMapping()
 		d.created[body] = true

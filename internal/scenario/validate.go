@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
@@ -95,6 +96,9 @@ func (s *Scenario) Validate() error {
 	if !(lv.TimeScale > 0) || math.IsInf(lv.TimeScale, 0) {
 		return errAt("live.time_scale", "%v is out of range: must be above 0 (1 is real time)", lv.TimeScale)
 	}
+	if lv.Window < 0 || time.Duration(lv.Window)%time.Millisecond != 0 {
+		return errAt("live.window", "%v is not a whole number of milliseconds above 0: JavaScript clocks tick in milliseconds, use e.g. 1500ms or 60s (or leave it out for the limiter's window)", lv.Window)
+	}
 	return nil
 }
 
@@ -150,6 +154,9 @@ func (s *Scenario) validateLimiter() error {
 	}
 	if l.Window <= 0 {
 		return errAt("limiter.window", "must be above 0, e.g. 60s or 1d")
+	}
+	if time.Duration(l.Window)%time.Millisecond != 0 {
+		return errAt("limiter.window", "%v is not a whole number of milliseconds: JavaScript clocks tick in milliseconds, use e.g. 1500ms or 60s", l.Window)
 	}
 	if !slices.Contains(limiter.Algorithms, limiter.Algorithm(l.Algorithm)) {
 		return errAt("limiter.algorithm", "%q is unknown: use one of %s", l.Algorithm, joinNames(limiter.Algorithms))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/overshoot-dev/overshoot/internal/advise"
 	"github.com/overshoot-dev/overshoot/internal/cli"
+	"github.com/overshoot-dev/overshoot/internal/escape"
 	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
@@ -270,7 +271,7 @@ func writeAdvice(out string, sc *scenario.Scenario, doc adviceJSON, budget []mea
 		return "", err
 	}
 	var md bytes.Buffer
-	fmt.Fprintf(&md, "# Advice: %s\n\n%s\n\n", sc.Name, sc.Question)
+	fmt.Fprintf(&md, "# Advice: %s\n\n%s\n\n", escape.MarkdownCell(sc.Name), escape.Markdown(sc.Question))
 	fmt.Fprintln(&md, "```")
 	advise.WriteTable(&md, budget, rs)
 	writeShip(&md, doc.Advice)

@@ -16,6 +16,8 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/model"
 	"github.com/overshoot-dev/overshoot/internal/plan"
+	"github.com/overshoot-dev/overshoot/internal/redact"
+	"github.com/overshoot-dev/overshoot/internal/report"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
@@ -131,6 +133,10 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 	runs, params, err := calibrateInputs(c, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "simulate:", err)
+		return ExitBadInput
+	}
+	if err := report.CheckRoot(c.out); err != nil { // found now, not after the fit
+		fmt.Fprintln(stderr, "simulate: -calibrate:", err)
 		return ExitBadInput
 	}
 	trials := c.trials
@@ -322,7 +328,9 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 		path = strings.TrimSpace(path)
 		m, err := readSummary(path)
 		if err != nil {
-			return nil, nil, fmt.Errorf("-calibrate: %v", strings.TrimPrefix(err.Error(), "-compare: "))
+			// readSummary's errors name -compare, the flag it reads for.
+			msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "-compare: "), "-compare "+path+": ")
+			return nil, nil, fmt.Errorf("-calibrate %s: %s", path, msg)
 		}
 		if m.Mode != "attack" && !c.force {
 			return nil, nil, fmt.Errorf("-calibrate %s: its mode is %q, not attack: calibrate on live runs, or add -force", path, m.Mode)
@@ -970,7 +978,7 @@ func targetText(measured *measure.Summary) string {
 	switch s := plan.LiveStore(measured.Limiter.Store); s {
 	case plan.LiveURL:
 		if lv := measured.Live; lv != nil && lv.URL != "" {
-			return "the endpoint " + lv.URL
+			return "the endpoint " + redact.URL(lv.URL) // a summary written before redact
 		}
 		return "an endpoint at a URL"
 	case plan.LiveCloudflare:

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/overshoot-dev/overshoot/internal/escape"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/report"
 )
@@ -30,7 +32,17 @@ type diffSide struct {
 // describeRun names a run of a diff for people.
 func describeRun(path string, s *measure.Summary) string {
 	l := s.Limiter
-	return fmt.Sprintf("%s (%s of %s: %s, %d per %s on %s, %s)", path, s.Mode, s.Scenario.Name, l.Algorithm, l.Limit, l.Window, l.Store, l.ErrorPolicy)
+	return escape.Line(fmt.Sprintf("%s (%s of %s: %s, %d per %s on %s, %s)", path, s.Mode, s.Scenario.Name, l.Algorithm, l.Limit, l.Window, l.Store, l.ErrorPolicy))
+}
+
+// fence is a Markdown code fence that text cannot close: longer than any
+// run of backticks in it.
+func fence(text string) string {
+	f := "```"
+	for strings.Contains(text, f) {
+		f += "`"
+	}
+	return f
 }
 
 // runDiff is simulate -diff A B: every metric of two summaries side by
@@ -83,7 +95,7 @@ func runDiff(c *config, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simulate:", err)
 		return ExitFailure
 	}
-	md := fmt.Sprintf("# Diff\n\nA: %s\n\nB: %s\n\n```\n%s```\n", nameA, nameB, text.String())
+	md := fmt.Sprintf("# Diff\n\nA: %s\n\nB: %s\n\n%s\n%s%s\n", escape.Markdown(nameA), escape.Markdown(nameB), fence(text.String()), text.String(), fence(text.String()))
 	for name, data := range map[string][]byte{"diff.json": append(b, '\n'), "diff.md": []byte(md)} {
 		if err := report.WriteFile(dir, name, data); err != nil {
 			fmt.Fprintln(stderr, "simulate: the diff is above, but it was not written:", err)

@@ -10,7 +10,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -27,6 +26,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/report"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
+	"github.com/overshoot-dev/overshoot/scenarios"
 )
 
 // Exit codes: the ones every command shares (internal/cli).
@@ -221,7 +221,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			var s measure.Summary
 			if s, err = mergeShards(files, paths); err == nil {
 				if !c.noReport {
-					if err := checkOut(c.out); err != nil {
+					if err := report.CheckRoot(c.out); err != nil {
 						fmt.Fprintln(stderr, "simulate:", err)
 						return ExitBadInput
 					}
@@ -250,6 +250,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintln(stderr, "simulate:", err)
 				return ExitBadInput
 			}
+			if c.file == "" {
+				fmt.Fprintf(stderr, "simulate: note: -compare %s: %s is not here: predicting with the embedded default scenario (the run's hash is checked)\n", c.compare, measured.Scenario.File)
+			}
 		}
 	}
 	sc, notes, err := load(c, measured)
@@ -268,7 +271,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 	if !c.noReport || c.shard != nil {
 		// Found now rather than after the whole run.
-		if err := checkOut(c.out); err != nil {
+		if err := report.CheckRoot(c.out); err != nil {
 			fmt.Fprintln(stderr, "simulate:", err)
 			return ExitBadInput
 		}
@@ -323,33 +326,6 @@ func Main(args []string, stdout, stderr io.Writer) int {
 // container runtime, systemd or a CI timeout sends) both keep the trials
 // that finished, write them marked incomplete and exit 1.
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
-
-// checkOut checks, before anything runs, that a report folder can be made
-// under out: the nearest existing folder on its path must be a folder one
-// can write in. It leaves nothing behind.
-func checkOut(out string) error {
-	for d := out; ; {
-		fi, err := os.Stat(d)
-		switch {
-		case err == nil && !fi.IsDir():
-			return fmt.Errorf("-out %s: %s is not a folder: give a folder to write reports under", out, d)
-		case err == nil:
-			f, err := os.CreateTemp(d, ".simulate-out-check-*")
-			if err != nil {
-				return fmt.Errorf("-out %s: cannot write in %s (%v): give a folder you can write in", out, d, errors.Unwrap(err))
-			}
-			f.Close()
-			return os.Remove(f.Name())
-		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
-			return fmt.Errorf("-out %s: %v", out, err)
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return nil
-		}
-		d = parent
-	}
-}
 
 // load reads the scenario: the file named, or the embedded default. With
 // a measured summary it first checks that the scenario, with the live run's
@@ -543,11 +519,16 @@ func describeSource(sc *scenario.Scenario) string {
 }
 
 // resolveScenario finds the scenario file a summary names (findScenario),
-// or says where it looked.
+// or says where it looked. The default scenario not found on disk is the
+// embedded one (a run of attack with no scenario, outside a clone): it
+// returns "", which load reads as the embedded default.
 func resolveScenario(file, summaryPath string) (string, error) {
 	found, tried, err := findScenario(file, summaryPath)
 	if err != nil {
 		return "", fmt.Errorf("-compare %s: %v", summaryPath, err)
+	}
+	if found == "" && file == "scenarios/"+scenarios.DefaultFile {
+		return "", nil
 	}
 	if found == "" {
 		return "", fmt.Errorf("-compare %s: the live run's scenario %s is not found (tried %s): give the scenario file as the argument",
