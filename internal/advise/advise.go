@@ -2,10 +2,15 @@
 // a launch: what should I set so that at most X gets through without
 // locking out real users, and what does it cost? It simulates every design
 // of a design space (algorithm, store, error policy) under the scenario's
-// own traffic, finds for each the largest limit whose summary meets a
-// budget (measure.Condition, the grammar of -threshold), and ranks them.
+// own traffic at the product's limit (the scenario's, or one given), checks
+// each against a budget (measure.Condition, the grammar of -threshold), and
+// ranks them. A design whose limit never binds at that limit (every denial
+// came from the store's errors, none from the count: e.g. Workers KV
+// fail-closed when the write limit's 429s deny first) does not enforce the
+// limit, whatever the budget says: it is marked and never meets it.
 //
-// The search per design: the limit grid 1, 2, 4, ... up to MaxLimit (and
+// On request (Options.SearchLimit) it finds instead, per design, the largest
+// limit that meets the budget. The search per design: the limit grid 1, 2, 4, ... up to MaxLimit (and
 // the scenario's own limit) is simulated, trials in batches so that a
 // clear loser stops after the first; where the limits that meet the budget
 // form one run of the grid, the largest is refined by bisection between it
@@ -90,8 +95,14 @@ type Options struct {
 	Seed    uint64
 	Trials  int
 	Workers int
-	// MaxLimit bounds the limits tried (default: 64 times the scenario's
-	// limit, at least 1,024).
+	// Limit is the product's limit every design must enforce (default: the
+	// scenario's).
+	Limit int64
+	// SearchLimit asks instead for each design's largest limit meeting the
+	// budget, up to MaxLimit.
+	SearchLimit bool
+	// MaxLimit bounds the limits tried by SearchLimit (default: 64 times
+	// the scenario's limit, at least 1,024).
 	MaxLimit int64
 	// Progress, when set, is called after each simulated limit.
 	Progress func(done int, design Design, limit int64)
@@ -103,12 +114,19 @@ type Options struct {
 // Result is one design's answer.
 type Result struct {
 	Design Design `json:"design"`
-	// Meets says whether any limit meets the budget; Limit is the largest
-	// that does (0 when none).
+	// Meets says whether the design enforces Limit within the budget: the
+	// budget holds and the limit binds. With SearchLimit, Limit is the
+	// largest limit that does (0 when none).
 	Meets bool  `json:"meets"`
 	Limit int64 `json:"limit"`
+	// NeverBinds is set when the limit never bound at Limit (with
+	// SearchLimit: at any limit tried that met the rest of the budget):
+	// the store's errors denied every request that was denied. Unbound
+	// says why, in words.
+	NeverBinds bool   `json:"never_binds,omitempty"`
+	Unbound    string `json:"unbound,omitempty"`
 	// Summary is the design's simulated summary at Limit, or at the
-	// scenario's limit when no limit meets the budget.
+	// product's limit when no limit meets the budget.
 	Summary *measure.Summary `json:"-"`
 	// Verdicts are the budget's conditions checked on Summary.
 	Verdicts []measure.Verdict `json:"-"`
@@ -124,9 +142,9 @@ type Result struct {
 	Trials      int `json:"trials"`
 }
 
-// Advise searches every design and returns the results ranked: the designs
-// that meet the budget first, by fewest false denials, then lowest cost,
-// then largest limit; then the others by how close they came.
+// Advise simulates every design and returns the results ranked (see rank):
+// the designs that enforce the limit within the budget first, then the
+// others by how close they came, those whose limit never binds last.
 func Advise(pl *plan.Plan, o Options) ([]Result, error) {
 	if len(o.Budget) == 0 {
 		return nil, fmt.Errorf("advise: no budget: give at least one, e.g. -budget 'allowed.p99<=120'")
@@ -138,6 +156,12 @@ func Advise(pl *plan.Plan, o Options) ([]Result, error) {
 		o.MaxLimit = max(64*pl.Limiter.Limit, 1024)
 	}
 	o.MaxLimit = min(o.MaxLimit, limiter.MaxLimit)
+	if o.Limit <= 0 {
+		o.Limit = pl.Limiter.Limit
+	}
+	if o.Limit > limiter.MaxLimit {
+		return nil, fmt.Errorf("advise: limit %d is out of range: give at most %d", o.Limit, int64(limiter.MaxLimit))
+	}
 	if o.Designs == nil {
 		o.Designs = Space(pl)
 	}
@@ -167,13 +191,36 @@ type search struct {
 type evaluation struct {
 	limit   int64
 	summary *measure.Summary
-	meets   bool
+	meets   bool    // the budget holds and the limit binds
+	unbound string  // why the limit never bound ("" when it did)
 	share   float64 // of trials meeting the budget on their own
 	trials  int
 }
 
-// design finds d's largest limit meeting the budget.
+// design checks d at the product's limit, or with SearchLimit finds its
+// largest limit meeting the budget.
 func (s *search) design(d Design) (Result, error) {
+	if !s.o.SearchLimit {
+		e, err := s.evaluate(d, s.o.Limit)
+		if err != nil {
+			return Result{Design: d}, err
+		}
+		r := Result{Design: d, Monotone: true, Meets: e.meets, Limit: s.o.Limit, Evaluations: 1, Trials: e.trials}
+		r.setFrom(e, s.o.Budget)
+		return r, nil
+	}
+	return s.searchLimit(d)
+}
+
+// setFrom fills r's summary, verdicts, confidence and binding from e.
+func (r *Result) setFrom(e *evaluation, budget []measure.Condition) {
+	r.Summary, r.Confidence = e.summary, e.share
+	r.Verdicts = measure.Check(e.summary, budget)
+	r.NeverBinds, r.Unbound = e.unbound != "", e.unbound
+}
+
+// searchLimit finds d's largest limit meeting the budget.
+func (s *search) searchLimit(d Design) (Result, error) {
 	r := Result{Design: d, Monotone: true}
 	evals := map[int64]*evaluation{}
 	eval := func(limit int64) (*evaluation, error) {
@@ -193,7 +240,7 @@ func (s *search) design(d Design) (Result, error) {
 	for l := int64(1); l <= s.o.MaxLimit; l *= 2 {
 		grid = append(grid, l)
 	}
-	if own := s.pl.Limiter.Limit; own <= s.o.MaxLimit && !slices.Contains(grid, own) {
+	if own := s.o.Limit; own <= s.o.MaxLimit && !slices.Contains(grid, own) {
 		grid = append(grid, own)
 		slices.Sort(grid)
 	}
@@ -207,12 +254,9 @@ func (s *search) design(d Design) (Result, error) {
 			meets = append(meets, i)
 		}
 	}
-	pick := func(e *evaluation) {
-		r.Summary, r.Confidence = e.summary, e.share
-		r.Verdicts = measure.Check(e.summary, s.o.Budget)
-	}
+	pick := func(e *evaluation) { r.setFrom(e, s.o.Budget) }
 	if len(meets) == 0 {
-		e, _ := eval(s.pl.Limiter.Limit)
+		e, _ := eval(s.o.Limit)
 		if e == nil {
 			e, _ = eval(grid[0])
 		}
@@ -264,6 +308,9 @@ func (s *search) evaluate(d Design, limit int64) (*evaluation, error) {
 	var trials []measure.Trial
 	e := &evaluation{limit: limit}
 	met := 0
+	pass := func(sum *measure.Summary) bool {
+		return allPass(measure.Check(sum, s.o.Budget)) && Unbound(sum) == ""
+	}
 	for from := 0; from < s.o.Trials; from += batch {
 		to := min(from+batch, s.o.Trials)
 		got, err := model.RunTrials(pl, model.Options{Seed: s.o.Seed, Trials: s.o.Trials, Workers: s.o.Workers, Context: s.o.Context,
@@ -273,14 +320,14 @@ func (s *search) evaluate(d Design, limit int64) (*evaluation, error) {
 		}
 		for _, t := range got {
 			one := measure.Summarize(model.Base(pl, s.o.Seed), limit, []measure.Trial{t})
-			if allPass(measure.Check(&one, s.o.Budget)) {
+			if pass(&one) {
 				met++
 			}
 		}
 		trials = append(trials, got...)
 		sum := measure.Summarize(model.Base(pl, s.o.Seed), limit, trials)
 		e.summary, e.trials = &sum, len(trials)
-		e.meets = allPass(measure.Check(&sum, s.o.Budget))
+		e.meets, e.unbound = pass(&sum), Unbound(&sum)
 		if met == 0 && !e.meets {
 			break
 		}
@@ -291,6 +338,28 @@ func (s *search) evaluate(d Design, limit int64) (*evaluation, error) {
 		s.o.Progress(s.done, d, limit)
 	}
 	return e, nil
+}
+
+// Unbound says why the limit never bound in s, or "" when it did (or
+// when nothing was denied at all: the traffic never reached it): every
+// denial came from the error policy failing closed on the store's errors,
+// none from the count reaching the limit.
+func Unbound(s *measure.Summary) string {
+	t := s.Totals
+	if t.FailClosed == 0 || t.Denied > t.FailClosed {
+		return ""
+	}
+	var why []string
+	for _, c := range []struct {
+		n    int64
+		what string
+	}{{s.KV.WriteRateLimited, "write 429s"}, {s.KV.WriteErrors - s.KV.WriteRateLimited, "other failed writes"}, {s.KV.ReadErrors, "failed reads"}} {
+		if c.n > 0 {
+			why = append(why, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	return fmt.Sprintf("limit never binds: all %d denials were store errors failing closed (%s), none the count reaching %d",
+		t.Denied, strings.Join(why, ", "), s.Limiter.Limit)
 }
 
 // variant is pl with design d and limit.

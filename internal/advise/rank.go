@@ -35,15 +35,11 @@ func (r Result) FalseDenials() float64 { v, _ := r.metric("false_denials.rate");
 // denial (their own count reached it), so the ranking looks at this first.
 func (r Result) LegitDenied() float64 { v, _ := r.metric("legit_denied.rate"); return v }
 
-// Cost is the KV cost in dollars per million requests; ok is false when the
-// design is not priced: its summary has no price (only Workers KV's prices
-// are in the sources the model's numbers come from, ../shared/facts, not a
-// Durable Object's or the Rate Limiting binding's), or it is the memory
-// reference, which is not a store one can ship.
+// Cost is the design's cost in dollars per million requests at published
+// prices (measure.Cost: the store's work, the Workers request fee); ok is
+// false when the summary has no price. The memory store is priced as the
+// KV work it stands for, as a reference: it is not a store one can ship.
 func (r Result) Cost() (usd float64, ok bool) {
-	if r.Design.Store == plan.Memory {
-		return 0, false
-	}
 	return r.metric("cost.usd_per_million")
 }
 
@@ -53,6 +49,45 @@ func (r Result) costOrMax() float64 {
 		return v
 	}
 	return math.Inf(1)
+}
+
+// latency is the design's p99 request latency (infinite when not measured).
+func (r Result) latency() float64 {
+	if v, ok := r.metric("latency.p99"); ok {
+		return v
+	}
+	return math.Inf(1)
+}
+
+// usersDenied is how many legitimate clients a trial falsely denied at
+// least once, on average.
+func (r Result) usersDenied() float64 {
+	if r.Summary == nil || r.Summary.Trials <= 0 {
+		return 0
+	}
+	var n int64
+	for _, p := range r.Summary.Populations {
+		if p.Legitimate {
+			n += p.FalselyDeniedClients
+		}
+	}
+	return float64(n) / float64(r.Summary.Trials)
+}
+
+// most is the most one key-window let through.
+func (r Result) most() float64 { v, _ := r.metric("allowed.max"); return v }
+
+// beyondExact is what r let through beyond an exact limiter on the same
+// requests (the summary's reference): the worst key-window's excess and
+// the share of the requests the exact limiter denies that r let through;
+// infinite when not measured.
+func (r Result) beyondExact() (worst, share float64) {
+	w, ok1 := r.metric("worst_key.excess")
+	s, ok2 := r.metric("let_through.share")
+	if !ok1 || !ok2 {
+		return math.Inf(1), math.Inf(1)
+	}
+	return w, s
 }
 
 // allowed is what the design lets through: allowed p99 in a key-window.
@@ -69,12 +104,17 @@ func (r Result) passing() int {
 	return n
 }
 
-// rank orders results: those that meet the budget first, by fewest
-// legitimate requests denied, then fewest false denials, then least let
-// through (allowed p99), then more confidence, then lowest cost, then
-// largest limit;
-// the others by how many of the budget's conditions they meet. Ties keep
-// the design space's order.
+// rank orders results: those that enforce the limit within the budget
+// first, by least let through beyond an exact limiter on the same requests
+// (the worst key-window's excess, then the share of what the exact limiter
+// denies), then by allowed p99 and the most in one key-window (every
+// design at the same limit), then fewest
+// legitimate requests denied, then fewest false denials, then fewest
+// users falsely denied, then lowest cost,
+// then lowest latency p99, then more confidence, then largest limit (with
+// SearchLimit); the others by how many of the budget's conditions they
+// meet, those whose limit never binds last. Ties keep the design space's
+// order.
 func rank(rs []Result) []Result {
 	slices.SortStableFunc(rs, func(a, b Result) int {
 		if a.Meets != b.Meets {
@@ -84,20 +124,33 @@ func rank(rs []Result) []Result {
 			return 1
 		}
 		if !a.Meets {
+			if a.NeverBinds != b.NeverBinds {
+				if b.NeverBinds {
+					return -1
+				}
+				return 1
+			}
 			return cmp.Compare(b.passing(), a.passing())
 		}
-		return cmp.Or(cmp.Compare(a.LegitDenied(), b.LegitDenied()), cmp.Compare(a.FalseDenials(), b.FalseDenials()),
-			cmp.Compare(a.allowed(), b.allowed()), cmp.Compare(b.Confidence, a.Confidence),
-			cmp.Compare(a.costOrMax(), b.costOrMax()), cmp.Compare(b.Limit, a.Limit))
+		aw, as := a.beyondExact()
+		bw, bs := b.beyondExact()
+		return cmp.Or(cmp.Compare(aw, bw), cmp.Compare(as, bs), cmp.Compare(a.allowed(), b.allowed()), cmp.Compare(a.most(), b.most()),
+			cmp.Compare(a.LegitDenied(), b.LegitDenied()), cmp.Compare(a.FalseDenials(), b.FalseDenials()),
+			cmp.Compare(a.usersDenied(), b.usersDenied()),
+			cmp.Compare(a.costOrMax(), b.costOrMax()), cmp.Compare(a.latency(), b.latency()),
+			cmp.Compare(b.Confidence, a.Confidence), cmp.Compare(b.Limit, a.Limit))
 	})
 	return rs
 }
 
 // WriteTable writes the ranked results for people: a line per design
-// with whether it meets the budget, its limit, what it lets through (as a
-// count and as a multiple of its limit), the false denials of each
-// legitimate population, its cost, the latency a request has with it
-// (p99, simulated: the store's round trips) and the confidence, then the
+// with whether it enforces its limit within the budget, the limit, what it
+// lets through (p99 and most in one key-window, and the most as a multiple
+// of the limit: ratio.max, the Pareto figure's default axis), what it
+// lets through beyond an exact limiter on the same requests (in all and in
+// the worst key-window), the legitimate requests denied (falsely), its cost, the
+// latency a request has with it (p99, simulated: the store's round trips),
+// the confidence and, for a design that misses, why (WhyNot); then the
 // recommendation.
 func WriteTable(w io.Writer, budget []measure.Condition, rs []Result) {
 	var texts []string
@@ -106,16 +159,23 @@ func WriteTable(w io.Writer, budget []measure.Condition, rs []Result) {
 	}
 	fmt.Fprintf(w, "budget: %s\n\n", strings.Join(texts, " and "))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tdesign\tmeets?\tlimit\tallowed p99\tlegit denied (false)\t$/M req\tlatency p99\tconfidence\t")
+	fmt.Fprintln(tw, "#\tdesign\tmeets?\tlimit\tallowed p99 / max\tbeyond exact (worst key)\tlegit denied (false)\t$/M req\tlatency p99\tconfidence\twhy not\t")
 	for i, r := range rs {
-		meets, limit := "no", "-"
-		if r.Meets {
-			meets, limit = "yes", fmt.Sprint(r.Limit)
+		meets := "no"
+		switch {
+		case r.Meets:
+			meets = "yes"
+		case r.NeverBinds:
+			meets = "no: unbound"
+		}
+		limit := fmt.Sprint(r.Limit)
+		if r.Limit == 0 {
+			limit = "-"
 		}
 		allowed := "-"
 		if v, ok := r.metric("allowed.p99"); ok {
-			ratio, _ := r.metric("ratio.p99")
-			allowed = fmt.Sprintf("%.0f (%.2fx)", v, ratio)
+			ratio, _ := r.metric("ratio.max")
+			allowed = fmt.Sprintf("%.0f / %.0f (%.2fx)", v, r.most(), ratio)
 		}
 		design := r.Design.String()
 		if r.Design.Store == plan.Memory {
@@ -125,8 +185,17 @@ func WriteTable(w io.Writer, budget []measure.Condition, rs []Result) {
 		if v, ok := r.metric("latency.p99"); ok {
 			lat = fmt.Sprintf("%.3g ms", v)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f%% of %d\t\n", i+1, design, meets, limit, allowed,
-			falseDenials(r.Summary), cost(r), lat, 100*r.Confidence, r.Summary.Trials)
+		trials := 0
+		if r.Summary != nil {
+			trials = r.Summary.Trials
+		}
+		exact := "-"
+		if w, _ := r.beyondExact(); !math.IsInf(w, 1) {
+			total, _ := r.metric("reference.excess")
+			exact = fmt.Sprintf("%.0f (%.0f)", total, w)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f%% of %d\t%s\t\n", i+1, design, meets, limit, allowed, exact,
+			falseDenials(r.Summary), cost(r), lat, 100*r.Confidence, trials, r.WhyNot())
 	}
 	tw.Flush()
 	for _, r := range rs {
@@ -138,12 +207,39 @@ func WriteTable(w io.Writer, budget []measure.Condition, rs []Result) {
 	fmt.Fprintln(w, Recommendation(budget, rs))
 }
 
+// WhyNot says why r does not enforce its limit within the budget: that
+// the limit never binds, and why; else each failing condition with its
+// value and its bound ("ratio.p99 10.2 (bound <=1.5)"). Empty when r
+// meets the budget.
+func (r Result) WhyNot() string {
+	if r.Meets {
+		return ""
+	}
+	if r.NeverBinds {
+		return r.Unbound
+	}
+	var out []string
+	for _, v := range r.Verdicts {
+		if v.Pass {
+			continue
+		}
+		c := v.Condition
+		if !v.Measured {
+			out = append(out, c.Metric.Name+" not measured (bound "+string(c.Op)+c.Metric.Format(c.Value)+")")
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s %s (bound %s%s)", c.Metric.Name, c.Metric.Format(v.Value), c.Op, c.Metric.Format(c.Value)))
+	}
+	return strings.Join(out, "; ")
+}
+
 // Recommend returns the index of the design to ship: the best ranked that
-// meets the budget and is a Workers product (memory is the reference, not
-// something to deploy), or -1 when none is.
+// enforces its limit within the budget and is a Workers product (memory is
+// the reference, not something to deploy), or -1 when none is. A design
+// whose limit never binds is never recommended.
 func Recommend(rs []Result) int {
 	for i, r := range rs {
-		if r.Meets && r.Design.Store != plan.Memory {
+		if r.Meets && !r.NeverBinds && r.Design.Store != plan.Memory {
 			return i
 		}
 	}
@@ -169,20 +265,15 @@ func Recommendation(budget []measure.Condition, rs []Result) string {
 		}
 		r := rs[i]
 		if r.Meets {
-			return fmt.Sprintf("Only the memory reference meets the budget (%s at a limit of %d): no Workers store does at any limit up to the search's bound.", r.Design, r.Limit)
+			return fmt.Sprintf("Only the memory reference enforces the limit within the budget (%s at a limit of %d): no Workers store does.", r.Design, r.Limit)
 		}
-		return fmt.Sprintf("No design meets the budget at any limit up to the search's bound. Closest: %s; at its scenario limit the budget binds on %s.",
-			r.Design, Binding(r.Verdicts))
+		return fmt.Sprintf("No design enforces a limit of %d within the budget. Closest: %s, which misses on %s.", r.Limit, r.Design, r.WhyNot())
 	}
 	r := rs[i]
-	if !r.Meets {
-		return fmt.Sprintf("No design meets the budget at any limit up to the search's bound. Closest: %s; at its scenario limit the budget binds on %s.",
-			r.Design, Binding(r.Verdicts))
-	}
 	allowed, _ := r.metric("allowed.p99")
-	ratio, _ := r.metric("ratio.p99")
-	out := fmt.Sprintf("Recommended: %s with a limit of %d: the 99th percentile key-window lets %.0f through (%.2fx), legitimate requests denied (falsely) %s, cost %s per million requests; the budget holds in %.0f%% of %d trials.",
-		r.Design, r.Limit, allowed, ratio, falseDenials(r.Summary), cost(r), 100*r.Confidence, r.Summary.Trials)
+	ratio, _ := r.metric("ratio.max")
+	out := fmt.Sprintf("Recommended: %s, enforcing a limit of %d: one key-window lets at most %.0f through (%.2fx), the 99th percentile %.0f; legitimate requests denied (falsely) %s; cost %s per million requests; the budget holds in %.0f%% of %d trials.",
+		r.Design, r.Limit, r.most(), ratio, allowed, falseDenials(r.Summary), cost(r), 100*r.Confidence, r.Summary.Trials)
 	for _, v := range r.Verdicts {
 		if v.Warning != "" {
 			out += " Warning: " + v.Warning + "."
@@ -192,7 +283,8 @@ func Recommendation(budget []measure.Condition, rs []Result) string {
 }
 
 // falseDenials lists each legitimate population's denied share and, in
-// brackets, its false-denial share.
+// brackets, its false-denial share and how many of its clients (users) an
+// average trial falsely denied at least once.
 func falseDenials(s *measure.Summary) string {
 	if s == nil {
 		return "-"
@@ -201,7 +293,11 @@ func falseDenials(s *measure.Summary) string {
 	for _, p := range s.Populations {
 		if p.Legitimate && p.Requests > 0 {
 			n := float64(p.Requests)
-			parts = append(parts, fmt.Sprintf("%s %.2g%% (%.2g%%)", p.Name, 100*float64(p.Denied)/n, 100*float64(p.FalseDenials)/n))
+			part := fmt.Sprintf("%s %.2g%% (%.2g%%", p.Name, 100*float64(p.Denied)/n, 100*float64(p.FalseDenials)/n)
+			if p.FalselyDeniedClients > 0 && s.Trials > 0 {
+				part += fmt.Sprintf(", %.3g users a trial", float64(p.FalselyDeniedClients)/float64(s.Trials))
+			}
+			parts = append(parts, part+")")
 		}
 	}
 	if len(parts) == 0 {
@@ -210,12 +306,17 @@ func falseDenials(s *measure.Summary) string {
 	return strings.Join(parts, ", ")
 }
 
-// cost is the design's $ per million requests, or "not priced".
+// cost is the design's $ per million requests, or "not priced"; the
+// memory store's is marked as the reference it is.
 func cost(r Result) string {
-	if v, ok := r.Cost(); ok {
-		return fmt.Sprintf("$%.3g", v)
+	v, ok := r.Cost()
+	switch {
+	case !ok:
+		return "not priced"
+	case r.Design.Store == plan.Memory:
+		return fmt.Sprintf("$%.3g (ref.)", v)
 	}
-	return "not priced"
+	return fmt.Sprintf("$%.3g", v)
 }
 
 // Binding says which of the budget's conditions fail and by how much: the
@@ -264,9 +365,9 @@ func WorkerChange(r Result) string {
 	var out []string
 	switch r.Design.Store {
 	case plan.DurableObject:
-		out = append(out, "move the counter from Workers KV to a Durable Object (one object per key: its get and put are atomic)")
+		out = append(out, "move the counter from Workers KV to a Durable Object (one object per key: its get and put are atomic; it lives near the first request for it, so callers elsewhere pay the round trip)")
 	case plan.PerLocation:
-		out = append(out, "replace the KV counter with the Workers Rate Limiting binding (counters per location, a 10 s or 60 s period)")
+		out = append(out, "replace the KV counter with the Workers Rate Limiting binding (a 10 s or 60 s period; its counters are per location and updated asynchronously, so a key over N locations gets up to N times the limit)")
 	case plan.Memory:
 		out = append(out, "keep the count in a linearizable store (memory is the reference, not a Workers product: a Durable Object is the nearest)")
 	case plan.KV:

@@ -101,7 +101,7 @@ func TestFlagsMatchSimulate(t *testing.T) {
 	}
 	_, _, attackUsage := runMain(t, Env{}, "-h")
 	sim, att := flagNames(simUsage.String()), flagNames(attackUsage)
-	simulateOnly := []string{"advise", "budget", "calibrate", "compare", "diff", "fit", "force", "sensitivity", "trials", "workers"}
+	simulateOnly := []string{"advise", "budget", "calibrate", "compare", "diff", "fit", "force", "limit", "search-limit", "sensitivity", "trials", "workers"}
 	shared := []string{"at", "json", "junit", "max-ratio", "merge", "no-report", "out", "scenario", "seed", "set", "shard", "threshold", "version"}
 	for _, f := range sim {
 		if !slices.Contains(simulateOnly, f) && !slices.Contains(att, f) {

@@ -96,7 +96,7 @@ var Metrics = []Metric{
 	latencyMetric("p50", func(l Stats) float64 { return l.P50 }),
 	latencyMetric("p95", func(l Stats) float64 { return l.P95 }),
 	latencyMetric("p99", func(l Stats) float64 { return l.P99 }),
-	{Name: "cost.usd_per_million", Label: "KV cost per million requests (paid plan)", Unit: "usd",
+	{Name: "cost.usd_per_million", Label: "cost per million requests (paid plan: the store and the Workers request fee)", Unit: "usd",
 		value: func(s *Summary) (float64, bool) {
 			return s.Cost.USDPerMillionRequests, s.KV.Observed && s.Totals.Requests > 0 && s.Cost.Priced()
 		}},

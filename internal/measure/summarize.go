@@ -8,24 +8,13 @@ import (
 	"time"
 )
 
-// Published prices and free-plan quotas (../shared/facts/cloudflare-kv.md,
-// kv/platform/limits and pricing).
+// Free-plan quotas (../shared/facts/cloudflare-kv.md, kv/platform/limits);
+// the prices are in prices.go.
 const (
-	usdPerMillionReads  = 0.50
-	usdPerMillionWrites = 5.00
-	freeWritesPerDay    = 1000
-	freeReadsPerDay     = 100000
-	secondsPerDay       = 86400
+	freeWritesPerDay = 1000
+	freeReadsPerDay  = 100000
+	secondsPerDay    = 86400
 )
-
-// unpriced are the stores, by the name a summary's limiter.store gives,
-// whose work Workers KV's prices do not fit, and why. The memory store is
-// priced: it stands for a KV binding without lag (wrangler dev's local KV),
-// whose operations a deployed Worker pays for as KV's.
-var unpriced = map[string]string{
-	"durable-object": "a Durable Object is billed by requests and duration, whose prices are not in the model's sources",
-	"per-location":   "the Rate Limiting binding's price is not in the model's sources",
-}
 
 // Summarize pools trials, in order, into the summary s (whose identifying
 // fields the caller has filled: mode, scenario, seed, limiter). Pooling in
@@ -252,11 +241,11 @@ func kvWork(c KVCounters) KVWork {
 	return w
 }
 
-// cost prices the KV work per million requests and finds when the free
-// plan's daily quotas would run out on a steady day (see steadyDay); for a
-// store whose prices are not known (unpriced) it counts the work only.
+// cost prices the store's work and the Workers requests per million
+// requests (see price) and finds when the free plan's daily quotas would
+// run out on a steady day (see steadyDay).
 func cost(c KVCounters, t Totals, trials int, keyWindows int64, windowSecs float64, store string) Cost {
-	out := Cost{NotPriced: unpriced[store]}
+	out := Cost{Store: store}
 	if t.Requests == 0 {
 		return out
 	}
@@ -267,12 +256,15 @@ func cost(c KVCounters, t Totals, trials int, keyWindows int64, windowSecs float
 	perM := 1e6 / float64(t.Requests)
 	out.ReadsPerMillionRequests = float64(c.Reads-c.ReadErrors) * perM
 	out.WritesPerMillionRequests = float64(c.Writes-c.WriteErrors) * perM
-	if !out.Priced() {
-		return out
-	}
-	out.USDPerMillionRequests = out.ReadsPerMillionRequests/1e6*usdPerMillionReads +
-		out.WritesPerMillionRequests/1e6*usdPerMillionWrites
-	if secs := t.SimulatedSeconds * float64(trials); secs > 0 {
+	price(&out, store)
+	secs := t.SimulatedSeconds * float64(trials)
+	switch {
+	case secs <= 0:
+	case store == "durable-object":
+		out.FreeReadsExhaustedAfterSecs = exhaustedAfter(float64(t.Requests)/secs*secondsPerDay, freeObjectRequestsPerDay)
+	case store == "per-location":
+		out.FreeReadsExhaustedAfterSecs = exhaustedAfter(float64(t.Requests)/secs*secondsPerDay, freeWorkerRequestsPerDay)
+	default:
 		writes := float64(c.Writes - c.WriteErrors + c.WriteQuotaErrors)
 		reads := float64(c.Reads - c.ReadErrors + c.QuotaErrors - c.WriteQuotaErrors)
 		readsPerDay, writesPerDay := steadyDay(reads, writes, secs, t.SimulatedSeconds, trials, keyWindows, windowSecs)
@@ -316,6 +308,18 @@ func exhaustedAfter(perDay, quota float64) float64 {
 // report both print it, so that they agree.
 func FreePlanSentence(c Cost) string {
 	w, r := c.FreeWritesExhaustedAfterSecs, c.FreeReadsExhaustedAfterSecs
+	switch c.Store {
+	case "durable-object":
+		if r <= 0 {
+			return "on the free plan, the 100,000 Durable Object requests a day last the day"
+		}
+		return "on the free plan, the 100,000 Durable Object requests a day are gone at " + Clock(r)
+	case "per-location":
+		if r <= 0 {
+			return "on the free plan, the 100,000 Worker requests a day last the day (the binding publishes no quota of its own)"
+		}
+		return "on the free plan, the 100,000 Worker requests a day are gone at " + Clock(r) + " (the binding publishes no quota of its own)"
+	}
 	switch {
 	case w <= 0 && r <= 0:
 		return "on the free plan, both the 100,000 reads and the 1,000 writes a day last the day"

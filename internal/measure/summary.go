@@ -338,27 +338,41 @@ type VisibilityPoint struct {
 	P       float64 `json:"p"`
 }
 
-// Cost is what the run's KV work costs at published prices (paid plan:
-// $0.50 per million reads, $5.00 per million writes beyond the included
-// amounts), and how soon the free plan's daily quotas run out.
+// Cost is what the run's store work and Worker requests cost at published
+// prices (paid plan, beyond the included amounts; docs/facts.md), and how
+// soon the free plan's daily quotas run out.
 type Cost struct {
-	// Reads and writes the store accepted (billed), per million requests.
+	// Store is the store priced (the summary's limiter.store).
+	Store string `json:"store"`
+	// Reads and writes the store accepted (billed), per million requests;
+	// a Durable Object's or the Rate Limiting binding's reads are its
+	// requests (one per check).
 	ReadsPerMillionRequests  float64 `json:"reads_per_million_requests"`
 	WritesPerMillionRequests float64 `json:"writes_per_million_requests"`
-	USDPerMillionRequests    float64 `json:"usd_per_million_requests"`
+	// USDPerMillionRequests is the whole: the store's part and the Workers
+	// request fee's.
+	USDPerMillionRequests        float64 `json:"usd_per_million_requests"`
+	StoreUSDPerMillionRequests   float64 `json:"store_usd_per_million_requests"`
+	WorkersUSDPerMillionRequests float64 `json:"workers_usd_per_million_requests"`
+	// Basis says in words which prices were applied.
+	Basis string `json:"basis,omitempty"`
+	// Reference is set for the memory store, priced as the KV binding it
+	// stands for: a reference, not a store one can ship.
+	Reference bool `json:"reference"`
 	// FreeWritesExhaustedAfterSecs is how long after 00:00 UTC the free
 	// plan's 1,000 writes a day run out on a steady day at this run's
 	// rates, counting the writes that use the quota (accepted, or refused
 	// by the quota itself; a 429 uses none): the run's writes per
 	// key-window, for each of its keys in every window of the day. 0 when
 	// they last the day. Likewise for the 100,000 reads, at the run's rate
-	// of reads.
+	// of reads. For a Durable Object, FreeReadsExhaustedAfterSecs is for
+	// its 100,000 requests a day; for the Rate Limiting binding, for the
+	// Worker's 100,000 requests a day (see FreePlanSentence).
 	FreeWritesExhaustedAfterSecs float64 `json:"free_writes_exhausted_after_seconds"`
 	FreeReadsExhaustedAfterSecs  float64 `json:"free_reads_exhausted_after_seconds"`
-	// NotPriced, when set, says why the run's store work has no price: only
-	// Workers KV's prices and quotas are in the sources the model's numbers
-	// come from. The operation counts above are still given; the dollars
-	// and the free plan's times are 0.
+	// NotPriced, when set, says why the run's store work has no price.
+	// Every store is priced now; a summary written before that may still
+	// carry it, and then the dollars and the free plan's times are 0.
 	NotPriced string `json:"not_priced,omitempty"`
 }
 

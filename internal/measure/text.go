@@ -237,8 +237,9 @@ func (p *printer) body(s *Summary, what string) {
 			p.f(" (staleness p50 %.0f ms, p99 %.0f ms)", k.StalenessMs.P50, k.StalenessMs.P99)
 		}
 		if s.Cost.Priced() {
-			p.f("\n  cost: $%.3f per million requests; %s (a steady day at this run's rates)\n",
-				s.Cost.USDPerMillionRequests, FreePlanSentence(s.Cost))
+			p.f("\n  cost: $%.3f per million requests (store $%.3f, Workers requests $%.3f%s); %s (a steady day at this run's rates)\n",
+				s.Cost.USDPerMillionRequests, s.Cost.StoreUSDPerMillionRequests, s.Cost.WorkersUSDPerMillionRequests,
+				referenceNote(s.Cost), FreePlanSentence(s.Cost))
 		} else {
 			p.f("\n  cost: not priced: %s\n", s.Cost.NotPriced)
 		}
@@ -335,4 +336,12 @@ func storeLabel(store string) string {
 		return "store" // a target's own, unnamed
 	}
 	return "store " + store
+}
+
+// referenceNote marks the memory store's cost as the reference it is.
+func referenceNote(c Cost) string {
+	if c.Reference {
+		return "; memory is a reference, priced as the KV binding it stands for"
+	}
+	return ""
 }

@@ -13,18 +13,27 @@ import (
 // Objects is the durable-object and per-location stores: each key has an
 // owner that reads, decides and writes atomically.
 //
-// durable-object: one object per key, living at one location
-// (durable_object.location); a request from that location pays the local
-// round trip, from elsewhere the rtt, half each way; an object that has
-// admitted max_rps requests in the current virtual second refuses more
-// with "overloaded" until the next second (the soft limit; 0: none).
+// durable-object: one object per key, living near the first request for
+// it (where Cloudflare places a new object), or at the location
+// durable_object.location pins; a request from the object's location pays
+// the local round trip, from elsewhere the rtt, half each way; an object
+// that has admitted max_rps requests in the current virtual second
+// refuses more with "overloaded" until the next second (the soft limit;
+// 0: none).
 //
-// per-location: an independent linearizable counter per location, as the
-// Rate Limiting binding documents its counters; a request pays
-// store.latency, half each way, and never leaves its location.
+// per-location: a counter per location, as the Rate Limiting binding
+// documents its counters ("a unique limit per Cloudflare location"), cached
+// where the Worker runs and updated asynchronously: a decision reads the
+// location's count as it was when the cache last refreshed, at most
+// rate_limit.sync ago (View), while each increment lands on the location's
+// count itself (Get, Put). A request pays store.latency, half each way,
+// and never leaves its location.
 type Objects struct {
 	perLocation bool
-	home        int
+	home        int // -1: each object near its first request (homes)
+	homes       map[string]int
+	sync        int64
+	views       []map[string]*view // per location: the cached counts
 	rtt, local  plan.Dist
 	maxRPS      float64
 	rng         *rand.Rand
@@ -42,28 +51,70 @@ func NewDurableObjects(p plan.DurableObjectParams, locations int, rng *rand.Rand
 	if rng == nil {
 		return nil, fmt.Errorf("durable-object store: no random source")
 	}
-	if p.Home < 0 || p.Home >= locations {
+	if p.Home < -1 || p.Home >= locations {
 		return nil, fmt.Errorf("durable-object store: home location %d is not one of the %d locations", p.Home, locations)
 	}
-	return &Objects{rng: rng, ctr: counters, home: p.Home, maxRPS: p.MaxRPS, rtt: p.RTT, local: p.Local,
+	return &Objects{rng: rng, ctr: counters, home: p.Home, homes: map[string]int{}, maxRPS: p.MaxRPS, rtt: p.RTT, local: p.Local,
 		data: []map[string]*entry{{}}, nextSweep: sweepEvery}, nil
 }
 
-// NewPerLocation returns the per-location store: one independent counter per
-// location, operations taking lat.
-func NewPerLocation(lat plan.Dist, locations int, rng *rand.Rand, counters *measure.KVCounters) (*Objects, error) {
+// view is a location's cached copy of a key's count: what its value was
+// at the refresh.
+type view struct {
+	value string
+	found bool
+	at    int64
+}
+
+// NewPerLocation returns the per-location store: one counter per location,
+// operations taking lat, decisions reading a cached count at most sync old
+// (0: the count itself).
+func NewPerLocation(lat plan.Dist, sync time.Duration, locations int, rng *rand.Rand, counters *measure.KVCounters) (*Objects, error) {
 	if locations < 1 {
 		return nil, fmt.Errorf("per-location store: the scenario has no locations: add at least one under locations")
 	}
 	if rng == nil {
 		return nil, fmt.Errorf("per-location store: no random source")
 	}
-	o := &Objects{perLocation: true, rtt: lat, local: lat, rng: rng, ctr: counters, nextSweep: sweepEvery}
+	if sync < 0 {
+		return nil, fmt.Errorf("per-location store: sync %v is negative", sync)
+	}
+	o := &Objects{perLocation: true, rtt: lat, local: lat, rng: rng, ctr: counters, nextSweep: sweepEvery, sync: int64(sync)}
 	o.data = make([]map[string]*entry, locations)
+	o.views = make([]map[string]*view, locations)
 	for i := range o.data {
-		o.data[i] = map[string]*entry{}
+		o.data[i], o.views[i] = map[string]*entry{}, map[string]*view{}
 	}
 	return o, nil
+}
+
+// Lagged reports whether decisions read a cached view (View) rather than
+// the count itself.
+func (o *Objects) Lagged() bool { return o.perLocation && o.sync > 0 }
+
+// View returns the count a decision at owner reads: the location's cached
+// copy, refreshed from the count when it is sync old or more. It counts
+// as the check's one read; Fresh then reads the count itself uncounted.
+func (o *Objects) View(now time.Duration, owner int, key string) (string, bool) {
+	t := int64(now)
+	if o.ctr != nil {
+		o.ctr.Read(nil)
+	}
+	i := o.objectIndex(owner)
+	v := o.views[i][key]
+	if v == nil || t-v.at >= o.sync {
+		if v == nil {
+			v = &view{}
+			o.views[i][key] = v
+		}
+		c := o.data[i][key]
+		v.found = c != nil && c.live(t) != 0
+		v.value, v.at = "", t
+		if v.found {
+			v.value = c.value
+		}
+	}
+	return v.value, v.found
 }
 
 // Route implements Owned.
@@ -74,8 +125,17 @@ func (o *Objects) Route(now time.Duration, loc int, key string) (owner int, in, 
 	if o.perLocation && (loc < 0 || loc >= len(o.data)) {
 		owner = 0 // a driver's mistake; keep going rather than crash
 	}
+	home := o.home
+	if !o.perLocation && home < 0 {
+		h, ok := o.homes[key]
+		if !ok {
+			h = loc
+			o.homes[key] = h
+		}
+		home = h
+	}
 	var rt time.Duration
-	if o.perLocation || loc == o.home {
+	if o.perLocation || loc == home {
 		rt = o.local.Sample(o.rng)
 	} else {
 		rt = o.rtt.Sample(o.rng)
@@ -91,6 +151,16 @@ func (o *Objects) objectIndex(owner int) int {
 		return owner
 	}
 	return 0
+}
+
+// Fresh returns key's count itself at owner, for the increment of a check
+// decided on View; it counts nothing.
+func (o *Objects) Fresh(now time.Duration, owner int, key string) (string, bool) {
+	c := o.data[o.objectIndex(owner)][key]
+	if c == nil || c.live(int64(now)) == 0 {
+		return "", false
+	}
+	return c.value, true
 }
 
 // Admit implements Owned: the Durable Object soft limit.
@@ -169,6 +239,18 @@ func (o *Objects) tick(t int64) {
 			}
 		}
 	}
+	for k := range o.homes {
+		if o.data[0][k] == nil {
+			delete(o.homes, k)
+		}
+	}
+	for i, vs := range o.views {
+		for k, v := range vs {
+			if t-v.at >= o.sync && o.data[i][k] == nil {
+				delete(vs, k)
+			}
+		}
+	}
 }
 
 // Len returns how many keys the store holds, for tests of memory growth.
@@ -176,5 +258,8 @@ func (o *Objects) Len() (n int) {
 	for _, m := range o.data {
 		n += len(m)
 	}
-	return n
+	for _, vs := range o.views {
+		n += len(vs)
+	}
+	return n + len(o.homes)
 }

@@ -95,7 +95,7 @@ func (c *compiled) newStore(rng *rand.Rand, ctr *measure.KVCounters) (Store, Own
 		o, err := NewDurableObjects(st.DurableObject, n, rng, ctr)
 		return nil, o, err
 	case plan.PerLocation:
-		o, err := NewPerLocation(st.Latency, n, rng, ctr)
+		o, err := NewPerLocation(st.Latency, st.RateLimitSync, n, rng, ctr)
 		return nil, o, err
 	}
 	return nil, nil, fmt.Errorf("store kind %v is unknown", st.Kind)
@@ -534,6 +534,8 @@ func (t *trial) atOwner(ri int32) {
 	if err := t.owned.Admit(now, owner, p.Keys[0]); err != nil {
 		d := t.c.lim.Failed(*p, err)
 		t.record(r, &d)
+	} else if lg, ok := t.owned.(lagged); ok && lg.Lagged() {
+		t.laggedAtOwner(r, lg, now, owner)
 	} else {
 		for i := 0; i < p.NKeys; i++ {
 			r.got[i].Value, r.got[i].Found = t.owned.Get(now, owner, p.Keys[i])
@@ -547,6 +549,38 @@ func (t *trial) atOwner(ri int32) {
 		t.record(r, &d)
 	}
 	t.push(t.now+r.out, evDone, ri)
+}
+
+// lagged is an Owned store whose decisions read a cached view of a key
+// (the Rate Limiting binding's counters, updated asynchronously).
+type lagged interface {
+	Lagged() bool
+	View(now time.Duration, owner int, key string) (value string, found bool)
+	Fresh(now time.Duration, owner int, key string) (value string, found bool)
+}
+
+// laggedAtOwner decides r on the owner's cached view; an allowed request's
+// increment is then applied to the count itself (decided again on it, so
+// that increments add up instead of overwriting each other). An increment
+// the count itself refuses (already at the limit) is not stored, which
+// leaves the later decisions of a count at or past its limit unchanged.
+func (t *trial) laggedAtOwner(r *request, lg lagged, now time.Duration, owner int) {
+	p := t.planOf(r)
+	for i := 0; i < p.NKeys; i++ {
+		r.got[i].Value, r.got[i].Found = lg.View(now, owner, p.Keys[i])
+	}
+	d := t.c.lim.Decide(*p, r.got)
+	if d.Allowed && d.Write.Key != "" {
+		for i := 0; i < p.NKeys; i++ {
+			r.got[i].Value, r.got[i].Found = lg.Fresh(now, owner, p.Keys[i])
+		}
+		if w := t.c.lim.Decide(*p, r.got).Write; w.Key != "" {
+			if err := t.owned.Put(now, owner, w.Key, w.Value, w.TTL); err != nil {
+				d = t.c.lim.Failed(*p, err)
+			}
+		}
+	}
+	t.record(r, &d)
 }
 
 // record reports the decision for r, made now.

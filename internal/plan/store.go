@@ -86,6 +86,9 @@ type Store struct {
 	Kind          StoreKind
 	KV            KVParams
 	DurableObject DurableObjectParams
+	// RateLimitSync is how old the per-location store's cached count may
+	// be (store.rate_limit.sync; 0: exact per location).
+	RateLimitSync time.Duration
 	// Latency is each operation's latency on the memory and per-location
 	// stores.
 	Latency Dist
@@ -134,7 +137,8 @@ type Outage struct {
 
 // DurableObjectParams are the durable-object store's parameters, compiled.
 type DurableObjectParams struct {
-	// Home is the index of the location where the objects live.
+	// Home is the index of the location where the objects live, or -1:
+	// each where the first request for it came from.
 	Home int
 	// RTT is the round trip from another location; Local from Home.
 	RTT, Local Dist
@@ -166,10 +170,11 @@ func compileStore(sc *scenario.Scenario) (Store, error) {
 		}
 		p.Outages = append(p.Outages, co)
 	}
-	do := DurableObjectParams{MaxRPS: st.DurableObject.MaxRPS}
-	if st.DurableObject.Location != "" {
-		do.Home = max(0, locationIndex(sc.Locations, st.DurableObject.Location))
+	do := DurableObjectParams{MaxRPS: st.DurableObject.MaxRPS, Home: -1}
+	if l := st.DurableObject.Location; l != "" && l != scenario.DurableObjectFirstRequest {
+		do.Home = max(0, locationIndex(sc.Locations, l))
 	}
+	out.RateLimitSync = st.RateLimit.Sync.D()
 	for _, d := range []struct {
 		path string
 		l    scenario.Latency

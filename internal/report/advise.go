@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,64 +26,111 @@ type AdvicePoint struct {
 	Allowed, Denied float64
 	// Cost is dollars per million requests (0 when not priced).
 	Cost float64
-	// Meets says whether the design meets the budget.
-	Meets bool
+	// Meets says whether the design meets the budget; Unbound that its
+	// limit never binds (drawn as a ring).
+	Meets, Unbound bool
 }
 
-// ParetoFigure draws every design's overshoot against the legitimate
-// requests it denies, cost as the marker's size, the designs that meet the
-// budget in colour and the others in grey, each marker labelled with the
-// ranks in the table of the designs it stands for (designs with the same
-// numbers share one). The designs nearest the origin are worth shipping.
-func ParetoFigure(points []AdvicePoint, overshoot measure.Metric) *Figure {
-	p := newPlot("What each design lets through, and whom it locks out",
-		capitalize(overshoot.Label)+" ("+overshoot.Name+")", "legitimate requests denied (%)")
-	var maxCost float64
+// ParetoFigure draws every design's overshoot (the metric x, e.g. the
+// budget's ratio.max) against the legitimate requests it denies, cost as
+// the marker's size, the designs that meet the budget in colour and the
+// others in grey, each marker labelled with the ranks in the table of the
+// designs it stands for (designs with about the same numbers share one).
+// A bound above 0 is drawn as the budget's line on x. The x axis is
+// logarithmic when the values span more than a factor of 20; the y axis
+// runs from 0. Labels are placed where they overlap no other label or
+// marker when such a place is near (placeLabels). The designs nearest the
+// origin are worth shipping.
+func ParetoFigure(points []AdvicePoint, x measure.Metric, bound float64) *Figure {
+	lo, hi, maxY, maxCost := math.Inf(1), 0.0, 0.0, 0.0
 	for _, pt := range points {
-		maxCost = max(maxCost, pt.Cost)
+		if pt.Allowed > 0 {
+			lo = min(lo, pt.Allowed)
+		}
+		hi, maxY, maxCost = max(hi, pt.Allowed), max(maxY, 100*pt.Denied), max(maxCost, pt.Cost)
 	}
+	logX := hi > 0 && lo < hi && hi/lo > 20
+	xLabel := capitalize(x.Label) + " (" + x.Name + ")"
+	if logX {
+		xLabel += ", log scale"
+	}
+	p := newPlot("What each design lets through, and whom it locks out", xLabel, "legitimate requests denied (%)")
+	tx := func(v float64) float64 {
+		if logX {
+			return math.Log10(max(v, lo))
+		}
+		return v
+	}
+	// The axes: x from 0 (or the least value, log), y from 0 with room
+	// above for labels; an all-zero y axis shows 0 to 1%.
+	xMin, xMax := 0.0, max(hi, bound)*1.12
+	if logX {
+		xMin, xMax = math.Log10(min(lo, bound)/1.5), math.Log10(max(hi, bound)*1.5)
+		if bound <= 0 {
+			xMin = math.Log10(lo / 1.5)
+		}
+		p.X.Tick.Marker = log10Ticks{}
+	}
+	if !(xMax > xMin) {
+		xMax = xMin + 1
+	}
+	yMax := 1.0
+	if maxY > 0 {
+		yMax = maxY * 1.3
+	}
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xMin, xMax, 0, yMax
 	type group struct {
 		x, y, cost float64
-		meets      bool
+		kind       int // 0 meets, 1 misses, 2 the limit never binds
 		ranks      []int
 	}
-	// Markers closer than this would overlap: they share one.
-	var xMax float64
-	for _, pt := range points {
-		xMax = max(xMax, pt.Allowed)
+	kindOf := func(pt AdvicePoint) int {
+		switch {
+		case pt.Meets:
+			return 0
+		case pt.Unbound:
+			return 2
+		}
+		return 1
 	}
-	dx, dy := 0.02*xMax, 1.0
+	dx, dy := 0.015*(xMax-xMin), 0.015*yMax
 	var groups []*group
 	for _, pt := range points {
-		x, y := pt.Allowed, 100*pt.Denied
+		gx, gy := tx(pt.Allowed), 100*pt.Denied
 		var g *group
 		for _, h := range groups {
-			if h.meets == pt.Meets && math.Abs(h.x-x) <= dx && math.Abs(h.y-y) <= dy {
+			if h.kind == kindOf(pt) && math.Abs(h.x-gx) <= dx && math.Abs(h.y-gy) <= dy {
 				g = h
 			}
 		}
 		if g == nil {
-			g = &group{x: x, y: y, meets: pt.Meets}
+			g = &group{x: gx, y: gy, kind: kindOf(pt)}
 			groups = append(groups, g)
 		}
 		g.ranks = append(g.ranks, pt.Rank)
 		g.cost = max(g.cost, pt.Cost)
 	}
-	for _, meets := range []bool{true, false} {
+	if bound > 0 {
+		if l, err := plotter.NewLine(plotter.XYs{{X: tx(bound), Y: 0}, {X: tx(bound), Y: yMax}}); err == nil {
+			l.LineStyle = draw.LineStyle{Color: colorAt(1), Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+			p.Add(l)
+			p.Legend.Add("budget: "+x.Name+" <= "+x.Format(bound), l)
+		}
+	}
+	var marks []labelMark
+	for kind := range 3 {
 		var xys plotter.XYs
-		var labels []string
 		var sizes []vg.Length
 		for _, g := range groups {
-			if g.meets != meets {
+			if g.kind != kind {
 				continue
 			}
-			xys = append(xys, plotter.XY{X: g.x, Y: g.y})
-			labels = append(labels, rankLabel(g.ranks))
 			r := vg.Length(4)
 			if maxCost > 0 {
 				r = 3 + vg.Length(4*g.cost/maxCost)
 			}
-			sizes = append(sizes, r)
+			xys, sizes = append(xys, plotter.XY{X: g.x, Y: g.y}), append(sizes, r)
+			marks = append(marks, labelMark{x: (g.x - xMin) / (xMax - xMin), y: g.y / yMax, r: float64(r), text: rankLabel(g.ranks)})
 		}
 		if len(xys) == 0 {
 			continue
@@ -91,49 +139,99 @@ func ParetoFigure(points []AdvicePoint, overshoot measure.Metric) *Figure {
 		if err != nil {
 			continue
 		}
-		c := colorAt(2)
-		name := "meets the budget"
-		if !meets {
+		c, name, shape := colorAt(2), "meets the budget", draw.GlyphDrawer(draw.CircleGlyph{})
+		switch kind {
+		case 1:
 			c, name = grayColor, "does not meet it"
+		case 2:
+			c, name, shape = grayColor, "limit never binds (store errors deny first)", draw.RingGlyph{}
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: 4, Shape: draw.CircleGlyph{}}
+		sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: 4, Shape: shape}
 		sc.GlyphStyleFunc = func(i int) draw.GlyphStyle {
-			return draw.GlyphStyle{Color: c, Radius: sizes[i], Shape: draw.CircleGlyph{}}
+			return draw.GlyphStyle{Color: c, Radius: sizes[i], Shape: shape}
 		}
 		p.Add(sc)
 		p.Legend.Add(name, sc)
-		// Neighbours' labels alternate above and below their markers, so
-		// that markers side by side keep readable labels.
-		order := make([]int, len(xys))
-		for i := range order {
-			order[i] = i
-		}
-		sort.Slice(order, func(a, b int) bool { return xys[order[a]].X < xys[order[b]].X })
-		for half, dy := range []vg.Length{6, -14} {
-			var hx plotter.XYs
-			var hl []string
-			for k, i := range order {
-				if k%2 == half {
-					hx, hl = append(hx, xys[i]), append(hl, labels[i])
-				}
-			}
-			if len(hx) == 0 {
-				continue
-			}
-			if l, err := plotter.NewLabels(plotter.XYLabels{XYs: hx, Labels: hl}); err == nil {
-				for i := range l.TextStyle {
-					l.TextStyle[i].Font = font.From(Sans, 8)
-				}
-				l.Offset = vg.Point{X: 4, Y: dy}
-				p.Add(l)
-			}
+	}
+	for _, m := range placeLabels(marks) {
+		xy := plotter.XY{X: xMin + m.x*(xMax-xMin), Y: m.y * yMax}
+		if l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{xy}, Labels: []string{m.text}}); err == nil {
+			l.TextStyle[0].Font = font.From(Sans, labelPt)
+			l.Offset = vg.Point{X: vg.Points(m.dx), Y: vg.Points(m.dy)}
+			p.Add(l)
 		}
 	}
-	p.X.Min, p.Y.Min = 0, 0
-	padTop(p, 0.12)
-	padRight(p, 0.15)
+	p.Legend.Top = true
 	return &Figure{Name: "pareto", Title: p.Title.Text, Plot: p,
-		Caption: "Each design at the largest limit meeting the budget (or the scenario's limit when none does), labelled with its rank in the table (designs with about the same numbers share a marker); a larger marker costs more per million requests (Workers KV's prices; other stores are not priced and drawn smallest)."}
+		Caption: "Each design at the product's limit (or, with -search-limit, at the largest limit meeting the budget), labelled with its rank in the table (designs with about the same numbers share a marker); a larger marker costs more per million requests at published prices (docs/facts.md: the store and the Workers request fee). The dashed line is the budget's bound on the x axis."}
+}
+
+// labelPt is the size of the Pareto figure's labels, in points.
+const labelPt = 8
+
+// labelMark is a marker to label: its place in the plot area as a share
+// of its width and height, its radius and its label, and (set by
+// placeLabels) the label's offset from the marker in points.
+type labelMark struct {
+	x, y, r float64
+	text    string
+	dx, dy  float64
+}
+
+// The plot area's size in points, about (the figure less its axes), for
+// placing labels.
+const areaW, areaH = 380.0, 210.0
+
+// placeLabels gives each mark's label an offset: the first of right,
+// above, below, left, and the same further out, whose box overlaps no
+// label placed before and no marker; the right when none is free. A box
+// is estimated from the label's length (half a point size per character).
+func placeLabels(marks []labelMark) []labelMark {
+	type box struct{ x0, y0, x1, y1 float64 }
+	overlaps := func(a, b box) bool { return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1 }
+	var taken []box
+	for _, m := range marks {
+		px, py := m.x*areaW, m.y*areaH
+		taken = append(taken, box{px - m.r, py - m.r, px + m.r, py + m.r})
+	}
+	order := make([]int, len(marks))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return marks[order[a]].x < marks[order[b]].x })
+	out := slices.Clone(marks)
+	for _, i := range order {
+		m := &out[i]
+		w, h := 0.55*labelPt*float64(len(m.text)), float64(labelPt)
+		px, py := m.x*areaW, m.y*areaH
+		var cands [][2]float64 // the label's lower left corner, from the marker
+		for _, k := range []float64{1, 2.2, 3.4} {
+			g := m.r + 2 + (k-1)*h
+			cands = append(cands, [2]float64{g, -h / 2}, [2]float64{-w / 2, g}, [2]float64{-w / 2, -g - h}, [2]float64{-g - w, -h / 2},
+				[2]float64{g, g}, [2]float64{g, -g - h}, [2]float64{-g - w, g}, [2]float64{-g - w, -g - h})
+		}
+		best := cands[0]
+		for _, c := range cands {
+			b := box{px + c[0], py + c[1], px + c[0] + w, py + c[1] + h}
+			if b.x0 < 0 || b.x1 > areaW+20 || b.y0 < -4 || b.y1 > areaH {
+				continue
+			}
+			free := true
+			for _, t := range taken {
+				if overlaps(b, t) {
+					free = false
+					break
+				}
+			}
+			if free {
+				best = c
+				break
+			}
+		}
+		taken = append(taken, box{px + best[0], py + best[1], px + best[0] + w, py + best[1] + h})
+		m.dx, m.dy = best[0], best[1]
+	}
+	return out
 }
 
 // rankLabel lists ranks as "1, 2, 5", at most three and then "+n".

@@ -523,7 +523,11 @@ func KVWork(s *measure.Summary) *Figure {
 	if f == nil {
 		return nil
 	}
-	price := "costing " + usd(s.Cost.USDPerMillionRequests) + " per million requests on the paid plan ($0.50 per million reads, $5.00 per million writes)"
+	price := "costing " + usd(s.Cost.USDPerMillionRequests) + " per million requests on the paid plan (" + s.Cost.Basis + ")"
+	if s.Cost.Basis == "" {
+		// A summary from before every store was priced.
+		price = "costing " + usd(s.Cost.USDPerMillionRequests) + " per million requests on the paid plan ($0.50 per million reads, $5.00 per million writes)"
+	}
 	if s.Cost.Priced() {
 		// The price on a second title line, so that it travels with the image.
 		f.Plot.Title.Text = title + "\n" + usd(s.Cost.USDPerMillionRequests) + " per million requests at paid-plan prices"
@@ -541,7 +545,9 @@ func KVWork(s *measure.Summary) *Figure {
 // run out at this run's rates; nil when they last the day or the store is
 // not priced.
 func FreePlan(s *measure.Summary) *Figure {
-	if s.Totals.Requests <= 0 || !s.KV.Observed || !s.Cost.Priced() {
+	if s.Totals.Requests <= 0 || !s.KV.Observed || !s.Cost.Priced() || s.Cost.Store == "durable-object" || s.Cost.Store == "per-location" {
+		// The figure draws Workers KV's quotas; the terminal and the text
+		// say a Durable Object's and the binding's.
 		return nil
 	}
 	c := s.Cost
@@ -602,7 +608,6 @@ func padRight(p *plot.Plot, frac float64) {
 		p.X.Max += frac * (p.X.Max - p.X.Min)
 	}
 }
-
 
 func hourTicks() []plot.Tick {
 	var ts []plot.Tick

@@ -460,6 +460,9 @@ func tables(s *measure.Summary) []table {
 		kadd("Per million requests: reads, writes", num(c.ReadsPerMillionRequests)+", "+num(c.WritesPerMillionRequests))
 		if c.Priced() {
 			kadd("Cost per million requests (paid plan)", usd(c.USDPerMillionRequests))
+			if c.Basis != "" {
+				kadd("Priced at", c.Basis)
+			}
 			kadd("Free plan, on a steady day at this run's rates", capitalize(measure.FreePlanSentence(c)))
 		} else {
 			kadd("Cost", "Not priced: "+c.NotPriced)

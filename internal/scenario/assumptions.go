@@ -34,6 +34,8 @@ var assumptions = map[string][]Assumption{
 		{Path: "store.latency", What: "each operation takes lognormal(1 ms, p99 5 ms)", Alternatives: []string{"0s", "20ms"}},
 	},
 	KindPerLocation: {
+		{Path: "store.rate_limit.sync", What: "a location's cached count is refreshed when older than 1 s (counters updated asynchronously; unpublished)",
+			Alternatives: []string{"0s", "10s"}},
 		{Path: "store.latency", What: "each operation takes lognormal(1 ms, p99 5 ms)", Alternatives: []string{"0s", "20ms"}},
 	},
 }

@@ -66,6 +66,13 @@ const (
 	// DefaultDurableObjectMaxRPS is the soft limit of a Durable Object:
 	// about 1,000 requests per second (facts file, "The alternatives").
 	DefaultDurableObjectMaxRPS = 1000
+	// DurableObjectFirstRequest is store.durable_object.location's default:
+	// each object lives where the first request for it came from, as
+	// Cloudflare places a new object (facts: docs/facts.md).
+	DurableObjectFirstRequest = "first-request"
+	// DefaultRateLimitSync is how old the Rate Limiting binding's cached
+	// count may be. Unpublished ("updated asynchronously"): assumed 1 s.
+	DefaultRateLimitSync = time.Second
 	// DefaultLocation is the one location a scenario gets when it names none.
 	DefaultLocation = "loc0"
 	// DefaultLiveDuration is how long attack runs a scenario by default.
@@ -196,13 +203,14 @@ func DefaultKV() KV {
 	}
 }
 
-// DefaultDurableObject returns the durable-object store's defaults; Location
-// is filled from the scenario's first location by SetDefaults.
+// DefaultDurableObject returns the durable-object store's defaults: each
+// object placed near the first request for it.
 func DefaultDurableObject() DurableObject {
 	return DurableObject{
-		RTT:    DefaultDurableObjectRTT(),
-		Local:  DefaultDurableObjectLocal(),
-		MaxRPS: DefaultDurableObjectMaxRPS,
+		Location: DurableObjectFirstRequest,
+		RTT:      DefaultDurableObjectRTT(),
+		Local:    DefaultDurableObjectLocal(),
+		MaxRPS:   DefaultDurableObjectMaxRPS,
 	}
 }
 
@@ -309,7 +317,10 @@ func (s *Scenario) SetDefaults() {
 	}
 	do, ddo := &st.DurableObject, DefaultDurableObject()
 	if do.Location == "" {
-		do.Location = first
+		do.Location = ddo.Location
+	}
+	if st.RateLimit.Sync == 0 && !s.given("store.rate_limit.sync") {
+		st.RateLimit.Sync = Duration(DefaultRateLimitSync)
 	}
 	fillLatency(&do.RTT, ddo.RTT)
 	fillLatency(&do.Local, ddo.Local)
@@ -462,10 +473,11 @@ func DefaultTable() []DefaultEntry {
 		{"store.kv.daily_write_quota", "0 (paid plan)", facts + ", Limits and errors: the free plan's is 1000"},
 		{"store.kv.daily_read_quota", "0 (paid plan)", facts + ", Limits and errors: the free plan's is 100000"},
 		{"store.kv.error_rate", "read 0, write 0", "choice: no random errors"},
-		{"store.durable_object.location", "the first location", "choice"},
+		{"store.durable_object.location", DurableObjectFirstRequest, "docs/facts.md: a new object is placed near the request that first used it; a location's name pins it"},
 		{"store.durable_object.local", do.Local.String(), "assumption: no official latency figure"},
 		{"store.durable_object.rtt", do.RTT.String(), "assumption: a cross-region round trip"},
 		{"store.durable_object.max_rps", fmt.Sprint(do.MaxRPS), facts + ", alternatives: soft limit about 1,000 requests/s"},
+		{"store.rate_limit.sync", Duration(DefaultRateLimitSync).String(), "assumption: the binding's counters are cached and updated asynchronously (docs/facts.md), how fast is unpublished"},
 		{"store.latency", DefaultStoreLatency().String(), "assumption: memory and per-location stores, unpublished"},
 		{"traffic.*.name", "pop<index>", "choice"},
 		{"traffic.*.clients", "1", "choice"},

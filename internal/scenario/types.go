@@ -102,6 +102,9 @@ type Store struct {
 	Kind          string        `yaml:"kind" json:"kind"`
 	KV            KV            `yaml:"kv" json:"kv"`
 	DurableObject DurableObject `yaml:"durable_object" json:"durable_object"`
+	// RateLimit is the per-location store's (the Rate Limiting binding's)
+	// consistency.
+	RateLimit RateLimit `yaml:"rate_limit" json:"rate_limit"`
 	// Latency of the memory and per-location stores' operations.
 	Latency Latency `yaml:"latency" json:"latency"`
 }
@@ -153,10 +156,21 @@ type ErrorRate struct {
 
 // DurableObject is the durable-object store's parameters.
 type DurableObject struct {
-	Location string  `yaml:"location" json:"location"` // where the object lives; default the first location
+	Location string  `yaml:"location" json:"location"` // where the object lives: first-request (default: near the first request for it) or a location's name (pinned)
 	RTT      Latency `yaml:"rtt" json:"rtt"`           // round trip from a caller at another location
 	Local    Latency `yaml:"local" json:"local"`       // round trip from its own location
 	MaxRPS   float64 `yaml:"max_rps" json:"max_rps"`   // soft limit per object, then "overloaded" errors
+}
+
+// RateLimit is the Rate Limiting binding's consistency: each location's
+// counter is cached where the Worker runs and updated asynchronously
+// (facts: "permissive, eventually consistent"). Sync is how old the cached
+// count a decision reads may be: a cached count older than Sync is
+// refreshed from the location's count on the next check; an increment
+// always lands on the location's count. 0 is an exact counter per
+// location.
+type RateLimit struct {
+	Sync Duration `yaml:"sync" json:"sync"`
 }
 
 // Location is a point of presence.

@@ -256,8 +256,13 @@ func (s *Scenario) validateStore(checkLoc func(path, name string) error) error {
 		return err
 	}
 	do := st.DurableObject
-	if err := checkLoc("store.durable_object.location", do.Location); err != nil {
-		return err
+	if do.Location != DurableObjectFirstRequest {
+		if err := checkLoc("store.durable_object.location", do.Location); err != nil {
+			return err
+		}
+	}
+	if st.RateLimit.Sync < 0 {
+		return errAt("store.rate_limit.sync", "%s is negative: give 0 (an exact counter per location) or more", st.RateLimit.Sync)
 	}
 	if !(do.MaxRPS >= 0) || math.IsInf(do.MaxRPS, 0) {
 		return errAt("store.durable_object.max_rps", "%v is out of range: give 0 (no limit) or more", do.MaxRPS)

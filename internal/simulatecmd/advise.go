@@ -14,6 +14,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/advise"
 	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/escape"
+	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/report"
@@ -52,6 +53,8 @@ type adviceOption struct {
 	ErrorPolicy string             `json:"error_policy"`
 	Limit       int64              `json:"limit"`
 	Meets       bool               `json:"meets"`
+	NeverBinds  bool               `json:"never_binds,omitempty"`
+	WhyNot      string             `json:"why_not,omitempty"`
 	Confidence  float64            `json:"confidence"`
 	Monotone    bool               `json:"monotone"`
 	Note        string             `json:"note,omitempty"`
@@ -111,6 +114,14 @@ func runAdvise(ctx context.Context, c *config, sc *scenario.Scenario, points []s
 		fmt.Fprintln(stderr, "simulate:", err)
 		return ExitBadInput
 	}
+	limit := pl.Limiter.Limit
+	if c.limit != 0 {
+		limit = c.limit
+	}
+	if limit < 1 || limit > limiter.MaxLimit {
+		fmt.Fprintf(stderr, "simulate: -limit %d is out of range: give a limit between 1 and %d\n", c.limit, int64(limiter.MaxLimit))
+		return ExitBadInput
+	}
 	seed := c.seedOf(sc)
 	trials := c.trials
 	if trials == 0 {
@@ -121,7 +132,11 @@ func runAdvise(ctx context.Context, c *config, sc *scenario.Scenario, points []s
 		fmt.Fprintln(stderr, "simulate: the advise section leaves no design to try: widen advise.algorithms, advise.stores or advise.policies")
 		return ExitBadInput
 	}
-	fmt.Fprintf(stderr, "simulate: advising on %d designs, %d trials per limit tried\n", len(space), trials)
+	if c.searchLimit {
+		fmt.Fprintf(stderr, "simulate: advising on %d designs, searching each one's largest limit, %d trials per limit tried\n", len(space), trials)
+	} else {
+		fmt.Fprintf(stderr, "simulate: advising on %d designs at a limit of %d, %d trials each\n", len(space), limit, trials)
+	}
 	started := time.Now()
 	progress := func(done int, d advise.Design, limit int64) {
 		if cli.IsTerminal(stderr) {
@@ -129,7 +144,7 @@ func runAdvise(ctx context.Context, c *config, sc *scenario.Scenario, points []s
 		}
 	}
 	results, err := advise.Advise(pl, advise.Options{Budget: budget, Designs: space, Seed: seed, Trials: trials, Workers: c.workers,
-		MaxLimit: sc.Advise.MaxLimit, Progress: progress, Context: ctx})
+		Limit: limit, SearchLimit: c.searchLimit, MaxLimit: sc.Advise.MaxLimit, Progress: progress, Context: ctx})
 	if cli.IsTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -163,9 +178,9 @@ func runAdvise(ctx context.Context, c *config, sc *scenario.Scenario, points []s
 	return ExitOK
 }
 
-// allowedP99 is the Pareto figure's overshoot axis when the budget has no
-// count or ratio.
-var allowedP99, _ = measure.LookupMetric("allowed.p99")
+// ratioMax is the Pareto figure's overshoot axis when the budget has no
+// count or ratio: the table's ratio.
+var ratioMax, _ = measure.LookupMetric("ratio.max")
 
 // adviceDoc is the advice as advice.json holds it.
 func adviceDoc(sc *scenario.Scenario, pl *plan.Plan, seed uint64, budget []measure.Condition, rs []advise.Result) adviceJSON {
@@ -176,7 +191,7 @@ func adviceDoc(sc *scenario.Scenario, pl *plan.Plan, seed uint64, budget []measu
 	}
 	for _, r := range rs {
 		o := adviceOption{Algorithm: string(r.Design.Algorithm), Store: r.Design.Store.String(), ErrorPolicy: string(r.Design.Policy),
-			Limit: r.Limit, Meets: r.Meets, Confidence: r.Confidence, Monotone: r.Monotone, Note: r.Note, Metrics: map[string]float64{},
+			Limit: r.Limit, Meets: r.Meets, NeverBinds: r.NeverBinds, WhyNot: r.WhyNot(), Confidence: r.Confidence, Monotone: r.Monotone, Note: r.Note, Metrics: map[string]float64{},
 			Summary: r.Summary}
 		if r.Design.Store == plan.KV {
 			o.CacheTTL = scenario.Duration(r.Design.CacheTTL).String()
@@ -196,7 +211,7 @@ func adviceDoc(sc *scenario.Scenario, pl *plan.Plan, seed uint64, budget []measu
 		body.Snippet = advise.Snippet(rs[i], scenario.Duration(pl.Limiter.Window).String())
 		body.WorkerChange = advise.WorkerChange(rs[i])
 	} else if len(rs) > 0 {
-		body.Binding = advise.Binding(rs[0].Verdicts)
+		body.Binding = rs[0].WhyNot()
 	}
 	return adviceJSON{Advice: body}
 }
@@ -226,11 +241,15 @@ func writeAdvice(out string, sc *scenario.Scenario, doc adviceJSON, budget []mea
 	if err != nil {
 		return "", err
 	}
-	// The figure's overshoot axis is the budget's first count or ratio.
-	x := allowedP99
+	// The figure's overshoot axis is the budget's first count or ratio,
+	// with its bound (when an upper one).
+	x, bound := ratioMax, 0.0
 	for _, b := range budget {
 		if b.Metric.Unit == "count" || b.Metric.Unit == "ratio" {
 			x = b.Metric
+			if strings.HasPrefix(string(b.Op), "<") {
+				bound = b.Value
+			}
 			break
 		}
 	}
@@ -238,7 +257,7 @@ func writeAdvice(out string, sc *scenario.Scenario, doc adviceJSON, budget []mea
 	for i, r := range rs {
 		allowed, _ := x.Value(r.Summary)
 		usd, _ := r.Cost()
-		points = append(points, report.AdvicePoint{Rank: i + 1, Allowed: allowed, Denied: r.LegitDenied(), Cost: usd, Meets: r.Meets})
+		points = append(points, report.AdvicePoint{Rank: i + 1, Allowed: allowed, Denied: r.LegitDenied(), Cost: usd, Meets: r.Meets, Unbound: r.NeverBinds})
 	}
 	b, err := json.MarshalIndent(&doc, "", "  ")
 	if err != nil {
@@ -247,7 +266,7 @@ func writeAdvice(out string, sc *scenario.Scenario, doc adviceJSON, budget []mea
 	if err := report.WriteFile(dir, adviceFile, append(b, '\n')); err != nil {
 		return "", err
 	}
-	fig := report.ParetoFigure(points, x)
+	fig := report.ParetoFigure(points, x, bound)
 	if err := report.WriteFigure(dir, fig); err != nil {
 		return "", err
 	}

@@ -59,6 +59,8 @@ type config struct {
 	sensitivity bool        // -sensitivity: the headline under the model's assumptions
 	advise      bool        // -advise: search the design space for the budget
 	budget      []string    // -budget: the advice's conditions
+	limit       int64       // -limit: the product's limit the advice enforces (0: the scenario's)
+	searchLimit bool        // -search-limit: the advice searches each design's largest limit instead
 	diff        []string    // -diff: the two summaries to compare
 	adviseSet   bool        // -advise was given (true or false)
 	headerShown bool        // the run's header was printed before it started
@@ -125,6 +127,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 		c.budget = append(c.budget, v)
 		return nil
 	})
+	fs.Int64Var(&c.limit, "limit", 0, "with -advise: the product's limit every design must enforce (default: the scenario's limiter.limit)")
+	fs.BoolVar(&c.searchLimit, "search-limit", false, "with -advise: find each design's largest limit meeting the budget instead of checking the product's limit")
 	diff := fs.Bool("diff", false, "compare two summary.json files given as arguments (A B): every metric side by side, the change and which is better")
 	merge := fs.Bool("merge", false, "merge the shard files (or the folders holding them) given as arguments into one summary and report")
 	if err := cli.Parse(fs, args, stdout); err != nil {
@@ -284,6 +288,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if c.advise || !c.adviseSet && len(sc.Advise.Budget) > 0 && measured == nil && c.shard == nil {
 		// A scenario that states a budget asks what to ship.
 		return runAdvise(ctx, c, sc, points, stdout, stderr)
+	}
+	if c.limit != 0 || c.searchLimit {
+		fmt.Fprintln(stderr, "simulate: -limit and -search-limit go with -advise, or a scenario with an advise budget (to run at another limit, use -set limiter.limit=N)")
+		return ExitBadInput
 	}
 	if !c.json && c.shard == nil {
 		// Say what runs before it runs: a sweep or many trials take a while.
