@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -47,6 +48,15 @@ const calibrateTrials = 40
 // maxEvals bounds the loss evaluations of one fit.
 const maxEvals = 160
 
+// refineStep and refineEvals are the first simplex's size (in ln of the
+// scale) and the evaluations of a fit that refines the full fit's point:
+// to one repeat alone, or leaving one run out. It starts near its answer,
+// and a calibration of two runs makes five of them.
+const (
+	refineStep  = 0.2
+	refineEvals = 30
+)
+
 // liveRun is one measured summary to fit, with the scenario that predicts it.
 type liveRun struct {
 	path     string
@@ -61,6 +71,9 @@ type liveRun struct {
 	// its target ran with (keepRunValues): known, so the fit leaves them
 	// at the run's value when it predicts this run.
 	keep map[string]bool
+	// start says what of the serving side the default fit added to the
+	// run's scenario, and from where (startingServer); "" when nothing.
+	start string
 }
 
 // fitParam is one parameter -calibrate fits: the scale of the latencies
@@ -89,12 +102,19 @@ func (p fitParam) mean(x float64) time.Duration {
 // repeat's own).
 type target struct {
 	ratio, latencyP50, latencyP99, allowedP50, readGroup float64
+	// spread is how far the max ratios of the run's repeats spread
+	// (relSpread of their range), -1 when it has fewer than two; in a
+	// prediction, the range that as many of its trials are expected to
+	// span (expectedRange), on the same scale.
+	spread float64
+	// repeats is how many repeats spread is over (0: none).
+	repeats int
 }
 
 // targetOf is run m's target: the median over its repeats, or repeat i's
 // values (i >= 0).
 func targetOf(m *measure.Summary, i int) target {
-	t := target{ratio: m.Overshoot.Ratio.Max, allowedP50: allowedP50(m), readGroup: float64(m.Overshoot.LargestReadGroup)}
+	t := target{ratio: m.Overshoot.Ratio.Max, allowedP50: allowedP50(m), readGroup: float64(m.Overshoot.LargestReadGroup), spread: -1}
 	if m.LatencyMs != nil {
 		t.latencyP50, t.latencyP99 = m.LatencyMs.P50, m.LatencyMs.P99
 	}
@@ -109,6 +129,9 @@ func targetOf(m *measure.Summary, i int) target {
 				groups[j] = float64(run.ReadGroup)
 			}
 			t.readGroup = measure.Median(groups)
+			if n := len(r.Runs); n >= 2 {
+				t.spread, t.repeats = relSpread(r.MaxRatio.Max-r.MaxRatio.Min, r.MaxRatio.Median), n
+			}
 		}
 	}
 	return t
@@ -147,6 +170,11 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 	f.onEval = prog.eval
 	prog.stage("fit")
 	x, loss, err := f.fit(nil, nil)
+	if err != nil {
+		return fail(err)
+	}
+	prog.stage("identifiability")
+	probes, err := unidentified(func(x []float64) (float64, error) { return f.loss(x, nil) }, x, loss)
 	if err != nil {
 		return fail(err)
 	}
@@ -189,13 +217,23 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 	prog.done()
 
 	var text strings.Builder
-	fmt.Fprintf(&text, "calibrated on %d live run(s), %d trials per evaluation, seed %d; loss %.4g (sum over runs of squared log errors of the median max ratio, the median latency, the allowed requests' median latency, the largest read group and, when a spread is fitted, the p99 latency)\n",
+	fmt.Fprintf(&text, "calibrated on %d live run(s), %d trials per evaluation, seed %d; loss %.4g (sum over runs of squared log errors of the median max ratio, the median latency, the allowed requests' median latency, the largest read group and, when a spread is fitted, the p99 latency and the spread of the max ratio over the repeats)\n",
 		len(runs), trials, seed, loss)
+	if runs[0].start != "" {
+		fmt.Fprintf(&text, "  %s\n", runs[0].start)
+	}
 	for i, p := range params {
 		fmt.Fprintf(&text, "  %-14s %s%s\n", p.path, p.describe(x[i]), spreadText(p, i, x, xs))
 		for _, k := range p.kept {
 			fmt.Fprintf(&text, "    %s\n", k)
 		}
+	}
+	var widen [][]float64
+	for _, pr := range probes {
+		p := params[pr.param]
+		fmt.Fprintf(&text, "  %s cannot be identified from these runs: at %s and %s (x0.5 and x2 of its fit) the loss rises by %.2g and %.2g, less than (ln 1.15)^2; the band is widened by the predictions there\n",
+			p.path, p.value(pr.low[pr.param]), p.value(pr.high[pr.param]), pr.rise[0], pr.rise[1])
+		widen = append(widen, pr.low, pr.high)
 	}
 	fmt.Fprintln(&text, "\nfit per run: measured (median over repeats) against the prediction")
 	for _, r := range runs {
@@ -204,6 +242,10 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		printFitLine(&text, r, cmp, &p)
+		if t := targetOf(r.measured, -1); t.spread > 0 && cmp.PredictedBand[0] == cmp.PredictedBand[1] {
+			fmt.Fprintf(&text, "    the band is a point while the live repeats spread from %.3g to %.3g: these trials do not spread (fit a spread, spread:server, or widen it)\n",
+				r.measured.Repeats.MaxRatio.Min, r.measured.Repeats.MaxRatio.Max)
+		}
 	}
 	if len(loo) > 0 {
 		fmt.Fprintln(&text, "\nleave-one-out: each run predicted from a fit to the others")
@@ -215,7 +257,7 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 		}
 	}
 	io.WriteString(stdout, text.String())
-	out, err := writeCalibrated(c.out, runs, params, x, xs, loo)
+	out, err := writeCalibrated(c.out, runs, params, x, xs, widen, loo)
 	if err != nil {
 		return fail(err)
 	}
@@ -351,7 +393,25 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 		for _, n := range notes {
 			fmt.Fprintln(stderr, "simulate: note:", n)
 		}
-		if needsServer(fit) && (sc.Server == nil || sc.Server.Mode == scenario.ServerNone) {
+		var start string
+		if c.fit == "" {
+			// The default fit needs a serving side with a proxy, a
+			// wake-up and lognormals to spread: what the scenario lacks
+			// of it starts at documented values (startingServer).
+			var sets []string
+			if sets, start, err = startingServer(sc); err == nil && len(sets) > 0 {
+				if sc, err = sc.With(sets...); err == nil {
+					file, err = file.With(sets...)
+				}
+			}
+			if err != nil {
+				return nil, nil, fmt.Errorf("-calibrate %s: adding the serving side the default fit needs: %v", path, err)
+			}
+			if start != "" {
+				start = path + ": " + start
+				fmt.Fprintln(stderr, "simulate: note:", start)
+			}
+		} else if needsServer(fit) && (sc.Server == nil || sc.Server.Mode == scenario.ServerNone) {
 			single := "server.mode=" + scenario.ServerSingleThread
 			if sc, err = sc.With(single); err == nil {
 				file, err = file.With(single)
@@ -365,7 +425,7 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 			fmt.Fprintf(stderr, "simulate: note: %s ran scenario %s (base hash %s), not %s's (base hash %s): %s is written from the first run's, and -compare will accept live runs of that one only\n",
 				path, describeSource(sc), sc.BaseHash(), runs[0].path, runs[0].sc.BaseHash(), CalibratedFile)
 		}
-		runs = append(runs, liveRun{path: path, measured: m, sc: sc, file: file})
+		runs = append(runs, liveRun{path: path, measured: m, sc: sc, file: file, start: start})
 	}
 	var params []fitParam
 	seen := map[string]bool{} // the leaves keepRunValues has looked at
@@ -641,13 +701,20 @@ func (f *fitter) compare(r liveRun, x []float64) (measure.Comparison, target, er
 		}
 		pred.readGroup = float64(sum) / float64(len(g))
 	}
+	if n := commonRepeats([]liveRun{r}); n >= 2 {
+		ratios := s.Overshoot.PerTrial.MaxRatios
+		pred.spread, pred.repeats = relSpread(expectedRange(ratios, n), c.PredictedMedian), n
+	}
 	return c, pred, nil
 }
 
 // loss is the sum over runs of the squared log errors of the predicted
 // median max ratio, median latency, allowed requests' median latency and
 // largest read group against the targets (nil: each run's median over its
-// repeats). A latency or read group the run did not measure is left out.
+// repeats), and, when a spread is fitted, of the p99 latency and of how far
+// the max ratios of as many trials as the run has repeats are expected to
+// spread against how far its repeats did (spreadErr). A latency or read
+// group the run did not measure is left out.
 // The read group is what tells apart where the time off the server's
 // thread is spent: a proxy fast on the way in hands the server's thread
 // more requests at once than one fast on the way out.
@@ -679,6 +746,9 @@ func (f *fitter) loss(x []float64, targets []target) (float64, error) {
 		if t.latencyP99 > 0 && f.fitsSpread() {
 			total += sqLogErr(p.latencyP99, t.latencyP99)
 		}
+		if t.spread >= 0 && p.repeats == t.repeats && f.fitsSpread() {
+			total += spreadErr(p.spread, t.spread)
+		}
 	}
 	return total, nil
 }
@@ -707,7 +777,9 @@ func sqLogErr(predicted, measured float64) float64 {
 
 // fit runs Nelder-Mead from start (nil: the parameters' start values)
 // against targets (nil: each run's median over its repeats) and returns
-// the best point and its loss. It is deterministic: the simplex starts at
+// the best point and its loss. A fit from a start (the full fit's point,
+// refitted to one repeat or to fewer runs) refines it: a first simplex of
+// refineStep and at most refineEvals evaluations. It is deterministic: the simplex starts at
 // fixed offsets and the loss is seeded.
 func (f *fitter) fit(start []float64, targets []target) ([]float64, float64, error) {
 	n := len(f.params)
@@ -730,7 +802,11 @@ func (f *fitter) fit(start []float64, targets []target) ([]float64, float64, err
 		}
 		return v
 	}
-	x, v := nelderMead(fn, x0, 0.5, maxEvals, 1e-4)
+	step, evals := 0.5, maxEvals
+	if start != nil {
+		step, evals = refineStep, refineEvals
+	}
+	x, v := nelderMead(fn, x0, step, evals, 1e-4)
 	return x, v, ferr
 }
 
@@ -804,8 +880,10 @@ func nelderMead(fn func([]float64) float64, x0 []float64, step float64, maxEvals
 // each run's, and a run that set nothing must be predicted with the
 // file's values, not the first run's (its concurrency, say). For the same
 // reason it lasts as long as the file says, not as long as the first run
-// lasted (runLength): -compare shortens it for a run stopped early.
-func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64, xs [][]float64, loo []measure.Comparison) (string, error) {
+// lasted (runLength): -compare shortens it for a run stopped early. The
+// alternatives are the fits to each repeat (xs) and the points that widen
+// the band by what an unidentified parameter could do (widen).
+func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64, xs, widen [][]float64, loo []measure.Comparison) (string, error) {
 	f := &fitter{params: params}
 	sc, err := f.with(runs[0].file, x, nil)
 	if err != nil {
@@ -821,7 +899,7 @@ func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64,
 	for _, c := range loo {
 		cal.LeaveOneOut = append(cal.LeaveOneOut, math.Round(c.RelativeError*1000)/1000)
 	}
-	for _, xr := range xs {
+	for _, xr := range append(slices.Clone(xs), widen...) {
 		alt, err := f.sets(xr, nil)
 		if err != nil {
 			return "", err
