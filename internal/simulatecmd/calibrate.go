@@ -407,9 +407,12 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 			if err != nil {
 				return nil, nil, fmt.Errorf("-calibrate %s: adding the serving side the default fit needs: %v", path, err)
 			}
+			if start != "" && (len(runs) == 0 || !strings.HasSuffix(runs[0].start, ": "+start)) {
+				// Said once for runs of one file, which all lack the same.
+				fmt.Fprintln(stderr, "simulate: note:", path+": "+start)
+			}
 			if start != "" {
 				start = path + ": " + start
-				fmt.Fprintln(stderr, "simulate: note:", start)
 			}
 		} else if needsServer(fit) && (sc.Server == nil || sc.Server.Mode == scenario.ServerNone) {
 			single := "server.mode=" + scenario.ServerSingleThread

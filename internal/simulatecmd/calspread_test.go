@@ -114,6 +114,9 @@ func TestCalibrateBandsSpread(t *testing.T) {
 	if !strings.Contains(stdout, "it has no server: section, so -calibrate starts from") || strings.Contains(stderr+stdout, "left out of the fit") {
 		t.Errorf("the calibration does not say in one line that it added the serving side:\n%s\n%s", stdout, stderr)
 	}
+	if n := strings.Count(stderr, "it has no server: section"); n != 1 {
+		t.Errorf("the note on what was added is said %d times for two runs of one file, want once:\n%s", n, stderr)
+	}
 	if strings.Contains(stdout, "the band is a point while the live repeats spread") {
 		t.Errorf("a fitted run's band is a point:\n%s", stdout)
 	}
