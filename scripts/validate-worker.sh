@@ -200,7 +200,7 @@ done
 			role=held-out
 			is_fit "$c" && role=fitted
 			jq -r --arg limit "$limit" --arg c "$c" --arg role "$role" --slurpfile cmp "$out/L$limit-C$c.cmp.json" \
-				'$cmp[0] as $k | "| \($limit) | \($c) | \($role) | \(.repeats.max_ratio.median) (\(.repeats.max_ratio.min)-\(.repeats.max_ratio.max)) | \($k.predicted_median) | \($k.predicted_band[0])-\($k.predicted_band[1]) | \(if $k.inside_band then "yes" else "NO" end) | \($k.relative_error * 1000 | round / 10)% | \($k.measured_read_group // "-") / \($k.predicted_read_group // "-") |"' \
+				'$cmp[0] as $k | "| \($limit) | \($c) | \($role) | \(.repeats.max_ratio.median) (\(.repeats.max_ratio.min)-\(.repeats.max_ratio.max)) | \($k.predicted_median * 1000 | round / 1000) | \($k.predicted_band[0] * 1000 | round / 1000)-\($k.predicted_band[1] * 1000 | round / 1000) | \(if $k.inside_band then "yes" else "NO" end) | \($k.relative_error * 1000 | round / 10)% | \($k.measured_read_group // "-") / \($k.predicted_read_group // "-") |"' \
 				"$out/L$limit-C$c.json"
 		done
 	done
