@@ -393,42 +393,16 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 		for _, n := range notes {
 			fmt.Fprintln(stderr, "simulate: note:", n)
 		}
-		var start string
-		if c.fit == "" {
-			// The default fit needs a serving side with a proxy, a
-			// wake-up and lognormals to spread: what the scenario lacks
-			// of it starts at documented values (startingServer).
-			var sets []string
-			if sets, start, err = startingServer(sc); err == nil && len(sets) > 0 {
-				if sc, err = sc.With(sets...); err == nil {
-					file, err = file.With(sets...)
-				}
-			}
-			if err != nil {
-				return nil, nil, fmt.Errorf("-calibrate %s: adding the serving side the default fit needs: %v", path, err)
-			}
-			if start != "" && (len(runs) == 0 || !strings.HasSuffix(runs[0].start, ": "+start)) {
-				// Said once for runs of one file, which all lack the same.
-				fmt.Fprintln(stderr, "simulate: note:", path+": "+start)
-			}
-			if start != "" {
-				start = path + ": " + start
-			}
-		} else if needsServer(fit) && (sc.Server == nil || sc.Server.Mode == scenario.ServerNone) {
-			single := "server.mode=" + scenario.ServerSingleThread
-			if sc, err = sc.With(single); err == nil {
-				file, err = file.With(single)
-			}
-			if err != nil {
-				return nil, nil, fmt.Errorf("-calibrate %s: fitting %s needs server.mode single-thread: %v", path, strings.Join(fit, ","), err)
-			}
-			fmt.Fprintf(stderr, "simulate: note: %s: server.mode set to single-thread to fit the server's CPU\n", path)
+		r := liveRun{path: path, measured: m, sc: sc, file: file}
+		if err := r.addServer(c.fit == "", fit, runs, stderr); err != nil {
+			return nil, nil, err
 		}
+		sc = r.sc
 		if len(runs) > 0 && sc.BaseHash() != runs[0].sc.BaseHash() {
 			fmt.Fprintf(stderr, "simulate: note: %s ran scenario %s (base hash %s), not %s's (base hash %s): %s is written from the first run's, and -compare will accept live runs of that one only\n",
 				path, describeSource(sc), sc.BaseHash(), runs[0].path, runs[0].sc.BaseHash(), CalibratedFile)
 		}
-		runs = append(runs, liveRun{path: path, measured: m, sc: sc, file: file, start: start})
+		runs = append(runs, r)
 	}
 	var params []fitParam
 	seen := map[string]bool{} // the leaves keepRunValues has looked at
@@ -470,6 +444,47 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 		params = append(params, p)
 	}
 	return runs, params, nil
+}
+
+// addServer gives the run's scenario (and its file) the serving side the
+// fit needs. The default fit (byDefault) gets what it lacks at the
+// starting values (startingServer), said once for runs of one file
+// (earlier: the runs read before); a fit of server paths needs at least
+// server.mode single-thread.
+func (r *liveRun) addServer(byDefault bool, fit []string, earlier []liveRun, stderr io.Writer) error {
+	path := r.path
+	var err error
+	if byDefault {
+		sets, start, err := startingServer(r.sc)
+		if err == nil && len(sets) > 0 {
+			if r.sc, err = r.sc.With(sets...); err == nil {
+				r.file, err = r.file.With(sets...)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("-calibrate %s: adding the serving side the default fit needs: %v", path, err)
+		}
+		if start == "" {
+			return nil
+		}
+		if len(earlier) == 0 || !strings.HasSuffix(earlier[0].start, ": "+start) {
+			fmt.Fprintln(stderr, "simulate: note:", path+": "+start)
+		}
+		r.start = path + ": " + start
+		return nil
+	}
+	if !needsServer(fit) || (r.sc.Server != nil && r.sc.Server.Mode != scenario.ServerNone) {
+		return nil
+	}
+	single := "server.mode=" + scenario.ServerSingleThread
+	if r.sc, err = r.sc.With(single); err == nil {
+		r.file, err = r.file.With(single)
+	}
+	if err != nil {
+		return fmt.Errorf("-calibrate %s: fitting %s needs server.mode single-thread: %v", path, strings.Join(fit, ","), err)
+	}
+	fmt.Fprintf(stderr, "simulate: note: %s: server.mode set to single-thread to fit the server's CPU\n", path)
+	return nil
 }
 
 // unconstrained reports whether no run of runs constrains parameter p:
