@@ -158,3 +158,42 @@ func TestUnidentified(t *testing.T) {
 		t.Errorf("probe points %v and %v, want parameter 1 at 0.5 -/+ ln 2 and parameter 0 held at 0", low, high)
 	}
 }
+
+// TestWidenedAlternatives checks that the points of an unidentified
+// parameter join calibrated.alternatives after the fits to each repeat, so
+// that a simulation of calibrated.yaml spreads its trials over them too.
+func TestWidenedAlternatives(t *testing.T) {
+	dir := t.TempDir()
+	scPath := filepath.Join(dir, "plain.yaml")
+	os.WriteFile(scPath, []byte(plainScenario), 0o644)
+	run := handRun(t, dir, scPath, []float64{1, 1, 1}, 2, 12, 5)
+	runs, params, err := calibrateInputs(&config{calibrate: run, fit: "server.rtt=1ms"}, &strings.Builder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := []float64{params[0].init}
+	rep := []float64{x[0] + 0.1}
+	low, high := []float64{x[0] - math.Ln2}, []float64{x[0] + math.Ln2}
+	path, err := writeCalibrated(filepath.Join(dir, "out"), runs, params, x, [][]float64{rep}, [][]float64{low, high}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alts := sc.Calibrated.Alternatives
+	f := &fitter{params: params}
+	var want [][]string
+	for _, xr := range [][]float64{rep, low, high} {
+		w, err := f.sets(xr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, w)
+	}
+	if fmt.Sprint(alts) != fmt.Sprint(want) || fmt.Sprint(want[1]) == fmt.Sprint(want[2]) {
+		t.Errorf("alternatives %v, want the repeat's fit, then server.rtt a factor 2 down and up: %v", alts, want)
+	}
+	t.Logf("alternatives %v", alts)
+}
