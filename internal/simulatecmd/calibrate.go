@@ -190,29 +190,9 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 		}
 		xs = append(xs, xi)
 	}
-	var loo []measure.Comparison
-	held := make([][]string, len(runs)) // per run, the parameters its leave-one-out held
-	if len(runs) > 1 {
-		for i := range runs {
-			prog.stage(fmt.Sprintf("leave-one-out %d of %d", i+1, len(runs)))
-			g := *f
-			g.runs = append(append([]liveRun(nil), runs[:i]...), runs[i+1:]...)
-			xi, _, err := g.fit(x, nil)
-			if err != nil {
-				return fail(err)
-			}
-			for pi, p := range f.params {
-				if unconstrained(g.runs, p) {
-					xi[pi] = x[pi]
-					held[i] = append(held[i], p.path)
-				}
-			}
-			cmp, _, err := f.compare(runs[i], xi)
-			if err != nil {
-				return fail(err)
-			}
-			loo = append(loo, cmp)
-		}
+	loo, held, err := f.leaveOneOut(x, prog)
+	if err != nil {
+		return fail(err)
 	}
 	prog.done()
 
@@ -228,13 +208,7 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 			fmt.Fprintf(&text, "    %s\n", k)
 		}
 	}
-	var widen [][]float64
-	for _, pr := range probes {
-		p := params[pr.param]
-		fmt.Fprintf(&text, "  %s cannot be identified from these runs: at %s and %s (x0.5 and x2 of its fit) the loss rises by %.2g and %.2g, less than (ln 1.15)^2; the band is widened by the predictions there\n",
-			p.path, p.value(pr.low[pr.param]), p.value(pr.high[pr.param]), pr.rise[0], pr.rise[1])
-		widen = append(widen, pr.low, pr.high)
-	}
+	widen := printUnidentified(&text, params, probes)
 	fmt.Fprintln(&text, "\nfit per run: measured (median over repeats) against the prediction")
 	for _, r := range runs {
 		cmp, p, err := f.compare(r, x)
@@ -267,6 +241,51 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "\nwrote %s and %s\n", out, filepath.Join(c.out, CalibrationReport))
 	return ExitOK
+}
+
+// leaveOneOut predicts each run from a fit to the others (refining x),
+// with the parameters no other run constrains held at x; held names those,
+// per run. With one run there is nothing to leave out.
+func (f *fitter) leaveOneOut(x []float64, prog *fitProgress) (loo []measure.Comparison, held [][]string, err error) {
+	if len(f.runs) < 2 {
+		return nil, make([][]string, len(f.runs)), nil
+	}
+	held = make([][]string, len(f.runs))
+	for i := range f.runs {
+		prog.stage(fmt.Sprintf("leave-one-out %d of %d", i+1, len(f.runs)))
+		g := *f
+		g.runs = append(append([]liveRun(nil), f.runs[:i]...), f.runs[i+1:]...)
+		xi, _, err := g.fit(x, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		for pi, p := range f.params {
+			if unconstrained(g.runs, p) {
+				xi[pi] = x[pi]
+				held[i] = append(held[i], p.path)
+			}
+		}
+		cmp, _, err := f.compare(f.runs[i], xi)
+		if err != nil {
+			return nil, nil, err
+		}
+		loo = append(loo, cmp)
+	}
+	return loo, held, nil
+}
+
+// printUnidentified says, for each parameter the runs cannot identify,
+// where it was probed and how little the loss rose, and returns the probe
+// points, which widen the band.
+func printUnidentified(w io.Writer, params []fitParam, probes []probe) [][]float64 {
+	var widen [][]float64
+	for _, pr := range probes {
+		p := params[pr.param]
+		fmt.Fprintf(w, "  %s cannot be identified from these runs: at %s and %s (x0.5 and x2 of its fit) the loss rises by %.2g and %.2g, less than (ln 1.15)^2; the band is widened by the predictions there\n",
+			p.path, p.value(pr.low[pr.param]), p.value(pr.high[pr.param]), pr.rise[0], pr.rise[1])
+		widen = append(widen, pr.low, pr.high)
+	}
+	return widen
 }
 
 // spreadText says how far the fits to single repeats (xs) moved parameter
