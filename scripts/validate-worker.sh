@@ -23,7 +23,17 @@
 #
 # Usage: scripts/validate-worker.sh [-limits 5,20] [-c 1,2,8,32,64] [-fit 1,8]
 #                                   [-repeat 3] [-duration 3s] [-out DIR] [-from DIR]
-#                                   [-check] [-max-error PCT]
+#                                   [-check] [-max-error PCT] [-plain]
+#                                   [-scenario FILE] [-worker SCRIPT]
+#   -plain      the matrix from a plain scenario (examples/worker/plain.yaml:
+#               no server: section, no live.warmup), as a new user has it,
+#               against the example Worker (OUT/example) and against a second
+#               limiter without the example's X-Overshoot-* fields
+#               (src/plain.js, OUT/plain-js), then the bar over both
+#   -scenario   the scenario file to attack and calibrate (default
+#               examples/worker/closed-loop.yaml)
+#   -worker     the Worker's script, relative to examples/worker (dev.sh's
+#               WORKER_MAIN; default wrangler.jsonc's main, src/index.js)
 #   -duration   each run's length in whole seconds (e.g. 3s)
 #   -from       measure nothing: take the live runs (L<limit>-C<c>.json) from
 #               an earlier OUT directory and calibrate and predict again, to
@@ -51,8 +61,15 @@ out=""
 from=""
 check=0
 maxerr=""
+plain=0
+scenario=examples/worker/closed-loop.yaml
+worker=""
+args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
+	-plain) plain=1; shift ;;
+	-scenario) scenario=$2; shift 2 ;;
+	-worker) worker=$2; shift 2 ;;
 	-limits) limits=$2; shift 2 ;;
 	-c) concs=$2; shift 2 ;;
 	-fit) fitc=$2; shift 2 ;;
@@ -62,14 +79,48 @@ while [ $# -gt 0 ]; do
 	-from) from=$2; shift 2 ;;
 	-check) check=1; shift ;;
 	-max-error) maxerr=$2; shift 2 ;;
-	*) echo "usage: $0 [-limits 5,20] [-c 1,2,8,32,64] [-fit 1,8] [-repeat 3] [-duration 3s] [-out DIR] [-from DIR] [-check] [-max-error PCT]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-limits 5,20] [-c 1,2,8,32,64] [-fit 1,8] [-repeat 3] [-duration 3s] [-out DIR] [-from DIR] [-check] [-max-error PCT] [-plain] [-scenario FILE] [-worker SCRIPT]" >&2; exit 2 ;;
 	esac
 done
 command -v jq >/dev/null || { echo "validate-worker.sh: needs jq" >&2; exit 1; }
 out=${out:-reports/validate-worker/$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$out"
-scenario=examples/worker/closed-loop.yaml
 port=${VALIDATE_PORT:-8790}
+
+if [ "$plain" = 1 ]; then
+	# The same matrix, from the plain scenario, once per Worker; then the
+	# bar over the held-out cells of both. Each run of this script gets the
+	# arguments given, without -plain and -out (and -from, per Worker).
+	rest=()
+	i=0
+	while [ $i -lt ${#args[@]} ]; do
+		case "${args[$i]}" in
+		-plain) i=$((i + 1)) ;;
+		-out | -from | -scenario | -worker) i=$((i + 2)) ;;
+		*) rest+=("${args[$i]}"); i=$((i + 1)) ;;
+		esac
+	done
+	status=0
+	for w in example:src/index.js plain-js:src/plain.js; do
+		name=${w%%:*}
+		VALIDATE_PORT=$port "$0" "${rest[@]}" -scenario examples/worker/plain.yaml -worker "${w#*:}" -out "$out/$name" ${from:+-from "$from/$name"} || status=1
+		port=$((port + 10))
+	done
+	{
+		echo "# -plain: examples/worker/plain.yaml against two Workers"
+		for w in example plain-js; do echo "$w: $(grep '^held-out cells:' "$out/$w/matrix.md")"; done
+	} >"$out/matrix.md"
+	verdict=$(jq -s -r '
+		(map(select(.inside_band)) | length) as $in | length as $n |
+		(map(.relative_error) | sort) as $e |
+		(if $n % 2 == 1 then $e[($n - 1) / 2] else ($e[$n / 2 - 1] + $e[$n / 2]) / 2 end) as $med |
+		"both Workers, held-out cells: \($in) of \($n) inside the band (\($in * 1000 / $n | round / 10)%), median relative error \($med * 1000 | round / 10)%; " +
+		(if $in * 10 >= $n * 9 and $med <= 0.15 then "MEETS" else "MISSES" end) + " the bar (>= 90% inside, median error <= 15%)"' "$out"/*/held.json)
+	echo "$verdict" | tee -a "$out/matrix.md"
+	echo "wrote $out/matrix.md" >&2
+	if [ "$check" = 1 ] && [[ "$verdict" == *MISSES* ]]; then exit 1; fi
+	exit $status
+fi
 
 bin=$(mktemp -d)
 started=""
@@ -98,12 +149,12 @@ is_fit() { local c; for c in "${fit_list[@]}"; do [ "$c" = "$1" ] && return 0; d
 if [ -n "$from" ]; then
 	echo "# the live runs of $from ($(head -1 "$from/matrix.md" 2>/dev/null | sed 's/^# //')), predicted again $(date -u +%FT%TZ)" | tee "$out/matrix.md"
 else
-	echo "# $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ), repeats $repeat of $duration" | tee "$out/matrix.md"
+	echo "# $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ), repeats $repeat of $duration, $scenario, Worker ${worker:-src/index.js}" | tee "$out/matrix.md"
 fi
 # measure runs every cell of limit $1 against the Worker, into $out.
 measure() {
 	local limit=$1 c url
-	url=$(WORKER_VARS="LIMIT:$limit" examples/worker/dev.sh start "$port")
+	url=$(WORKER_VARS="LIMIT:$limit" WORKER_MAIN="$worker" examples/worker/dev.sh start "$port")
 	started=$port
 	for c in "${c_list[@]}"; do
 		room "$(awk -v r="$repeat" -v d="${duration%s}" 'BEGIN { print r * (d + 1.5) }')"
@@ -149,7 +200,7 @@ done
 			role=held-out
 			is_fit "$c" && role=fitted
 			jq -r --arg limit "$limit" --arg c "$c" --arg role "$role" --slurpfile cmp "$out/L$limit-C$c.cmp.json" \
-				'$cmp[0] as $k | "| \($limit) | \($c) | \($role) | \(.repeats.max_ratio.median) (\(.repeats.max_ratio.min)-\(.repeats.max_ratio.max)) | \($k.predicted_median) | \($k.predicted_band[0])-\($k.predicted_band[1]) | \(if $k.inside_band then "yes" else "NO" end) | \($k.relative_error * 1000 | round / 10)% | \($k.measured_read_group // "-") / \($k.predicted_read_group // "-") |"' \
+				'$cmp[0] as $k | "| \($limit) | \($c) | \($role) | \(.repeats.max_ratio.median) (\(.repeats.max_ratio.min)-\(.repeats.max_ratio.max)) | \($k.predicted_median * 1000 | round / 1000) | \($k.predicted_band[0] * 1000 | round / 1000)-\($k.predicted_band[1] * 1000 | round / 1000) | \(if $k.inside_band then "yes" else "NO" end) | \($k.relative_error * 1000 | round / 10)% | \($k.measured_read_group // "-") / \($k.predicted_read_group // "-") |"' \
 				"$out/L$limit-C$c.json"
 		done
 	done
@@ -171,6 +222,8 @@ verdict=$(jq -s -r '
 	(if $n % 2 == 1 then $e[($n - 1) / 2] else ($e[$n / 2 - 1] + $e[$n / 2]) / 2 end) as $med |
 	"held-out cells: \($in) of \($n) inside the band (\($in * 1000 / $n | round / 10)%), median relative error \($med * 1000 | round / 10)%; " +
 	(if $in * 10 >= $n * 9 and $med <= 0.15 then "MEETS" else "MISSES" end) + " the bar (>= 90% inside, median error <= 15%)"' "${held[@]}")
+jq -s -c '.[]' "${held[@]}" >"$out/held.json"
+[ -n "$from" ] || echo "(load average at the end $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ))" | tee -a "$out/matrix.md"
 echo | tee -a "$out/matrix.md"
 echo "$verdict" | tee -a "$out/matrix.md"
 echo "wrote $out/matrix.md" >&2

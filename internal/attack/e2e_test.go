@@ -477,7 +477,7 @@ traffic:
     legitimate: true
     identity: {token: shared, ip: none}
     closed_loop: {concurrency: 1}
-live: {duration: 300ms}
+live: {duration: 300ms, warmup: false}   # the tally counts every request it sees as a client's
 `)
 	l, err := limiter.New(limiter.Config{Name: "t", Limit: 5, Window: 10 * time.Second})
 	if err != nil {
@@ -586,7 +586,7 @@ limiter: {name: t, limit: 5, window: 10s}
 traffic:
   - name: thinker
     closed_loop: {concurrency: 1, think: 100ms}
-live: {duration: 650ms}
+live: {duration: 650ms, warmup: false}   # nothing answers a warm-up
 `)
 	drop := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		panic(http.ErrAbortHandler) // close the connection without a response

@@ -80,7 +80,7 @@ func warmUp(ctx context.Context, base http.RoundTripper, specs []*spec, timeout 
 	}
 	wg.Wait()
 	if answered == 0 {
-		return len(reqs), fmt.Errorf("attack: live.warmup: none of its %d requests to %s was answered: %v", len(reqs), specs[0].ids.url, lastErr)
+		return len(reqs), fmt.Errorf("attack: live.warmup: none of its %d requests to %s was answered (%v): check the target, or set live.warmup: false to run without opening the connections first", len(reqs), specs[0].ids.url, lastErr)
 	}
 	return len(reqs), nil
 }

@@ -17,10 +17,19 @@ import (
 // clients with C = 4 each opens its 8 connections in the warm-up, sends
 // 8 warm-up requests under a token of their own, and then runs on those
 // connections, opening none; the summary counts none of the warm-up
-// requests. Without warmup the run opens its connections itself.
+// requests. A closed loop warms up unless told not to (live.warmup
+// unset); with warmup: false the run opens its connections itself.
 func TestWarmup(t *testing.T) {
-	for _, warm := range []bool{true, false} {
-		t.Run(map[bool]string{true: "warmup", false: "cold"}[warm], func(t *testing.T) {
+	for _, tc := range []struct {
+		name, live string
+		warm       bool
+	}{
+		{"warmup", "live: {duration: 300ms, warmup: true}", true},
+		{"default", "live: {duration: 300ms}", true},
+		{"cold", "live: {duration: 300ms, warmup: false}", false},
+	} {
+		warm := tc.warm
+		t.Run(tc.name, func(t *testing.T) {
 			var (
 				conns      atomic.Int64
 				connsAtRun atomic.Int64
@@ -55,10 +64,7 @@ func TestWarmup(t *testing.T) {
 			}
 			srv.Start()
 			defer srv.Close()
-			live := "live: {duration: 300ms}"
-			if warm {
-				live = "live: {duration: 300ms, warmup: true}"
-			}
+			live := tc.live
 			sc := parse(t, `
 name: warm
 limiter: {name: t, limit: 5, window: 60s}

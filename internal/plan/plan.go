@@ -121,7 +121,7 @@ func CompileLive(sc *scenario.Scenario) (*Plan, error) {
 		return nil, err
 	}
 	p.sc = sc
-	p.Live, p.TimeScale, p.MaxRequests, p.Warmup = true, sc.Live.TimeScale, sc.Live.MaxRequests, sc.Live.Warmup
+	p.Live, p.TimeScale, p.MaxRequests, p.Warmup = true, sc.Live.TimeScale, sc.Live.MaxRequests, sc.Live.Warmup != nil && *sc.Live.Warmup
 	if !(p.TimeScale > 0) {
 		p.TimeScale = 1
 	}

@@ -373,10 +373,28 @@ func (s *Scenario) SetDefaults() {
 	if lv.TimeScale == 0 && !s.given("live.time_scale") {
 		lv.TimeScale = 1
 	}
+	if lv.Warmup == nil && s.hasClosedLoop() {
+		// The model has no connection set-up: a live closed loop opens
+		// its connections first, so that it measures what the model
+		// predicts (docs/scenarios.md, live.warmup).
+		warm := true
+		lv.Warmup = &warm
+	}
 	if s.Report.Headline == "" {
 		s.Report.Headline = measure.DefaultHeadline
 	}
 	s.setServerDefaults()
+}
+
+// hasClosedLoop reports whether a population of s keeps requests in
+// flight (closed_loop).
+func (s *Scenario) hasClosedLoop() bool {
+	for _, p := range s.Traffic {
+		if p.ClosedLoop != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyMode reports whether sv sets nothing but its mode.

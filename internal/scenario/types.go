@@ -292,7 +292,9 @@ type Live struct {
 	// Warmup opens the closed loops' connections before the run starts,
 	// one request per in-flight slot under a key of its own, so that the
 	// run measures a target already connected to, as the model has it.
-	Warmup bool `yaml:"warmup,omitempty" json:"warmup,omitempty"`
+	// Unset, it is true when the scenario has a closed loop (SetDefaults);
+	// false turns it off.
+	Warmup *bool `yaml:"warmup,omitempty" json:"warmup,omitempty"`
 }
 
 // Advise is simulate -advise's question, stated in the scenario: the

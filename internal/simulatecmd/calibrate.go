@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -49,6 +50,15 @@ const calibrateTrials = 40
 // maxEvals bounds the loss evaluations of one fit.
 const maxEvals = 160
 
+// refineStep and refineEvals are the first simplex's size (in ln of the
+// scale) and the evaluations of a fit that refines the full fit's point:
+// to one repeat alone, or leaving one run out. It starts near its answer,
+// and a calibration of two runs makes five of them.
+const (
+	refineStep  = 0.2
+	refineEvals = 30
+)
+
 // liveRun is one measured summary to fit, with the scenario that predicts it.
 type liveRun struct {
 	path     string
@@ -63,6 +73,9 @@ type liveRun struct {
 	// its target ran with (keepRunValues): known, so the fit leaves them
 	// at the run's value when it predicts this run.
 	keep map[string]bool
+	// start says what of the serving side the default fit added to the
+	// run's scenario, and from where (startingServer); "" when nothing.
+	start string
 }
 
 // fitParam is one parameter -calibrate fits: the scale of the latencies
@@ -91,12 +104,19 @@ func (p fitParam) mean(x float64) time.Duration {
 // repeat's own).
 type target struct {
 	ratio, latencyP50, latencyP99, allowedP50, readGroup float64
+	// spread is how far the max ratios of the run's repeats spread
+	// (relSpread of their range), -1 when it has fewer than two; in a
+	// prediction, the range that as many of its trials are expected to
+	// span (expectedRange), on the same scale.
+	spread float64
+	// repeats is how many repeats spread is over (0: none).
+	repeats int
 }
 
 // targetOf is run m's target: the median over its repeats, or repeat i's
 // values (i >= 0).
 func targetOf(m *measure.Summary, i int) target {
-	t := target{ratio: m.Overshoot.Ratio.Max, allowedP50: allowedP50(m), readGroup: float64(m.Overshoot.LargestReadGroup)}
+	t := target{ratio: m.Overshoot.Ratio.Max, allowedP50: allowedP50(m), readGroup: float64(m.Overshoot.LargestReadGroup), spread: -1}
 	if m.LatencyMs != nil {
 		t.latencyP50, t.latencyP99 = m.LatencyMs.P50, m.LatencyMs.P99
 	}
@@ -111,6 +131,9 @@ func targetOf(m *measure.Summary, i int) target {
 				groups[j] = float64(run.ReadGroup)
 			}
 			t.readGroup = measure.Median(groups)
+			if n := len(r.Runs); n >= 2 {
+				t.spread, t.repeats = relSpread(r.MaxRatio.Max-r.MaxRatio.Min, r.MaxRatio.Median), n
+			}
 		}
 	}
 	return t
@@ -156,6 +179,11 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
+	prog.stage("identifiability")
+	probes, err := unidentified(func(x []float64) (float64, error) { return f.loss(x, nil) }, x, loss)
+	if err != nil {
+		return fail(err)
+	}
 	// The spread: the same fit to each repeat on its own (repeat i of every
 	// run), when every run has as many repeats.
 	reps := commonRepeats(runs)
@@ -168,41 +196,25 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 		}
 		xs = append(xs, xi)
 	}
-	var loo []measure.Comparison
-	held := make([][]string, len(runs)) // per run, the parameters its leave-one-out held
-	if len(runs) > 1 {
-		for i := range runs {
-			prog.stage(fmt.Sprintf("leave-one-out %d of %d", i+1, len(runs)))
-			g := *f
-			g.runs = append(append([]liveRun(nil), runs[:i]...), runs[i+1:]...)
-			xi, _, err := g.fit(x, nil)
-			if err != nil {
-				return fail(err)
-			}
-			for pi, p := range f.params {
-				if unconstrained(g.runs, p) {
-					xi[pi] = x[pi]
-					held[i] = append(held[i], p.path)
-				}
-			}
-			cmp, _, err := f.compare(runs[i], xi)
-			if err != nil {
-				return fail(err)
-			}
-			loo = append(loo, cmp)
-		}
+	loo, held, err := f.leaveOneOut(x, prog)
+	if err != nil {
+		return fail(err)
 	}
 	prog.done()
 
 	var text strings.Builder
-	fmt.Fprintf(&text, "calibrated on %d live run(s), %d trials per evaluation, seed %d; loss %.4g (sum over runs of squared log errors of the median max ratio, the median latency, the allowed requests' median latency, the largest read group and, when a spread is fitted, the p99 latency)\n",
+	fmt.Fprintf(&text, "calibrated on %d live run(s), %d trials per evaluation, seed %d; loss %.4g (sum over runs of squared log errors of the median max ratio, the median latency, the allowed requests' median latency, the largest read group and, when a spread is fitted, the p99 latency and the spread of the max ratio over the repeats)\n",
 		len(runs), trials, seed, loss)
+	if runs[0].start != "" {
+		fmt.Fprintf(&text, "  %s\n", runs[0].start)
+	}
 	for i, p := range params {
 		fmt.Fprintf(&text, "  %-14s %s%s\n", p.path, p.describe(x[i]), spreadText(p, i, x, xs))
 		for _, k := range p.kept {
 			fmt.Fprintf(&text, "    %s\n", k)
 		}
 	}
+	widen := printUnidentified(&text, params, probes)
 	fmt.Fprintln(&text, "\nfit per run: measured (median over repeats) against the prediction")
 	for _, r := range runs {
 		cmp, p, err := f.compare(r, x)
@@ -210,6 +222,10 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		printFitLine(&text, r, cmp, &p)
+		if t := targetOf(r.measured, -1); t.spread > 0 && cmp.PredictedBand[0] == cmp.PredictedBand[1] {
+			fmt.Fprintf(&text, "    the band is a point while the live repeats spread from %.3g to %.3g: these trials do not spread (fit a spread, spread:server, or widen it)\n",
+				r.measured.Repeats.MaxRatio.Min, r.measured.Repeats.MaxRatio.Max)
+		}
 	}
 	if len(loo) > 0 {
 		fmt.Fprintln(&text, "\nleave-one-out: each run predicted from a fit to the others")
@@ -221,7 +237,7 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 		}
 	}
 	io.WriteString(stdout, text.String())
-	out, err := writeCalibrated(c.out, runs, params, x, xs, loo)
+	out, err := writeCalibrated(c.out, runs, params, x, xs, widen, loo)
 	if err != nil {
 		return fail(err)
 	}
@@ -231,6 +247,51 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "\nwrote %s and %s\n", out, filepath.Join(c.out, CalibrationReport))
 	return ExitOK
+}
+
+// leaveOneOut predicts each run from a fit to the others (refining x),
+// with the parameters no other run constrains held at x; held names those,
+// per run. With one run there is nothing to leave out.
+func (f *fitter) leaveOneOut(x []float64, prog *fitProgress) (loo []measure.Comparison, held [][]string, err error) {
+	if len(f.runs) < 2 {
+		return nil, make([][]string, len(f.runs)), nil
+	}
+	held = make([][]string, len(f.runs))
+	for i := range f.runs {
+		prog.stage(fmt.Sprintf("leave-one-out %d of %d", i+1, len(f.runs)))
+		g := *f
+		g.runs = append(append([]liveRun(nil), f.runs[:i]...), f.runs[i+1:]...)
+		xi, _, err := g.fit(x, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		for pi, p := range f.params {
+			if unconstrained(g.runs, p) {
+				xi[pi] = x[pi]
+				held[i] = append(held[i], p.path)
+			}
+		}
+		cmp, _, err := f.compare(f.runs[i], xi)
+		if err != nil {
+			return nil, nil, err
+		}
+		loo = append(loo, cmp)
+	}
+	return loo, held, nil
+}
+
+// printUnidentified says, for each parameter the runs cannot identify,
+// where it was probed and how little the loss rose, and returns the probe
+// points, which widen the band.
+func printUnidentified(w io.Writer, params []fitParam, probes []probe) [][]float64 {
+	var widen [][]float64
+	for _, pr := range probes {
+		p := params[pr.param]
+		fmt.Fprintf(w, "  %s cannot be identified from these runs: at %s and %s (x0.5 and x2 of its fit) the loss rises by %.2g and %.2g, less than (ln 1.15)^2; the band is widened by the predictions there\n",
+			p.path, p.value(pr.low[pr.param]), p.value(pr.high[pr.param]), pr.rise[0], pr.rise[1])
+		widen = append(widen, pr.low, pr.high)
+	}
+	return widen
 }
 
 // spreadText says how far the fits to single repeats (xs) moved parameter
@@ -360,21 +421,16 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 		for _, n := range notes {
 			fmt.Fprintln(stderr, "simulate: note:", n)
 		}
-		if needsServer(fit) && (sc.Server == nil || sc.Server.Mode == scenario.ServerNone) {
-			single := "server.mode=" + scenario.ServerSingleThread
-			if sc, err = sc.With(single); err == nil {
-				file, err = file.With(single)
-			}
-			if err != nil {
-				return nil, nil, fmt.Errorf("-calibrate %s: fitting %s needs server.mode single-thread: %v", path, strings.Join(fit, ","), err)
-			}
-			fmt.Fprintf(stderr, "simulate: note: %s: server.mode set to single-thread to fit the server's CPU\n", path)
+		r := liveRun{path: path, measured: m, sc: sc, file: file}
+		if err := r.addServer(c.fit == "", fit, runs, stderr); err != nil {
+			return nil, nil, err
 		}
+		sc = r.sc
 		if len(runs) > 0 && sc.BaseHash() != runs[0].sc.BaseHash() {
 			fmt.Fprintf(stderr, "simulate: note: %s ran scenario %s (base hash %s), not %s's (base hash %s): %s is written from the first run's, and -compare will accept live runs of that one only\n",
 				path, describeSource(sc), sc.BaseHash(), runs[0].path, runs[0].sc.BaseHash(), CalibratedFile)
 		}
-		runs = append(runs, liveRun{path: path, measured: m, sc: sc, file: file})
+		runs = append(runs, r)
 	}
 	var params []fitParam
 	seen := map[string]bool{} // the leaves keepRunValues has looked at
@@ -416,6 +472,47 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 		params = append(params, p)
 	}
 	return runs, params, nil
+}
+
+// addServer gives the run's scenario (and its file) the serving side the
+// fit needs. The default fit (byDefault) gets what it lacks at the
+// starting values (startingServer), said once for runs of one file
+// (earlier: the runs read before); a fit of server paths needs at least
+// server.mode single-thread.
+func (r *liveRun) addServer(byDefault bool, fit []string, earlier []liveRun, stderr io.Writer) error {
+	path := r.path
+	var err error
+	if byDefault {
+		sets, start, err := startingServer(r.sc)
+		if err == nil && len(sets) > 0 {
+			if r.sc, err = r.sc.With(sets...); err == nil {
+				r.file, err = r.file.With(sets...)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("-calibrate %s: adding the serving side the default fit needs: %v", path, err)
+		}
+		if start == "" {
+			return nil
+		}
+		if len(earlier) == 0 || !strings.HasSuffix(earlier[0].start, ": "+start) {
+			fmt.Fprintln(stderr, "simulate: note:", path+": "+start)
+		}
+		r.start = path + ": " + start
+		return nil
+	}
+	if !needsServer(fit) || (r.sc.Server != nil && r.sc.Server.Mode != scenario.ServerNone) {
+		return nil
+	}
+	single := "server.mode=" + scenario.ServerSingleThread
+	if r.sc, err = r.sc.With(single); err == nil {
+		r.file, err = r.file.With(single)
+	}
+	if err != nil {
+		return fmt.Errorf("-calibrate %s: fitting %s needs server.mode single-thread: %v", path, strings.Join(fit, ","), err)
+	}
+	fmt.Fprintf(stderr, "simulate: note: %s: server.mode set to single-thread to fit the server's CPU\n", path)
+	return nil
 }
 
 // unconstrained reports whether no run of runs constrains parameter p:
@@ -650,13 +747,20 @@ func (f *fitter) compare(r liveRun, x []float64) (measure.Comparison, target, er
 		}
 		pred.readGroup = float64(sum) / float64(len(g))
 	}
+	if n := commonRepeats([]liveRun{r}); n >= 2 {
+		ratios := s.Overshoot.PerTrial.MaxRatios
+		pred.spread, pred.repeats = relSpread(expectedRange(ratios, n), c.PredictedMedian), n
+	}
 	return c, pred, nil
 }
 
 // loss is the sum over runs of the squared log errors of the predicted
 // median max ratio, median latency, allowed requests' median latency and
 // largest read group against the targets (nil: each run's median over its
-// repeats). A latency or read group the run did not measure is left out.
+// repeats), and, when a spread is fitted, of the p99 latency and of how far
+// the max ratios of as many trials as the run has repeats are expected to
+// spread against how far its repeats did (spreadErr). A latency or read
+// group the run did not measure is left out.
 // The read group is what tells apart where the time off the server's
 // thread is spent: a proxy fast on the way in hands the server's thread
 // more requests at once than one fast on the way out.
@@ -688,6 +792,9 @@ func (f *fitter) loss(x []float64, targets []target) (float64, error) {
 		if t.latencyP99 > 0 && f.fitsSpread() {
 			total += sqLogErr(p.latencyP99, t.latencyP99)
 		}
+		if t.spread >= 0 && p.repeats == t.repeats && f.fitsSpread() {
+			total += spreadErr(p.spread, t.spread)
+		}
 	}
 	return total, nil
 }
@@ -716,7 +823,9 @@ func sqLogErr(predicted, measured float64) float64 {
 
 // fit runs Nelder-Mead from start (nil: the parameters' start values)
 // against targets (nil: each run's median over its repeats) and returns
-// the best point and its loss. It is deterministic: the simplex starts at
+// the best point and its loss. A fit from a start (the full fit's point,
+// refitted to one repeat or to fewer runs) refines it: a first simplex of
+// refineStep and at most refineEvals evaluations. It is deterministic: the simplex starts at
 // fixed offsets and the loss is seeded.
 func (f *fitter) fit(start []float64, targets []target) ([]float64, float64, error) {
 	n := len(f.params)
@@ -739,7 +848,11 @@ func (f *fitter) fit(start []float64, targets []target) ([]float64, float64, err
 		}
 		return v
 	}
-	x, v := nelderMead(fn, x0, 0.5, maxEvals, 1e-4)
+	step, evals := 0.5, maxEvals
+	if start != nil {
+		step, evals = refineStep, refineEvals
+	}
+	x, v := nelderMead(fn, x0, step, evals, 1e-4)
 	return x, v, ferr
 }
 
@@ -813,8 +926,10 @@ func nelderMead(fn func([]float64) float64, x0 []float64, step float64, maxEvals
 // each run's, and a run that set nothing must be predicted with the
 // file's values, not the first run's (its concurrency, say). For the same
 // reason it lasts as long as the file says, not as long as the first run
-// lasted (runLength): -compare shortens it for a run stopped early.
-func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64, xs [][]float64, loo []measure.Comparison) (string, error) {
+// lasted (runLength): -compare shortens it for a run stopped early. The
+// alternatives are the fits to each repeat (xs) and the points that widen
+// the band by what an unidentified parameter could do (widen).
+func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64, xs, widen [][]float64, loo []measure.Comparison) (string, error) {
 	f := &fitter{params: params}
 	sc, err := f.with(runs[0].file, x, nil)
 	if err != nil {
@@ -831,7 +946,7 @@ func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64,
 		e, _ := c.RelErr()
 		cal.LeaveOneOut = append(cal.LeaveOneOut, math.Round(e*1000)/1000)
 	}
-	for _, xr := range xs {
+	for _, xr := range append(slices.Clone(xs), widen...) {
 		alt, err := f.sets(xr, nil)
 		if err != nil {
 			return "", err

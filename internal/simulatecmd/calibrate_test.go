@@ -244,28 +244,80 @@ func TestCalibratedAlternatives(t *testing.T) {
 	}
 }
 
-// TestCalibrateDefaultFit checks that the default fit works on a scenario
-// without a proxy or a wake-up and whose server latencies are constants:
-// the proxy, the wake-up and the spread, which it cannot fit, are left out
-// with a note each, not an error.
+// TestCalibrateDefaultFit checks that the default fit starts from what
+// the scenario has: without a server: section it adds the whole serving
+// side at its starting values; with a server that lacks a proxy, a
+// wake-up and lognormals, it adds those; with all of them, nothing. Each
+// time it fits all six parameters and says what it added in one line, and
+// never that a parameter was left out of the fit.
 func TestCalibrateDefaultFit(t *testing.T) {
-	dir := t.TempDir()
-	scPath := filepath.Join(dir, "cal.yaml")
-	os.WriteFile(scPath, []byte(calibrateScenario), 0o644)
-	a := syntheticRun(t, dir, scPath, "server.rtt=20ms", "traffic.bot.closed_loop.concurrency=2")
-	var notes strings.Builder
-	_, params, err := calibrateInputs(&config{calibrate: a}, &notes)
+	full := `server:
+  mode: single-thread
+  cpu: {before_read: {dist: lognormal, median: 1ms, p99: 2ms}, between: 1ms, after_write: 1ms}
+  wake: 50us
+  proxy: {cpu_in: 1ms, cpu_out: 1ms}`
+	tests := []struct {
+		name, server string
+		note         string // what the one line says; "" for no line
+	}{
+		{"no server", "", "it has no server: section, so -calibrate starts from the serving side of wrangler dev"},
+		{"constants and no proxy or wake-up", "server: {mode: single-thread}", "its server: section lacks a proxy (server.proxy), a wake-up (server.wake), a spread (server.cpu.before_read, server.cpu.between, server.cpu.after_write lognormal"},
+		{"all of it", full, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			scPath := filepath.Join(dir, "cal.yaml")
+			os.WriteFile(scPath, []byte(strings.Replace(calibrateScenario, "server: {mode: single-thread}", tc.server, 1)), 0o644)
+			a := syntheticRun(t, dir, scPath, "traffic.bot.closed_loop.concurrency=2")
+			var notes strings.Builder
+			runs, params, err := calibrateInputs(&config{calibrate: a}, &notes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(params) != len(DefaultFit) || strings.Contains(notes.String(), "left out") {
+				t.Errorf("%d parameters, notes %q; want all %d and none left out", len(params), notes.String(), len(DefaultFit))
+			}
+			if got := strings.Count(notes.String(), "\n"); tc.note == "" && got != 0 || tc.note != "" && (got != 1 || !strings.Contains(runs[0].start, tc.note)) {
+				t.Errorf("notes %q, start %q; want one line saying %q", notes.String(), runs[0].start, tc.note)
+			}
+			sv := runs[0].sc.Server
+			if sv.Proxy == nil || sv.Wake.IsZero() || !anyLognormal(sv.Latencies()) {
+				t.Errorf("the scenario fitted has proxy %v, wake %v: want both, and lognormals", sv.Proxy, sv.Wake)
+			}
+		})
+	}
+}
+
+// TestStartingServerIsTheExample holds the starting values to their doc
+// comment: they are examples/worker/closed-loop.yaml's server section.
+func TestStartingServerIsTheExample(t *testing.T) {
+	ex, err := scenario.Load("../../examples/worker/closed-loop.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(params) != len(DefaultFit)-3 || strings.Count(notes.String(), "left out of the fit") != 3 {
-		t.Errorf("%d parameters, notes %q; want all but the proxy, the wake-up and the spread, and a note for each", len(params), notes.String())
+	plain := filepath.Join(t.TempDir(), "plain.yaml")
+	os.WriteFile(plain, []byte(strings.Replace(calibrateScenario, "server: {mode: single-thread}", "", 1)), 0o644)
+	sc, err := scenario.Load(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets, _, err := startingServer(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc, err = sc.With(sets...); err != nil {
+		t.Fatal(err)
+	}
+	got, want := sc.Server.Latencies(), ex.Server.Latencies()
+	if fmt.Sprint(got) != fmt.Sprint(want) || sc.Server.BatchMax != ex.Server.BatchMax {
+		t.Errorf("starting server %v (batch %d), want closed-loop.yaml's %v (batch %d)", got, sc.Server.BatchMax, want, ex.Server.BatchMax)
 	}
 }
 
 // TestTargetOf checks what a fit matches for a run: its own values without
-// repeats, the median over the repeats (the largest read group too), or one
-// repeat's.
+// repeats, the median over the repeats (the largest read group too, and
+// how far the repeats' max ratios spread), or one repeat's.
 func TestTargetOf(t *testing.T) {
 	one := &measure.Summary{}
 	one.Overshoot.Ratio.Max, one.Overshoot.LargestReadGroup = 2.5, 9
@@ -273,16 +325,17 @@ func TestTargetOf(t *testing.T) {
 	rep.Overshoot.Ratio.Max, rep.Overshoot.LargestReadGroup = 3, 7
 	rep.Repeats = &measure.Repeats{Runs: []measure.RepeatRun{
 		{MaxRatio: 1, ReadGroup: 3, LatencyP50Ms: 10}, {MaxRatio: 3, ReadGroup: 7, LatencyP50Ms: 30}, {MaxRatio: 2, ReadGroup: 5, LatencyP50Ms: 20},
-	}, MaxRatio: measure.Spread{Median: 2}, LatencyP50Ms: measure.Spread{Median: 20}}
+	}, MaxRatio: measure.Spread{Median: 2, Min: 1, Max: 3}, LatencyP50Ms: measure.Spread{Median: 20}}
 	tests := []struct {
 		name string
 		s    *measure.Summary
 		i    int
 		want target
 	}{
-		{"one run", one, -1, target{ratio: 2.5, readGroup: 9}},
-		{"median over repeats", rep, -1, target{ratio: 2, latencyP50: 20, readGroup: 5}},
-		{"repeat 2", rep, 1, target{ratio: 3, latencyP50: 30, readGroup: 7}},
+		{"one run", one, -1, target{ratio: 2.5, readGroup: 9, spread: -1}},
+		// The spread: the repeats' range (1 to 3) over their median (2).
+		{"median over repeats", rep, -1, target{ratio: 2, latencyP50: 20, readGroup: 5, spread: 1, repeats: 3}},
+		{"repeat 2", rep, 1, target{ratio: 3, latencyP50: 30, readGroup: 7, spread: -1}},
 	}
 	for _, tc := range tests {
 		if got := targetOf(tc.s, tc.i); got != tc.want {
@@ -312,7 +365,7 @@ func TestCompareCalibrated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calPath, err := writeCalibrated(filepath.Join(dir, "out"), runs, params, []float64{params[0].init}, nil, nil)
+	calPath, err := writeCalibrated(filepath.Join(dir, "out"), runs, params, []float64{params[0].init}, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,7 +508,7 @@ func TestCompareCalibratedRunSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calPath, err := writeCalibrated(filepath.Join(dir, "out"), runs, params, []float64{params[0].init, params[1].init}, nil, nil)
+	calPath, err := writeCalibrated(filepath.Join(dir, "out"), runs, params, []float64{params[0].init, params[1].init}, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -545,7 +598,7 @@ func TestCalibratedKeepsFileLength(t *testing.T) {
 				t.Errorf("fitted with live.duration %s and %d populations, want %s and %d, as the run ran", got, len(runs[0].sc.Traffic), tc.fitDuration, tc.fitTraffic)
 			}
 			out := filepath.Join(dir, tc.name)
-			if _, err := writeCalibrated(out, runs, params, []float64{params[0].init}, nil, nil); err != nil {
+			if _, err := writeCalibrated(out, runs, params, []float64{params[0].init}, nil, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			cal, err := scenario.Load(filepath.Join(out, CalibratedFile))

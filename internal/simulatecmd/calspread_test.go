@@ -1,0 +1,199 @@
+package simulatecmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+// TestExpectedRange checks the expected range of n draws against values
+// worked out by hand.
+func TestExpectedRange(t *testing.T) {
+	tests := []struct {
+		values []float64
+		n      int
+		want   float64
+	}{
+		{[]float64{3, 3, 3}, 3, 0},
+		{[]float64{1, 2}, 1, 0},
+		// Two draws of {1, 2}: the largest is 2 unless both are 1 (1/4),
+		// the smallest 1 unless both are 2: 1.75 - 1.25.
+		{[]float64{2, 1}, 2, 0.5},
+		// Three draws of {1, 2}: 1 + 7/8 - (1 + 1/8).
+		{[]float64{1, 2}, 3, 0.75},
+		{nil, 3, 0},
+	}
+	for _, tc := range tests {
+		if got := expectedRange(tc.values, tc.n); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("expectedRange(%v, %d) = %v, want %v", tc.values, tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestSpreadErr checks that spreads of 0 agree and that a point predicted
+// against repeats that spread costs more than a spread predicted a little
+// off.
+func TestSpreadErr(t *testing.T) {
+	if e := spreadErr(0, 0); e != 0 {
+		t.Errorf("spreadErr(0, 0) = %v, want 0", e)
+	}
+	point, near := spreadErr(0, 0.3), spreadErr(0.25, 0.3)
+	if !(point > near && near > 0) {
+		t.Errorf("a point against a spread of 0.3 costs %v, a spread of 0.25 %v: want the point to cost more", point, near)
+	}
+}
+
+// plainScenario is a user's scenario: memory store, one client keeping
+// requests in flight, no server: section, no live.warmup.
+const plainScenario = `name: plain
+limiter: {limit: 5, window: 10s}
+store: {kind: memory}
+traffic:
+  - name: bot
+    closed_loop: {concurrency: 1}
+live: {duration: 300ms}
+duration: 300ms
+`
+
+// handRun writes a live summary by hand, as attack would have for the
+// scenario at scPath with sets: its repeats' max ratios are ratios, and
+// every repeat has the latencies p50 and p99 (ms), allowed ones allowedP50.
+func handRun(t *testing.T, dir, scPath string, ratios []float64, p50, p99, allowedP50 float64, sets ...string) string {
+	t.Helper()
+	sc, err := scenario.LoadWithOverrides(scPath, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reps := &measure.Repeats{MaxRatio: measure.SpreadOf(ratios),
+		LatencyP50Ms: measure.Spread{Median: p50, Min: p50, Max: p50}, LatencyP99Ms: measure.Spread{Median: p99, Min: p99, Max: p99}}
+	for i, r := range ratios {
+		reps.Runs = append(reps.Runs, measure.RepeatRun{RunID: fmt.Sprint(i), MaxRatio: r, LatencyP50Ms: p50, LatencyP99Ms: p99, Complete: true})
+	}
+	m := measure.Summary{Schema: measure.SchemaVersion, Mode: "attack", Complete: true, Trials: 1,
+		Scenario:          measure.ScenarioRef{Name: sc.Name, File: scPath, Hash: sc.Hash(), BaseHash: sc.BaseHash(), Params: sc.Overrides()},
+		Limiter:           measure.LimiterRef{Algorithm: "fixed-window", Limit: 5, Window: "10s", WindowSecs: 10, Store: "url", ErrorPolicy: "fail-open"},
+		Overshoot:         measure.Overshoot{KeyWindows: 1, Ratio: measure.Stats{N: 1, Max: reps.MaxRatio.Median}},
+		LatencyMs:         &measure.Stats{N: 100, P50: p50, P99: p99},
+		LatencyByDecision: &measure.LatencyByDecision{Allowed: &measure.Stats{N: 5, P50: allowedP50}},
+		Repeats:           reps,
+		Live:              &measure.Live{DurationSecs: 0.3}}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, fmt.Sprintf("run-%s.json", sc.Hash()))
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestCalibrateBandsSpread calibrates a plain scenario on hand-made live
+// runs whose repeats spread (C = 4: 1.4x, 2x and 2.6x) and checks that no
+// band is a point: neither the fit's own for that run nor the one
+// -compare gives with calibrated.yaml, which must hold the run's repeats'
+// median.
+func TestCalibrateBandsSpread(t *testing.T) {
+	dir := t.TempDir()
+	scPath := filepath.Join(dir, "plain.yaml")
+	os.WriteFile(scPath, []byte(plainScenario), 0o644)
+	one := handRun(t, dir, scPath, []float64{1, 1, 1}, 2, 12, 5)
+	four := handRun(t, dir, scPath, []float64{1.4, 2, 2.6}, 5, 30, 9, "traffic.bot.closed_loop.concurrency=4")
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runMain(t, "-calibrate", one+","+four, "-trials", "12", "-seed", "3", "-out", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "it has no server: section, so -calibrate starts from") || strings.Contains(stderr+stdout, "left out of the fit") {
+		t.Errorf("the calibration does not say in one line that it added the serving side:\n%s\n%s", stdout, stderr)
+	}
+	if n := strings.Count(stderr, "it has no server: section"); n != 1 {
+		t.Errorf("the note on what was added is said %d times for two runs of one file, want once:\n%s", n, stderr)
+	}
+	if strings.Contains(stdout, "the band is a point while the live repeats spread") {
+		t.Errorf("a fitted run's band is a point:\n%s", stdout)
+	}
+	code, cmpOut, errOut := runMain(t, "-compare", four, "-no-report", "-json", "-trials", "40", filepath.Join(out, CalibratedFile))
+	if code != ExitOK {
+		t.Fatalf("-compare: exit %d: %s", code, errOut)
+	}
+	var s struct {
+		Comparison measure.Comparison `json:"comparison"`
+	}
+	if err := json.Unmarshal([]byte(cmpOut), &s); err != nil {
+		t.Fatal(err)
+	}
+	band := s.Comparison.PredictedBand
+	if !(band[1] > band[0]) {
+		t.Errorf("-compare's band %v is a point while the repeats spread from 1.4x to 2.6x\n%s", band, stdout)
+	}
+	t.Logf("band %v, predicted median %v, measured %v\n%s", band, s.Comparison.PredictedMedian, s.Comparison.MeasuredMaxRatio, stdout)
+}
+
+// TestUnidentified probes a loss that the first parameter moves and the
+// second barely does: only the second is unidentified, with its points a
+// factor 2 down and up from the fit, the first held.
+func TestUnidentified(t *testing.T) {
+	loss := func(x []float64) (float64, error) {
+		return x[0]*x[0] + 0.001*x[1]*x[1], nil
+	}
+	x := []float64{0, 0.5}
+	at, _ := loss(x)
+	got, err := unidentified(loss, x, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].param != 1 {
+		t.Fatalf("unidentified %+v, want parameter 1 only", got)
+	}
+	low, high := got[0].low, got[0].high
+	if low[0] != 0 || high[0] != 0 || math.Abs(low[1]-(0.5-math.Ln2)) > 1e-12 || math.Abs(high[1]-(0.5+math.Ln2)) > 1e-12 {
+		t.Errorf("probe points %v and %v, want parameter 1 at 0.5 -/+ ln 2 and parameter 0 held at 0", low, high)
+	}
+}
+
+// TestWidenedAlternatives checks that the points of an unidentified
+// parameter join calibrated.alternatives after the fits to each repeat, so
+// that a simulation of calibrated.yaml spreads its trials over them too.
+func TestWidenedAlternatives(t *testing.T) {
+	dir := t.TempDir()
+	scPath := filepath.Join(dir, "plain.yaml")
+	os.WriteFile(scPath, []byte(plainScenario), 0o644)
+	run := handRun(t, dir, scPath, []float64{1, 1, 1}, 2, 12, 5)
+	runs, params, err := calibrateInputs(&config{calibrate: run, fit: "server.rtt=1ms"}, &strings.Builder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := []float64{params[0].init}
+	rep := []float64{x[0] + 0.1}
+	low, high := []float64{x[0] - math.Ln2}, []float64{x[0] + math.Ln2}
+	path, err := writeCalibrated(filepath.Join(dir, "out"), runs, params, x, [][]float64{rep}, [][]float64{low, high}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alts := sc.Calibrated.Alternatives
+	f := &fitter{params: params}
+	var want [][]string
+	for _, xr := range [][]float64{rep, low, high} {
+		w, err := f.sets(xr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, w)
+	}
+	if fmt.Sprint(alts) != fmt.Sprint(want) || fmt.Sprint(want[1]) == fmt.Sprint(want[2]) {
+		t.Errorf("alternatives %v, want the repeat's fit, then server.rtt a factor 2 down and up: %v", alts, want)
+	}
+	t.Logf("alternatives %v", alts)
+}
