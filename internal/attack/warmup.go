@@ -3,6 +3,7 @@ package attack
 import (
 	"context"
 	"fmt"
+	"github.com/overshoot-dev/overshoot/internal/redact"
 	"io"
 	"net/http"
 	"sync"
@@ -80,7 +81,9 @@ func warmUp(ctx context.Context, base http.RoundTripper, specs []*spec, timeout 
 	}
 	wg.Wait()
 	if answered == 0 {
-		return len(reqs), fmt.Errorf("attack: live.warmup: none of its %d requests to %s was answered (%v): check the target, or set live.warmup: false to run without opening the connections first", len(reqs), specs[0].ids.url, lastErr)
+		u := specs[0].ids.url
+		return len(reqs), fmt.Errorf("live.warmup: none of its %d requests to %s was answered (%s): check the target, or set live.warmup: false to run without opening the connections first",
+			len(reqs), redact.URL(u), redact.Text(u, fmt.Sprint(lastErr)))
 	}
 	return len(reqs), nil
 }

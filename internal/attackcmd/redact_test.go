@@ -50,7 +50,8 @@ func TestMainURLSecretsRedacted(t *testing.T) {
 	for _, base := range []string{good, flaky.URL} {
 		out := t.TempDir()
 		u := secretURL(base)
-		_, stdout, stderr := runMain(t, Env{}, "-url", u, "-duration", "600ms", "-out", out, file)
+		// No warm-up: the flaky target would fail it (the case below).
+		_, stdout, stderr := runMain(t, Env{}, "-url", u, "-duration", "600ms", "-set", "live.warmup=false", "-out", out, file)
 		noSecrets(t, "stdout", stdout)
 		noSecrets(t, "stderr", stderr)
 		s, _ := readSummary(t, out)
@@ -69,10 +70,18 @@ func TestMainURLSecretsRedacted(t *testing.T) {
 			noSecrets(t, f, string(b))
 		}
 	}
+	// A warm-up that no answer came back to says so without the secrets
+	// (the flaky target aborts its second request, the warm-up's).
+	n.Store(0)
+	code, stdout, stderr := runMain(t, Env{}, "-url", secretURL(flaky.URL), "-duration", "600ms", "-out", t.TempDir(), file)
+	if code == 0 || !strings.Contains(stderr, "live.warmup") || !strings.Contains(stderr, "api_key=REDACTED") {
+		t.Errorf("exit %d, stderr %q: want the warm-up's failure, the target named with its key redacted", code, stderr)
+	}
+	noSecrets(t, "warm-up stderr", stderr+stdout)
 	// The preflight's refusal names the target without its secrets.
 	notFound := httptest.NewServer(http.NotFoundHandler())
 	defer notFound.Close()
-	code, stdout, stderr := runMain(t, Env{}, "-url", secretURL(notFound.URL), "-out", t.TempDir(), file)
+	code, stdout, stderr = runMain(t, Env{}, "-url", secretURL(notFound.URL), "-out", t.TempDir(), file)
 	if code != 2 || !strings.Contains(stderr, "api_key=REDACTED") {
 		t.Errorf("exit %d, stderr %q: want 2 and the target named with its key redacted", code, stderr)
 	}

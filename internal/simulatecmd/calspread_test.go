@@ -79,6 +79,7 @@ func handRun(t *testing.T, dir, scPath string, ratios []float64, p50, p99, allow
 	m := measure.Summary{Schema: measure.SchemaVersion, Mode: "attack", Complete: true, Trials: 1,
 		Scenario:          measure.ScenarioRef{Name: sc.Name, File: scPath, Hash: sc.Hash(), BaseHash: sc.BaseHash(), Params: sc.Overrides()},
 		Limiter:           measure.LimiterRef{Algorithm: "fixed-window", Limit: 5, Window: "10s", WindowSecs: 10, Store: "url", ErrorPolicy: "fail-open"},
+		Totals:            measure.Totals{Requests: 100, Allowed: 20, Denied: 80},
 		Overshoot:         measure.Overshoot{KeyWindows: 1, Ratio: measure.Stats{N: 1, Max: reps.MaxRatio.Median}},
 		LatencyMs:         &measure.Stats{N: 100, P50: p50, P99: p99},
 		LatencyByDecision: &measure.LatencyByDecision{Allowed: &measure.Stats{N: 5, P50: allowedP50}},
