@@ -278,7 +278,8 @@ func Timeline(s *measure.Summary) *Figure {
 	p := newPlot("When did the worst keys get their requests through?", xlabel, "allowed so far (requests)")
 	drawn, dropped, partial := 0, 0, 0
 	xmin, xmax, ymax := 0.0, 0.0, 0.0
-	for _, k := range s.WorstKeys {
+	names := timelineNames(s)
+	for ki, k := range s.WorstKeys {
 		if drawn == maxTimelines {
 			break
 		}
@@ -313,7 +314,7 @@ func Timeline(s *measure.Summary) *Figure {
 		xmin = math.Min(xmin, ts[0])
 		xmax = math.Max(xmax, ts[len(ts)-1])
 		ymax = math.Max(ymax, float64(len(ts)))
-		addLine(p, keyWords(s, k), stepLine(pts, colorAt(drawn)))
+		addLine(p, names[ki], stepLine(pts, colorAt(drawn)))
 		drawn++
 	}
 	if drawn == 0 {
@@ -416,6 +417,43 @@ func keyWords(s *measure.Summary, k measure.KeyTimeline) string {
 		trial = fmt.Sprintf(", trial %d", k.Trial+1)
 	}
 	return fmt.Sprintf("%s%s%s: %s allowed", who, when, trial, count(k.Allowed))
+}
+
+// timelineNames names each worst key-window for the timeline's legend
+// (keyWords), and where two would read the same (a shared token behind
+// several addresses, the same window and trial) adds what tells them
+// apart: the caller of its key.
+func timelineNames(s *measure.Summary) []string {
+	names := make([]string, len(s.WorstKeys))
+	seen := map[string]int{}
+	for i, k := range s.WorstKeys {
+		names[i] = keyWords(s, k)
+		seen[names[i]]++
+	}
+	for i, k := range s.WorstKeys {
+		if seen[names[i]] > 1 {
+			j := strings.LastIndex(names[i], ": ") // before the count keyWords ends with
+			names[i] = names[i][:j] + " (" + callerOf(k.Key) + ")" + names[i][j:]
+		}
+	}
+	return names
+}
+
+// callerOf returns the caller part of a limiter key
+// "rl:<name>:<caller>:<window>": what the key counts, without the route
+// name and window the legend says otherwise.
+func callerOf(key string) string {
+	rest, ok := strings.CutPrefix(key, "rl:")
+	if !ok {
+		return shortKey(key)
+	}
+	if _, after, ok := strings.Cut(rest, ":"); ok {
+		rest = after
+	}
+	if i := strings.LastIndexByte(rest, ':'); i > 0 {
+		rest = rest[:i]
+	}
+	return shortKey(rest)
 }
 
 // shortKey keeps a legend entry short.

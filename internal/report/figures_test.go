@@ -604,3 +604,39 @@ func TestReadGroupsFigure(t *testing.T) {
 		t.Errorf("caption %q does not state the measured largest group", f.Caption)
 	}
 }
+
+// TestTimelineNamesApart: worst key-windows that keyWords would name
+// alike (a shared token behind several addresses, one window, one trial)
+// are told apart in the legend by their callers; distinct names are kept.
+func TestTimelineNamesApart(t *testing.T) {
+	s := &measure.Summary{Trials: 2, Limiter: measure.LimiterRef{WindowSecs: 86400},
+		Populations: []measure.Population{{Name: "botnet"}, {Name: "users"}},
+		WorstKeys: []measure.KeyTimeline{
+			{Key: "rl:roast:anon-p0:100.64.0.1:20454", Window: 20454, Allowed: 120},
+			{Key: "rl:roast:anon-p0:100.64.0.2:20454", Window: 20454, Allowed: 120},
+			{Key: "rl:roast:anon-p1-c3:10.0.0.9:20454", Window: 20454, Allowed: 7},
+		}}
+	got := timelineNames(s)
+	want := []string{
+		"botnet, window from Jan 1 00:00 UTC, trial 1 (anon-p0:100.64.0.1): 120 allowed",
+		"botnet, window from Jan 1 00:00 UTC, trial 1 (anon-p0:100.64.0.2): 120 allowed",
+		"users client 4, window from Jan 1 00:00 UTC, trial 1: 7 allowed",
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("name %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+}
+
+// TestZeroWidthBandShows: a band whose edges meet (every trial alike)
+// draws its edge, so that it is seen; a band with width fills only.
+func TestZeroWidthBandShows(t *testing.T) {
+	c := translucent(colorAt(0), 0x40)
+	if b := band([]float64{1, 2}, []float64{3, 3}, []float64{3, 3}, c); b == nil || b.LineStyle.Width <= 0 {
+		t.Errorf("zero-width band draws no edge: %+v", b)
+	}
+	if b := band([]float64{1, 2}, []float64{3, 3}, []float64{4, 5}, c); b == nil || b.LineStyle.Width != 0 {
+		t.Errorf("a band with width draws an edge: %+v", b)
+	}
+}

@@ -165,7 +165,25 @@ func band(xs, lo, hi []float64, c color.Color) *plotter.Polygon {
 	}
 	poly.Color = c
 	poly.LineStyle.Width = 0
+	if zeroWidth(lo, hi) {
+		// A band of no width (every trial alike) fills nothing: draw its
+		// edge instead, in the band's colour made opaque, so that it shows.
+		r, g, b, _ := c.RGBA()
+		poly.LineStyle.Width = vg.Points(2)
+		poly.LineStyle.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0xff}
+	}
 	return poly
+}
+
+// zeroWidth reports whether a band's upper edge is its lower one
+// everywhere.
+func zeroWidth(lo, hi []float64) bool {
+	for i := range lo {
+		if hi[i] != lo[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // addLine adds l (when not nil) to p, with a legend entry when name is set.
