@@ -324,26 +324,70 @@ func decode(file string, data []byte, sets []override) (*Scenario, ast.Node, err
 	}
 	s.SetDefaults()
 	if err := s.Validate(); err != nil {
-		var fe *fieldError
-		if errors.As(err, &fe) {
-			e := d.at(body, canonical(body, fe.path), fe.msg)
-			if o := d.relatedOverride(e.Path); o != nil && o.set > 0 && e.Set == 0 {
-				// A -set under the field made it wrong when the file
-				// alone is valid: the error is the -set's, not the
-				// file's line.
-				if _, _, ferr := decode(file, data, nil); ferr == nil {
-					e.Set, e.Line, e.Column = o.set, 0, 0
-				}
-			}
-			return nil, nil, e
-		}
-		return nil, nil, &Error{File: file, Msg: err.Error()}
+		return nil, nil, d.validationError(body, file, data, err)
 	}
 	if err := d.checkSweepPaths(body, s); err != nil {
 		return nil, nil, err
 	}
 	s.seal()
 	return s, body, nil
+}
+
+// validationError positions Validate's problems in the file (or in the
+// -set that made a field wrong): one *Error, or Errors for several.
+func (d *decoder) validationError(body ast.Node, file string, data []byte, err error) error {
+	var fes fieldErrors
+	var fe *fieldError
+	switch {
+	case errors.As(err, &fes):
+	case errors.As(err, &fe):
+		fes = fieldErrors{fe}
+	default:
+		return &Error{File: file, Msg: err.Error()}
+	}
+	var out Errors
+	for _, fe := range fes {
+		if fe.path == "" {
+			out = append(out, &Error{File: file, Msg: fe.msg})
+			continue
+		}
+		e := d.at(body, canonical(body, fe.path), fe.msg)
+		if o := d.relatedOverride(e.Path); o != nil && o.set > 0 && e.Set == 0 {
+			// A -set under the field made it wrong when the file
+			// alone is valid: the error is the -set's, not the
+			// file's line.
+			if _, _, ferr := decode(file, data, nil); ferr == nil {
+				e.Set, e.Line, e.Column = o.set, 0, 0
+			}
+		}
+		out = append(out, e)
+	}
+	if len(out) == 1 {
+		return out[0]
+	}
+	return out
+}
+
+// Errors are several problems of one scenario, each with its position,
+// in the order Validate found them.
+type Errors []*Error
+
+// Error formats each problem on a line of its own.
+func (es Errors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap returns each problem, so that errors.As finds the first *Error.
+func (es Errors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
 }
 
 // tree parses data and applies the overrides sets to it: the syntax tree a

@@ -706,3 +706,42 @@ func TestExpandMemory(t *testing.T) {
 	}
 	runtime.KeepAlive(pts)
 }
+
+// TestAllErrorsAtOnce: a scenario with mistakes in several parts is
+// refused with each of them, one a line, each at its line and column, so
+// that a user fixes them in one go; errors.As still finds the first.
+func TestAllErrorsAtOnce(t *testing.T) {
+	data := `limiter: {limit: 0, window: 1d}
+locations: [{name: a}, {name: b, weight: -1}]
+traffic:
+  - name: bots
+    clients: 0
+    closed_loop: {}
+  - name: users
+    arrive: {mode: one, location: c}
+    open_loop: {rate: 1/s}
+live: {duration: 10s, max_requests: -3}
+`
+	_, err := Parse("x.yaml", []byte(data))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		"x.yaml:1:18: limiter.limit: 0 is out of range",
+		"x.yaml:2:42: locations.b.weight: -1 is out of range",
+		"x.yaml:5:14: traffic.bots.clients: 0 is out of range",
+		`x.yaml:8:35: traffic.users.arrive.location: location "c" is not in locations`,
+		"x.yaml:10:37: live.max_requests: -3 is negative",
+	} {
+		if !strings.Contains(err.Error(), want+"") {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if n := strings.Count(err.Error(), "\n") + 1; n != 5 {
+		t.Errorf("%d problems reported, want 5:\n%v", n, err)
+	}
+	var first *Error
+	if !errors.As(err, &first) || first.Path != "limiter.limit" {
+		t.Errorf("errors.As found %+v, want the first problem, limiter.limit", first)
+	}
+}

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -24,28 +25,95 @@ func errAt(path, format string, args ...any) error {
 	return &fieldError{path: path, msg: path + ": " + fmt.Sprintf(format, args...)}
 }
 
+// MaxErrors bounds how many problems Validate reports at once.
+const MaxErrors = 20
+
+// fieldErrors are several validation errors, in the order found; Load
+// positions each.
+type fieldErrors []*fieldError
+
+func (es fieldErrors) Error() string {
+	msgs := make([]string, len(es))
+	for i, e := range es {
+		msgs[i] = e.msg
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Unwrap returns each error, so that errors.As finds the first.
+func (es fieldErrors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
 // Validate checks every range and reference of a scenario whose defaults
-// are filled in (SetDefaults), and returns the first problem found, naming
-// its field path and what is allowed.
+// are filled in (SetDefaults), and returns its problems, each naming its
+// field path and what is allowed: the first of each part of the scenario
+// (the limiter, each location, the store, each population, ...), up to
+// MaxErrors, so that a user fixes them in one go rather than one a run.
 func (s *Scenario) Validate() error {
+	var errs fieldErrors
+	add := func(err error) {
+		if err == nil || len(errs) >= MaxErrors {
+			return
+		}
+		var fe *fieldError
+		if !errors.As(err, &fe) {
+			fe = &fieldError{msg: err.Error()}
+		}
+		errs = append(errs, fe)
+	}
 	if s.Trials < 1 || s.Trials > MaxTrials {
-		return errAt("trials", "%d is out of range: must be between 1 and %d", s.Trials, MaxTrials)
+		add(errAt("trials", "%d is out of range: must be between 1 and %d", s.Trials, MaxTrials))
 	}
-	if err := s.validateLimiter(); err != nil {
-		return err
-	}
+	add(s.validateLimiter())
 	if s.Duration <= 0 {
-		return errAt("duration", "must be above 0, e.g. 2d")
+		add(errAt("duration", "must be above 0, e.g. 2d"))
 	}
+	checkLoc := s.validateLocations(add)
+	add(s.validateStore(checkLoc))
+	if len(s.Traffic) == 0 {
+		add(errAt("traffic", "is empty: give at least one population, e.g. traffic: [{name: bot, closed_loop: {concurrency: 1}}]"))
+	}
+	pops := map[string]bool{}
+	for i, p := range s.Traffic {
+		if pops[p.Name] {
+			add(errAt(fmt.Sprintf("traffic.%d.name", i), "%q is used twice: population names must be unique", p.Name))
+			continue
+		}
+		pops[p.Name] = true
+		add(s.validatePopulation("traffic."+p.Name, p, checkLoc))
+	}
+	add(s.validateAdvise())
+	if _, err := measure.LookupMetric(s.Report.Headline); err != nil {
+		add(errAt("report.headline", "%v", err))
+	}
+	add(s.validateServer())
+	add(s.validateLive())
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	return errs
+}
+
+// validateLocations checks the locations, handing each problem to add, and
+// returns the check of a location's name that other parts use.
+func (s *Scenario) validateLocations(add func(error)) func(path, name string) error {
 	locs := map[string]bool{}
 	for i, l := range s.Locations {
 		p := fmt.Sprintf("locations.%d", i)
 		if locs[l.Name] {
-			return errAt(p+".name", "%q is used twice: location names must be unique", l.Name)
+			add(errAt(p+".name", "%q is used twice: location names must be unique", l.Name))
 		}
 		locs[l.Name] = true
 		if !(l.Weight > 0) || math.IsInf(l.Weight, 0) {
-			return errAt("locations."+l.Name+".weight", "%v is out of range: must be above 0", l.Weight)
+			add(errAt("locations."+l.Name+".weight", "%v is out of range: must be above 0", l.Weight))
 		}
 	}
 	locNames := func() string {
@@ -55,37 +123,16 @@ func (s *Scenario) Validate() error {
 		}
 		return strings.Join(n, ", ")
 	}
-	checkLoc := func(path, name string) error {
+	return func(path, name string) error {
 		if !locs[name] {
 			return errAt(path, "location %q is not in locations (%s)", name, locNames())
 		}
 		return nil
 	}
-	if err := s.validateStore(checkLoc); err != nil {
-		return err
-	}
-	if len(s.Traffic) == 0 {
-		return errAt("traffic", "is empty: give at least one population, e.g. traffic: [{name: bot, closed_loop: {concurrency: 1}}]")
-	}
-	pops := map[string]bool{}
-	for i, p := range s.Traffic {
-		if pops[p.Name] {
-			return errAt(fmt.Sprintf("traffic.%d.name", i), "%q is used twice: population names must be unique", p.Name)
-		}
-		pops[p.Name] = true
-		if err := s.validatePopulation("traffic."+p.Name, p, checkLoc); err != nil {
-			return err
-		}
-	}
-	if err := s.validateAdvise(); err != nil {
-		return err
-	}
-	if _, err := measure.LookupMetric(s.Report.Headline); err != nil {
-		return errAt("report.headline", "%v", err)
-	}
-	if err := s.validateServer(); err != nil {
-		return err
-	}
+}
+
+// validateLive checks the live section.
+func (s *Scenario) validateLive() error {
 	lv := s.Live
 	if lv.Duration <= 0 {
 		return errAt("live.duration", "must be above 0, e.g. 10s")
