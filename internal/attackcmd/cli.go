@@ -83,7 +83,14 @@ type config struct {
 }
 
 // usage is printed by -h and after a bad flag.
-const usage = `usage: attack [flags] [SCENARIO.yaml]
+// Modes are attack's subcommands, each the flag form it has always had.
+var Modes = []cli.Mode{
+	{Name: "run", Help: "attack a target with a scenario's traffic (the default)"},
+	{Name: "serve", Flag: "serve", Help: "only run the built-in target, for any load tool"},
+	{Name: "merge", Flag: "merge", Help: "merge the shards of a run: merge DIR"},
+}
+
+const usage = `usage: attack [MODE] [flags] [SCENARIO.yaml]   (flags may follow the arguments)
 
 Runs a scenario's traffic for real against a rate limiter and measures how far
 past its limit it lets callers go. With no -url it starts the built-in target
@@ -99,7 +106,6 @@ Exit codes: 0 ok (also after -h and -version), 1 failure, interrupted, most requ
 and the summary says so) or none was counted, 2 bad input, 3 -max-ratio broken; a second Ctrl-C exits
 130 at once.
 
-flags:
 `
 
 // parseFlags reads args into a config; errors are bad input. The flags
@@ -109,7 +115,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("attack", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage, cli.ModesUsage("attack", Modes), "\nflags:\n")
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&c.scenarioFile, "scenario", DefaultScenarioFile, "scenario `file` to run (also accepted as the argument)")
@@ -144,7 +150,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 		return err
 	})
 	fs.IntVar(&c.repeat, "repeat", 1, "run the attack `N` times, one after another (fresh run id and tokens each, a fresh built-in store), and write one summary whose repeats hold each run and their median and spread")
-	if err := cli.Parse(fs, args, stdout); err != nil {
+	if err := cli.Parse(fs, cli.Subcommand(args, Modes), stdout); err != nil {
 		return nil, err
 	}
 	urlSet := false

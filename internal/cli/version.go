@@ -15,10 +15,11 @@ var ErrVersionShown = fmt.Errorf("version shown: %w", flag.ErrHelp)
 // Parse adds -version to fs and parses args. With -version it prints the
 // command's version (see Version) on stdout and returns ErrVersionShown;
 // otherwise it returns what fs.Parse returns (flag.ErrHelp after -h). A
-// command gets -version by calling Parse instead of fs.Parse.
+// command gets -version, and flags anywhere on its line (Permute), by
+// calling Parse instead of fs.Parse.
 func Parse(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 	show := fs.Bool("version", false, "print the version (module version and VCS revision) and exit")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(Permute(fs, args)); err != nil {
 		return err
 	}
 	if *show {

@@ -70,7 +70,17 @@ type config struct {
 	calibrated *scenario.Scenario
 }
 
-const usage = `usage: simulate [flags] [SCENARIO.yaml]
+// Modes are simulate's subcommands, each the flag form it has always had.
+var Modes = []cli.Mode{
+	{Name: "run", Help: "predict a scenario (the default): simulate [run] [flags] [SCENARIO.yaml]"},
+	{Name: "advise", Flag: "advise", Help: "rank the designs that enforce the limit within a budget"},
+	{Name: "calibrate", Flag: "calibrate", Value: true, Help: "fit the model to live runs: calibrate R1.json,R2.json"},
+	{Name: "compare", Flag: "compare", Value: true, Help: "predict a live run and judge it: compare RUN/summary.json"},
+	{Name: "diff", Flag: "diff", Help: "two runs side by side: diff A/summary.json B/summary.json"},
+	{Name: "merge", Flag: "merge", Help: "merge shards into one run: merge DIR"},
+}
+
+const usage = `usage: simulate [MODE] [flags] [SCENARIO.yaml]   (flags may follow the arguments)
 
 Predicts, with a discrete-event model of Workers KV, how many requests a
 KV-backed rate limiter lets through under the scenario's traffic. With no
@@ -79,21 +89,20 @@ endpoint: 5 per day per token+IP, one bot loop).
 
 Exit codes: 0 ok (also after -h and -version), 1 failure or interrupted
 (the trials that finished are still written), 2 bad input (nothing
-written), 3 the prediction breaks -max-ratio. A store that failed most
-reads is flagged in the summary, not failed: in a model, an outage is a
-result.
+written), 3 a -threshold or -max-ratio gate broken, or no design meeting
+the -advise budget. A store that failed most reads is flagged in the
+summary, not failed: in a model, an outage is a result.
 
 Two runs side by side (before and after a limiter change):
-  simulate -diff A/summary.json B/summary.json
+  simulate diff A/summary.json B/summary.json
 
 Sharded runs (docs/distributed.md): each of N processes runs
   simulate -shard I/N -out DIR [flags] [SCENARIO.yaml]
 and writes DIR/shard-I-of-N.json; then
-  simulate -merge DIR [flags]
+  simulate merge DIR [flags]
 writes the summary and report of the whole run, byte for byte the
 summary one process would have written.
 
-flags:
 `
 
 // parseFlags reads args into a config; errors are bad input. The flags
@@ -102,7 +111,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	c := &config{}
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, usage, cli.ModesUsage("simulate", Modes), "\nflags:\n"); fs.PrintDefaults() }
 	fs.StringVar(&c.file, "scenario", "", "scenario `file` to run (also accepted as the argument; default: the embedded scenarios/default.yaml)")
 	seed := fs.Uint64("seed", 0, "seed of every random draw (default: the scenario's seed)")
 	fs.IntVar(&c.trials, "trials", 0, "number of trials (default: the scenario's trials)")
@@ -122,7 +131,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 		return err
 	})
 	fs.BoolVar(&c.sensitivity, "sensitivity", true, "re-predict the headline with each of the model's unpublished assumptions at its alternatives (single runs; -sensitivity=false skips it)")
-	fs.BoolVar(&c.advise, "advise", false, "search algorithms, stores, error policies and limits for the designs that meet the budget, ranked (with -budget or advise.budget)")
+	fs.BoolVar(&c.advise, "advise", false, "rank the designs (algorithm, store, cacheTtl, error policy) that enforce the limit within the budget (with -budget or advise.budget); the mode simulate advise")
 	fs.Func("budget", "with -advise: a condition every design must meet, `METRIC OP VALUE` as -threshold (repeatable), e.g. 'allowed.p99<=120'", func(v string) error {
 		c.budget = append(c.budget, v)
 		return nil
@@ -131,7 +140,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.searchLimit, "search-limit", false, "with -advise: find each design's largest limit meeting the budget instead of checking the product's limit")
 	diff := fs.Bool("diff", false, "compare two summary.json files given as arguments (A B): every metric side by side, the change and which is better")
 	merge := fs.Bool("merge", false, "merge the shard files (or the folders holding them) given as arguments into one summary and report")
-	if err := cli.Parse(fs, args, stdout); err != nil {
+	if err := cli.Parse(fs, cli.Subcommand(args, Modes), stdout); err != nil {
 		return nil, err
 	}
 	if *diff {
