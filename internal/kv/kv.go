@@ -1,7 +1,7 @@
 // Package kv is the contract between the limiter and the key-value stores it
 // can run on: Workers KV as simulated, an in-memory reference, and the real
 // Cloudflare REST API. It holds the interface and the typed errors that carry
-// the real messages Workers KV throws (see ../shared/facts/cloudflare-kv.md),
+// the real messages Workers KV throws (see docs/facts.md),
 // so a limiter driven over any store sees the same failures.
 package kv
 

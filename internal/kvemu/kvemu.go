@@ -10,7 +10,7 @@
 //
 // with the envelopes the real API answers with ({"success":false,"errors":
 // [{"code":...,"message":...}],"messages":[],"result":null}) and enforces the
-// published rules of Workers KV (../shared/facts/cloudflare-kv.md): at most one
+// published rules of Workers KV (docs/facts.md): at most one
 // write per second to a key (429), expiration_ttl of at least 60 seconds (400),
 // keys of at most 512 bytes (414), expiry, and optionally the free plan's daily
 // quotas. Time comes from an injected clock, so tests can step over a second or

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Free-plan quotas (../shared/facts/cloudflare-kv.md, kv/platform/limits);
+// Free-plan quotas (docs/facts.md, kv/platform/limits);
 // the prices are in prices.go.
 const (
 	freeWritesPerDay = 1000

@@ -1,6 +1,6 @@
 // Package measure is overshoot's accounting, the same in both drivers: the
 // simulator and the live attack runner feed it one event per request, and it
-// turns them into summary.json. Definitions follow ../shared/DESIGN.md ("What
+// turns them into summary.json. Definitions follow the design ("What
 // is measured"); keeping them in one package is what makes a prediction and a
 // measurement comparable.
 package measure

@@ -596,7 +596,7 @@ func handSiftDown(q []handEvent) {
 // TestHandLoopMatchesModel checks the hand loops against the model: for the
 // same seed and trials, every count they keep must be the model's.
 // Disagreement means one of them is wrong: the docs (docs/scenarios.md,
-// ../shared/DESIGN.md's KV model) say which.
+// docs/facts.md) say which.
 func TestHandLoopMatchesModel(t *testing.T) {
 	tests := []struct {
 		name   string

@@ -109,7 +109,7 @@ type outage struct {
 	read, write bool
 }
 
-// KV is the Workers KV model (../shared/DESIGN.md, "The KV model"): a central
+// KV is the Workers KV model: a central
 // store where the last committed write wins, and per location (and per cache
 // domain within one) a read cache of values and misses. It is a pure state
 // machine over virtual time: no goroutines, no clock, no sleeping.

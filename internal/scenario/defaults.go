@@ -9,7 +9,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/measure"
 )
 
-// Every default below comes from ../shared/facts/cloudflare-kv.md (the
+// Every default below comes from docs/facts.md (the
 // "facts file"), from the seed article, or, where Cloudflare publishes
 // nothing, is a stated assumption kept as a parameter. docs/scenarios.md
 // lists the same values; DefaultTable is the one list both use.
@@ -466,7 +466,7 @@ type DefaultEntry struct {
 // in the order docs/scenarios.md shows them.
 func DefaultTable() []DefaultEntry {
 	kv, do, sv := DefaultKV(), DefaultDurableObject(), DefaultServer()
-	const facts = "facts file (../shared/facts/cloudflare-kv.md)"
+	const facts = "facts file (docs/facts.md)"
 	return []DefaultEntry{
 		{"trials", fmt.Sprint(DefaultTrials), "choice: p99 across trials rests on 2 trials"},
 		{"duration", "2 x limiter.window", "choice: every trial crosses a window boundary"},

@@ -110,7 +110,7 @@ type Store struct {
 }
 
 // KV is the Workers KV model's parameters; every default is sourced in
-// ../shared/facts/cloudflare-kv.md and stated in the scenario docs.
+// docs/facts.md and stated in the scenario docs.
 type KV struct {
 	CacheTTL        Duration   `yaml:"cache_ttl" json:"cache_ttl"`                               // get() cacheTtl, default 60s
 	HotRead         Latency    `yaml:"hot_read" json:"hot_read"`                                 // cache hit latency
