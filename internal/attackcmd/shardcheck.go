@@ -2,6 +2,7 @@ package attackcmd
 
 import (
 	"fmt"
+	"github.com/overshoot-dev/overshoot/internal/atomicfile"
 	"math"
 	"os"
 	"path/filepath"
@@ -98,26 +99,6 @@ func checkResults(files []shardFile, dirs []string) error {
 	return nil
 }
 
-// writeReplacing writes b to path through a temporary file beside it
-// (NAME.partial-*, in sight if the process is killed meanwhile), so that a
-// merge never reads half a shard file; a shard run again replaces its file.
-func writeReplacing(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".partial-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
-}
+// writeReplacing writes a shard file whole (atomicfile.Replace), so that
+// a merge never reads half of one; a shard run again replaces its file.
+func writeReplacing(path string, b []byte) error { return atomicfile.Replace(path, b) }

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/overshoot-dev/overshoot/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -313,44 +314,14 @@ func indentJSON(s *measure.Summary) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// writeAtomic writes data to path through a temporary file in the same
-// folder, synced and then hard-linked into place; linking fails if path
-// exists, so nothing is overwritten. Where hard links are unsupported it
-// falls back to a rename after checking that path does not exist.
+// writeAtomic writes data to path whole and never over a file that is
+// there (atomicfile.Create): reports are never overwritten.
 func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	// A visible name: a process killed while writing leaves it in sight.
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".partial-*")
-	if err != nil {
-		return fmt.Errorf("report: writing %s: %w", path, err)
-	}
-	tmpName := tmp.Name()
-	defer os.Remove(tmpName)
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("report: writing %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("report: writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("report: writing %s: %w", path, err)
-	}
-	if err := os.Chmod(tmpName, 0o644); err != nil {
-		return fmt.Errorf("report: writing %s: %w", path, err)
-	}
-	err = os.Link(tmpName, path)
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, fs.ErrExist) {
+	err := atomicfile.Create(path, data)
+	switch {
+	case errors.Is(err, atomicfile.ErrExists):
 		return fmt.Errorf("report: %s already exists; reports are never overwritten", path)
-	}
-	if _, serr := os.Lstat(path); serr == nil {
-		return fmt.Errorf("report: %s already exists; reports are never overwritten", path)
-	}
-	if err := os.Rename(tmpName, path); err != nil {
+	case err != nil:
 		return fmt.Errorf("report: writing %s: %w", path, err)
 	}
 	return nil

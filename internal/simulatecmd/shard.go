@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/overshoot-dev/overshoot/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -118,33 +119,15 @@ func runShard(ctx context.Context, c *config, sc *scenario.Scenario, points []sc
 	return ExitOK
 }
 
-// writeAtomic writes b to path through a temporary file in the same
-// folder, so that a reader never sees half a file. Unlike a report's files
-// (report.WriteFile) it replaces one that is there: a shard run again (a
-// Job retries a failed pod with its index) writes its file anew, and so
-// does a calibration into the same -out.
+// writeAtomic writes b to path whole (atomicfile.Replace), making its
+// folder. Unlike a report's files it replaces one that is there: a shard
+// run again (a Job retries a failed pod with its index) writes its file
+// anew, and so does a calibration into the same -out.
 func writeAtomic(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".partial-*") // in sight if killed
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Replace(path, b)
 }
 
 // maxShardFileSize bounds a shard file read by -merge.
