@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -152,7 +153,7 @@ func countStats(hist map[int64]int64) CountStats {
 	s.Mean = sum / float64(s.N)
 	s.Max = counts[len(counts)-1]
 	q := func(p float64) int64 {
-		rank := int64(math.Ceil(p * float64(s.N)))
+		rank := nearestRank(p, s.N)
 		var seen int64
 		for _, a := range counts {
 			seen += hist[a]
@@ -214,13 +215,21 @@ func interval(v []float64) Interval {
 	return in
 }
 
-// Quantile is the nearest-rank p-quantile of sorted values.
-func Quantile(sorted []float64, p float64) float64 {
+// Quantile is the nearest-rank p-quantile of sorted values (the zero
+// value for none): the one quantile of the accounting, over ratios,
+// counts and, through nearestRank, histograms.
+func Quantile[T cmp.Ordered](sorted []T, p float64) T {
 	if len(sorted) == 0 {
-		return 0
+		var zero T
+		return zero
 	}
-	i := int(math.Ceil(p*float64(len(sorted)))) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
+	return sorted[nearestRank(p, int64(len(sorted)))-1]
+}
+
+// nearestRank is the 1-based rank of the p-quantile of n values, nearest
+// rank: ceil(p n), at least 1 and at most n.
+func nearestRank(p float64, n int64) int64 {
+	return min(max(int64(math.Ceil(p*float64(n))), 1), n)
 }
 
 // kvWork turns pooled counters into the summary's KV section.

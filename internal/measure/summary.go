@@ -217,10 +217,9 @@ func P95Count(v []int64) int64 {
 	if len(v) == 0 {
 		return 0
 	}
-	s := append([]int64(nil), v...)
+	s := slices.Clone(v)
 	slices.Sort(s)
-	i := int(math.Ceil(0.95*float64(len(s)))) - 1
-	return s[min(max(i, 0), len(s)-1)]
+	return Quantile(s, 0.95)
 }
 
 // Ratio is the distribution as multiples of limit.

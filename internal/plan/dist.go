@@ -131,9 +131,10 @@ func (d *Dist) quantile(u float64) float64 {
 	return vs[len(vs)-1]
 }
 
-// Scaled returns d with every draw divided by f (f > 0): the live attack
-// runner's time scale, which plays simulated latencies faster than real.
-func (d Dist) Scaled(f float64) Dist {
+// DividedBy returns d with every draw divided by f (f > 0): the live
+// attack runner's time scale, which plays simulated latencies faster than
+// real. (scenario.Latency.Scaled multiplies: a fit's scale.)
+func (d Dist) DividedBy(f float64) Dist {
 	if f <= 0 || f == 1 {
 		return d
 	}

@@ -71,17 +71,17 @@ func TestDistLognormalSigma(t *testing.T) {
 	}
 }
 
-func TestDistZeroAndScaled(t *testing.T) {
+func TestDistZeroAndDividedBy(t *testing.T) {
 	d, err := NewDist(scenario.Latency{})
 	if err != nil || !d.IsZero() || d.Sample(testRand(1, 0)) != 0 {
 		t.Errorf("unset latency: %v %v, want the constant 0", d, err)
 	}
 	u, _ := NewDist(scenario.Latency{Dist: scenario.DistUniform, Min: scenario.Duration(10 * time.Millisecond), Max: scenario.Duration(20 * time.Millisecond)})
-	s := u.Scaled(10)
+	s := u.DividedBy(10)
 	r := testRand(1, 0)
 	for i := 0; i < 1000; i++ {
 		if v := s.Sample(r); v < time.Millisecond || v > 2*time.Millisecond {
-			t.Fatalf("uniform 10..20ms scaled by 10 drew %v", v)
+			t.Fatalf("uniform 10..20ms divided by 10 drew %v", v)
 		}
 	}
 	if _, err := NewDist(scenario.Latency{Dist: "gamma"}); err == nil {

@@ -200,7 +200,7 @@ func (s Store) scaled(f float64) Store {
 	}
 	k := &s.KV
 	for _, d := range []*Dist{&k.HotRead, &k.ColdRead, &k.Write, &k.PurgeLag, &s.DurableObject.RTT, &s.DurableObject.Local, &s.Latency} {
-		*d = d.Scaled(f)
+		*d = d.DividedBy(f)
 	}
 	s.LatencyText += fmt.Sprintf(" / %g", f)
 	return s
