@@ -62,7 +62,10 @@ type Config struct {
 	Prefix string
 }
 
-func (c Config) validate() error {
+// Validate checks the configuration without connecting: one of a server or
+// sentinels, a master name with sentinels, replicas only with replica reads,
+// and every address host:port.
+func (c Config) Validate() error {
 	switch {
 	case c.Addr == "" && len(c.Sentinels) == 0:
 		return errors.New("redis store: no server: give the primary's host:port, or the sentinels' and the master name")
@@ -110,7 +113,7 @@ var quiet sync.Once
 // failures and Sentinel notices would go to stderr in the middle of a
 // run's output): every failure still reaches the caller as an error.
 func New(cfg Config) (*Store, error) {
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	quiet.Do(func() { goredis.SetLogger(&logging.VoidLogger{}) })
