@@ -3,6 +3,7 @@ package attackcmd
 import (
 	"context"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -101,4 +102,72 @@ func TestRedisStoreAttack(t *testing.T) {
 			t.Errorf("totals %+v, most allowed %d: want >= 8 requests, no errors, the limit of 5 reached", s.Totals, s.Overshoot.MaxAllowed)
 		}
 	})
+}
+
+// Two callers well under a limit of 1000 a second, for 9 s: every store
+// error shows as a fail-open decision.
+const redisFailoverYAML = `
+name: redis-failover
+limiter: {name: t, limit: 1000, window: 1s, error_policy: fail-open}
+traffic:
+  - name: bot
+    identity: {token: per-client, ip: none}
+    closed_loop: {concurrency: 2, think: 20ms}
+live: {duration: 9s, max_requests: 100000}
+`
+
+// TestRedisStoreAttackFailover kills the primary (SIGKILL) 1.5 s into an
+// attack through the sentinels: every store error of the failover is a
+// fail-open decision (as many as the KV errors, no request without a
+// decision), and after Sentinel promotes a replica the run's writes go to
+// it (it holds counters of windows that began after the kill).
+func TestRedisStoreAttackFailover(t *testing.T) {
+	c := redistest.Start(t)
+	old := c.Primary.Addr
+	killed := make(chan time.Time, 1)
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		c.Primary.Kill()
+		killed <- time.Now()
+	}()
+	out := t.TempDir()
+	code, _, stderr := runMain(t, Env{}, "-out", out, "-store", "redis", "-redis-sentinels", strings.Join(c.SentinelAddrs(), ","),
+		"-redis-master", redistest.MasterName, "-redis-timeout", "300ms", cliScenario(t, redisFailoverYAML))
+	killedAt := <-killed
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d; stderr: %s", code, stderr)
+	}
+	s, _ := readSummary(t, out)
+	kvErrors := s.KV.ReadErrors + s.KV.WriteErrors
+	t.Logf("requests %d, fail-open %d, kv read errors %d, write errors %d", s.Totals.Requests, s.Totals.FailOpen, s.KV.ReadErrors, s.KV.WriteErrors)
+	if s.Totals.FailOpen == 0 || s.Totals.FailOpen != kvErrors || s.Totals.Errors != 0 {
+		t.Errorf("fail-open %d, kv errors %d, request errors %d: want every store error of the failover decided by fail-open, none undecided",
+			s.Totals.FailOpen, kvErrors, s.Totals.Errors)
+	}
+	promoted := c.WaitPrimary(t, old, 10*time.Second)
+	var np *redistest.Server
+	for _, r := range c.Replicas {
+		if r.Addr == promoted {
+			np = r
+		}
+	}
+	if np == nil {
+		t.Fatalf("the sentinels promoted %s, none of the replicas %v", promoted, c.ReplicaAddrs())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	keys, err := np.Client(t).Keys(ctx, "overshoot:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := 0
+	for _, k := range keys {
+		w, err := strconv.ParseInt(k[strings.LastIndexByte(k, ':')+1:], 10, 64)
+		if err == nil && time.UnixMilli(w*1000).After(killedAt) {
+			after++
+		}
+	}
+	if after == 0 {
+		t.Errorf("the promoted primary %s holds %d counters, none of a window begun after the kill: the store did not follow the failover", promoted, len(keys))
+	}
 }
