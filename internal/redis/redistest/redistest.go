@@ -24,11 +24,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/logging"
 )
 
 // MasterName is the name the sentinels monitor the primary under.
@@ -105,9 +107,7 @@ func binaries(t testing.TB) (server, sentinel string) {
 func StartServer(t testing.TB) *Server {
 	t.Helper()
 	server, _ := binaries(t)
-	s := start(t, server, "redis", nil)
-	waitPing(t, s)
-	return s
+	return launch(t, server, "redis", nil)
 }
 
 // Start starts a primary, two replicas of it and three sentinels monitoring
@@ -116,19 +116,15 @@ func StartServer(t testing.TB) *Server {
 func Start(t testing.TB) *Cluster {
 	t.Helper()
 	server, sentinel := binaries(t)
-	c := &Cluster{Primary: start(t, server, "primary", nil)}
-	waitPing(t, c.Primary)
+	c := &Cluster{Primary: launch(t, server, "primary", nil)}
 	for i := range 2 {
-		r := start(t, server, fmt.Sprintf("replica%d", i+1), []string{"replicaof " + strings.Replace(c.Primary.Addr, ":", " ", 1)})
+		r := launch(t, server, fmt.Sprintf("replica%d", i+1), []string{"replicaof " + strings.Replace(c.Primary.Addr, ":", " ", 1)})
 		c.Replicas = append(c.Replicas, r)
-	}
-	for _, r := range c.Replicas {
-		waitPing(t, r)
 	}
 	waitReplication(t, c.Primary, len(c.Replicas))
 	host, port, _ := net.SplitHostPort(c.Primary.Addr)
 	for i := range 3 {
-		s := start(t, sentinel, fmt.Sprintf("sentinel%d", i+1), []string{
+		s := launch(t, sentinel, fmt.Sprintf("sentinel%d", i+1), []string{
 			fmt.Sprintf("sentinel monitor %s %s %s 2", MasterName, host, port),
 			fmt.Sprintf("sentinel down-after-milliseconds %s %d", MasterName, DownAfter.Milliseconds()),
 			fmt.Sprintf("sentinel failover-timeout %s 10000", MasterName),
@@ -137,10 +133,27 @@ func Start(t testing.TB) *Cluster {
 		c.Sentinels = append(c.Sentinels, s)
 	}
 	for _, s := range c.Sentinels {
-		waitPing(t, s)
 		waitSentinel(t, s, len(c.Replicas), len(c.Sentinels)-1)
 	}
 	return c
+}
+
+// launch starts bin (start) and waits until it answers PING. A port that
+// another process took between freePort and the server's bind is tried
+// again on another port, at most three times.
+func launch(t testing.TB, bin, name string, extra []string) *Server {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		s := start(t, bin, name, extra)
+		err := poll(s, func(ctx context.Context, c redisClient) error { return c.Ping(ctx).Err() })
+		if err == nil {
+			return s
+		}
+		if attempt < 3 && s.Exited() && strings.Contains(s.LogTail(20), "Address already in use") {
+			continue
+		}
+		t.Fatalf("redistest: %s at %s did not answer PING: %v; its log:\n%s", name, s.Addr, err, s.LogTail(20))
+	}
 }
 
 // start runs bin on a free loopback port with a config of its own in a new
@@ -148,7 +161,7 @@ func Start(t testing.TB) *Cluster {
 func start(t testing.TB, bin, name string, extra []string) *Server {
 	t.Helper()
 	dir := t.TempDir()
-	port := freePort(t)
+	port := pickPort(t)
 	conf := []string{
 		"port " + strconv.Itoa(port),
 		"bind 127.0.0.1",
@@ -228,6 +241,9 @@ func (s *Server) Client(t testing.TB) *goredis.Client {
 	return c
 }
 
+// pickPort is freePort; a test replaces it to make a port be taken.
+var pickPort = freePort
+
 // freePort returns a loopback port nothing listens on just now.
 func freePort(t testing.TB) int {
 	t.Helper()
@@ -243,29 +259,37 @@ func freePort(t testing.TB) int {
 // StartTimeout, and fails the test with what it last said.
 func waitFor(t testing.TB, s *Server, what string, ok func(context.Context, redisClient) error) {
 	t.Helper()
-	c := s.Client(t)
+	if err := poll(s, ok); err != nil {
+		t.Fatalf("redistest: %s at %s not reached: %v; its log:\n%s", what, s.Addr, err, s.LogTail(20))
+	}
+}
+
+// quiet turns go-redis's own logging off, once: its pool logs every refused
+// dial while a server starts.
+var quiet sync.Once
+
+// poll calls ok on a client of s every 50 ms until it returns nil, for at
+// most StartTimeout, and returns what it last said, or that s exited.
+func poll(s *Server, ok func(context.Context, redisClient) error) error {
+	quiet.Do(func() { goredis.SetLogger(&logging.VoidLogger{}) }) // a refused dial is expected here
+	c := goredis.NewClient(&goredis.Options{Addr: s.Addr, DialTimeout: time.Second, ReadTimeout: time.Second,
+		WriteTimeout: time.Second, MaxRetries: -1, DialerRetries: 1, DisableIdentity: true})
+	defer c.Close()
 	deadline := time.Now().Add(StartTimeout)
-	var last error
+	last := errors.New("not tried")
 	for time.Now().Before(deadline) {
 		if s.Exited() {
-			t.Fatalf("redistest: the server at %s exited while waiting for %s; its log:\n%s", s.Addr, what, s.LogTail(20))
+			return errors.New("the process exited")
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		last = ok(ctx, c)
 		cancel()
 		if last == nil {
-			return
+			return nil
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("redistest: %s at %s not reached within %v: %v; its log:\n%s", what, s.Addr, StartTimeout, last, s.LogTail(20))
-}
-
-func waitPing(t testing.TB, s *Server) {
-	t.Helper()
-	waitFor(t, s, "an answer to PING", func(ctx context.Context, c redisClient) error {
-		return c.Ping(ctx).Err()
-	})
+	return fmt.Errorf("not within %v: %w", StartTimeout, last)
 }
 
 // waitReplication waits until the primary has n replicas online.

@@ -3,6 +3,7 @@ package redistest
 import (
 	"context"
 	"errors"
+	"net"
 	"syscall"
 	"testing"
 	"time"
@@ -43,5 +44,30 @@ func TestStart(t *testing.T) {
 		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 			t.Errorf("process %d still there after its test ended (kill 0: %v)", pid, err)
 		}
+	}
+}
+
+// TestStartPortTaken makes the first port a server is given one that
+// another process holds: the server fails to bind, and StartServer starts
+// it again on another port.
+func TestStartPortTaken(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	taken := busy.Addr().(*net.TCPAddr).Port
+	calls := 0
+	pickPort = func(t testing.TB) int {
+		calls++
+		if calls == 1 {
+			return taken
+		}
+		return freePort(t)
+	}
+	defer func() { pickPort = freePort }()
+	s := StartServer(t)
+	if calls != 2 || s.Addr == busy.Addr().String() {
+		t.Errorf("%d ports picked, server at %s (the taken one is %s): want a second port", calls, s.Addr, busy.Addr())
 	}
 }
