@@ -76,6 +76,7 @@ type config struct {
 	ipHeader     string
 	timeout      time.Duration
 	cf           cloudflareFlags // -namespace, -cf-base-url (cloudflare.go)
+	rd           redisFlags      // -redis-* (redis.go)
 	sh           shardFlags      // -shard, -start-at, -run-id, -merge (shard.go)
 	mergeArgs    []string        // -merge: the shard files or folders
 	repeat       int             // -repeat N: independent runs, one summary
@@ -95,7 +96,8 @@ const usage = `usage: attack [MODE] [flags] [SCENARIO.yaml]   (flags may follow 
 Runs a scenario's traffic for real against a rate limiter and measures how far
 past its limit it lets callers go. With no -url it starts the built-in target
 (the same limiter over the chosen store) on 127.0.0.1 and attacks that;
-nothing leaves loopback unless you name a URL. Writes summary.json and a vegeta
+nothing leaves loopback unless you name a URL or a real store (-store cloudflare,
+-store redis). Writes summary.json and a vegeta
 results file (read it with: go tool vegeta report < results.bin) under -out.
 
 With -no-report nothing is written: the summary is printed (all of
@@ -122,8 +124,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs.Var(&c.sets, "set", "override a scenario value, `path=value` (e.g. limiter.limit=10); repeatable")
 	fs.StringVar(&c.url, "url", "", "attack this `URL` instead of the built-in target (a Worker under wrangler dev, a staging deployment)")
 	fs.BoolVar(&c.serve, "serve", false, "only run the built-in target until Ctrl-C, and print its address")
-	fs.StringVar((*string)(&c.store), "store", string(plan.LiveEventual), "built-in target's store: memory, eventual (the KV model on the wall clock) or cloudflare (a real Workers KV namespace: -namespace)")
+	fs.StringVar((*string)(&c.store), "store", string(plan.LiveEventual), "built-in target's store: memory, eventual (the KV model on the wall clock), cloudflare (a real Workers KV namespace: -namespace) or redis (real Redis: -redis-addr or -redis-sentinels)")
 	c.cf.register(fs)
+	c.rd.register(fs)
 	c.sh.register(fs)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "built-in target's listen `address` (loopback only; port 0 picks one)")
 	fs.DurationVar(&c.duration, "duration", 0, "how long to attack (default: the scenario's live.duration)")
@@ -180,9 +183,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("too many arguments %q: give at most one scenario file", fs.Args())
 	}
 	if !slices.Contains(plan.BuiltinStores, c.store) {
-		return nil, fmt.Errorf("-store %q is unknown: use memory, eventual or cloudflare", c.store)
+		return nil, fmt.Errorf("-store %q is unknown: use memory, eventual, cloudflare or redis", c.store)
 	}
 	if err := c.cf.validate(c.store, c.url); err != nil {
+		return nil, err
+	}
+	if err := c.rd.validate(c.store, c.url); err != nil {
 		return nil, err
 	}
 	if err := c.gates.Validate(); err != nil {
@@ -330,6 +336,9 @@ func Main(args []string, env Env) int {
 			fmt.Fprintf(stderr, "attack: %v\n", err)
 			return cli.ExitBadInput
 		}
+		if bstore.Close != nil {
+			defer bstore.Close()
+		}
 		h, err := target.New(target.Config{Limiter: lim, Store: bstore.Store, Token: token, Key: pl.Key})
 		if err != nil {
 			fmt.Fprintf(stderr, "attack: %v\n", err)
@@ -384,11 +393,11 @@ func Main(args []string, env Env) int {
 		}
 	}
 
-	// Against a URL or a real namespace the store may outlive the run (a
-	// real Worker's KV): tokens carry a run id so that runs do not count
-	// each other's requests.
+	// Against a URL, a real namespace or Redis the store may outlive the
+	// run (a real Worker's KV): tokens carry a run id so that runs do not
+	// count each other's requests.
 	runID := ""
-	if c.url != "" || c.store == plan.LiveCloudflare {
+	if c.url != "" || c.store == plan.LiveCloudflare || c.store == plan.LiveRedis {
 		runID = strconv.FormatInt(time.Now().UnixMilli(), 36)
 	}
 
@@ -477,7 +486,12 @@ func Main(args []string, env Env) int {
 				return "", nil, nil, err
 			}
 			prev = ns
-			return ns.URL(), bs.AddTo, func() { ns.Close() }, nil
+			return ns.URL(), bs.AddTo, func() {
+				ns.Close()
+				if bs.Close != nil {
+					bs.Close()
+				}
+			}, nil
 		}
 	}
 	var announce func(i, n int)

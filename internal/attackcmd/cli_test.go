@@ -109,7 +109,7 @@ func TestMainBadInput(t *testing.T) {
 		{"unknown flag", []string{"-bogus"}, "bogus"},
 		{"repeat zero", []string{"-repeat", "0", good}, "-repeat 0 is out of range: give 1 to 100 runs"},
 		{"repeat with serve", []string{"-repeat", "2", "-serve", good}, "-repeat goes with a plain attack"},
-		{"unknown store", []string{"-store", "redis", good}, "redis"},
+		{"unknown store", []string{"-store", "dynamo", good}, "dynamo"},
 		{"unknown statistic", []string{"-at", "p42", good}, "p42"},
 		{"negative ratio", []string{"-max-ratio", "-1", good}, "max-ratio"},
 		{"two files", []string{good, good}, "too many arguments"},

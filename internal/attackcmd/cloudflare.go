@@ -55,16 +55,20 @@ func (f *cloudflareFlags) validate(store plan.LiveStore, url string) error {
 }
 
 // newBuiltinStore returns the built-in target's store as the command line
-// names it: memory or eventual through NewStore, or cloudflare. For
+// names it: memory or eventual through NewStore, cloudflare, or redis
+// (redis.go, which pings the servers first). For
 // cloudflare it reads the token and account from the environment and runs
 // the store's preflight (one read) before any load, so that a missing
 // variable, a refused token or an unknown namespace is a clear error before
 // anything is written.
 func (c *config) newBuiltinStore(ctx context.Context, pl *plan.Plan, seed uint64) (*BuiltinStore, error) {
-	if c.store != StoreCloudflare {
-		return NewStore(c.store, pl, seed)
+	switch c.store {
+	case StoreCloudflare:
+		return newCloudflareStore(ctx, c.cf.namespace, c.cf.baseURL, c.timeout)
+	case StoreRedis:
+		return newRedisStore(ctx, &c.rd)
 	}
-	return newCloudflareStore(ctx, c.cf.namespace, c.cf.baseURL, c.timeout)
+	return NewStore(c.store, pl, seed)
 }
 
 // newCloudflareStore opens namespace through the API at baseURL ("" for

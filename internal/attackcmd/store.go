@@ -20,6 +20,8 @@ type BuiltinStore struct {
 	AddTo func(*measure.KVCounters)
 	// Describe says what the store is, for the console.
 	Describe string
+	// Close, when set, releases the store's connections once its run is over.
+	Close func()
 }
 
 // NewStore returns the built-in target's store (memory or eventual) for a

@@ -265,6 +265,11 @@ func cost(c KVCounters, t Totals, trials int, keyWindows int64, windowSecs float
 	perM := 1e6 / float64(t.Requests)
 	out.ReadsPerMillionRequests = float64(c.Reads-c.ReadErrors) * perM
 	out.WritesPerMillionRequests = float64(c.Writes-c.WriteErrors) * perM
+	if store == "redis" {
+		// Real Redis (attack -store redis) has no per-operation price.
+		out.NotPriced = "Redis is billed by its host (instance hours and memory), not per operation: the work is counted, not priced"
+		return out
+	}
 	price(&out, store)
 	secs := t.SimulatedSeconds * float64(trials)
 	switch {

@@ -48,7 +48,7 @@ func ParseStoreKind(name string) (StoreKind, error) {
 // limiter.store names it for mode "attack".
 type LiveStore string
 
-// The live stores: the built-in target's (eventual, memory, cloudflare) and
+// The live stores: the built-in target's (eventual, memory, cloudflare, redis) and
 // a target out of sight (url).
 const (
 	// LiveEventual is the model's Workers KV state machine on the wall clock.
@@ -57,12 +57,15 @@ const (
 	LiveMemory LiveStore = "memory"
 	// LiveCloudflare is a real Workers KV namespace over the REST API.
 	LiveCloudflare LiveStore = "cloudflare"
+	// LiveRedis is real Redis: one server, or the primary Sentinel names.
+	// The model has no Redis store yet, so Models says no.
+	LiveRedis LiveStore = "redis"
 	// LiveURL is any endpoint: its store is not known.
 	LiveURL LiveStore = "url"
 )
 
 // BuiltinStores are the stores the built-in target can run on.
-var BuiltinStores = []LiveStore{LiveMemory, LiveEventual, LiveCloudflare}
+var BuiltinStores = []LiveStore{LiveMemory, LiveEventual, LiveCloudflare, LiveRedis}
 
 // Models returns the model store that predicts a live store: KV for the
 // eventual store and for a real Workers KV namespace, Memory for the

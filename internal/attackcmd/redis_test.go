@@ -1,0 +1,173 @@
+package attackcmd
+
+import (
+	"context"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/cli"
+	"github.com/overshoot-dev/overshoot/internal/redis/redistest"
+)
+
+// TestRedisFlags checks that the -redis-* flags are refused where they do
+// not fit, before anything starts.
+func TestRedisFlags(t *testing.T) {
+	good := cliScenario(t, sequentialYAML)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"redis flag on memory", []string{"-store", "memory", "-redis-addr", "127.0.0.1:6379", good}, "-redis-* flags go with -store redis"},
+		{"no address", []string{"-store", "redis", good}, "-store redis needs -redis-addr"},
+		{"with url", []string{"-store", "redis", "-redis-addr", "127.0.0.1:6379", "-url", "http://127.0.0.1:1/", good}, "give one or the other"},
+		{"both", []string{"-store", "redis", "-redis-addr", "127.0.0.1:6379", "-redis-sentinels", "127.0.0.1:26379", "-redis-master", "m", good}, "both a server address and sentinels"},
+		{"no master", []string{"-store", "redis", "-redis-sentinels", "127.0.0.1:26379", good}, "master name"},
+		{"master without sentinels", []string{"-store", "redis", "-redis-addr", "127.0.0.1:6379", "-redis-master", "m", good}, "-redis-master goes with -redis-sentinels"},
+		{"bad read", []string{"-store", "redis", "-redis-addr", "127.0.0.1:6379", "-redis-read", "nearest", good}, `-redis-read "nearest" is unknown`},
+		{"replica read without replicas", []string{"-store", "redis", "-redis-addr", "127.0.0.1:6379", "-redis-read", "replica", good}, "replicas' host:port"},
+		{"bad address", []string{"-store", "redis", "-redis-addr", "localhost", good}, `"localhost" is not host:port`},
+		{"bad timeout", []string{"-store", "redis", "-redis-addr", "127.0.0.1:6379", "-redis-timeout", "0s", good}, "-redis-timeout 0s must be positive"},
+		{"nobody there", []string{"-store", "redis", "-redis-addr", closed, "-redis-timeout", "200ms", good}, "redis store preflight on redis " + closed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runMain(t, Env{}, append([]string{"-out", t.TempDir()}, tc.args...)...)
+			if code != cli.ExitBadInput || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, cli.ExitBadInput, tc.want)
+			}
+		})
+	}
+}
+
+// TestRedisStoreAttack runs attack.Main with -store redis on real servers:
+// one sequential caller on the primary gets exactly the limit in a full
+// window, and its counters are in Redis under the run's prefix; the same
+// through the sentinels with replica reads runs without errors.
+func TestRedisStoreAttack(t *testing.T) {
+	c := redistest.Start(t)
+	pc := c.Primary.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sc := cliScenario(t, cfSequentialYAML)
+
+	t.Run("sequential caller gets exactly the limit", func(t *testing.T) {
+		out := t.TempDir()
+		code, stdout, stderr := runMain(t, Env{}, "-out", out, "-store", "redis", "-redis-addr", c.Primary.Addr, sc)
+		if code != cli.ExitOK {
+			t.Fatalf("exit %d; stderr: %s", code, stderr)
+		}
+		s, _ := readSummary(t, out)
+		if s.Limiter.Store != string(StoreRedis) || !strings.Contains(stdout, "redis "+c.Primary.Addr) {
+			t.Errorf("store %q, stdout %q: want redis at %s named", s.Limiter.Store, stdout, c.Primary.Addr)
+		}
+		if s.Totals.Requests < 8 || s.Totals.Errors != 0 || s.Totals.FailOpen != 0 {
+			t.Fatalf("totals %+v: want >= 8 requests, no errors, no fail-open", s.Totals)
+		}
+		// A 2.5 s run over 2 s windows has one window of at least 1.25 s:
+		// 150 ms apart, that is more than 5 requests, of which exactly 5 pass.
+		if o := s.Overshoot; o.MaxAllowed != 5 || o.OverLimit != 0 {
+			t.Errorf("most allowed in a window %d, windows over the limit %d; want exactly 5 and none over", o.MaxAllowed, o.OverLimit)
+		}
+		if s.KV.Writes == 0 || s.KV.Reads < s.Totals.Requests {
+			t.Errorf("kv %+v: want a read per request and writes", s.KV)
+		}
+		keys, err := pc.Keys(ctx, "overshoot:*").Result()
+		if err != nil || len(keys) == 0 {
+			t.Errorf("keys under overshoot:* on the primary: %v, %v; want the run's counters", keys, err)
+		}
+	})
+
+	t.Run("through sentinels, reading replicas", func(t *testing.T) {
+		out := t.TempDir()
+		code, stdout, stderr := runMain(t, Env{}, "-out", out, "-store", "redis", "-redis-sentinels", strings.Join(c.SentinelAddrs(), ","),
+			"-redis-master", redistest.MasterName, "-redis-read", "replica", sc)
+		if code != cli.ExitOK {
+			t.Fatalf("exit %d; stderr: %s", code, stderr)
+		}
+		s, _ := readSummary(t, out)
+		if !strings.Contains(stdout, "reads from its replicas") {
+			t.Errorf("stdout %q: want the replica reads named", stdout)
+		}
+		if s.Totals.Requests < 8 || s.Totals.Errors != 0 || s.Totals.FailOpen != 0 || s.Overshoot.MaxAllowed < 5 {
+			t.Errorf("totals %+v, most allowed %d: want >= 8 requests, no errors, the limit of 5 reached", s.Totals, s.Overshoot.MaxAllowed)
+		}
+	})
+}
+
+// Two callers well under a limit of 1000 a second, for 9 s: every store
+// error shows as a fail-open decision.
+const redisFailoverYAML = `
+name: redis-failover
+limiter: {name: t, limit: 1000, window: 1s, error_policy: fail-open}
+traffic:
+  - name: bot
+    identity: {token: per-client, ip: none}
+    closed_loop: {concurrency: 2, think: 20ms}
+live: {duration: 9s, max_requests: 100000}
+`
+
+// TestRedisStoreAttackFailover kills the primary (SIGKILL) 1.5 s into an
+// attack through the sentinels: every store error of the failover is a
+// fail-open decision (as many as the KV errors, no request without a
+// decision), and after Sentinel promotes a replica the run's writes go to
+// it (it holds counters of windows that began after the kill).
+func TestRedisStoreAttackFailover(t *testing.T) {
+	c := redistest.Start(t)
+	old := c.Primary.Addr
+	killed := make(chan time.Time, 1)
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		c.Primary.Kill()
+		killed <- time.Now()
+	}()
+	out := t.TempDir()
+	code, _, stderr := runMain(t, Env{}, "-out", out, "-store", "redis", "-redis-sentinels", strings.Join(c.SentinelAddrs(), ","),
+		"-redis-master", redistest.MasterName, "-redis-timeout", "300ms", cliScenario(t, redisFailoverYAML))
+	killedAt := <-killed
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d; stderr: %s", code, stderr)
+	}
+	s, _ := readSummary(t, out)
+	kvErrors := s.KV.ReadErrors + s.KV.WriteErrors
+	t.Logf("requests %d, fail-open %d, kv read errors %d, write errors %d", s.Totals.Requests, s.Totals.FailOpen, s.KV.ReadErrors, s.KV.WriteErrors)
+	if s.Totals.FailOpen == 0 || s.Totals.FailOpen != kvErrors || s.Totals.Errors != 0 {
+		t.Errorf("fail-open %d, kv errors %d, request errors %d: want every store error of the failover decided by fail-open, none undecided",
+			s.Totals.FailOpen, kvErrors, s.Totals.Errors)
+	}
+	promoted := c.WaitPrimary(t, old, 10*time.Second)
+	var np *redistest.Server
+	for _, r := range c.Replicas {
+		if r.Addr == promoted {
+			np = r
+		}
+	}
+	if np == nil {
+		t.Fatalf("the sentinels promoted %s, none of the replicas %v", promoted, c.ReplicaAddrs())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	keys, err := np.Client(t).Keys(ctx, "overshoot:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := 0
+	for _, k := range keys {
+		w, err := strconv.ParseInt(k[strings.LastIndexByte(k, ':')+1:], 10, 64)
+		if err == nil && time.UnixMilli(w*1000).After(killedAt) {
+			after++
+		}
+	}
+	if after == 0 {
+		t.Errorf("the promoted primary %s holds %d counters, none of a window begun after the kill: the store did not follow the failover", promoted, len(keys))
+	}
+}
