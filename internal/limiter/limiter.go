@@ -9,6 +9,7 @@
 package limiter
 
 import (
+	"slices"
 	"fmt"
 	"math"
 	"strconv"
@@ -82,34 +83,61 @@ type Limiter struct {
 	fixed      bool          // the algorithm is FixedWindow (a bool tests faster than the string)
 }
 
-// New checks cfg and returns its limiter. Every bad value gives an error that
-// names the field, the value and what is allowed.
+// ConfigError is a fault of a Config: the field at fault, by the name a
+// scenario gives it (limit, window, algorithm, error_policy, name), and
+// what is wrong with it and what is allowed. The scenario's checks and New
+// report the same fault in the same words.
+type ConfigError struct {
+	Field, Msg string
+}
+
+func (e *ConfigError) Error() string { return "limiter " + e.Field + ": " + e.Msg }
+
+// Check returns the first fault of cfg (an empty algorithm or policy is
+// the default, fixed window and fail-open), or nil.
+func (cfg Config) Check() error {
+	bad := func(field, format string, args ...any) error {
+		return &ConfigError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case cfg.Name == "":
+		return bad("name", "is empty: give the route name used in keys, e.g. roast")
+	case cfg.Limit <= 0 || cfg.Limit > MaxLimit:
+		return bad("limit", "%d is out of range: must be between 1 and %d", cfg.Limit, int64(MaxLimit))
+	case cfg.Window <= 0:
+		return bad("window", "must be above 0, e.g. 60s or 1d")
+	case cfg.Window%time.Millisecond != 0:
+		return bad("window", "%v is not a whole number of milliseconds: JavaScript clocks tick in milliseconds, use e.g. 1500ms or 60s", cfg.Window)
+	}
+	if cfg.Algorithm != "" && !slices.Contains(Algorithms, cfg.Algorithm) {
+		return bad("algorithm", "%q is unknown: use one of %s", cfg.Algorithm, joinNames(Algorithms))
+	}
+	if cfg.Policy != "" && !slices.Contains(Policies, cfg.Policy) {
+		return bad("error_policy", "%q is unknown: use one of %s", cfg.Policy, joinNames(Policies))
+	}
+	return nil
+}
+
+// joinNames lists names for an error message: "a, b, c".
+func joinNames[T ~string](names []T) string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = string(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+// New checks cfg (Check) and returns its limiter. Every bad value gives an
+// error that names the field, the value and what is allowed.
 func New(cfg Config) (*Limiter, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
 	if cfg.Algorithm == "" {
 		cfg.Algorithm = FixedWindow
 	}
 	if cfg.Policy == "" {
 		cfg.Policy = FailOpen
-	}
-	switch {
-	case cfg.Name == "":
-		return nil, fmt.Errorf("limiter name is empty: give the route name used in keys, e.g. \"roast\"")
-	case cfg.Limit <= 0 || cfg.Limit > MaxLimit:
-		return nil, fmt.Errorf("limiter limit %d is out of range: must be between 1 and %d", cfg.Limit, int64(MaxLimit))
-	case cfg.Window <= 0:
-		return nil, fmt.Errorf("limiter window %v is out of range: must be positive, e.g. 60s or 24h", cfg.Window)
-	case cfg.Window%time.Millisecond != 0:
-		return nil, fmt.Errorf("limiter window %v is not a whole number of milliseconds: JavaScript clocks tick in milliseconds, use e.g. 1500ms or 60s", cfg.Window)
-	}
-	switch cfg.Algorithm {
-	case FixedWindow, SlidingWindow, TokenBucket:
-	default:
-		return nil, fmt.Errorf("limiter algorithm %q is unknown: use one of %v", cfg.Algorithm, Algorithms)
-	}
-	switch cfg.Policy {
-	case FailOpen, FailClosed:
-	default:
-		return nil, fmt.Errorf("limiter error policy %q is unknown: use one of %v", cfg.Policy, Policies)
 	}
 	l := &Limiter{cfg: cfg, prefix: "rl:" + cfg.Name + ":", ttl: max(60*time.Second, cfg.Window)}
 	l.slidingTTL = l.ttl

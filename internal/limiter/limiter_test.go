@@ -194,13 +194,13 @@ func TestNewErrors(t *testing.T) {
 		edit func(*Config)
 		want []string
 	}{
-		{"limit zero", func(c *Config) { c.Limit = 0 }, []string{"limit 0", "between 1 and 9007199254740991"}},
-		{"limit negative", func(c *Config) { c.Limit = -5 }, []string{"limit -5", "between 1 and"}},
-		{"limit too big", func(c *Config) { c.Limit = MaxLimit + 1 }, []string{"limit 9007199254740992", "between 1 and"}},
-		{"window zero", func(c *Config) { c.Window = 0 }, []string{"window 0s", "must be positive"}},
-		{"window negative", func(c *Config) { c.Window = -time.Second }, []string{"window -1s", "must be positive"}},
-		{"window sub-millisecond", func(c *Config) { c.Window = 1500 * time.Microsecond }, []string{"window 1.5ms", "whole number of milliseconds"}},
-		{"empty name", func(c *Config) { c.Name = "" }, []string{"name is empty", "e.g. \"roast\""}},
+		{"limit zero", func(c *Config) { c.Limit = 0 }, []string{"limiter limit: 0 is out of range", "between 1 and 9007199254740991"}},
+		{"limit negative", func(c *Config) { c.Limit = -5 }, []string{"limit: -5 is out of range", "between 1 and"}},
+		{"limit too big", func(c *Config) { c.Limit = MaxLimit + 1 }, []string{"limit: 9007199254740992 is out of range", "between 1 and"}},
+		{"window zero", func(c *Config) { c.Window = 0 }, []string{"limiter window: must be above 0"}},
+		{"window negative", func(c *Config) { c.Window = -time.Second }, []string{"limiter window: must be above 0"}},
+		{"window sub-millisecond", func(c *Config) { c.Window = 1500 * time.Microsecond }, []string{"window: 1.5ms is not", "whole number of milliseconds"}},
+		{"empty name", func(c *Config) { c.Name = "" }, []string{"limiter name: is empty", "e.g. roast"}},
 		{"unknown algorithm", func(c *Config) { c.Algorithm = "leaky-bucket" }, []string{`"leaky-bucket"`, "fixed-window", "sliding-window", "token-bucket"}},
 		{"unknown policy", func(c *Config) { c.Policy = "fail-maybe" }, []string{`"fail-maybe"`, "fail-open", "fail-closed"}},
 	}

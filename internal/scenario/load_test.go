@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -743,5 +744,30 @@ live: {duration: 10s, max_requests: -3}
 	var first *Error
 	if !errors.As(err, &first) || first.Path != "limiter.limit" {
 		t.Errorf("errors.As found %+v, want the first problem, limiter.limit", first)
+	}
+}
+
+// TestLimiterFaultsInTheLimitersWords: a limiter fault in a scenario is
+// reported with the words limiter.New gives the same fault, at the
+// field's path: one check, not two.
+func TestLimiterFaultsInTheLimitersWords(t *testing.T) {
+	for _, tc := range []struct {
+		yaml string
+		cfg  limiter.Config
+	}{
+		{"{limit: 0, window: 1d}", limiter.Config{Name: DefaultLimiterName, Window: 24 * time.Hour}},
+		{"{limit: 5, window: 1500us}", limiter.Config{Name: DefaultLimiterName, Limit: 5, Window: 1500 * time.Microsecond}},
+		{"{limit: 5, window: 1d, algorithm: leaky}", limiter.Config{Name: DefaultLimiterName, Limit: 5, Window: 24 * time.Hour, Algorithm: "leaky"}},
+		{"{limit: 5, window: 1d, error_policy: maybe}", limiter.Config{Name: DefaultLimiterName, Limit: 5, Window: 24 * time.Hour, Policy: "maybe"}},
+	} {
+		_, err := Parse("x.yaml", []byte("limiter: "+tc.yaml+"\ntraffic: [{name: a, closed_loop: {}}]\n"))
+		_, lerr := limiter.New(tc.cfg)
+		var ce *limiter.ConfigError
+		if err == nil || !errors.As(lerr, &ce) {
+			t.Fatalf("%s: scenario %v, limiter %v: want both to refuse", tc.yaml, err, lerr)
+		}
+		if want := "limiter." + ce.Field + ": " + ce.Msg; !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: scenario says %q, want the limiter's %q", tc.yaml, err, want)
+		}
 	}
 }

@@ -193,23 +193,20 @@ func (s *Scenario) validateServer() error {
 
 func (s *Scenario) validateLimiter() error {
 	l := s.Limiter
-	if l.Name == "" {
-		return errAt("limiter.name", "is empty: give the route name used in keys, e.g. roast")
+	// The limiter's own check, in its words.
+	cfg := limiter.Config{Name: l.Name, Algorithm: limiter.Algorithm(l.Algorithm), Limit: l.Limit, Window: l.Window.D(),
+		Policy: limiter.Policy(l.ErrorPolicy)}
+	var ce *limiter.ConfigError
+	if err := cfg.Check(); errors.As(err, &ce) {
+		return errAt("limiter."+ce.Field, "%s", ce.Msg)
 	}
-	if l.Limit < 1 || l.Limit > limiter.MaxLimit {
-		return errAt("limiter.limit", "%d is out of range: must be between 1 and %d", l.Limit, int64(limiter.MaxLimit))
+	// Empty is the limiter's default, which SetDefaults fills: a scenario
+	// built without it names none.
+	if l.Algorithm == "" {
+		return errAt("limiter.algorithm", "is empty: use one of %s", joinNames(limiter.Algorithms))
 	}
-	if l.Window <= 0 {
-		return errAt("limiter.window", "must be above 0, e.g. 60s or 1d")
-	}
-	if time.Duration(l.Window)%time.Millisecond != 0 {
-		return errAt("limiter.window", "%v is not a whole number of milliseconds: JavaScript clocks tick in milliseconds, use e.g. 1500ms or 60s", l.Window)
-	}
-	if !slices.Contains(limiter.Algorithms, limiter.Algorithm(l.Algorithm)) {
-		return errAt("limiter.algorithm", "%q is unknown: use one of %s", l.Algorithm, joinNames(limiter.Algorithms))
-	}
-	if !slices.Contains(limiter.Policies, limiter.Policy(l.ErrorPolicy)) {
-		return errAt("limiter.error_policy", "%q is unknown: use one of %s", l.ErrorPolicy, joinNames(limiter.Policies))
+	if l.ErrorPolicy == "" {
+		return errAt("limiter.error_policy", "is empty: use one of %s", joinNames(limiter.Policies))
 	}
 	if err := (limiter.TokenSource{From: l.Token.From, Name: l.Token.Name}).Validate(); err != nil {
 		return errAt("limiter.token", "%v", err)
