@@ -9,9 +9,9 @@
 package limiter
 
 import (
-	"slices"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
