@@ -110,16 +110,17 @@ func (cfg Config) Check() error {
 		return bad("window", "%v is not a whole number of milliseconds: JavaScript clocks tick in milliseconds, use e.g. 1500ms or 60s", cfg.Window)
 	}
 	if cfg.Algorithm != "" && !slices.Contains(Algorithms, cfg.Algorithm) {
-		return bad("algorithm", "%q is unknown: use one of %s", cfg.Algorithm, joinNames(Algorithms))
+		return bad("algorithm", "%q is unknown: use one of %s", cfg.Algorithm, JoinNames(Algorithms))
 	}
 	if cfg.Policy != "" && !slices.Contains(Policies, cfg.Policy) {
-		return bad("error_policy", "%q is unknown: use one of %s", cfg.Policy, joinNames(Policies))
+		return bad("error_policy", "%q is unknown: use one of %s", cfg.Policy, JoinNames(Policies))
 	}
 	return nil
 }
 
-// joinNames lists names for an error message: "a, b, c".
-func joinNames[T ~string](names []T) string {
+// JoinNames lists names (the limiter's algorithms, policies, key modes)
+// for an error message: "a, b, c".
+func JoinNames[T ~string](names []T) string {
 	s := make([]string, len(names))
 	for i, n := range names {
 		s[i] = string(n)

@@ -352,9 +352,18 @@ func FreePlanSentence(c Cost) string {
 // midnight that is ("00:00:08 UTC, 8 s into the day"), so that a quota
 // gone in seconds does not read as gone at midnight.
 func Clock(secs float64) string {
+	if s := int(secs); s < 3600 {
+		return ClockOfDay(secs) + ", " + (time.Duration(s) * time.Second).String() + " into the day"
+	}
+	return ClockOfDay(secs)
+}
+
+// ClockOfDay is Clock's time of day alone: "03:20 UTC", with seconds
+// within the day's first hour ("00:00:08 UTC"), for a figure's label.
+func ClockOfDay(secs float64) string {
 	s := int(secs)
 	if s < 3600 {
-		return fmt.Sprintf("%02d:%02d:%02d UTC, %s into the day", s/3600, s%3600/60, s%60, time.Duration(s)*time.Second)
+		return fmt.Sprintf("%02d:%02d:%02d UTC", s/3600, s%3600/60, s%60)
 	}
 	return fmt.Sprintf("%02d:%02d UTC", s/3600, s%3600/60)
 }

@@ -296,7 +296,7 @@ type handTrial struct {
 
 // newHandTrial starts trial i of a run with seed.
 func newHandTrial(c *handConfig, seed uint64, i int) *handTrial {
-	r, _ := trialSource(seed, i)
+	r := TrialRand(seed, i)
 	return &handTrial{c: c, r: r, keys: make([][]*handKey, c.callers())}
 }
 

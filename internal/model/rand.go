@@ -16,24 +16,10 @@ func splitmix64(x *uint64) uint64 {
 // seed: a PCG seeded by SplitMix64 from seed and i. Trials are independent
 // and each is reproducible on its own, whatever order they run in.
 func TrialRand(seed uint64, trial int) *rand.Rand {
-	r, _ := trialSource(seed, trial)
-	return r
-}
-
-// trialSource returns TrialRand(seed, trial) and the PCG it draws from,
-// for draws made straight from the PCG (uniform01).
-func trialSource(seed uint64, trial int) (*rand.Rand, *rand.PCG) {
 	x := seed
 	splitmix64(&x)
 	x += uint64(trial) * 0xd1b54a32d192ed03
 	hi := splitmix64(&x)
 	lo := splitmix64(&x)
-	src := rand.NewPCG(hi, lo)
-	return rand.New(src), src
-}
-
-// uniform01 is rand.Rand.Float64 of a Rand over src: the same draw and the
-// same value, without Rand's call through its Source interface.
-func uniform01(src *rand.PCG) float64 {
-	return float64(src.Uint64()<<11>>11) / (1 << 53)
+	return rand.New(rand.NewPCG(hi, lo))
 }

@@ -18,21 +18,3 @@ func TestTrialRand(t *testing.T) {
 		}
 	}
 }
-
-// TestUniform01 checks that a uniform draw straight from the PCG is the
-// draw Rand.Float64 makes: the same value, and the same state after it.
-func TestUniform01(t *testing.T) {
-	r, src := trialSource(5, 2)
-	want := TrialRand(5, 2)
-	for i := 0; i < 1000; i++ {
-		var got float64
-		if i%2 == 0 {
-			got = uniform01(src)
-		} else {
-			got = r.Float64()
-		}
-		if w := want.Float64(); got != w {
-			t.Fatalf("draw %d: %v, want %v", i, got, w)
-		}
-	}
-}

@@ -134,7 +134,6 @@ type request struct {
 type trial struct {
 	c       *compiled
 	rng     *rand.Rand
-	pcg     *rand.PCG // rng's source, for draws made straight from it
 	q       queue
 	now     int64
 	store   Store
@@ -198,7 +197,7 @@ func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Tr
 // scheduled.
 func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
 	t := &trial{c: c, i: i, last: -1}
-	t.rng, t.pcg = trialSource(seed, i)
+	t.rng = TrialRand(seed, i)
 	t.rec = measure.NewRecorder(measure.Config{Limit: c.lim.Config().Limit, Window: c.lim.Config().Window, Algorithm: string(c.lim.Config().Algorithm),
 		Start: c.start, Populations: c.mpops})
 	var err error

@@ -11,11 +11,12 @@ import "container/heap"
 // concurrent use.
 type Arrivals struct {
 	p *Population
-	s Stream
 	m int64 // arrivals walked
-	// next holds each client's next arrival (Poisson only; a constant
-	// rate's order is known: arrival m is client m mod Clients's).
-	next arrivalHeap
+	// next holds each client's next arrival and draws its client's
+	// draws (Poisson only; a constant rate's order is known: arrival m is
+	// client m mod Clients's).
+	next  arrivalHeap
+	draws []Draws
 }
 
 // Arrival is one arrival of an open loop: client K's (within its
@@ -28,11 +29,12 @@ type Arrival struct {
 
 // Arrivals returns a walk of the population's arrivals drawn from s.
 func (p *Population) Arrivals(s Stream) *Arrivals {
-	a := &Arrivals{p: p, s: s}
+	a := &Arrivals{p: p}
 	if p.Poisson {
-		a.next = make(arrivalHeap, p.Clients)
+		a.next, a.draws = make(arrivalHeap, p.Clients), make([]Draws, p.Clients)
 		for k := range p.Clients {
-			a.next[k] = Arrival{K: k, Y: p.Arrival(s.Client(p, k), k, 0, 0)}
+			a.draws[k] = s.Client(p, k)
+			a.next[k] = Arrival{K: k, Y: p.Arrival(a.draws[k], k, 0, 0)}
 		}
 		heap.Init(&a.next)
 	}
@@ -53,7 +55,7 @@ func (a *Arrivals) Next() Arrival {
 		return Arrival{K: k, N: n, Y: p.Arrival(Draws{}, k, n, 0)}
 	}
 	first := a.next[0]
-	a.next[0] = Arrival{K: first.K, N: first.N + 1, Y: p.Arrival(a.s.Client(p, first.K), first.K, first.N+1, first.Y)}
+	a.next[0] = Arrival{K: first.K, N: first.N + 1, Y: p.Arrival(a.draws[first.K], first.K, first.N+1, first.Y)}
 	heap.Fix(&a.next, 0)
 	return first
 }

@@ -276,20 +276,13 @@ func (p *Population) IP(k int, n int64) string {
 // the limiter builds it (limiter.KeyBy.Caller) from a request carrying the
 // token and address Token and IP give.
 func (p *Population) Caller(k int, n int64) string {
-	return CallerOf(p.key, p.Token(k, n), p.IP(k, n))
+	return callerOf(p.key, p.Token(k, n), p.IP(k, n))
 }
 
-// Key returns what the limiter keys the population's requests on.
-func (p *Population) Key() limiter.KeyBy { return p.key }
-
-// SharesToken reports whether the population's clients all send one
-// token, a bot tactic the report names.
-func (p *Population) SharesToken() bool { return p.token == tokenShared }
-
-// CallerOf returns the caller identity key builds from a request with
+// callerOf returns the caller identity key builds from a request with
 // token ("" for none) from address ip ("" for none), as the limiter
 // builds it from a request carrying them.
-func CallerOf(key limiter.KeyBy, token, ip string) string {
+func callerOf(key limiter.KeyBy, token, ip string) string {
 	if token == "" {
 		token = limiter.NoToken
 	}
@@ -444,10 +437,6 @@ func (p *Population) ArrivalAt(y float64) time.Duration {
 	}
 	return time.Duration(t)
 }
-
-// Phase returns the cumulative intensity of a constant-rate client k's
-// first arrival: clients are evenly out of phase.
-func (p *Population) Phase(k int) float64 { return float64(k) / float64(p.Clients) }
 
 // BurstTime returns when, from the run's start, request i (from 0) of a
 // bursting population leaves, or math.MaxInt64 when it never does: the

@@ -622,8 +622,7 @@ func FreePlan(s *measure.Summary) *Figure {
 		v := []float64{w, r}[i]
 		xys = append(xys, plotter.XY{X: v, Y: float64(i)})
 		if v > 0 {
-			at, _, _ := strings.Cut(measure.Clock(secs), ",") // the time of day, without how long into it
-			labels = append(labels, " gone at "+at)
+			labels = append(labels, " gone at "+measure.ClockOfDay(secs))
 		} else {
 			labels = append(labels, " lasts the day")
 		}

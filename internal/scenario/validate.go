@@ -203,16 +203,16 @@ func (s *Scenario) validateLimiter() error {
 	// Empty is the limiter's default, which SetDefaults fills: a scenario
 	// built without it names none.
 	if l.Algorithm == "" {
-		return errAt("limiter.algorithm", "is empty: use one of %s", joinNames(limiter.Algorithms))
+		return errAt("limiter.algorithm", "is empty: use one of %s", limiter.JoinNames(limiter.Algorithms))
 	}
 	if l.ErrorPolicy == "" {
-		return errAt("limiter.error_policy", "is empty: use one of %s", joinNames(limiter.Policies))
+		return errAt("limiter.error_policy", "is empty: use one of %s", limiter.JoinNames(limiter.Policies))
 	}
 	if err := (limiter.TokenSource{From: l.Token.From, Name: l.Token.Name}).Validate(); err != nil {
 		return errAt("limiter.token", "%v", err)
 	}
 	if l.Key != "" && !slices.Contains(limiter.KeyModes, limiter.KeyBy(l.Key)) { // "": the seed's
-		return errAt("limiter.key", "%q is unknown: use one of %s", l.Key, joinNames(limiter.KeyModes))
+		return errAt("limiter.key", "%q is unknown: use one of %s", l.Key, limiter.JoinNames(limiter.KeyModes))
 	}
 	return nil
 }
@@ -482,15 +482,6 @@ func openRate(path string, r Rate, clients int) error {
 	return nil
 }
 
-// joinNames joins names for an error message: "a, b, c".
-func joinNames[T ~string](names []T) string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = string(n)
-	}
-	return strings.Join(out, ", ")
-}
-
 // validateAdvise checks the advise section: budgets in the -threshold
 // grammar and known design choices.
 func (s *Scenario) validateAdvise() error {
@@ -502,7 +493,7 @@ func (s *Scenario) validateAdvise() error {
 	}
 	for i, x := range a.Algorithms {
 		if !slices.Contains(limiter.Algorithms, limiter.Algorithm(x)) {
-			return errAt(fmt.Sprintf("advise.algorithms.%d", i), "%q is unknown: use one of %s", x, joinNames(limiter.Algorithms))
+			return errAt(fmt.Sprintf("advise.algorithms.%d", i), "%q is unknown: use one of %s", x, limiter.JoinNames(limiter.Algorithms))
 		}
 	}
 	for i, x := range a.Stores {
@@ -512,7 +503,7 @@ func (s *Scenario) validateAdvise() error {
 	}
 	for i, x := range a.Policies {
 		if !slices.Contains(limiter.Policies, limiter.Policy(x)) {
-			return errAt(fmt.Sprintf("advise.policies.%d", i), "%q is unknown: use one of %s", x, joinNames(limiter.Policies))
+			return errAt(fmt.Sprintf("advise.policies.%d", i), "%q is unknown: use one of %s", x, limiter.JoinNames(limiter.Policies))
 		}
 	}
 	if a.MaxLimit < 0 || a.MaxLimit > limiter.MaxLimit {
