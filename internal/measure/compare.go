@@ -316,8 +316,8 @@ var remedy = map[string]string{
 	CheckLostUpdates: "how the live store serves reads and writes (its caches, lag and consistency) against the model's",
 	CheckStaleReads:  "how the live store serves reads and writes (its caches, lag and consistency) against the model's",
 	CheckFailOpen:    "which store errors the live run met (429s, outages, error rates) against the model's",
-	CheckLatencyP50:  "the live latencies against the model's: the live ones hold what the model has no part for, such as the HTTP hop to the target (simulate -calibrate fits the model's to live runs)",
-	CheckLatencyP99:  "the live latencies against the model's: the live ones hold what the model has no part for, such as the HTTP hop to the target (simulate -calibrate fits the model's to live runs)",
+	CheckLatencyP50:  "the live latencies against the model's: the live ones hold what the model has no part for, the HTTP hop to the target or, measured at the target, its own timers and HTTP server (simulate -calibrate fits the model's to live runs)",
+	CheckLatencyP99:  "the live latencies against the model's: the live ones hold what the model has no part for, the HTTP hop to the target or, measured at the target, its own timers and HTTP server (simulate -calibrate fits the model's to live runs)",
 }
 
 // remedies says where to look for the figures outside their bands, each
