@@ -61,6 +61,7 @@ func TestCommandParse(t *testing.T) {
 		{[]string{"-json", "--compare=r.json", "x.yaml"}, "compare", []string{"r.json", "x.yaml"}, []string{"json"}, ""},
 		{[]string{"merge", "DIR", "-json"}, "merge", []string{"DIR"}, []string{"json"}, ""},
 		{[]string{"-json", "-merge", "DIR"}, "merge", []string{"DIR"}, []string{"json"}, ""},
+		{[]string{"-merge", "DIR", "-json"}, "merge", []string{"DIR"}, []string{"json"}, ""},
 		{[]string{"-merge=true", "DIR"}, "merge", []string{"DIR"}, nil, ""},
 		{[]string{"-merge=false", "x.yaml"}, "run", []string{"x.yaml"}, nil, "merge"},
 		{[]string{"x.yaml", "--", "-merge"}, "run", []string{"x.yaml", "-merge"}, nil, ""},
