@@ -8,11 +8,11 @@ import (
 	"strings"
 )
 
-// OutputFlags and GateFlags are the flags of the help's output and gates
+// outputFlags and gateFlags are the flags of the help's output and gates
 // groups; the others of a mode are its own (the run group for the plain run).
 var (
-	OutputFlags = []string{"out", "json", "no-report"}
-	GateFlags   = []string{"threshold", "max-ratio", "at", "junit"}
+	outputFlags = []string{"out", "json", "no-report"}
+	gateFlags   = []string{"threshold", "max-ratio", "at", "junit"}
 )
 
 // WriteHelp writes mode's help: its usage line, what it does, the
@@ -42,9 +42,9 @@ func (cmd *Command[C]) WriteHelp(w io.Writer, mode Mode, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
 		switch {
 		case f.Name == "version":
-		case slices.Contains(OutputFlags, f.Name):
+		case slices.Contains(outputFlags, f.Name):
 			output = append(output, f)
-		case slices.Contains(GateFlags, f.Name):
+		case slices.Contains(gateFlags, f.Name):
 			gates = append(gates, f)
 		default:
 			own = append(own, f)
