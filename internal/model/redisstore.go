@@ -62,14 +62,15 @@ type Redis struct {
 	waits           waitHeap // commits of writes that WAIT, by time
 	nwaits          uint64
 	version         uint64
-	// lost holds the versions of writes lost at a failover, so that a
-	// write over the surviving value by a writer who read a lost one is
-	// not counted a second time.
-	lost      map[uint64]struct{}
-	free      *repItem
-	failovers int
-	nextSweep int64
-	scratch   []int
+	// lost and lostBefore hold the versions of writes lost at a failover
+	// in this sweep period and the one before, so that a write over the
+	// surviving value by a writer who read a lost one (a request's read
+	// and write are seconds apart at most) is not counted a second time.
+	lost, lostBefore map[uint64]struct{}
+	free             *repItem
+	failovers        int
+	nextSweep        int64
+	scratch          []int
 }
 
 // RedisConfig configures a Redis store.
@@ -307,7 +308,7 @@ func (s *Redis) commit(t int64, w PendingWrite, lags []int64) {
 	}
 	e := nd.data[w.Key]
 	if cur := e.live(t); cur != 0 && cur != w.ReadVersion && w.ReadVersion != UnknownVersion && s.ctr != nil {
-		if _, gone := s.lost[w.ReadVersion]; !gone {
+		if !s.wasLost(w.ReadVersion) {
 			s.ctr.LostUpdate()
 		}
 	}
@@ -335,6 +336,13 @@ func (s *Redis) set(nd *rnode, w PendingWrite, v uint64, t int64) {
 		nd.data[w.Key] = e
 	}
 	e.value, e.version, e.committed, e.expires = w.Value, v, t, after(t, int64(w.TTL))
+}
+
+// wasLost reports whether version v was lost at a failover lately.
+func (s *Redis) wasLost(v uint64) bool {
+	_, a := s.lost[v]
+	_, b := s.lostBefore[v]
+	return a || b
 }
 
 // lose counts write version v as lost.
@@ -450,6 +458,9 @@ func (s *Redis) sweep(t int64) {
 		return
 	}
 	s.nextSweep = t + sweepEvery
+	if len(s.lost) > 0 || len(s.lostBefore) > 0 {
+		s.lost, s.lostBefore = map[uint64]struct{}{}, s.lost
+	}
 	for _, nd := range s.nodes {
 		for k, e := range nd.data {
 			if e.npending == 0 && e.live(t) == 0 {
