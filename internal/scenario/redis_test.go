@@ -39,6 +39,7 @@ func TestRedisSchema(t *testing.T) {
 		{"kill for", "store: {kind: redis}\nfaults: [{at: 1s, kind: kill-primary, for: 5s}]\n", "faults.0.for: is 5s but a killed primary does not come back"},
 		{"latency on a pause", "store: {kind: redis}\nfaults: [{at: 1s, kind: pause, target: primary, latency: 5ms}]\n", "faults.0.latency: latency and jitter are set but kind is pause"},
 		{"link-latency without latency", "store: {kind: redis}\nfaults: [{at: 1s, kind: link-latency, target: replica-1}]\n", "faults.0.latency: is missing"},
+		{"advise redis", "store: {kind: redis}\nadvise: {stores: [memory, redis]}\n", "advise.stores.1: redis is not among the designs simulate -advise tries yet"},
 		{"second fault", "store: {kind: redis}\nfaults: [{at: 1s, kind: partition}, {at: 3m, kind: partition}]\n", "x.yaml:2:42: faults.1.at: 3m is outside the run"},
 	}
 	for _, tc := range tests {
