@@ -34,8 +34,8 @@ import (
 // paused or partitioned from its replicas and the sentinels for at least
 // down_after is failed over: failover later the replica that applied most
 // (Sentinel prefers the greatest replication offset) is promoted; the
-// writes the old primary had committed that it had not applied are lost
-// (measure.KVCounters.LostUpdate, once each). Clients reach the new
+// writes the old primary had committed that the promoted replica had not
+// applied are lost (measure.KVCounters.LostUpdate, once each). Clients reach the new
 // primary reconnect after the promotion; until then they send to the old
 // one: a killed node refuses at once, a paused one answers nothing (the
 // client times out), a partitioned one keeps taking writes, which are
@@ -45,7 +45,9 @@ import (
 // drop the others.
 //
 // Simplifications (docs/stores.md): a command meets its node as it is
-// when the command is sent; a write that timed out at the client never
+// when the command is sent (a write sent before a kill and due after it
+// is lost, though the limiter took it as written); a write that timed out
+// at the client never
 // takes effect; a full resynchronisation is instant; a failover with no
 // reachable replica at promotion time does not happen and is not retried.
 type Redis struct {
