@@ -39,13 +39,9 @@ type shardFlags struct {
 	merge   bool
 }
 
-// register adds -shard, -start-at, -run-id and -merge to fs.
+// register adds -start-at and -run-id to fs (-shard is a shared flag,
+// cli.Shared; merge is a mode).
 func (f *shardFlags) register(fs *flag.FlagSet) {
-	fs.Func("shard", "send shard `I/N` of the scenario's load (with -url, -start-at and -run-id; merge the shards with -merge)", func(v string) error {
-		s, err := plan.ParseShard(v)
-		f.shard = &s
-		return err
-	})
 	fs.Func("start-at", "with -shard: the agreed wall-clock `time` every shard starts at (RFC 3339, e.g. 2026-12-01T10:00:00Z)", func(v string) error {
 		t, err := time.Parse(time.RFC3339Nano, v)
 		if err != nil {
@@ -55,7 +51,6 @@ func (f *shardFlags) register(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.StringVar(&f.runID, "run-id", "", "with -shard: the run's `id`, the same on every shard (it prefixes every token, so shards share callers and runs do not)")
-	fs.BoolVar(&f.merge, "merge", false, "merge the shard files (or the folders holding them) given as arguments into one summary, results file and report")
 }
 
 // runIDPattern is what a run id may hold: it goes into tokens and file names.
