@@ -1,0 +1,235 @@
+// Package faultproxy is a small TCP proxy on loopback for fault tests: put
+// between two processes (a Redis replica and its primary), it forwards
+// bytes both ways and can delay them (a latency and a jitter per direction,
+// drawn from a seeded generator), cut the link (new connections refused,
+// open ones stalled: nothing forwarded until Heal, as a partition that TCP
+// rides out) and heal it.
+//
+// Bytes keep their order: a chunk is delivered at the later of its own draw
+// and the chunk before it. Every connection is closed by Stop, which waits
+// for the proxy's goroutines; only loopback targets are accepted.
+package faultproxy
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"time"
+)
+
+// Direction is one way through the proxy.
+type Direction int
+
+// The two directions: from the connecting side to the target (Up: a
+// replica to its primary) and back (Down: the primary's stream of writes).
+const (
+	Up Direction = iota
+	Down
+)
+
+// chunkQueue is how many chunks a direction holds before it stops reading.
+const chunkQueue = 1024
+
+// delay is a direction's latency and jitter (uniform in [0, jitter)).
+type delay struct{ latency, jitter time.Duration }
+
+// Proxy forwards connections on Addr to its target. Safe for concurrent use.
+type Proxy struct {
+	ln     net.Listener
+	target string
+
+	mu     sync.Mutex
+	cond   *sync.Cond // signalled when cut or stopped changes
+	delays [2]delay
+	rng    *rand.Rand
+	cut    bool
+	closed bool
+	conns  map[net.Conn]struct{}
+	wg     sync.WaitGroup
+}
+
+// Start listens on a free loopback port and forwards to target, a loopback
+// host:port; seed seeds the jitter's draws.
+func Start(target string, seed uint64) (*Proxy, error) {
+	host, _, err := net.SplitHostPort(target)
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("faultproxy: target %q is not a loopback host:port: the proxy only joins local processes", target)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("faultproxy: no loopback port to listen on: %w", err)
+	}
+	p := &Proxy{ln: ln, target: target, rng: rand.New(rand.NewPCG(seed, 0xfa17)), conns: map[net.Conn]struct{}{}}
+	p.cond = sync.NewCond(&p.mu)
+	p.wg.Add(1)
+	go p.accept()
+	return p, nil
+}
+
+// Addr is the proxy's host:port, to connect to instead of the target.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// Target is the host:port the proxy forwards to.
+func (p *Proxy) Target() string { return p.target }
+
+// SetDelay makes every chunk going d wait latency plus a uniform draw in
+// [0, jitter); zeros forward at once.
+func (p *Proxy) SetDelay(d Direction, latency, jitter time.Duration) {
+	p.mu.Lock()
+	p.delays[d] = delay{max(latency, 0), max(jitter, 0)}
+	p.mu.Unlock()
+}
+
+// Cut refuses new connections (accepted, then closed at once) and stalls
+// the open ones until Heal.
+func (p *Proxy) Cut() { p.setCut(true) }
+
+// Heal undoes Cut: what the open connections held is delivered.
+func (p *Proxy) Heal() { p.setCut(false) }
+
+func (p *Proxy) setCut(v bool) {
+	p.mu.Lock()
+	p.cut = v
+	p.cond.Broadcast()
+	p.mu.Unlock()
+}
+
+// Stop closes the listener and every connection, and waits until the
+// proxy's goroutines have ended. Stopping twice is harmless.
+func (p *Proxy) Stop() {
+	p.mu.Lock()
+	p.closed = true
+	for c := range p.conns {
+		_ = c.Close()
+	}
+	p.cond.Broadcast()
+	p.mu.Unlock()
+	_ = p.ln.Close()
+	p.wg.Wait()
+}
+
+func (p *Proxy) accept() {
+	defer p.wg.Done()
+	for {
+		in, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		refuse := p.cut || p.closed
+		p.mu.Unlock()
+		if refuse {
+			_ = in.Close()
+			continue
+		}
+		out, err := net.DialTimeout("tcp", p.target, 2*time.Second)
+		if err != nil {
+			_ = in.Close()
+			continue
+		}
+		if !p.track(in, out) {
+			continue
+		}
+		p.wg.Add(4)
+		go p.pipe(in, out, Up)
+		go p.pipe(out, in, Down)
+	}
+}
+
+// track registers a connection's two sides, or closes them if the proxy
+// has stopped.
+func (p *Proxy) track(in, out net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		_ = in.Close()
+		_ = out.Close()
+		return false
+	}
+	p.conns[in], p.conns[out] = struct{}{}, struct{}{}
+	return true
+}
+
+// chunk is bytes read and when to deliver them.
+type chunk struct {
+	b  []byte
+	at time.Time
+}
+
+// pipe forwards src to dst in direction d: a reader stamps each chunk with
+// its delivery time, a writer delivers it then, unless the link is cut.
+// When either side ends, both connections are closed.
+func (p *Proxy) pipe(src, dst net.Conn, d Direction) {
+	q := make(chan chunk, chunkQueue)
+	done := make(chan struct{}) // the writer has ended
+	go func() {                 // reader
+		defer p.wg.Done()
+		defer close(q)
+		var last time.Time
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := src.Read(buf)
+			if n > 0 {
+				at := p.deliverAt(d)
+				if at.Before(last) {
+					at = last
+				}
+				last = at
+				select {
+				case q <- chunk{append([]byte(nil), buf[:n]...), at}:
+				case <-done:
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	defer p.wg.Done() // writer
+	defer close(done)
+	defer p.drop(src, dst)
+	for c := range q {
+		time.Sleep(time.Until(c.at))
+		if !p.waitLink() {
+			return
+		}
+		if _, err := dst.Write(c.b); err != nil {
+			return
+		}
+	}
+}
+
+// deliverAt draws when a chunk read now going d is delivered.
+func (p *Proxy) deliverAt(d Direction) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	dl := p.delays[d]
+	extra := dl.latency
+	if dl.jitter > 0 {
+		extra += time.Duration(p.rng.Int64N(int64(dl.jitter)))
+	}
+	return time.Now().Add(extra)
+}
+
+// waitLink waits while the link is cut; false once the proxy has stopped.
+func (p *Proxy) waitLink() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.cut && !p.closed {
+		p.cond.Wait()
+	}
+	return !p.closed
+}
+
+// drop closes both sides of a connection and forgets them; the reader of
+// the other direction then ends too.
+func (p *Proxy) drop(a, b net.Conn) {
+	p.mu.Lock()
+	delete(p.conns, a)
+	delete(p.conns, b)
+	p.mu.Unlock()
+	_ = a.Close()
+	_ = b.Close()
+}
