@@ -1,9 +1,14 @@
 // Package faultproxy is a small TCP proxy on loopback for fault tests: put
-// between two processes (a Redis replica and its primary), it forwards
-// bytes both ways and can delay them (a latency and a jitter per direction,
-// drawn from a seeded generator), cut the link (new connections refused,
-// open ones stalled: nothing forwarded until Heal, as a partition that TCP
-// rides out) and heal it.
+// in front of a process (a Redis server), it forwards bytes both ways and
+// can delay them (a latency and a jitter per direction, drawn from a seeded
+// generator), cut the link (new connections refused, open ones stalled:
+// nothing forwarded until Heal, as a partition that TCP rides out) and heal
+// it.
+//
+// Each control applies to the connections from one source address, or to
+// all ("" as the source): processes that connect from addresses of their
+// own in 127.0.0.0/8 (Redis's bind-source-addr) get links of their own
+// through one proxy.
 //
 // Bytes keep their order: a chunk is delivered at the later of its own draw
 // and the chunk before it. Every connection is closed by Stop, which waits
@@ -34,16 +39,21 @@ const chunkQueue = 1024
 // delay is a direction's latency and jitter (uniform in [0, jitter)).
 type delay struct{ latency, jitter time.Duration }
 
+// rule is what the controls set for one source.
+type rule struct {
+	delays [2]delay
+	cut    bool
+}
+
 // Proxy forwards connections on Addr to its target. Safe for concurrent use.
 type Proxy struct {
 	ln     net.Listener
 	target string
 
 	mu     sync.Mutex
-	cond   *sync.Cond // signalled when cut or stopped changes
-	delays [2]delay
+	cond   *sync.Cond       // signalled when a cut or closed changes
+	rules  map[string]*rule // by source IP; "" is every source
 	rng    *rand.Rand
-	cut    bool
 	closed bool
 	conns  map[net.Conn]struct{}
 	wg     sync.WaitGroup
@@ -60,7 +70,8 @@ func Start(target string, seed uint64) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("faultproxy: no loopback port to listen on: %w", err)
 	}
-	p := &Proxy{ln: ln, target: target, rng: rand.New(rand.NewPCG(seed, 0xfa17)), conns: map[net.Conn]struct{}{}}
+	p := &Proxy{ln: ln, target: target, rng: rand.New(rand.NewPCG(seed, 0xfa17)),
+		rules: map[string]*rule{}, conns: map[net.Conn]struct{}{}}
 	p.cond = sync.NewCond(&p.mu)
 	p.wg.Add(1)
 	go p.accept()
@@ -73,26 +84,50 @@ func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 // Target is the host:port the proxy forwards to.
 func (p *Proxy) Target() string { return p.target }
 
-// SetDelay makes every chunk going d wait latency plus a uniform draw in
-// [0, jitter); zeros forward at once.
-func (p *Proxy) SetDelay(d Direction, latency, jitter time.Duration) {
+// SetDelay makes every chunk going d on connections from the source IP
+// from ("" for every source without a delay of its own) wait latency plus a
+// uniform draw in [0, jitter); zeros forward at once.
+func (p *Proxy) SetDelay(from string, d Direction, latency, jitter time.Duration) {
 	p.mu.Lock()
-	p.delays[d] = delay{max(latency, 0), max(jitter, 0)}
+	p.rule(from).delays[d] = delay{max(latency, 0), max(jitter, 0)}
 	p.mu.Unlock()
 }
 
-// Cut refuses new connections (accepted, then closed at once) and stalls
-// the open ones until Heal.
-func (p *Proxy) Cut() { p.setCut(true) }
+// Cut refuses new connections from the source IP from ("" for every
+// source), accepting and closing them at once, and stalls the open ones
+// until Heal(from).
+func (p *Proxy) Cut(from string) { p.setCut(from, true) }
 
-// Heal undoes Cut: what the open connections held is delivered.
-func (p *Proxy) Heal() { p.setCut(false) }
+// Heal undoes Cut(from): what the open connections held is delivered.
+func (p *Proxy) Heal(from string) { p.setCut(from, false) }
 
-func (p *Proxy) setCut(v bool) {
+func (p *Proxy) setCut(from string, v bool) {
 	p.mu.Lock()
-	p.cut = v
+	p.rule(from).cut = v
 	p.cond.Broadcast()
 	p.mu.Unlock()
+}
+
+// rule returns from's rule, made on first use. Call with p.mu held.
+func (p *Proxy) rule(from string) *rule {
+	r := p.rules[from]
+	if r == nil {
+		r = &rule{}
+		p.rules[from] = r
+	}
+	return r
+}
+
+// isCut reports whether connections from src are cut. Call with p.mu held.
+func (p *Proxy) isCut(src string) bool {
+	all, own := p.rules[""], p.rules[src]
+	return (all != nil && all.cut) || (own != nil && own.cut)
+}
+
+// source is the IP a connection comes from.
+func source(c net.Conn) string {
+	host, _, _ := net.SplitHostPort(c.RemoteAddr().String())
+	return host
 }
 
 // Stop closes the listener and every connection, and waits until the
@@ -116,8 +151,9 @@ func (p *Proxy) accept() {
 		if err != nil {
 			return
 		}
+		src := source(in)
 		p.mu.Lock()
-		refuse := p.cut || p.closed
+		refuse := p.isCut(src) || p.closed
 		p.mu.Unlock()
 		if refuse {
 			_ = in.Close()
@@ -132,8 +168,8 @@ func (p *Proxy) accept() {
 			continue
 		}
 		p.wg.Add(4)
-		go p.pipe(in, out, Up)
-		go p.pipe(out, in, Down)
+		go p.pipe(in, out, src, Up)
+		go p.pipe(out, in, src, Down)
 	}
 }
 
@@ -157,10 +193,11 @@ type chunk struct {
 	at time.Time
 }
 
-// pipe forwards src to dst in direction d: a reader stamps each chunk with
-// its delivery time, a writer delivers it then, unless the link is cut.
-// When either side ends, both connections are closed.
-func (p *Proxy) pipe(src, dst net.Conn, d Direction) {
+// pipe forwards src to dst in direction d for a connection from the source
+// IP from: a reader stamps each chunk with its delivery time, a writer
+// delivers it then, unless the link is cut. When either side ends, both
+// connections are closed.
+func (p *Proxy) pipe(src, dst net.Conn, from string, d Direction) {
 	q := make(chan chunk, chunkQueue)
 	done := make(chan struct{}) // the writer has ended
 	go func() {                 // reader
@@ -171,7 +208,7 @@ func (p *Proxy) pipe(src, dst net.Conn, d Direction) {
 		for {
 			n, err := src.Read(buf)
 			if n > 0 {
-				at := p.deliverAt(d)
+				at := p.deliverAt(from, d)
 				if at.Before(last) {
 					at = last
 				}
@@ -192,7 +229,7 @@ func (p *Proxy) pipe(src, dst net.Conn, d Direction) {
 	defer p.drop(src, dst)
 	for c := range q {
 		time.Sleep(time.Until(c.at))
-		if !p.waitLink() {
+		if !p.waitLink(from) {
 			return
 		}
 		if _, err := dst.Write(c.b); err != nil {
@@ -201,11 +238,17 @@ func (p *Proxy) pipe(src, dst net.Conn, d Direction) {
 	}
 }
 
-// deliverAt draws when a chunk read now going d is delivered.
-func (p *Proxy) deliverAt(d Direction) time.Time {
+// deliverAt draws when a chunk from the source IP from, read now going d,
+// is delivered: with the source's own delay, else every source's.
+func (p *Proxy) deliverAt(from string, d Direction) time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	dl := p.delays[d]
+	var dl delay
+	if r := p.rules[from]; r != nil && r.delays[d] != (delay{}) {
+		dl = r.delays[d]
+	} else if r := p.rules[""]; r != nil {
+		dl = r.delays[d]
+	}
 	extra := dl.latency
 	if dl.jitter > 0 {
 		extra += time.Duration(p.rng.Int64N(int64(dl.jitter)))
@@ -213,11 +256,12 @@ func (p *Proxy) deliverAt(d Direction) time.Time {
 	return time.Now().Add(extra)
 }
 
-// waitLink waits while the link is cut; false once the proxy has stopped.
-func (p *Proxy) waitLink() bool {
+// waitLink waits while the link from the source IP from is cut; false once
+// the proxy has stopped.
+func (p *Proxy) waitLink(from string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for p.cut && !p.closed {
+	for p.isCut(from) && !p.closed {
 		p.cond.Wait()
 	}
 	return !p.closed

@@ -44,7 +44,14 @@ func start(t *testing.T, target string) *Proxy {
 // dial connects to the proxy, closed when the test ends.
 func dial(t *testing.T, p *Proxy) (net.Conn, *bufio.Reader) {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", p.Addr(), time.Second)
+	return dialFrom(t, p, "127.0.0.1")
+}
+
+// dialFrom connects to the proxy from the loopback address src.
+func dialFrom(t *testing.T, p *Proxy, src string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	d := net.Dialer{Timeout: time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}}
+	c, err := d.Dial("tcp", p.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,8 +91,8 @@ func TestDelay(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := start(t, target)
-			p.SetDelay(Up, tc.up, 0)
-			p.SetDelay(Down, tc.down, 0)
+			p.SetDelay("", Up, tc.up, 0)
+			p.SetDelay("", Down, tc.down, 0)
 			c, r := dial(t, p)
 			took, err := roundTrip(c, r, 2*time.Second)
 			if err != nil {
@@ -108,10 +115,10 @@ func TestJitterSeeded(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer p.Stop()
-		p.SetDelay(Down, 10*time.Millisecond, 50*time.Millisecond)
+		p.SetDelay("", Down, 10*time.Millisecond, 50*time.Millisecond)
 		var out []time.Duration
 		for range 20 {
-			d := time.Until(p.deliverAt(Down)).Round(time.Millisecond)
+			d := time.Until(p.deliverAt("127.0.0.1", Down)).Round(time.Millisecond)
 			if d < 9*time.Millisecond || d > 60*time.Millisecond {
 				t.Errorf("a draw of %v, want it in [10ms, 60ms)", d)
 			}
@@ -145,7 +152,7 @@ func TestCutHeal(t *testing.T) {
 	if _, err := roundTrip(c, r, time.Second); err != nil {
 		t.Fatal(err)
 	}
-	p.Cut()
+	p.Cut("")
 	if _, err := roundTrip(c, r, 300*time.Millisecond); err == nil || !strings.Contains(err.Error(), "timeout") {
 		t.Fatalf("a round trip through a cut link: %v, want a timeout", err)
 	}
@@ -153,7 +160,7 @@ func TestCutHeal(t *testing.T) {
 	if _, err := roundTrip(nc, nr, time.Second); err == nil {
 		t.Error("a new connection through a cut link answered, want it refused")
 	}
-	p.Heal()
+	p.Heal("")
 	_ = c.SetDeadline(time.Now().Add(time.Second))
 	if line, err := r.ReadString('\n'); err != nil || line != "ping\n" {
 		t.Fatalf("after Heal: %q, %v; want the held ping", line, err)
@@ -167,12 +174,12 @@ func TestCutHeal(t *testing.T) {
 // the listener, and returns.
 func TestStop(t *testing.T) {
 	p := start(t, echo(t))
-	p.SetDelay(Down, 50*time.Millisecond, 0)
+	p.SetDelay("", Down, 50*time.Millisecond, 0)
 	c, r := dial(t, p)
 	if _, err := roundTrip(c, r, time.Second); err != nil {
 		t.Fatal(err)
 	}
-	p.Cut()
+	p.Cut("")
 	_, _ = c.Write([]byte("held\n"))
 	done := make(chan struct{})
 	go func() { p.Stop(); close(done) }()
@@ -198,5 +205,41 @@ func TestLoopbackOnly(t *testing.T) {
 		if _, err := Start(target, 1); err == nil || !strings.Contains(err.Error(), "not a loopback host:port") {
 			t.Errorf("Start(%q): %v, want refused", target, err)
 		}
+	}
+}
+
+// TestPerSource checks that a delay and a cut for one source address leave
+// the connections from another alone, and that a source without a delay of
+// its own gets every source's.
+func TestPerSource(t *testing.T) {
+	p := start(t, echo(t))
+	p.SetDelay("", Down, 100*time.Millisecond, 0)
+	p.SetDelay("127.0.0.2", Down, 300*time.Millisecond, 0)
+	a, ar := dialFrom(t, p, "127.0.0.1")
+	b, br := dialFrom(t, p, "127.0.0.2")
+	for _, tc := range []struct {
+		name     string
+		c        net.Conn
+		r        *bufio.Reader
+		min, max time.Duration
+	}{
+		{"every source's delay", a, ar, 100 * time.Millisecond, 280 * time.Millisecond},
+		{"its own delay", b, br, 300 * time.Millisecond, 600 * time.Millisecond},
+	} {
+		took, err := roundTrip(tc.c, tc.r, 2*time.Second)
+		if err != nil || took < tc.min || took > tc.max {
+			t.Errorf("%s: round trip %v, %v; want %v to %v", tc.name, took, err, tc.min, tc.max)
+		}
+	}
+	p.Cut("127.0.0.2")
+	if _, err := roundTrip(a, ar, 2*time.Second); err != nil {
+		t.Errorf("127.0.0.1 with 127.0.0.2 cut: %v, want it through", err)
+	}
+	if _, err := roundTrip(b, br, 500*time.Millisecond); err == nil {
+		t.Error("127.0.0.2 cut: its round trip went through")
+	}
+	nc, nr := dialFrom(t, p, "127.0.0.2")
+	if _, err := roundTrip(nc, nr, time.Second); err == nil {
+		t.Error("a new connection from 127.0.0.2, cut, answered")
 	}
 }
