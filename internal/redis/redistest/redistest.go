@@ -7,6 +7,13 @@
 // ends, pass or fail (t.Cleanup kills its process group), and every wait is
 // bounded.
 //
+// In a Cluster every server sits behind a proxy of its own
+// (internal/faultproxy), and everyone reaches it there: the clients, the
+// sentinels and the replicas, each from a loopback address of its own
+// (bind-source-addr), so that faults.go can delay or cut one link. The
+// faults themselves (a kill, a pause, latency on a replication link, a
+// partition) are in faults.go.
+//
 // A test on a machine without the binaries skips and prints the install
 // line; with OVERSHOOT_REQUIRE_REDIS=1 (CI) it fails instead.
 //
@@ -25,12 +32,15 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/logging"
+
+	"github.com/overshoot-dev/overshoot/internal/faultproxy"
 )
 
 // MasterName is the name the sentinels monitor the primary under.
@@ -53,19 +63,34 @@ const DownAfter = 1000 * time.Millisecond
 
 // Server is one redis-server or redis-sentinel process.
 type Server struct {
-	// Addr is its loopback address, host:port.
+	// Addr is the loopback host:port to reach it at: in a Cluster its
+	// proxy's, which every client and server uses; else its own.
 	Addr string
+	// Direct is the host:port the process itself listens on.
+	Direct string
 	// Dir is its working directory (config, log).
-	Dir  string
-	cmd  *exec.Cmd
-	done chan struct{}
+	Dir string
+	// Name says which it is: primary, replica1, sentinel1, ...
+	Name string
+
+	source string            // the address it connects from ("" for the default)
+	proxy  *faultproxy.Proxy // in front of it, in a Cluster
+	paused atomic.Bool
+	cmd    *exec.Cmd
+	done   chan struct{}
 }
 
 // Cluster is a primary, its replicas and the sentinels that monitor it.
 type Cluster struct {
+	// Primary and Replicas are the servers as started; after a failover
+	// CurrentPrimary says which is primary.
 	Primary   *Server
 	Replicas  []*Server
 	Sentinels []*Server
+
+	mu      sync.Mutex
+	timers  []*time.Timer // the faults' undos (faults.go)
+	stopped bool
 }
 
 // SentinelAddrs returns the sentinels' addresses.
@@ -110,32 +135,83 @@ func StartServer(t testing.TB) *Server {
 	return launch(t, server, "redis", nil)
 }
 
+// SentinelSource is the loopback address the sentinels connect from; the
+// servers connect from ServerSource(i).
+const SentinelSource = "127.0.0.2"
+
+// ServerSource is the loopback address the i-th server of a Cluster (0 the
+// primary, then the replicas) connects from.
+func ServerSource(i int) string { return fmt.Sprintf("127.0.0.%d", 3+i) }
+
 // Start starts a primary, two replicas of it and three sentinels monitoring
-// it as MasterName (quorum 2), and waits until both replicas are online and
-// every sentinel sees two replicas and two other sentinels.
+// it as MasterName (quorum 2), every server behind a proxy of its own, and
+// waits until both replicas are online and every sentinel sees two
+// replicas and two other sentinels.
 func Start(t testing.TB) *Cluster {
 	t.Helper()
 	server, sentinel := binaries(t)
-	c := &Cluster{Primary: launch(t, server, "primary", nil)}
+	c := &Cluster{Primary: launchServer(t, server, "primary", 0)}
 	for i := range 2 {
-		r := launch(t, server, fmt.Sprintf("replica%d", i+1), []string{"replicaof " + strings.Replace(c.Primary.Addr, ":", " ", 1)})
+		r := launchServer(t, server, fmt.Sprintf("replica%d", i+1), i+1)
+		host, port, _ := net.SplitHostPort(c.Primary.Addr)
+		if err := do(r, "REPLICAOF", host, port); err != nil {
+			t.Fatalf("redistest: REPLICAOF on %s: %v", r.Name, err)
+		}
 		c.Replicas = append(c.Replicas, r)
 	}
 	waitReplication(t, c.Primary, len(c.Replicas))
 	host, port, _ := net.SplitHostPort(c.Primary.Addr)
 	for i := range 3 {
 		s := launch(t, sentinel, fmt.Sprintf("sentinel%d", i+1), []string{
+			"protected-mode no", // the others connect from SentinelSource
+			"bind-source-addr " + SentinelSource,
+			"sentinel announce-ip 127.0.0.1",
 			fmt.Sprintf("sentinel monitor %s %s %s 2", MasterName, host, port),
 			fmt.Sprintf("sentinel down-after-milliseconds %s %d", MasterName, DownAfter.Milliseconds()),
 			fmt.Sprintf("sentinel failover-timeout %s 10000", MasterName),
 			fmt.Sprintf("sentinel parallel-syncs %s 1", MasterName),
 		})
+		s.source = SentinelSource
 		c.Sentinels = append(c.Sentinels, s)
 	}
 	for _, s := range c.Sentinels {
 		waitSentinel(t, s, len(c.Replicas), len(c.Sentinels)-1)
 	}
+	t.Cleanup(c.stop) // before the kills
 	return c
+}
+
+// launchServer starts the i-th redis-server of a cluster, connecting from
+// ServerSource(i), puts a proxy in front of it (its jitter seeded with i,
+// stopped when the test ends) and makes it announce the proxy's address as
+// its own when it replicates.
+func launchServer(t testing.TB, bin, name string, i int) *Server {
+	t.Helper()
+	// A replica's first sync starts at once, not after diskless sync's
+	// default 5 s wait for more replicas.
+	s := launch(t, bin, name, []string{"bind-source-addr " + ServerSource(i), "repl-diskless-sync-delay 0"})
+	s.source = ServerSource(i)
+	p, err := faultproxy.Start(s.Direct, uint64(i)+1)
+	if err != nil {
+		t.Fatalf("redistest: a proxy for %s: %v", name, err)
+	}
+	t.Cleanup(p.Stop)
+	s.proxy, s.Addr = p, p.Addr()
+	_, port, _ := net.SplitHostPort(s.Addr)
+	if err := do(s, "CONFIG", "SET", "replica-announce-ip", "127.0.0.1", "replica-announce-port", port); err != nil {
+		t.Fatalf("redistest: announcing %s's proxy: %v", name, err)
+	}
+	return s
+}
+
+// do runs one command on s's own port, bounded by a second.
+func do(s *Server, args ...any) error {
+	c := goredis.NewClient(&goredis.Options{Addr: s.Direct, DialTimeout: time.Second, ReadTimeout: time.Second,
+		WriteTimeout: time.Second, MaxRetries: -1, DisableIdentity: true})
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	return c.Do(ctx, args...).Err()
 }
 
 // launch starts bin (start) and waits until it answers PING. A port that
@@ -182,7 +258,8 @@ func start(t testing.TB, bin, name string, extra []string) *Server {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("redistest: starting %s %s: %v", bin, path, err)
 	}
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Dir: dir, cmd: cmd, done: make(chan struct{})}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	s := &Server{Addr: addr, Direct: addr, Dir: dir, Name: name, cmd: cmd, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(s.done) }()
 	t.Cleanup(func() {
 		s.Kill()
@@ -193,10 +270,18 @@ func start(t testing.TB, bin, name string, extra []string) *Server {
 	return s
 }
 
-// Kill sends SIGKILL to the server's process group and waits (at most
-// StartTimeout) until it has exited. Killing a server twice is harmless.
+// Kill sends SIGKILL to the server's process group (resumed first if
+// paused) and waits (at most StartTimeout) until it has exited. Its proxy's
+// links are cut first, as a host's go down with it: bytes they were still
+// delaying are never delivered. Killing a server twice is harmless.
 func (s *Server) Kill() {
+	if s.proxy != nil {
+		s.proxy.Cut("")
+	}
 	if s.cmd.Process != nil {
+		if s.paused.Swap(false) {
+			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGCONT)
+		}
 		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	}
 	select {

@@ -1,0 +1,230 @@
+package redistest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/overshoot-dev/overshoot/internal/faultproxy"
+)
+
+// The faults a Cluster takes, on its real processes and through its
+// proxies. They name servers as a schedule does: NodePrimary is whichever
+// server the sentinels name as primary when the fault starts, "replicaN"
+// the N-th live server other than it, in the order they were started. They
+// return errors rather than fail the test, so that a fault runner may call
+// them from a goroutine of its own; what they leave undone at the end of
+// the test (a pause, a latency, a partition) is undone by its cleanup.
+
+// NodePrimary names the current primary in a fault.
+const NodePrimary = "primary"
+
+// FailoverTimeout bounds KillPrimary's wait for Sentinel to promote a
+// replica: DownAfter, then an election and the promotion.
+const FailoverTimeout = 15 * time.Second
+
+// servers returns the primary and the replicas, in start order.
+func (c *Cluster) servers() []*Server { return append([]*Server{c.Primary}, c.Replicas...) }
+
+// CurrentPrimary returns the server the sentinels name as primary now (the
+// first sentinel that answers).
+func (c *Cluster) CurrentPrimary() (*Server, error) {
+	addr, err := c.primaryAddr()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range c.servers() {
+		if s.Addr == addr {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("redistest: the sentinels name %s as primary, none of the cluster's servers", addr)
+}
+
+// primaryAddr asks the sentinels, in turn, for the primary's address.
+func (c *Cluster) primaryAddr() (string, error) {
+	var last error
+	for _, s := range c.Sentinels {
+		sc := goredis.NewClient(&goredis.Options{Addr: s.Addr, DialTimeout: time.Second, ReadTimeout: time.Second,
+			WriteTimeout: time.Second, MaxRetries: -1, DisableIdentity: true})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		addr, err := sc.Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MasterName).StringSlice()
+		cancel()
+		_ = sc.Close()
+		if err == nil && len(addr) == 2 {
+			return net.JoinHostPort(addr[0], addr[1]), nil
+		}
+		last = err
+	}
+	return "", fmt.Errorf("redistest: no sentinel named the primary: %v", last)
+}
+
+// Node returns the server a fault names: NodePrimary or "replicaN".
+func (c *Cluster) Node(name string) (*Server, error) {
+	p, err := c.CurrentPrimary()
+	if err != nil {
+		return nil, err
+	}
+	if name == NodePrimary {
+		return p, nil
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(name, "replica"))
+	if !strings.HasPrefix(name, "replica") || err != nil || n < 1 {
+		return nil, fmt.Errorf("redistest: node %q is unknown: use %s or replicaN (N from 1)", name, NodePrimary)
+	}
+	var replicas []*Server
+	for _, s := range c.servers() {
+		if s != p && !s.Exited() {
+			replicas = append(replicas, s)
+		}
+	}
+	if n > len(replicas) {
+		return nil, fmt.Errorf("redistest: node %q: there are %d live replicas", name, len(replicas))
+	}
+	return replicas[n-1], nil
+}
+
+// KillPrimary kills the current primary (SIGKILL, its links cut with it)
+// and waits, at most within, until the sentinels name another server: the
+// promoted replica, which it returns with the old primary.
+func (c *Cluster) KillPrimary(within time.Duration) (old, promoted *Server, err error) {
+	old, err = c.CurrentPrimary()
+	if err != nil {
+		return nil, nil, err
+	}
+	old.Kill()
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		if p, err := c.CurrentPrimary(); err == nil && p != old {
+			return old, p, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return old, nil, fmt.Errorf("redistest: no replica promoted within %v of killing the primary %s", within, old.Name)
+}
+
+// Pause stops the server's processes (SIGSTOP) until Resume.
+func (s *Server) Pause() error {
+	if s.Exited() {
+		return fmt.Errorf("redistest: pausing %s: it has exited", s.Name)
+	}
+	s.paused.Store(true)
+	return syscall.Kill(-s.cmd.Process.Pid, syscall.SIGSTOP)
+}
+
+// Resume continues a paused server (SIGCONT); resuming one not paused is
+// harmless.
+func (s *Server) Resume() error {
+	if !s.paused.Swap(false) || s.Exited() {
+		return nil
+	}
+	return syscall.Kill(-s.cmd.Process.Pid, syscall.SIGCONT)
+}
+
+// Paused reports whether the server is paused.
+func (s *Server) Paused() bool { return s.paused.Load() }
+
+// Pause pauses the server name names for d (zero: until the test ends).
+func (c *Cluster) Pause(name string, d time.Duration) error {
+	s, err := c.Node(name)
+	if err != nil {
+		return err
+	}
+	if err := s.Pause(); err != nil {
+		return err
+	}
+	c.after(d, func() { _ = s.Resume() })
+	return nil
+}
+
+// LinkLatency delays the replication link between the replica name names
+// and the current primary by latency plus a uniform draw in [0, jitter),
+// each way (the primary's stream of writes, the replica's acknowledgements),
+// for d (zero: until the test ends).
+func (c *Cluster) LinkLatency(name string, latency, jitter, d time.Duration) error {
+	r, err := c.Node(name)
+	if err != nil {
+		return err
+	}
+	p, err := c.CurrentPrimary()
+	if err != nil {
+		return err
+	}
+	if r == p {
+		return fmt.Errorf("redistest: link latency on %q: it is the primary; name a replica, whose link to the primary is delayed", name)
+	}
+	set := func(l, j time.Duration) {
+		p.proxy.SetDelay(r.source, faultproxy.Down, l, j)
+		p.proxy.SetDelay(r.source, faultproxy.Up, l, j)
+	}
+	set(latency, jitter)
+	c.after(d, func() { set(0, 0) })
+	return nil
+}
+
+// Partition cuts the server name names off from the other servers and the
+// sentinels for d (zero: until the test ends), both ways; the clients still
+// reach it, as they would on its side of a partition. Sentinel then fails
+// over a partitioned primary, which keeps taking the clients' writes until
+// they follow the failover, and loses them when it rejoins as a replica.
+func (c *Cluster) Partition(name string, d time.Duration) error {
+	s, err := c.Node(name)
+	if err != nil {
+		return err
+	}
+	cut := func(on bool) {
+		for _, o := range c.servers() {
+			if o == s {
+				continue
+			}
+			for _, link := range []struct {
+				p    *faultproxy.Proxy
+				from string
+			}{{s.proxy, o.source}, {o.proxy, s.source}} {
+				if on {
+					link.p.Cut(link.from)
+				} else {
+					link.p.Heal(link.from)
+				}
+			}
+		}
+		if on {
+			s.proxy.Cut(SentinelSource)
+		} else {
+			s.proxy.Heal(SentinelSource)
+		}
+	}
+	cut(true)
+	c.after(d, func() { cut(false) })
+	return nil
+}
+
+// after runs undo after d, unless the test ends first; d zero leaves it to
+// the end of the test, where the servers are killed.
+func (c *Cluster) after(d time.Duration, undo func()) {
+	if d <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return
+	}
+	c.timers = append(c.timers, time.AfterFunc(d, undo))
+}
+
+// stop stops the faults' pending undos, at the end of the test.
+func (c *Cluster) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = true
+	for _, t := range c.timers {
+		t.Stop()
+	}
+}
