@@ -17,6 +17,7 @@ const (
 	DurableObject
 	PerLocation
 	Memory
+	Redis
 )
 
 // String returns the kind's scenario name (store.kind).
@@ -30,13 +31,15 @@ func (k StoreKind) String() string {
 		return scenario.KindPerLocation
 	case Memory:
 		return scenario.KindMemory
+	case Redis:
+		return scenario.KindRedis
 	}
 	return fmt.Sprintf("StoreKind(%d)", uint8(k))
 }
 
 // ParseStoreKind returns the kind a scenario's store.kind names.
 func ParseStoreKind(name string) (StoreKind, error) {
-	for _, k := range []StoreKind{KV, DurableObject, PerLocation, Memory} {
+	for _, k := range []StoreKind{KV, DurableObject, PerLocation, Memory, Redis} {
 		if k.String() == name {
 			return k, nil
 		}
@@ -98,6 +101,9 @@ type Store struct {
 	// LatencyText describes Latency for people, e.g. "lognormal(median
 	// 1ms, p99 5ms)".
 	LatencyText string
+	// Redis is the redis store's parameters (store.redis, or its defaults
+	// when the scenario gives none).
+	Redis RedisParams
 }
 
 // KVParams are the Workers KV model's parameters (scenario store.kv),
@@ -191,6 +197,9 @@ func compileStore(sc *scenario.Scenario) (Store, error) {
 		}
 	}
 	out.KV, out.DurableObject = p, do
+	if out.Redis, err = compileRedis(st.Redis); err != nil {
+		return Store{}, err
+	}
 	return out, nil
 }
 
@@ -205,6 +214,7 @@ func (s Store) scaled(f float64) Store {
 	for _, d := range []*Dist{&k.HotRead, &k.ColdRead, &k.Write, &k.PurgeLag, &s.DurableObject.RTT, &s.DurableObject.Local, &s.Latency} {
 		*d = d.DividedBy(f)
 	}
+	s.Redis = s.Redis.scaled(f)
 	s.LatencyText += fmt.Sprintf(" / %g", f)
 	return s
 }

@@ -75,6 +75,8 @@ func (s *Scenario) Validate() error {
 	}
 	checkLoc := s.validateLocations(add)
 	add(s.validateStore(checkLoc))
+	add(s.validateRedis())
+	s.validateFaults(add)
 	if len(s.Traffic) == 0 {
 		add(errAt("traffic", "is empty: give at least one population, e.g. traffic: [{name: bot, closed_loop: {concurrency: 1}}]"))
 	}
