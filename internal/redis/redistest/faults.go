@@ -16,14 +16,19 @@ import (
 
 // The faults a Cluster takes, on its real processes and through its
 // proxies. They name servers as a schedule does: NodePrimary is whichever
-// server the sentinels name as primary when the fault starts, "replicaN"
-// the N-th live server other than it, in the order they were started. They
+// server the sentinels name as primary when the fault starts, "replica-N"
+// the N-th live server other than it, in the order they were started, and
+// NodeReplicas every live server other than it. They
 // return errors rather than fail the test, so that a fault runner may call
 // them from a goroutine of its own; what they leave undone at the end of
 // the test (a pause, a latency, a partition) is undone by its cleanup.
 
-// NodePrimary names the current primary in a fault.
-const NodePrimary = "primary"
+// The names of nodes in a fault other than "replica-N" (as a scenario's
+// faults.*.target).
+const (
+	NodePrimary  = "primary"
+	NodeReplicas = "replicas"
+)
 
 // FailoverTimeout bounds KillPrimary's wait for Sentinel to promote a
 // replica: DownAfter, then an election and the promotion.
@@ -65,18 +70,27 @@ func (c *Cluster) primaryAddr() (string, error) {
 	return "", fmt.Errorf("redistest: no sentinel named the primary: %v", last)
 }
 
-// Node returns the server a fault names: NodePrimary or "replicaN".
+// Node returns the one server a fault names: NodePrimary or "replica-N".
 func (c *Cluster) Node(name string) (*Server, error) {
+	if name == NodeReplicas {
+		return nil, fmt.Errorf("redistest: node %q is several: name %s or replica-N", name, NodePrimary)
+	}
+	ss, err := c.Nodes(name)
+	if err != nil {
+		return nil, err
+	}
+	return ss[0], nil
+}
+
+// Nodes returns the servers a fault names: NodePrimary, NodeReplicas or
+// "replica-N".
+func (c *Cluster) Nodes(name string) ([]*Server, error) {
 	p, err := c.CurrentPrimary()
 	if err != nil {
 		return nil, err
 	}
 	if name == NodePrimary {
-		return p, nil
-	}
-	n, err := strconv.Atoi(strings.TrimPrefix(name, "replica"))
-	if !strings.HasPrefix(name, "replica") || err != nil || n < 1 {
-		return nil, fmt.Errorf("redistest: node %q is unknown: use %s or replicaN (N from 1)", name, NodePrimary)
+		return []*Server{p}, nil
 	}
 	var replicas []*Server
 	for _, s := range c.servers() {
@@ -84,10 +98,17 @@ func (c *Cluster) Node(name string) (*Server, error) {
 			replicas = append(replicas, s)
 		}
 	}
+	if name == NodeReplicas {
+		return replicas, nil
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(name, "replica-"))
+	if !strings.HasPrefix(name, "replica-") || err != nil || n < 1 {
+		return nil, fmt.Errorf("redistest: node %q is unknown: use %s, %s or replica-N (N from 1)", name, NodePrimary, NodeReplicas)
+	}
 	if n > len(replicas) {
 		return nil, fmt.Errorf("redistest: node %q: there are %d live replicas", name, len(replicas))
 	}
-	return replicas[n-1], nil
+	return replicas[n-1 : n], nil
 }
 
 // KillPrimary kills the current primary (SIGKILL, its links cut with it)
@@ -130,25 +151,30 @@ func (s *Server) Resume() error {
 // Paused reports whether the server is paused.
 func (s *Server) Paused() bool { return s.paused.Load() }
 
-// Pause pauses the server name names for d (zero: until the test ends).
+// Pause pauses the servers name names for d (zero: until the test ends).
 func (c *Cluster) Pause(name string, d time.Duration) error {
-	s, err := c.Node(name)
+	ss, err := c.Nodes(name)
 	if err != nil {
 		return err
 	}
-	if err := s.Pause(); err != nil {
-		return err
+	for _, s := range ss {
+		if err := s.Pause(); err != nil {
+			return err
+		}
+		c.after(d, func() { _ = s.Resume() })
 	}
-	c.after(d, func() { _ = s.Resume() })
 	return nil
 }
 
-// LinkLatency delays the replication link between the replica name names
-// and the current primary by latency plus a uniform draw in [0, jitter),
-// each way (the primary's stream of writes, the replica's acknowledgements),
-// for d (zero: until the test ends).
+// LinkLatency delays the replication links between the replicas name
+// names and the current primary by latency plus a uniform draw in [0,
+// jitter), each way (the primary's stream of writes, the replica's
+// acknowledgements), for d (zero: until the test ends).
 func (c *Cluster) LinkLatency(name string, latency, jitter, d time.Duration) error {
-	r, err := c.Node(name)
+	if name == NodePrimary {
+		return fmt.Errorf("redistest: link latency on %q: name a replica, whose link to the primary is delayed", name)
+	}
+	rs, err := c.Nodes(name)
 	if err != nil {
 		return err
 	}
@@ -156,15 +182,14 @@ func (c *Cluster) LinkLatency(name string, latency, jitter, d time.Duration) err
 	if err != nil {
 		return err
 	}
-	if r == p {
-		return fmt.Errorf("redistest: link latency on %q: it is the primary; name a replica, whose link to the primary is delayed", name)
+	for _, r := range rs {
+		set := func(l, j time.Duration) {
+			p.proxy.SetDelay(r.source, faultproxy.Down, l, j)
+			p.proxy.SetDelay(r.source, faultproxy.Up, l, j)
+		}
+		set(latency, jitter)
+		c.after(d, func() { set(0, 0) })
 	}
-	set := func(l, j time.Duration) {
-		p.proxy.SetDelay(r.source, faultproxy.Down, l, j)
-		p.proxy.SetDelay(r.source, faultproxy.Up, l, j)
-	}
-	set(latency, jitter)
-	c.after(d, func() { set(0, 0) })
 	return nil
 }
 

@@ -40,12 +40,12 @@ func TestKillPrimary(t *testing.T) {
 	if err != nil || p != promoted {
 		t.Errorf("Node(primary) = %v, %v; want %s", p, err, promoted.Name)
 	}
-	r, err := c.Node("replica1")
+	r, err := c.Node("replica-1")
 	if err != nil || r == promoted || r == old {
-		t.Errorf("Node(replica1) = %v, %v; want the live replica", r, err)
+		t.Errorf("Node(replica-1) = %v, %v; want the live replica", r, err)
 	}
-	if _, err := c.Node("replica2"); err == nil || !strings.Contains(err.Error(), "1 live replicas") {
-		t.Errorf("Node(replica2) after the kill: %v, want an error saying there is one", err)
+	if _, err := c.Node("replica-2"); err == nil || !strings.Contains(err.Error(), "1 live replicas") {
+		t.Errorf("Node(replica-2) after the kill: %v, want an error saying there is one", err)
 	}
 }
 
@@ -57,7 +57,7 @@ func TestPause(t *testing.T) {
 		c := Start(t)
 		r := c.Replicas[0]
 		rc := r.Client(t)
-		if err := c.Pause("replica1", 0); err != nil {
+		if err := c.Pause("replica-1", 0); err != nil {
 			t.Fatal(err)
 		}
 		if err := rc.Ping(ctx(t, 300*time.Millisecond)).Err(); err == nil {
@@ -69,14 +69,14 @@ func TestPause(t *testing.T) {
 		if err := rc.Ping(ctx(t, 2*time.Second)).Err(); err != nil {
 			t.Fatalf("after Resume: %v", err)
 		}
-		if err := c.Pause("replica1", 200*time.Millisecond); err != nil {
+		if err := c.Pause("replica-1", 200*time.Millisecond); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(400 * time.Millisecond)
 		if r.Paused() {
 			t.Error("still paused 400ms into a pause of 200ms")
 		}
-		if err := c.Pause("replica2", 0); err != nil {
+		if err := c.Pause("replica-2", 0); err != nil {
 			t.Fatal(err)
 		}
 		pid = c.Replicas[1].Pid()
@@ -122,7 +122,7 @@ func lag(t *testing.T, c *Cluster, key string) []time.Duration {
 // later, replica2 at once; once the latency's time is over, both at once.
 func TestLinkLatency(t *testing.T) {
 	c := Start(t)
-	if err := c.LinkLatency("replica1", 300*time.Millisecond, 50*time.Millisecond, 1500*time.Millisecond); err != nil {
+	if err := c.LinkLatency("replica-1", 300*time.Millisecond, 50*time.Millisecond, 1500*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	got := lag(t, c, "delayed")
@@ -138,6 +138,12 @@ func TestLinkLatency(t *testing.T) {
 	}
 	if err := c.LinkLatency("sentinel1", time.Second, 0, 0); err == nil || !strings.Contains(err.Error(), "unknown") {
 		t.Errorf("link latency on sentinel1: %v, want an unknown node", err)
+	}
+	if err := c.LinkLatency(NodeReplicas, 200*time.Millisecond, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := lag(t, c, "both"); got[0] < 200*time.Millisecond || got[1] < 200*time.Millisecond {
+		t.Errorf("latency on both replicas: lag %v, want both 200ms or more", got)
 	}
 }
 
