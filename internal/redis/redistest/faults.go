@@ -167,8 +167,8 @@ func (c *Cluster) Pause(name string, d time.Duration) error {
 }
 
 // LinkLatency delays the replication links between the replicas name
-// names and the current primary by latency plus a uniform draw in [0,
-// jitter), each way (the primary's stream of writes, the replica's
+// names and the current primary by latency plus or minus up to jitter
+// (uniform), each way (the primary's stream of writes, the replica's
 // acknowledgements), for d (zero: until the test ends).
 func (c *Cluster) LinkLatency(name string, latency, jitter, d time.Duration) error {
 	if name == NodePrimary {
@@ -252,4 +252,18 @@ func (c *Cluster) stop() {
 	for _, t := range c.timers {
 		t.Stop()
 	}
+}
+
+// Faults returns the cluster as the target of a fault schedule
+// (internal/faults.Run).
+func (c *Cluster) Faults() FaultTarget { return FaultTarget{c} }
+
+// FaultTarget is a Cluster as a schedule's target: its KillPrimary waits at
+// most FailoverTimeout for the promotion.
+type FaultTarget struct{ *Cluster }
+
+// KillPrimary kills the current primary and waits for the promotion.
+func (f FaultTarget) KillPrimary() error {
+	_, _, err := f.Cluster.KillPrimary(FailoverTimeout)
+	return err
 }
