@@ -1,4 +1,4 @@
-package redistest
+package harness
 
 import (
 	"context"
@@ -19,9 +19,9 @@ import (
 // server the sentinels name as primary when the fault starts, "replica-N"
 // the N-th live server other than it, in the order they were started, and
 // NodeReplicas every live server other than it. They
-// return errors rather than fail the test, so that a fault runner may call
-// them from a goroutine of its own; what they leave undone at the end of
-// the test (a pause, a latency, a partition) is undone by its cleanup.
+// return errors, so that a fault runner may call them from a goroutine of
+// its own; what they leave undone at the end (a pause, a latency, a
+// partition) ends with Stop, which kills the servers.
 
 // The names of nodes in a fault other than "replica-N" (as a scenario's
 // faults.*.target).
@@ -49,7 +49,7 @@ func (c *Cluster) CurrentPrimary() (*Server, error) {
 			return s, nil
 		}
 	}
-	return nil, fmt.Errorf("redistest: the sentinels name %s as primary, none of the cluster's servers", addr)
+	return nil, fmt.Errorf("harness: the sentinels name %s as primary, none of the cluster's servers", addr)
 }
 
 // primaryAddr asks the sentinels, in turn, for the primary's address.
@@ -67,13 +67,13 @@ func (c *Cluster) primaryAddr() (string, error) {
 		}
 		last = err
 	}
-	return "", fmt.Errorf("redistest: no sentinel named the primary: %v", last)
+	return "", fmt.Errorf("harness: no sentinel named the primary: %v", last)
 }
 
 // Node returns the one server a fault names: NodePrimary or "replica-N".
 func (c *Cluster) Node(name string) (*Server, error) {
 	if name == NodeReplicas {
-		return nil, fmt.Errorf("redistest: node %q is several: name %s or replica-N", name, NodePrimary)
+		return nil, fmt.Errorf("harness: node %q is several: name %s or replica-N", name, NodePrimary)
 	}
 	ss, err := c.Nodes(name)
 	if err != nil {
@@ -103,10 +103,10 @@ func (c *Cluster) Nodes(name string) ([]*Server, error) {
 	}
 	n, err := strconv.Atoi(strings.TrimPrefix(name, "replica-"))
 	if !strings.HasPrefix(name, "replica-") || err != nil || n < 1 {
-		return nil, fmt.Errorf("redistest: node %q is unknown: use %s, %s or replica-N (N from 1)", name, NodePrimary, NodeReplicas)
+		return nil, fmt.Errorf("harness: node %q is unknown: use %s, %s or replica-N (N from 1)", name, NodePrimary, NodeReplicas)
 	}
 	if n > len(replicas) {
-		return nil, fmt.Errorf("redistest: node %q: there are %d live replicas", name, len(replicas))
+		return nil, fmt.Errorf("harness: node %q: there are %d live replicas", name, len(replicas))
 	}
 	return replicas[n-1 : n], nil
 }
@@ -127,13 +127,13 @@ func (c *Cluster) KillPrimary(within time.Duration) (old, promoted *Server, err 
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return old, nil, fmt.Errorf("redistest: no replica promoted within %v of killing the primary %s", within, old.Name)
+	return old, nil, fmt.Errorf("harness: no replica promoted within %v of killing the primary %s", within, old.Name)
 }
 
 // Pause stops the server's processes (SIGSTOP) until Resume.
 func (s *Server) Pause() error {
 	if s.Exited() {
-		return fmt.Errorf("redistest: pausing %s: it has exited", s.Name)
+		return fmt.Errorf("harness: pausing %s: it has exited", s.Name)
 	}
 	s.paused.Store(true)
 	return syscall.Kill(-s.cmd.Process.Pid, syscall.SIGSTOP)
@@ -151,7 +151,7 @@ func (s *Server) Resume() error {
 // Paused reports whether the server is paused.
 func (s *Server) Paused() bool { return s.paused.Load() }
 
-// Pause pauses the servers name names for d (zero: until the test ends).
+// Pause pauses the servers name names for d (zero: until Stop).
 func (c *Cluster) Pause(name string, d time.Duration) error {
 	ss, err := c.Nodes(name)
 	if err != nil {
@@ -169,10 +169,10 @@ func (c *Cluster) Pause(name string, d time.Duration) error {
 // LinkLatency delays the replication links between the replicas name
 // names and the current primary by latency plus or minus up to jitter
 // (uniform), each way (the primary's stream of writes, the replica's
-// acknowledgements), for d (zero: until the test ends).
+// acknowledgements), for d (zero: until Stop).
 func (c *Cluster) LinkLatency(name string, latency, jitter, d time.Duration) error {
 	if name == NodePrimary {
-		return fmt.Errorf("redistest: link latency on %q: name a replica, whose link to the primary is delayed", name)
+		return fmt.Errorf("harness: link latency on %q: name a replica, whose link to the primary is delayed", name)
 	}
 	rs, err := c.Nodes(name)
 	if err != nil {
@@ -194,7 +194,7 @@ func (c *Cluster) LinkLatency(name string, latency, jitter, d time.Duration) err
 }
 
 // Partition cuts the server name names off from the other servers and the
-// sentinels for d (zero: until the test ends), both ways; the clients still
+// sentinels for d (zero: until Stop), both ways; the clients still
 // reach it, as they would on its side of a partition. Sentinel then fails
 // over a partitioned primary, which keeps taking the clients' writes until
 // they follow the failover, and loses them when it rejoins as a replica.
@@ -230,8 +230,8 @@ func (c *Cluster) Partition(name string, d time.Duration) error {
 	return nil
 }
 
-// after runs undo after d, unless the test ends first; d zero leaves it to
-// the end of the test, where the servers are killed.
+// after runs undo after d, unless Stop comes first; d zero leaves it to
+// Stop, which kills the servers.
 func (c *Cluster) after(d time.Duration, undo func()) {
 	if d <= 0 {
 		return
@@ -244,8 +244,8 @@ func (c *Cluster) after(d time.Duration, undo func()) {
 	c.timers = append(c.timers, time.AfterFunc(d, undo))
 }
 
-// stop stops the faults' pending undos, at the end of the test.
-func (c *Cluster) stop() {
+// stopUndos stops the faults' pending undos, first thing in Stop.
+func (c *Cluster) stopUndos() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.stopped = true
@@ -266,4 +266,30 @@ type FaultTarget struct{ *Cluster }
 func (f FaultTarget) KillPrimary() error {
 	_, _, err := f.Cluster.KillPrimary(FailoverTimeout)
 	return err
+}
+
+// TB is what WaitPrimary needs of a test (testing.TB has it).
+type TB interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
+// WaitPrimary waits until the sentinels report a primary other than old
+// (an address; "" for any), and returns its address: the end of a
+// failover. It fails t after within.
+func (c *Cluster) WaitPrimary(t TB, old string, within time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	var last string
+	for time.Now().Before(deadline) {
+		if addr, err := c.primaryAddr(); err == nil {
+			last = addr
+			if addr != old {
+				return addr
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("harness: no failover from %s within %v (the sentinels still say %s)", old, within, last)
+	return ""
 }
