@@ -1,7 +1,7 @@
 // Package faultproxy is a small TCP proxy on loopback for fault tests: put
 // in front of a process (a Redis server), it forwards bytes both ways and
-// can delay them (a latency and a jitter per direction, drawn from a seeded
-// generator), cut the link (new connections refused, open ones stalled:
+// can delay them (a latency, plus or minus up to a jitter, per direction,
+// drawn from a seeded generator), cut the link (new connections refused, open ones stalled:
 // nothing forwarded until Heal, as a partition that TCP rides out) and heal
 // it.
 //
@@ -36,7 +36,8 @@ const (
 // chunkQueue is how many chunks a direction holds before it stops reading.
 const chunkQueue = 1024
 
-// delay is a direction's latency and jitter (uniform in [0, jitter)).
+// delay is a direction's latency and jitter: a chunk waits latency plus a
+// uniform draw in [-jitter, jitter), and never less than nothing.
 type delay struct{ latency, jitter time.Duration }
 
 // rule is what the controls set for one source.
@@ -85,8 +86,8 @@ func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 func (p *Proxy) Target() string { return p.target }
 
 // SetDelay makes every chunk going d on connections from the source IP
-// from ("" for every source without a delay of its own) wait latency plus a
-// uniform draw in [0, jitter); zeros forward at once.
+// from ("" for every source without a delay of its own) wait latency plus
+// or minus up to jitter (uniform); zeros forward at once.
 func (p *Proxy) SetDelay(from string, d Direction, latency, jitter time.Duration) {
 	p.mu.Lock()
 	p.rule(from).delays[d] = delay{max(latency, 0), max(jitter, 0)}
@@ -251,9 +252,9 @@ func (p *Proxy) deliverAt(from string, d Direction) time.Time {
 	}
 	extra := dl.latency
 	if dl.jitter > 0 {
-		extra += time.Duration(p.rng.Int64N(int64(dl.jitter)))
+		extra += time.Duration(p.rng.Int64N(2*int64(dl.jitter))) - dl.jitter
 	}
-	return time.Now().Add(extra)
+	return time.Now().Add(max(extra, 0))
 }
 
 // waitLink waits while the link from the source IP from is cut; false once

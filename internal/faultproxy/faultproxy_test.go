@@ -105,8 +105,9 @@ func TestDelay(t *testing.T) {
 	}
 }
 
-// TestJitterSeeded checks that the jitter's draws stay in [latency,
-// latency+jitter) and that one seed gives the same draws.
+// TestJitterSeeded checks that the jitter's draws stay in [latency-jitter,
+// latency+jitter), spread over both sides, and that one seed gives the same
+// draws.
 func TestJitterSeeded(t *testing.T) {
 	target := echo(t)
 	draws := func(seed uint64) []time.Duration {
@@ -115,18 +116,27 @@ func TestJitterSeeded(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer p.Stop()
-		p.SetDelay("", Down, 10*time.Millisecond, 50*time.Millisecond)
+		p.SetDelay("", Down, 60*time.Millisecond, 50*time.Millisecond)
 		var out []time.Duration
 		for range 20 {
 			d := time.Until(p.deliverAt("127.0.0.1", Down)).Round(time.Millisecond)
-			if d < 9*time.Millisecond || d > 60*time.Millisecond {
-				t.Errorf("a draw of %v, want it in [10ms, 60ms)", d)
+			if d < 9*time.Millisecond || d > 110*time.Millisecond {
+				t.Errorf("a draw of %v, want it in [10ms, 110ms)", d)
 			}
 			out = append(out, d)
 		}
 		return out
 	}
 	a, b, c := draws(7), draws(7), draws(8)
+	below := 0
+	for _, d := range a {
+		if d < 60*time.Millisecond {
+			below++
+		}
+	}
+	if below < 3 || below > 17 {
+		t.Errorf("%d of 20 draws under the latency, want them on both sides: %v", below, a)
+	}
 	same := func(x, y []time.Duration) int {
 		n := 0
 		for i := range x {
