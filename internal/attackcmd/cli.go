@@ -81,6 +81,7 @@ type config struct {
 	mergeArgs    []string        // -merge: the shard files or folders
 	repeat       int             // -repeat N: independent runs, one summary
 	denyStatus   []int           // -deny-status: the statuses that are denials
+	stderr       io.Writer       // what a store says after its run (-redis-harness: the faults)
 }
 
 // usage is printed by -h and after a bad flag.
@@ -233,6 +234,7 @@ func Main(args []string, env Env) int {
 	if c.sh.merge {
 		return mergeMain(c, env, stderr, c.mergeArgs)
 	}
+	c.stderr = stderr
 	// The default scenario is read from scenarios/default.yaml when run
 	// from the repository, else from the copy embedded in the binary.
 	var sc *scenario.Scenario
@@ -468,6 +470,10 @@ func Main(args []string, env Env) int {
 			}
 		}
 	}
+	var started func(time.Time) // the store's, told when its run starts
+	if bstore != nil {
+		started = bstore.Started
+	}
 	var fresh freshTarget
 	if srv != nil && c.repeat > 1 {
 		prev := srv
@@ -477,6 +483,7 @@ func Main(args []string, env Env) int {
 			if err != nil {
 				return "", nil, nil, err
 			}
+			started = bs.Started
 			h, err := target.New(target.Config{Limiter: lim, Store: bs.Store, Token: token, Key: pl.Key})
 			if err != nil {
 				return "", nil, nil, err
@@ -511,6 +518,12 @@ func Main(args []string, env Env) int {
 		if !at.IsZero() {
 			fmt.Fprintf(stderr, "attack: note: waiting %v for the next %v window, so that the run sees whole key-windows (the rest of this one is shorter than the run)\n",
 				time.Until(at).Round(100*time.Millisecond), scenario.Duration(window))
+		}
+		if started != nil {
+			if at.IsZero() {
+				at = time.Now()
+			}
+			started(at)
 		}
 		return at
 	}
