@@ -192,6 +192,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	if err := c.rd.validate(c.store, c.url); err != nil {
 		return nil, err
 	}
+	if c.rd.harness && c.serve {
+		return nil, fmt.Errorf("-redis-harness starts servers for an attack run and faults them during it: not with -serve")
+	}
 	if err := c.gates.Validate(); err != nil {
 		return nil, err
 	}
@@ -441,6 +444,9 @@ func Main(args []string, env Env) int {
 	}
 	for _, n := range notes(sc, runDuration(c, pl)) {
 		fmt.Fprintln(stderr, "attack: note:", n)
+	}
+	if n := len(pl.Faults); n > 0 && !(c.store == StoreRedis && c.rd.harness) {
+		fmt.Fprintf(stderr, "attack: note: the scenario's %d faults are not applied: attack applies them with -store redis -redis-harness only\n", n)
 	}
 	if !c.json {
 		if bstore != nil {

@@ -41,6 +41,7 @@ func TestRedisFlags(t *testing.T) {
 		{"nobody there", []string{"-store", "redis", "-redis-addr", closed, "-redis-timeout", "200ms", good}, "redis store preflight on redis " + closed},
 		{"harness on memory", []string{"-store", "memory", "-redis-harness", good}, "-redis-* flags go with -store redis"},
 		{"harness and an address", []string{"-store", "redis", "-redis-harness", "-redis-addr", "127.0.0.1:6379", good}, "-redis-harness starts its own servers"},
+		{"harness with serve", []string{"-serve", "-store", "redis", "-redis-harness", good}, "not with -serve"},
 		{"faults without the harness", []string{"-store", "redis", "-redis-addr", closed, cliScenario(t, redisFaultsYAML)}, "add -redis-harness"},
 	}
 	for _, tc := range tests {
@@ -225,5 +226,17 @@ func TestRedisHarnessFaults(t *testing.T) {
 	}
 	if s.KV.LostUpdates == 0 || s.KV.LostUpdates >= s.KV.Writes {
 		t.Errorf("lost updates %d of %d writes: want some, with the replicas 300ms behind at the kill", s.KV.LostUpdates, s.KV.Writes)
+	}
+}
+
+// TestFaultsNotApplied checks that a run whose store attack does not fault
+// says that the scenario's faults are not applied.
+func TestFaultsNotApplied(t *testing.T) {
+	code, _, stderr := runMain(t, Env{}, "-no-report", "-store", "memory", "-duration", "300ms", cliScenario(t, redisFaultsYAML))
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d; stderr: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "attack: note: the scenario's 2 faults are not applied: attack applies them with -store redis -redis-harness only") {
+		t.Errorf("stderr %q: want the faults said not to be applied", stderr)
 	}
 }
