@@ -56,6 +56,7 @@ type Proxy struct {
 	rules  map[string]*rule // by source IP; "" is every source
 	rng    *rand.Rand
 	closed bool
+	stopc  chan struct{} // closed by Stop: delayed chunks stop waiting
 	conns  map[net.Conn]struct{}
 	wg     sync.WaitGroup
 }
@@ -72,7 +73,7 @@ func Start(target string, seed uint64) (*Proxy, error) {
 		return nil, fmt.Errorf("faultproxy: no loopback port to listen on: %w", err)
 	}
 	p := &Proxy{ln: ln, target: target, rng: rand.New(rand.NewPCG(seed, 0xfa17)),
-		rules: map[string]*rule{}, conns: map[net.Conn]struct{}{}}
+		rules: map[string]*rule{}, stopc: make(chan struct{}), conns: map[net.Conn]struct{}{}}
 	p.cond = sync.NewCond(&p.mu)
 	p.wg.Add(1)
 	go p.accept()
@@ -135,6 +136,9 @@ func source(c net.Conn) string {
 // proxy's goroutines have ended. Stopping twice is harmless.
 func (p *Proxy) Stop() {
 	p.mu.Lock()
+	if !p.closed {
+		close(p.stopc)
+	}
 	p.closed = true
 	for c := range p.conns {
 		_ = c.Close()
@@ -229,7 +233,15 @@ func (p *Proxy) pipe(src, dst net.Conn, from string, d Direction) {
 	defer close(done)
 	defer p.drop(src, dst)
 	for c := range q {
-		time.Sleep(time.Until(c.at))
+		if wait := time.Until(c.at); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-p.stopc:
+				t.Stop()
+				return
+			}
+		}
 		if !p.waitLink(from) {
 			return
 		}

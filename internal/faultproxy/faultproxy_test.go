@@ -180,17 +180,20 @@ func TestCutHeal(t *testing.T) {
 	}
 }
 
-// TestStop checks that Stop closes open connections (stalled ones too) and
-// the listener, and returns.
+// TestStop checks that Stop closes open connections (stalled ones, and
+// ones with a chunk delayed an hour, too) and the listener, and returns.
 func TestStop(t *testing.T) {
 	p := start(t, echo(t))
-	p.SetDelay("", Down, 50*time.Millisecond, 0)
 	c, r := dial(t, p)
 	if _, err := roundTrip(c, r, time.Second); err != nil {
 		t.Fatal(err)
 	}
+	d, dr := dial(t, p)
+	p.SetDelay("", Down, time.Hour, 0)
+	_, _ = d.Write([]byte("delayed an hour\n"))
 	p.Cut("")
 	_, _ = c.Write([]byte("held\n"))
+	time.Sleep(50 * time.Millisecond) // both read by the proxy
 	done := make(chan struct{})
 	go func() { p.Stop(); close(done) }()
 	select {
@@ -198,9 +201,14 @@ func TestStop(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("Stop did not return within 2s")
 	}
-	_ = c.SetDeadline(time.Now().Add(time.Second))
-	if _, err := r.ReadString('\n'); err == nil || strings.Contains(err.Error(), "timeout") {
-		t.Errorf("reading after Stop: %v, want the connection closed (EOF or reset)", err)
+	for _, cr := range []struct {
+		c net.Conn
+		r *bufio.Reader
+	}{{c, r}, {d, dr}} {
+		_ = cr.c.SetDeadline(time.Now().Add(time.Second))
+		if _, err := cr.r.ReadString('\n'); err == nil || strings.Contains(err.Error(), "timeout") {
+			t.Errorf("reading after Stop: %v, want the connection closed (EOF or reset)", err)
+		}
 	}
 	if c, err := net.DialTimeout("tcp", p.Addr(), 200*time.Millisecond); err == nil {
 		c.Close()
