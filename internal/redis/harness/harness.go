@@ -299,7 +299,9 @@ func start(parent, bin, name string, extra []string) (*Server, error) {
 	}
 	cmd := exec.Command(bin, path)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group, so that Kill reaches its children too; and
+	// killed if this process dies without Stop (a second Ctrl-C, a crash).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("harness: starting %s %s: %w", bin, path, err)
 	}
