@@ -157,10 +157,8 @@ type trial struct {
 	q       queue
 	now     int64
 	store   Store
-	kv      *KV // store, when it is the KV model: called with key refs
-	// mem is the memory store when the limiter's updates are atomic: each
-	// request is one update there (update, updateDone).
-	mem *Memory
+	kv      *KV     // store, when it is the KV model: called with key refs
+	mem     *Memory // store, when the limiter's updates are atomic: one update a request (updateDone)
 	owned   Owned
 	rec     *measure.Recorder
 	clients []client
