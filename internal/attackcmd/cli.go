@@ -403,7 +403,7 @@ func Main(args []string, env Env) int {
 
 	if c.sh.shard != nil {
 		ref := measure.Summary{Scenario: plan.ScenarioRef(sc, report.DescribeTraffic(sc)),
-			Limiter: plan.LimiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy}, pl.Key, string(storeName)),
+			Limiter: plan.LimiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy, Update: lcfg.Update, Burst: lcfg.Burst}, pl.Key, string(storeName)),
 			Live:    &measure.Live{Target: string(storeName)}}
 		return runShard(ctx, c, env, stderr, pl, sc, attack.Options{Plan: pl, URL: tgtURL, Limit: limit, Window: window,
 			Duration: c.duration, MaxRequests: c.maxRequests, Seed: seed, IPHeader: c.ipHeader, Skew: skew,
@@ -434,7 +434,7 @@ func Main(args []string, env Env) int {
 
 	base := measure.Summary{
 		Scenario: plan.ScenarioRef(sc, report.DescribeTraffic(sc)),
-		Limiter:  plan.LimiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy}, pl.Key, string(storeName)),
+		Limiter:  plan.LimiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: limit, Window: window, Policy: lcfg.Policy, Update: lcfg.Update, Burst: lcfg.Burst}, pl.Key, string(storeName)),
 		Live:     &measure.Live{Target: string(storeName)},
 	}
 	for _, n := range notes(sc, runDuration(c, pl)) {

@@ -49,7 +49,7 @@ func (l *Limiter) CanRun(store kv.Store) error {
 	if !l.atomic || kv.CanUpdate(store) {
 		return nil
 	}
-	return fmt.Errorf("%w (%T; Workers KV has none): use limiter.update read-then-write, or a store that has one (memory, redis)", ErrNoAtomicUpdate, store)
+	return fmt.Errorf("%w (Workers KV has none): use limiter.update read-then-write, or a store that has one (memory, redis)", ErrNoAtomicUpdate)
 }
 
 // CheckAtomic is the live driver of the atomic shape: the store applies
