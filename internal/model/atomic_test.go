@@ -2,6 +2,9 @@ package model
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -129,5 +132,52 @@ func TestAtomicRefusedByTheModel(t *testing.T) {
 		if _, err := Run(pl.WithStore(k), Options{Seed: 1, Trials: 1}); err != nil {
 			t.Errorf("%s: %v, want it run", k, err)
 		}
+	}
+}
+
+// TestGoldenAtomic pins the model's decisions for every algorithm in both
+// shapes on one scenario (testdata/atomic.golden.txt: requests, allowed,
+// denied, the most allowed in a window, excess and lost updates per run;
+// go test -run GoldenAtomic -update rewrites it), and checks what must
+// hold whatever the numbers: the atomic shape loses no update, and its
+// fixed window never passes the limit, while read-then-write's does.
+func TestGoldenAtomic(t *testing.T) {
+	var b strings.Builder
+	for _, alg := range limiter.Algorithms {
+		for _, u := range limiter.Updates {
+			bots := closedLoop(bot("bots"), 4, ms(5))
+			bots.Clients, bots.Identity = 3, scenario.Identity{Token: "shared", IP: "none"}
+			users := openLoop(bot("users"), 2)
+			users.Clients, users.Legitimate = 2, true
+			sc := atomicScenario(string(alg), string(u), 10, 10*time.Second, ms(2), 30*time.Second, bots, users)
+			sc.Trials = 2
+			s, err := Run(planOf(t, sc), Options{Seed: 7, Trials: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := s.Overshoot
+			fmt.Fprintf(&b, "%s %s: requests %d allowed %d denied %d max_allowed %d excess %d lost_updates %d\n",
+				alg, u, s.Totals.Requests, s.Totals.Allowed, s.Totals.Denied, o.MaxAllowed, o.Excess, s.KV.LostUpdates)
+			if u == limiter.Atomic && s.KV.LostUpdates != 0 {
+				t.Errorf("%s atomic: %d lost updates", alg, s.KV.LostUpdates)
+			}
+			if alg == limiter.FixedWindow && (u == limiter.Atomic) != (o.Excess == 0) {
+				t.Errorf("fixed-window %s: excess %d", u, o.Excess)
+			}
+		}
+	}
+	path := filepath.Join("testdata", "atomic.golden.txt")
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./internal/model -run GoldenAtomic -update writes it)", err)
+	}
+	if got := b.String(); got != string(want) {
+		t.Errorf("the model's decisions differ from %s:\n got:\n%s\nwant:\n%s", path, got, want)
 	}
 }
