@@ -364,10 +364,16 @@ func Unbound(s *measure.Summary) string {
 		t.Denied, strings.Join(why, ", "), s.Limiter.Limit)
 }
 
-// variant is pl with design d and limit.
+// variant is pl with design d and limit. A design is read-then-write (the
+// space has no atomic designs yet), and only gcra keeps the scenario's
+// burst.
 func variant(pl *plan.Plan, d Design, limit int64) *plan.Plan {
 	q := *pl
 	q.Limiter.Algorithm, q.Limiter.Policy, q.Limiter.Limit = d.Algorithm, d.Policy, limit
+	q.Limiter.Update = limiter.ReadThenWrite
+	if d.Algorithm != limiter.GCRA {
+		q.Limiter.Burst = 0
+	}
 	q.Store.Kind = d.Store
 	if d.Store == plan.KV && d.CacheTTL > 0 {
 		q.Store.KV.CacheTTL = d.CacheTTL
