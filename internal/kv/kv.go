@@ -2,7 +2,9 @@
 // can run on: Workers KV as simulated, an in-memory reference, and the real
 // Cloudflare REST API. It holds the interface and the typed errors that carry
 // the real messages Workers KV throws (see docs/facts.md),
-// so a limiter driven over any store sees the same failures.
+// so a limiter driven over any store sees the same failures, and Updater,
+// the optional interface of a store that applies the limiter's atomic
+// update in one step (the memory store, Redis; never Workers KV).
 package kv
 
 import (
