@@ -272,7 +272,8 @@ func (r *live) summaryRef(store plan.LiveStore) measure.Summary {
 	lcfg := r.lim.Config()
 	return measure.Summary{
 		Scenario: plan.ScenarioRef(r.sc, report.DescribeTraffic(r.sc)),
-		Limiter: plan.LimiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: r.opts.Limit, Window: r.opts.Window, Policy: lcfg.Policy},
+		Limiter: plan.LimiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: r.opts.Limit, Window: r.opts.Window, Policy: lcfg.Policy,
+			Update: lcfg.Update, Burst: lcfg.Burst},
 			r.pl.Key, string(store)),
 		Live: &measure.Live{Target: string(store)},
 	}
