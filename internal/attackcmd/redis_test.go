@@ -41,12 +41,16 @@ func TestRedisFlags(t *testing.T) {
 		{"nobody there", []string{"-store", "redis", "-redis-addr", closed, "-redis-timeout", "200ms", good}, "redis store preflight on redis " + closed},
 		{"harness on memory", []string{"-store", "memory", "-redis-harness", good}, "-redis-* flags go with -store redis"},
 		{"harness and an address", []string{"-store", "redis", "-redis-harness", "-redis-addr", "127.0.0.1:6379", good}, "-redis-harness starts its own servers"},
-		{"harness with serve", []string{"-serve", "-store", "redis", "-redis-harness", good}, "not with -serve"},
+		{"harness with serve", []string{"serve", "-store", "redis", "-redis-harness", good}, "not with serve"},
 		{"faults without the harness", []string{"-store", "redis", "-redis-addr", closed, cliScenario(t, redisFaultsYAML)}, "add -redis-harness"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := runMain(t, Env{}, append([]string{"-out", t.TempDir()}, tc.args...)...)
+			args := tc.args
+			if args[0] != "serve" { // serve writes nothing: it takes no -out
+				args = append([]string{"-out", t.TempDir()}, args...)
+			}
+			code, _, stderr := runMain(t, Env{}, args...)
 			if code != cli.ExitBadInput || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, cli.ExitBadInput, tc.want)
 			}

@@ -49,18 +49,7 @@ func (l *Ledger) Get(ctx context.Context, key string) (string, bool, error) {
 	if err != nil {
 		return v, found, err
 	}
-	n, ok := int64(0), true
-	if found {
-		n, ok = count(v)
-	}
-	if ok {
-		l.mu.Lock()
-		if e := l.keys[key]; e != nil && n < e.high {
-			l.lost += e.high - n
-			e.high = n
-		}
-		l.mu.Unlock()
-	}
+	l.read(key, v, found)
 	return v, found, nil
 }
 
@@ -70,18 +59,67 @@ func (l *Ledger) Put(ctx context.Context, key, value string, ttl time.Duration) 
 	if err != nil {
 		return err
 	}
-	if n, ok := count(value); ok {
-		l.mu.Lock()
-		e := l.keys[key]
-		if e == nil {
-			e = &entry{}
-			l.keys[key] = e
-		}
-		e.acked++
-		e.high = max(e.high, n)
-		l.mu.Unlock()
-	}
+	l.acknowledged(key, value)
 	return nil
+}
+
+// CanUpdate reports whether the wrapped store applies atomic updates.
+func (l *Ledger) CanUpdate() bool { return kv.CanUpdate(l.Store) }
+
+// Update applies u through the wrapped store. What the keys held before
+// it is a read, checked as Get checks one; the count it wrote (u.Apply,
+// which is pure, on the same values) is an acknowledged write, as Put's.
+func (l *Ledger) Update(ctx context.Context, u *kv.Update) ([2]kv.Value, error) {
+	up, ok := l.Store.(kv.Updater)
+	if !ok {
+		return [2]kv.Value{}, kv.ErrNoUpdate
+	}
+	cur, err := up.Update(ctx, u)
+	if err != nil {
+		return cur, err
+	}
+	for i := range min(u.NKeys, len(u.Keys)) {
+		l.read(u.Keys[i], cur[i].Value, cur[i].Found)
+	}
+	if w, _ := u.Apply(cur); w.Key != "" {
+		l.acknowledged(w.Key, w.Value)
+	}
+	return cur, nil
+}
+
+// read notes that key held v (found or not): a count below the key's
+// highest acknowledged one is counted as lost.
+func (l *Ledger) read(key, v string, found bool) {
+	n, ok := int64(0), true
+	if found {
+		n, ok = count(v)
+	}
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	if e := l.keys[key]; e != nil && n < e.high {
+		l.lost += e.high - n
+		e.high = n
+	}
+	l.mu.Unlock()
+}
+
+// acknowledged notes a write of value under key that the store acknowledged.
+func (l *Ledger) acknowledged(key, value string) {
+	n, ok := count(value)
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	e := l.keys[key]
+	if e == nil {
+		e = &entry{}
+		l.keys[key] = e
+	}
+	e.acked++
+	e.high = max(e.high, n)
+	l.mu.Unlock()
 }
 
 // Lost returns the increments lost so far.
