@@ -73,7 +73,9 @@ func Space(pl *plan.Plan) []Design {
 	}
 	stores = append(stores, Design{Store: plan.Memory})
 	var out []Design
-	for _, a := range limiter.Algorithms {
+	// gcra at its default burst decides as token-bucket; the Redis designs
+	// (atomic updates, gcra's burst) are not in the space yet.
+	for _, a := range []limiter.Algorithm{limiter.FixedWindow, limiter.SlidingWindow, limiter.TokenBucket} {
 		for _, st := range stores {
 			for _, p := range limiter.Policies {
 				d := st
@@ -362,10 +364,16 @@ func Unbound(s *measure.Summary) string {
 		t.Denied, strings.Join(why, ", "), s.Limiter.Limit)
 }
 
-// variant is pl with design d and limit.
+// variant is pl with design d and limit. A design is read-then-write (the
+// space has no atomic designs yet), and only gcra keeps the scenario's
+// burst.
 func variant(pl *plan.Plan, d Design, limit int64) *plan.Plan {
 	q := *pl
 	q.Limiter.Algorithm, q.Limiter.Policy, q.Limiter.Limit = d.Algorithm, d.Policy, limit
+	q.Limiter.Update = limiter.ReadThenWrite
+	if d.Algorithm != limiter.GCRA {
+		q.Limiter.Burst = 0
+	}
 	q.Store.Kind = d.Store
 	if d.Store == plan.KV && d.CacheTTL > 0 {
 		q.Store.KV.CacheTTL = d.CacheTTL

@@ -39,6 +39,37 @@ func (s *CountingStore) Put(ctx context.Context, key, value string, ttl time.Dur
 	return err
 }
 
+// Update passes an atomic update on to the wrapped store and counts its
+// work: on success a read of each key and, when the update wrote, a write;
+// on failure one write error.
+func (s *CountingStore) Update(ctx context.Context, u *kv.Update) ([2]kv.Value, error) {
+	wrote := false
+	counted := *u
+	counted.Apply = func(cur [2]kv.Value) (kv.Put, bool) {
+		w, allowed := u.Apply(cur)
+		wrote = w.Key != ""
+		return w, allowed
+	}
+	cur, err := kv.UpdateThrough(ctx, s.Store, &counted)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.c.Write(err)
+		return cur, err
+	}
+	for range u.NKeys {
+		s.c.Read(nil)
+	}
+	if wrote {
+		s.c.Write(nil)
+	}
+	return cur, nil
+}
+
+// CanUpdate implements kv.Wrapper: whether the wrapped store applies
+// atomic updates.
+func (s *CountingStore) CanUpdate() bool { return kv.CanUpdate(s.Store) }
+
 // AddTo adds the counts so far to k (a Recorder's KV counters).
 func (s *CountingStore) AddTo(k *measure.KVCounters) {
 	s.mu.Lock()

@@ -28,3 +28,19 @@ func (s *Delayed) Put(ctx context.Context, key, value string, ttl time.Duration)
 	}
 	return s.Store.Put(ctx, key, value, ttl)
 }
+
+// Update sleeps a latency, then has the store beneath apply u; it fails
+// with ErrNoUpdate when that store cannot (CanUpdate).
+func (s *Delayed) Update(ctx context.Context, u *Update) ([2]Value, error) {
+	if !CanUpdate(s.Store) {
+		return [2]Value{}, ErrNoUpdate
+	}
+	if err := Sleep(ctx, s.Delay()); err != nil {
+		return [2]Value{}, WrapUnavailable("put", u.Keys[0], err)
+	}
+	return UpdateThrough(ctx, s.Store, u)
+}
+
+// CanUpdate implements Wrapper: whether the store beneath applies atomic
+// updates.
+func (s *Delayed) CanUpdate() bool { return CanUpdate(s.Store) }

@@ -2,7 +2,9 @@
 // can run on: Workers KV as simulated, an in-memory reference, and the real
 // Cloudflare REST API. It holds the interface and the typed errors that carry
 // the real messages Workers KV throws (see docs/facts.md),
-// so a limiter driven over any store sees the same failures.
+// so a limiter driven over any store sees the same failures, and Updater,
+// the optional interface of a store that applies the limiter's atomic
+// update in one step (the memory store, Redis; never Workers KV).
 package kv
 
 import (
@@ -27,6 +29,82 @@ type Store interface {
 	Get(ctx context.Context, key string) (value string, found bool, err error)
 	// Put stores value under key; the key expires ttl after this write.
 	Put(ctx context.Context, key, value string, ttl time.Duration) error
+}
+
+// Value is what a key held when an atomic update read it: its value, and
+// whether it existed.
+type Value struct {
+	Value string
+	Found bool
+}
+
+// Put is a write an atomic update makes: value under key, expiring after
+// TTL; with KeepTTL a key that holds a live value keeps its expiry, and TTL
+// applies only when the write creates it (Redis's INCR, then EXPIRE on the
+// first increment). An empty Key writes nothing.
+type Put struct {
+	Key, Value string
+	TTL        time.Duration
+	KeepTTL    bool
+}
+
+// Update is one atomic read-modify-write of up to two keys: the limiter's
+// pure update, which a store applies at its primary in one step.
+type Update struct {
+	// Keys are the keys the update reads; only the first NKeys are used.
+	Keys  [2]string
+	NKeys int
+	// Apply is the update: given what the keys hold, the write to make and
+	// whether the request is allowed. It is pure, and a store that runs Go
+	// where its data is (the memory stores) calls it under its lock.
+	Apply func(cur [2]Value) (w Put, allowed bool)
+	// Script names the same update for a store that runs it where the
+	// data is in a language of its own (Redis: a Lua script), with its
+	// arguments: the limiter's algorithm and what it needs (limit, window,
+	// now, ...), as the store's documentation lists them.
+	Script string
+	Args   []int64
+}
+
+// Updater is a Store that applies atomic updates: the optional interface
+// of the limiter's atomic shape. A store that is not one refuses that shape.
+type Updater interface {
+	Store
+	// Update applies u in one step and returns what the keys held before
+	// it, which u.Apply was given. A store error means the update may not
+	// have been applied; the limiter's error policy decides.
+	Update(ctx context.Context, u *Update) (cur [2]Value, err error)
+}
+
+// Wrapper is a Store over another store that can say whether the store
+// beneath applies atomic updates (a wrapper that adds latency or counts
+// work has an Update method that passes the update on, or fails).
+type Wrapper interface {
+	CanUpdate() bool
+}
+
+// CanUpdate reports whether s applies atomic updates: it is an Updater,
+// and a Wrapper among them says the store beneath is one too.
+func CanUpdate(s Store) bool {
+	if w, ok := s.(Wrapper); ok {
+		return w.CanUpdate()
+	}
+	_, ok := s.(Updater)
+	return ok
+}
+
+// ErrNoUpdate is the error of an atomic update through a wrapper whose
+// store cannot apply one (CanUpdate is false); a driver checks CanUpdate
+// first and refuses the limiter instead.
+var ErrNoUpdate = errors.New("kv: the store cannot apply an atomic update: use limiter.update read-then-write, or a store that can (memory, redis)")
+
+// UpdateThrough is a wrapper's Update: u applied by s when s is an
+// Updater, else ErrNoUpdate.
+func UpdateThrough(ctx context.Context, s Store, u *Update) ([2]Value, error) {
+	if up, ok := s.(Updater); ok && CanUpdate(s) {
+		return up.Update(ctx, u)
+	}
+	return [2]Value{}, ErrNoUpdate
 }
 
 // Kind says which of the published failure modes an Error is.

@@ -2,6 +2,7 @@ package kv
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -11,6 +12,8 @@ import (
 // enforces the published rules (TTL >= 60 s, keys <= 512 bytes, and on request
 // one write per second per key), and can sleep on every operation so that
 // concurrent requests really overlap between their read and their write.
+//
+// It applies atomic updates (Updater) under its lock.
 type Memory struct {
 	mu      sync.Mutex
 	entries map[string]memEntry
@@ -104,6 +107,48 @@ func (m *Memory) Put(ctx context.Context, key, value string, ttl time.Duration) 
 	}
 	m.entries[key] = memEntry{value: value, expires: now.Add(ttl), lastWrite: now}
 	return nil
+}
+
+// Update implements Updater: under the store's lock, it reads u's keys,
+// calls u.Apply and stores the write it returns, after the store's latency
+// (one round trip, as a script). The write obeys the rules Put does, except
+// the write limit: an atomic update is one operation at the primary.
+func (m *Memory) Update(ctx context.Context, u *Update) ([2]Value, error) {
+	var cur [2]Value
+	if u.NKeys < 1 || u.NKeys > 2 || u.Apply == nil {
+		return cur, fmt.Errorf("memory store: an atomic update needs 1 or 2 keys and its Apply, got %d keys", u.NKeys)
+	}
+	for _, k := range u.Keys[:u.NKeys] {
+		if len(k) > MaxKeyBytes {
+			return cur, NewKeyTooLong("put", k)
+		}
+	}
+	if err := m.wait(ctx); err != nil {
+		return cur, WrapUnavailable("put", u.Keys[0], err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.opts.Now()
+	for i, k := range u.Keys[:u.NKeys] {
+		if e, ok := m.entries[k]; ok && now.Before(e.expires) {
+			cur[i] = Value{Value: e.value, Found: true}
+		}
+	}
+	w, _ := u.Apply(cur)
+	if w.Key == "" {
+		return cur, nil
+	}
+	if err := CheckPut(w.Key, w.TTL); err != nil {
+		return cur, err
+	}
+	e, live := m.entries[w.Key]
+	live = live && now.Before(e.expires)
+	expires := now.Add(w.TTL)
+	if w.KeepTTL && live {
+		expires = e.expires
+	}
+	m.entries[w.Key] = memEntry{value: w.Value, expires: expires, lastWrite: now}
+	return cur, nil
 }
 
 // Len returns the number of keys held, expired or not, for tests of growth.

@@ -6,6 +6,15 @@
 // latencies between them; the live driver (Check) performs them over a
 // kv.Store. The gap between read and write is where overshoot comes from, and
 // both drivers keep it.
+//
+// A limiter reaches its store in one of two shapes (Config.Update). The
+// seed's is read-then-write: Plan, the reads, Decide, the write. The atomic
+// shape is the one Redis limiters use: the store applies the limiter's pure
+// update (Update) to the current values of the plan's keys at its primary in
+// one step, so no request's read and write can straddle another's. The
+// memory store runs Update under its lock, Redis runs the same update as a
+// Lua script (internal/redis), and the model applies it at commit; a store
+// that cannot refuses the limiter.
 package limiter
 
 import (
@@ -32,10 +41,31 @@ const (
 	SlidingWindow Algorithm = "sliding-window"
 	// TokenBucket is GCRA over one stored theoretical arrival time.
 	TokenBucket Algorithm = "token-bucket"
+	// GCRA is go-redis/redis_rate's limiter: GCRA at a rate of limit per
+	// window with a burst of its own (Config.Burst), over one stored
+	// theoretical arrival time. With the burst at the limit it decides as
+	// TokenBucket does.
+	GCRA Algorithm = "gcra"
 )
 
 // Algorithms lists every algorithm, for error messages and sweeps.
-var Algorithms = []Algorithm{FixedWindow, SlidingWindow, TokenBucket}
+var Algorithms = []Algorithm{FixedWindow, SlidingWindow, TokenBucket, GCRA}
+
+// Update is how a limiter reaches its store: read-then-write or atomic.
+type Update string
+
+// The update shapes.
+const (
+	// ReadThenWrite is the seed's: read the plan's keys, decide, write.
+	// Requests whose reads and writes interleave can overwrite each other.
+	ReadThenWrite Update = "read-then-write"
+	// Atomic has the store apply the limiter's pure update (Limiter.Update)
+	// at its primary in one step: INCR-style counters and GCRA scripts.
+	Atomic Update = "atomic"
+)
+
+// Updates lists every update shape, for error messages.
+var Updates = []Update{ReadThenWrite, Atomic}
 
 // Policy says what the limiter decides when the store fails.
 type Policy string
@@ -68,6 +98,13 @@ type Config struct {
 	Window time.Duration
 	// Policy is the error policy; empty means fail-open, as the seed.
 	Policy Policy
+	// Update is the shape the limiter reaches its store in; empty means
+	// read-then-write, as the seed.
+	Update Update
+	// Burst is the GCRA algorithm's burst: how many requests a caller
+	// unseen for long may send at once; 0 means the limit. Only GCRA has
+	// one.
+	Burst int64
 }
 
 // Limiter makes decisions for one Config. It holds no per-caller state, so
@@ -79,14 +116,16 @@ type Limiter struct {
 
 	slidingTTL time.Duration // max(60 s, 2 x window): a current key serves as the next previous one
 	interval   int64         // token bucket: emission interval, microseconds
-	tolerance  int64         // token bucket: (limit - 1) x interval, microseconds
+	burst      int64         // token bucket, GCRA: requests allowed back to back (the limit, or Config.Burst)
+	tolerance  int64         // token bucket, GCRA: (burst - 1) x interval, microseconds
 	fixed      bool          // the algorithm is FixedWindow (a bool tests faster than the string)
+	atomic     bool          // the update shape is Atomic
 }
 
 // ConfigError is a fault of a Config: the field at fault, by the name a
 // scenario gives it (limit, window, algorithm, error_policy, name), and
-// what is wrong with it and what is allowed. The scenario's checks and New
-// report the same fault in the same words.
+// what is wrong with it and what is allowed; also update and burst. The
+// scenario's checks and New report the same fault in the same words.
 type ConfigError struct {
 	Field, Msg string
 }
@@ -115,7 +154,24 @@ func (cfg Config) Check() error {
 	if cfg.Policy != "" && !slices.Contains(Policies, cfg.Policy) {
 		return bad("error_policy", "%q is unknown: use one of %s", cfg.Policy, JoinNames(Policies))
 	}
+	if cfg.Update != "" && !slices.Contains(Updates, cfg.Update) {
+		return bad("update", "%q is unknown: use one of %s", cfg.Update, JoinNames(Updates))
+	}
+	switch {
+	case cfg.Burst < 0 || cfg.Burst > MaxLimit:
+		return bad("burst", "%d is out of range: must be between 1 and %d, or 0 for the limit", cfg.Burst, int64(MaxLimit))
+	case cfg.Burst != 0 && cfg.Algorithm != GCRA:
+		return bad("burst", "is set for algorithm %s: only gcra has a burst; leave it out, or use algorithm gcra", cfg.algorithm())
+	}
 	return nil
+}
+
+// algorithm returns the algorithm, fixed-window when empty.
+func (cfg Config) algorithm() Algorithm {
+	if cfg.Algorithm == "" {
+		return FixedWindow
+	}
+	return cfg.Algorithm
 }
 
 // JoinNames lists names (the limiter's algorithms, policies, key modes)
@@ -140,19 +196,35 @@ func New(cfg Config) (*Limiter, error) {
 	if cfg.Policy == "" {
 		cfg.Policy = FailOpen
 	}
+	if cfg.Update == "" {
+		cfg.Update = ReadThenWrite
+	}
+	burst := cfg.Limit
+	if cfg.Algorithm == GCRA && cfg.Burst > 0 {
+		burst = cfg.Burst
+	}
 	l := &Limiter{cfg: cfg, prefix: "rl:" + cfg.Name + ":", ttl: max(60*time.Second, cfg.Window)}
 	l.slidingTTL = l.ttl
 	l.fixed = cfg.Algorithm == FixedWindow
+	l.atomic = cfg.Update == Atomic
 	if cfg.Window <= math.MaxInt64/2 {
 		l.slidingTTL = max(l.ttl, 2*cfg.Window)
 	}
 	l.interval = ceilDiv(cfg.Window.Microseconds(), cfg.Limit)
-	l.tolerance = (cfg.Limit - 1) * l.interval
+	l.burst = burst
+	l.tolerance = (burst - 1) * l.interval
+	if burst > 1 && l.tolerance/(burst-1) != l.interval { // beyond int64 microseconds: no request is ever too early
+		l.tolerance = math.MaxInt64
+	}
 	return l, nil
 }
 
 // Config returns the limiter's configuration, defaults filled in.
 func (l *Limiter) Config() Config { return l.cfg }
+
+// Atomic reports whether the limiter's update shape is Atomic: a driver
+// has the store apply Update instead of reading, deciding and writing.
+func (l *Limiter) Atomic() bool { return l.atomic }
 
 // TTL is the expirationTtl the fixed-window limiter writes: max(60 s, window).
 func (l *Limiter) TTL() time.Duration { return l.ttl }
@@ -180,6 +252,10 @@ type Write struct {
 	Key   string
 	Value string
 	TTL   time.Duration
+	// KeepTTL keeps the expiry of a key that holds a live value: TTL then
+	// applies only when the write creates the key (Redis's INCR, then
+	// EXPIRE on the first increment). Only Update's counters set it.
+	KeepTTL bool
 }
 
 // Decision is the limiter's answer, in the seed's shape plus what overshoot
@@ -256,7 +332,7 @@ func (l *Limiter) Plan(now time.Time, caller string) Plan {
 		p.Keys[0] = l.windowKey(caller, w)
 		p.Keys[1] = l.windowKey(caller, w-1)
 		p.NKeys = 2
-	case TokenBucket:
+	case TokenBucket, GCRA:
 		p.Keys[0] = l.prefix + caller
 	}
 	return p
@@ -381,7 +457,7 @@ func (l *Limiter) DecideInto(d *Decision, p *Plan, got *[2]Read) {
 	switch l.cfg.Algorithm {
 	case SlidingWindow:
 		*d = l.decideSliding(*p, *got)
-	case TokenBucket:
+	case TokenBucket, GCRA:
 		*d = l.decideBucket(*p, got[0])
 	default:
 		l.decideFixed(d, p, &got[0])
@@ -496,12 +572,51 @@ func clampInt(f float64) int64 {
 	return int64(f)
 }
 
+// Update is the atomic shape's decision: the decision for plan p given the
+// values its keys hold at the store, in plan order, read inside the store's
+// atomic step, and in its Write what the store must then hold. The store
+// applies Write before anything else touches the keys. It never fails.
+//
+// It decides as Decide does, so that on a store with one request at a time
+// both shapes give the same decisions, with the writes of the Redis
+// limiters it stands for:
+//   - fixed-window is INCR then EXPIRE on the first increment
+//     (envoyproxy/ratelimit, rate-limit-redis): every request, denied or
+//     not, adds one to the count, and the TTL is set when the increment
+//     creates the key (KeepTTL);
+//   - sliding-window is two counters (@upstash/ratelimit's shape): an
+//     allowed request increments the current window's, which keeps the
+//     TTL its first increment set;
+//   - token-bucket and gcra set the new theoretical arrival time with its
+//     TTL, as redis_rate's script does, on allowed requests only.
+func (l *Limiter) Update(p Plan, cur [2]Read) Decision {
+	var d Decision
+	l.UpdateInto(&d, &p, &cur)
+	return d
+}
+
+// UpdateInto sets *d to Update(*p, *cur), for a driver that keeps its plan
+// and values in place (the simulator).
+func (l *Limiter) UpdateInto(d *Decision, p *Plan, cur *[2]Read) {
+	l.DecideInto(d, p, cur)
+	switch l.cfg.Algorithm {
+	case FixedWindow:
+		if d.Write.Key == "" { // denied by the count: INCR all the same
+			d.Write = Write{Key: p.Keys[0], Value: nextCount(cur[0].Value, d.Count), TTL: l.ttl}
+		}
+		d.Write.KeepTTL = true
+	case SlidingWindow:
+		d.Write.KeepTTL = d.Write.Key != ""
+	}
+}
+
 // decideBucket is GCRA (the generic cell rate algorithm) over one stored
 // value: the theoretical arrival time TAT, in Unix microseconds. Each allowed
 // request moves TAT one emission interval I = ceil(window / limit) later
 // (from now, when TAT is in the past); a request is allowed while TAT is at
 // most (limit - 1) x I ahead of now, so a full bucket holds exactly limit
-// requests back to back and refills one request every I. Integer
+// requests back to back and refills one request every I (for GCRA, (burst
+// - 1) x I ahead: burst requests back to back). Integer
 // microseconds keep the check and the step in the same units: a float check
 // with rounded steps loses a request of the burst whenever window/limit is
 // not a whole number.
@@ -521,7 +636,7 @@ func (l *Limiter) decideBucket(p Plan, got Read) Decision {
 	}
 	newTAT := tat + l.interval
 	d.Allowed = true
-	d.Remaining = l.cfg.Limit - 1 - d.Count
+	d.Remaining = l.burst - 1 - d.Count
 	d.reset = newTAT // when the bucket is full again
 	d.Write = Write{Key: p.Keys[0], Value: formatCount(newTAT),
 		TTL: max(60*time.Second, time.Duration(newTAT-now)*time.Microsecond)}

@@ -122,6 +122,11 @@ type LimiterRef struct {
 	// Key is what the limiter keys a caller on: token-ip (the seed's,
 	// also when empty), ip or token.
 	Key string `json:"key"`
+	// Update is "atomic" for a limiter whose store applies its update in
+	// one step; empty for the seed's read-then-write.
+	Update string `json:"update,omitempty"`
+	// Burst is gcra's burst, when it is not the limit.
+	Burst int64 `json:"burst,omitempty"`
 }
 
 // KeyedBy names the key as the limiter sees it, for people: "token and

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/limiter"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
 )
@@ -15,7 +16,8 @@ import (
 // latency is drawn from one distribution (store.latency). It enforces the
 // rules every Workers KV put obeys (key length, expirationTtl >= 60 s) and
 // nothing else. Races between a request's read and its write remain, which
-// is what it is for.
+// is what it is for. A limiter of the atomic shape has it apply its update
+// in one step instead (UpdateLatency, Update, Apply): no race remains.
 type Memory struct {
 	lat       plan.Dist
 	rng       *rand.Rand
@@ -39,15 +41,21 @@ func (m *Memory) Read(now time.Duration, loc, dom int, key string) ReadResult {
 	t := int64(now)
 	m.tick(t)
 	lat := m.lat.Sample(m.rng)
+	r := m.readAt(t, key)
+	r.Latency = lat
+	return r
+}
+
+// readAt reads key at t, counting the read, without a latency.
+func (m *Memory) readAt(t int64, key string) ReadResult {
 	if len(key) > kv.MaxKeyBytes {
 		err := kv.NewKeyTooLong("get", key)
 		if m.ctr != nil {
 			m.ctr.Read(err)
 		}
-		return ReadResult{Err: err, Latency: lat}
+		return ReadResult{Err: err}
 	}
 	var r ReadResult
-	r.Latency = lat
 	c := m.data[key]
 	if c != nil {
 		if v := c.live(t); v != 0 {
@@ -100,6 +108,55 @@ func (m *Memory) Commit(now time.Duration, w PendingWrite) {
 	}
 	m.version++
 	c.value, c.version, c.committed, c.expires = w.Value, m.version, t, after(t, int64(w.TTL))
+}
+
+// UpdateLatency draws how long an atomic update takes: one operation, at
+// whose end the update is applied (Update) and its answer known.
+func (m *Memory) UpdateLatency() time.Duration { return m.lat.Sample(m.rng) }
+
+// Update is the first half of an atomic update at now: it reads the first
+// n of keys into cur, counting the reads, and returns the first error (a
+// key over 512 bytes). The caller decides on cur and, in the same event,
+// with nothing between, calls Apply with the write: the update is one
+// step at the store.
+func (m *Memory) Update(now time.Duration, keys *[2]string, n int, cur *[2]limiter.Read) error {
+	t := int64(now)
+	m.tick(t)
+	for i := 0; i < n; i++ {
+		r := m.readAt(t, keys[i])
+		if r.Err != nil {
+			return r.Err
+		}
+		cur[i] = limiter.Read{Value: r.Value, Found: r.Found}
+	}
+	return nil
+}
+
+// Apply commits an atomic update's write at now, at once: the second half
+// of Update. A key that holds a live value keeps its expiry when
+// w.KeepTTL. It obeys the rules Write does (key length, TTL >= 60 s); no
+// update is ever lost, since nothing came between its read and its write.
+func (m *Memory) Apply(now time.Duration, w *limiter.Write) error {
+	t := int64(now)
+	err := kv.CheckPut(w.Key, w.TTL)
+	if m.ctr != nil {
+		m.ctr.Write(err)
+	}
+	if err != nil {
+		return err
+	}
+	c := m.data[w.Key]
+	if c == nil {
+		c = &entry{}
+		m.data[w.Key] = c
+	}
+	expires := after(t, int64(w.TTL))
+	if w.KeepTTL && c.live(t) != 0 {
+		expires = c.expires
+	}
+	m.version++
+	c.value, c.version, c.committed, c.expires = w.Value, m.version, t, expires
+	return nil
 }
 
 func (m *Memory) tick(t int64) {

@@ -22,6 +22,7 @@ const (
 	evCommit                  // a request's write commits (idx: request)
 	evOwner                   // a request reaches its key's owner (idx: request)
 	evDone                    // a response reaches its client (idx: request)
+	evUpdate                  // a request's atomic update reaches the store (idx: request)
 )
 
 // compiled is a plan prepared once for the engine, shared read-only by
@@ -72,11 +73,30 @@ func compile(pl *plan.Plan) (*compiled, error) {
 		// so a population that sends many at once may run that many.
 		c.stuckAfter += 8 * p.InFlightAtOnce()
 	}
+	if err := c.checkUpdate(); err != nil {
+		return nil, err
+	}
 	// Build one store now, so that its errors surface before any trial.
 	if _, _, err := c.newStore(rand.New(rand.NewPCG(0, 0)), nil); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// checkUpdate refuses a limiter of the atomic shape on a store the model
+// cannot apply its update on in one step: the memory store applies it at
+// commit, a Durable Object at its owner; Workers KV has no atomic update.
+func (c *compiled) checkUpdate() error {
+	if !c.lim.Atomic() {
+		return nil
+	}
+	switch k := c.plan.Store.Kind; {
+	case k != plan.Memory && k != plan.DurableObject:
+		return fmt.Errorf("limiter.update atomic: the model's %s store has no atomic update: use read-then-write, or store.kind memory or durable-object", k)
+	case c.plan.Server.Mode != plan.ServerNone:
+		return fmt.Errorf("limiter.update atomic: the serving side's model runs read-then-write steps only: use read-then-write, or server.mode none")
+	}
+	return nil
 }
 
 // newStore builds the plan's store for one trial: either a Store the
@@ -143,7 +163,8 @@ type trial struct {
 	q       queue
 	now     int64
 	store   Store
-	kv      *KV // store, when it is the KV model: called with key refs
+	kv      *KV     // store, when it is the KV model: called with key refs
+	mem     *Memory // store, when the limiter's updates are atomic: one update a request (updateDone)
 	owned   Owned
 	rec     *measure.Recorder
 	clients []client
@@ -212,6 +233,9 @@ func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
 	}
 	t.srv = newServer(t)
 	t.kv, _ = t.store.(*KV)
+	if c.lim.Atomic() {
+		t.mem, _ = t.store.(*Memory)
+	}
 	t.direct = t.owned == nil && t.srv == nil
 	t.clients = newClients(c.pops, c.nClients, plan.NewStream(seed, i))
 	t.schedule()
@@ -324,6 +348,8 @@ func (t *trial) step(e event) {
 		t.atOwner(e.idx)
 	case evDone:
 		t.done(&t.reqs[e.idx], e.idx)
+	case evUpdate:
+		t.updateDone(e.idx)
 	default:
 		t.srv.step(t, e)
 	}
@@ -379,6 +405,10 @@ func (t *trial) send(c *client, ci int32, r *request, ri int32) {
 		t.onSend(c, ci, n, loc)
 	}
 	r.win, r.into = t.planFor(c)
+	if t.mem != nil {
+		t.push(t.now+int64(t.mem.UpdateLatency()), evUpdate, ri)
+		return
+	}
 	if t.direct {
 		t.read(r, ri)
 		return
@@ -530,6 +560,28 @@ func (t *trial) readDone(ri int32) {
 	t.push(t.now+int64(lat), evCommit, ri)
 }
 
+// updateDone applies request ri's atomic update at the memory store, now,
+// in one step: the values its keys hold, the limiter's Update on them,
+// its write committed at once. The response reaches the client now.
+func (t *trial) updateDone(ri int32) {
+	r := &t.reqs[ri]
+	now := time.Duration(t.now)
+	p := t.planOf(r)
+	d := &t.dec
+	if err := t.mem.Update(now, &p.Keys, p.NKeys, &r.got); err != nil {
+		*d = t.c.lim.Failed(*p, err)
+	} else {
+		t.c.lim.UpdateInto(d, p, &r.got)
+		if d.Write.Key != "" {
+			if err := t.mem.Apply(now, &d.Write); err != nil {
+				*d = t.c.lim.Failed(*p, err)
+			}
+		}
+	}
+	t.record(r, d)
+	t.done(r, ri)
+}
+
 // atOwner runs the read, decision and write at the key's owner, atomically.
 func (t *trial) atOwner(ri int32) {
 	r := &t.reqs[ri]
@@ -545,7 +597,12 @@ func (t *trial) atOwner(ri int32) {
 		for i := 0; i < p.NKeys; i++ {
 			r.got[i].Value, r.got[i].Found = t.owned.Get(now, owner, p.Keys[i])
 		}
-		d := t.c.lim.Decide(*p, r.got)
+		var d limiter.Decision
+		if t.c.lim.Atomic() {
+			t.c.lim.UpdateInto(&d, p, &r.got) // the INCR shape: every request counts
+		} else {
+			t.c.lim.DecideInto(&d, p, &r.got)
+		}
 		if d.Write.Key != "" {
 			if err := t.owned.Put(now, owner, d.Write.Key, d.Write.Value, d.Write.TTL); err != nil {
 				d = t.c.lim.Failed(*p, err)

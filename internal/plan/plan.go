@@ -76,7 +76,8 @@ func Compile(sc *scenario.Scenario) (*Plan, error) {
 // compile compiles a validated scenario.
 func compile(sc *scenario.Scenario) (*Plan, error) {
 	lim, err := limiter.New(limiter.Config{Name: sc.Limiter.Name, Algorithm: limiter.Algorithm(sc.Limiter.Algorithm),
-		Limit: sc.Limiter.Limit, Window: sc.Limiter.Window.D(), Policy: limiter.Policy(sc.Limiter.ErrorPolicy)})
+		Limit: sc.Limiter.Limit, Window: sc.Limiter.Window.D(), Policy: limiter.Policy(sc.Limiter.ErrorPolicy),
+		Update: limiter.Update(sc.Limiter.Update), Burst: sc.Limiter.Burst})
 	if err != nil {
 		return nil, err
 	}
@@ -158,8 +159,15 @@ func LimiterRef(c limiter.Config, key limiter.KeyBy, store string) measure.Limit
 	if key == "" {
 		key = limiter.KeyTokenIP
 	}
-	return measure.LimiterRef{Algorithm: string(c.Algorithm), Limit: c.Limit, Window: scenario.Duration(c.Window).String(),
+	r := measure.LimiterRef{Algorithm: string(c.Algorithm), Limit: c.Limit, Window: scenario.Duration(c.Window).String(),
 		WindowSecs: c.Window.Seconds(), Store: store, ErrorPolicy: string(c.Policy), Key: string(key)}
+	if c.Update == limiter.Atomic {
+		r.Update = string(c.Update)
+	}
+	if c.Algorithm == limiter.GCRA && c.Burst != 0 && c.Burst != c.Limit {
+		r.Burst = c.Burst
+	}
+	return r
 }
 
 // MeasurePopulations returns the populations as the accounting names them.

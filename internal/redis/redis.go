@@ -1,6 +1,10 @@
 // Package redis is a kv.Store over real Redis, spoken to with
 // github.com/redis/go-redis/v9, so that the built-in target runs the seed's
 // read-then-write limiter on Redis: a read is GET, a write is SET with EX.
+// It is also a kv.Updater: the limiter's atomic shape runs as one Lua script
+// per algorithm on the primary (EVALSHA, falling back to EVAL), one round
+// trip, the key's TTL set in the script (update.go): INCR counters for the
+// fixed and sliding windows, GCRA for token-bucket and gcra.
 //
 // It reaches either a single server (Config.Addr) or the primary that a set
 // of sentinels name (Config.Sentinels and Config.MasterName, through

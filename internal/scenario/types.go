@@ -83,7 +83,7 @@ type Calibration struct {
 // Limiter is the limiter's configuration as a scenario states it.
 type Limiter struct {
 	Name        string   `yaml:"name" json:"name"`                 // route name in the key
-	Algorithm   string   `yaml:"algorithm" json:"algorithm"`       // fixed-window | sliding-window | token-bucket
+	Algorithm   string   `yaml:"algorithm" json:"algorithm"`       // fixed-window | sliding-window | token-bucket | gcra
 	Limit       int64    `yaml:"limit" json:"limit"`               // requests per window
 	Window      Duration `yaml:"window" json:"window"`             // window length
 	ErrorPolicy string   `yaml:"error_policy" json:"error_policy"` // fail-open | fail-closed
@@ -92,6 +92,13 @@ type Limiter struct {
 	// ("token-ip"), the IP alone ("ip") or the token alone ("token", an
 	// API key). What clients send is the traffic's identity, apart.
 	Key string `yaml:"key" json:"key"`
+	// Update is how the limiter reaches its store: "read-then-write" (the
+	// seed's; empty means it) or "atomic" (the store applies the update in
+	// one step: INCR counters, GCRA scripts). Empty is left out of the
+	// canonical form, so that a scenario without it keeps its hash.
+	Update string `yaml:"update,omitempty" json:"update,omitempty"`
+	// Burst is gcra's burst (0: the limit).
+	Burst int64 `yaml:"burst,omitempty" json:"burst,omitempty"`
 }
 
 // Token says where a request carries its anonymous token.

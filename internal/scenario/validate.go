@@ -197,10 +197,13 @@ func (s *Scenario) validateLimiter() error {
 	l := s.Limiter
 	// The limiter's own check, in its words.
 	cfg := limiter.Config{Name: l.Name, Algorithm: limiter.Algorithm(l.Algorithm), Limit: l.Limit, Window: l.Window.D(),
-		Policy: limiter.Policy(l.ErrorPolicy)}
+		Policy: limiter.Policy(l.ErrorPolicy), Update: limiter.Update(l.Update), Burst: l.Burst}
 	var ce *limiter.ConfigError
 	if err := cfg.Check(); errors.As(err, &ce) {
 		return errAt("limiter."+ce.Field, "%s", ce.Msg)
+	}
+	if err := s.validateUpdate(); err != nil {
+		return err
 	}
 	// Empty is the limiter's default, which SetDefaults fills: a scenario
 	// built without it names none.
@@ -215,6 +218,25 @@ func (s *Scenario) validateLimiter() error {
 	}
 	if l.Key != "" && !slices.Contains(limiter.KeyModes, limiter.KeyBy(l.Key)) { // "": the seed's
 		return errAt("limiter.key", "%q is unknown: use one of %s", l.Key, limiter.JoinNames(limiter.KeyModes))
+	}
+	return nil
+}
+
+// validateUpdate checks that the store and the serving side can run the
+// limiter's update shape: the atomic one needs a store that applies an
+// update in one step.
+func (s *Scenario) validateUpdate() error {
+	if limiter.Update(s.Limiter.Update) != limiter.Atomic {
+		return nil
+	}
+	switch s.Store.Kind {
+	case KindKV:
+		return errAt("limiter.update", "atomic: Workers KV has no atomic update (a get and a put are two calls, and the last write wins): use read-then-write on store kv, or store.kind memory or durable-object")
+	case KindPerLocation:
+		return errAt("limiter.update", "atomic: the per-location store (the Rate Limiting binding) counts in its own shape: use read-then-write on it, or store.kind memory or durable-object")
+	}
+	if s.Server != nil && s.Server.Mode != "" && s.Server.Mode != ServerNone {
+		return errAt("limiter.update", "atomic: the model of the serving side (server.mode %s) runs read-then-write steps only: use read-then-write, or server.mode none", s.Server.Mode)
 	}
 	return nil
 }
@@ -496,6 +518,9 @@ func (s *Scenario) validateAdvise() error {
 	for i, x := range a.Algorithms {
 		if !slices.Contains(limiter.Algorithms, limiter.Algorithm(x)) {
 			return errAt(fmt.Sprintf("advise.algorithms.%d", i), "%q is unknown: use one of %s", x, limiter.JoinNames(limiter.Algorithms))
+		}
+		if limiter.Algorithm(x) == limiter.GCRA {
+			return errAt(fmt.Sprintf("advise.algorithms.%d", i), "gcra is not in advise's design space yet: use token-bucket, which gcra at its default burst decides as")
 		}
 	}
 	for i, x := range a.Stores {

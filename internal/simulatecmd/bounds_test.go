@@ -3,13 +3,15 @@ package simulatecmd
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/overshoot-dev/overshoot/internal/measure"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/shard"
 )
 
 // TestFileReadsAreBounded: every file simulate reads back (a summary for
@@ -21,8 +23,8 @@ func TestFileReadsAreBounded(t *testing.T) {
 		t.Skip(err)
 	}
 	// Small bounds, so that the test reads megabytes, not the real bounds.
-	defer func(s, m int64) { maxSummaryBytes, maxShardFileSize = s, m }(maxSummaryBytes, maxShardFileSize)
-	maxSummaryBytes, maxShardFileSize = 1<<20, 1<<20
+	defer func(s, m int64) { maxSummaryBytes, shard.MaxFileSize = s, m }(maxSummaryBytes, shard.MaxFileSize)
+	maxSummaryBytes, shard.MaxFileSize = 1<<20, 1<<20
 	tests := []struct {
 		name string
 		args []string
@@ -54,7 +56,7 @@ func editedShard(t *testing.T, edit func(f map[string]any)) string {
 	if code, _, stderr := runMain(t, "-shard", "0/1", "-trials", "2", "-seed", "3", "-sensitivity=false", "-out", dir); code != ExitOK {
 		t.Fatalf("shard: exit %d: %s", code, stderr)
 	}
-	path := filepath.Join(dir, shardFileName(0, 1))
+	path := filepath.Join(dir, shard.SimulateFileName(0, 1))
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

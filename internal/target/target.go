@@ -106,13 +106,18 @@ var (
 	textPlain   = []string{"text/plain; charset=utf-8"}
 )
 
-// New checks cfg and returns its Handler.
+// New checks cfg and returns its Handler. A limiter of the atomic shape
+// needs a store that applies atomic updates (kv.CanUpdate: memory, redis);
+// on another it is refused, never run read-then-write.
 func New(cfg Config) (*Handler, error) {
 	if cfg.Limiter == nil {
 		return nil, fmt.Errorf("target: no limiter given: build one with limiter.New")
 	}
 	if cfg.Store == nil {
 		return nil, fmt.Errorf("target: no store given: use kv.NewMemory, eventual.New or the cloudflare store")
+	}
+	if err := cfg.Limiter.CanRun(cfg.Store); err != nil {
+		return nil, fmt.Errorf("target: %w", err)
 	}
 	if cfg.Token == (limiter.TokenSource{}) {
 		cfg.Token = limiter.DefaultTokenSource
