@@ -27,7 +27,9 @@
 // the store one latency draw after the request is sent and is applied then,
 // in one event (the keys' values, the limiter's Update on them, its write
 // committed at once), and the response reaches the client at that instant;
-// at a Durable Object's owner, Update replaces Decide. Workers KV and the
+// on the redis store, the same at the node clients take for the primary
+// (a script), the write then replicated like any other; at a Durable
+// Object's owner, Update replaces Decide. Workers KV and the
 // per-location counters have no atomic update, and a serving side is
 // modelled for read-then-write steps only: the model refuses those pairs.
 //

@@ -91,8 +91,10 @@ func (c *compiled) checkUpdate() error {
 		return nil
 	}
 	switch k := c.plan.Store.Kind; {
-	case k != plan.Memory && k != plan.DurableObject:
-		return fmt.Errorf("limiter.update atomic: the model's %s store has no atomic update: use read-then-write, or store.kind memory or durable-object", k)
+	case k != plan.Memory && k != plan.DurableObject && k != plan.Redis:
+		return fmt.Errorf("limiter.update atomic: the model's %s store has no atomic update: use read-then-write, or store.kind memory, redis or durable-object", k)
+	case k == plan.Redis && c.plan.Store.Redis.Wait > 0:
+		return fmt.Errorf("limiter.update atomic: the model's redis store does not WAIT after a script: set store.redis.wait to 0, or use read-then-write")
 	case c.plan.Server.Mode != plan.ServerNone:
 		return fmt.Errorf("limiter.update atomic: the serving side's model runs read-then-write steps only: use read-then-write, or server.mode none")
 	}
@@ -164,7 +166,7 @@ type trial struct {
 	now     int64
 	store   Store
 	kv      *KV     // store, when it is the KV model: called with key refs
-	mem     *Memory // store, when the limiter's updates are atomic: one update a request (updateDone)
+	mem     updater // store, when the limiter's updates are atomic: one update a request (updateDone)
 	owned   Owned
 	rec     *measure.Recorder
 	clients []client
@@ -234,7 +236,7 @@ func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
 	t.srv = newServer(t)
 	t.kv, _ = t.store.(*KV)
 	if c.lim.Atomic() {
-		t.mem, _ = t.store.(*Memory)
+		t.mem, _ = t.store.(updater)
 	}
 	t.direct = t.owned == nil && t.srv == nil
 	t.clients = newClients(c.pops, c.nClients, plan.NewStream(seed, i))
