@@ -112,7 +112,7 @@ func TestMergeBadInput(t *testing.T) {
 		{"not a shard", []string{junk}, "not a simulate shard file"},
 		{"empty folder", []string{t.TempDir()}, "has no shard-*-of-*.json files"},
 		{"no arguments", nil, "give the shard files"},
-		{"with -set", []string{"-set", "trials=2", shards}, "-merge takes the shards as they are"},
+		{"with -set", []string{"-set", "trials=2", shards}, "simulate merge does not take -set: it is a flag of simulate run"},
 		{"bad shard flag", []string{"-shard", "3/3"}, "give I/N with 0 <= I < N"},
 	}
 	for _, tc := range tests {

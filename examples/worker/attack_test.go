@@ -142,7 +142,7 @@ func TestAttackSequentialExactLimit(t *testing.T) {
 // (scenario.yaml), measured with `attack -url`, then predicted by
 // `simulate -compare` for the same scenario: the memory store (local KV
 // under wrangler dev is one linearizable store with no cache, no lag and no
-// write limit, README.md "What differs under wrangler dev") behind the
+// write limit, docs/attack.md) behind the
 // serving side closed-loop.yaml models, its starting values. Both are logged
 // and written to one comparison report.
 //

@@ -17,7 +17,7 @@ import (
 // average 3.7-5), where the live median fell to 7.4x: the live medians of
 // that cell ranged 7.4-13x across matrices. Whether the live median falls
 // inside the predicted band is logged, not asserted: 28 of 30 held-out
-// cells were, in four of the five matrices all six (README). It starts and stops
+// cells were, in four of the five matrices all six (docs/validation.md). It starts and stops
 // Workers of its own, so it runs only when OVERSHOOT_VALIDATE=1 (.ci/run
 // sets it and runs this test alone, with nothing else loading the cores:
 // the Worker's throughput is what is measured).

@@ -108,7 +108,6 @@ func TestMainBadInput(t *testing.T) {
 		{"url redirects", []string{"-url", redirect.URL + "/", good}, `answered the preflight request with 302 Found to "/login"`},
 		{"unknown flag", []string{"-bogus"}, "bogus"},
 		{"repeat zero", []string{"-repeat", "0", good}, "-repeat 0 is out of range: give 1 to 100 runs"},
-		{"repeat with serve", []string{"-repeat", "2", "-serve", good}, "-repeat goes with a plain attack"},
 		{"unknown store", []string{"-store", "dynamo", good}, "dynamo"},
 		{"unknown statistic", []string{"-at", "p42", good}, "p42"},
 		{"negative ratio", []string{"-max-ratio", "-1", good}, "max-ratio"},
@@ -121,7 +120,6 @@ func TestMainBadInput(t *testing.T) {
 		{"port in use", []string{"-store", "memory", "-addr", busy.Addr().String(), good}, "in use"},
 		{"unreachable url", []string{"-url", "http://" + closedPort(t) + "/", good}, "cannot reach"},
 		{"not a url", []string{"-url", "ftp://x/", good}, "not an http"},
-		{"url and serve", []string{"-url", "http://127.0.0.1:1/", "-serve", good}, "-serve"},
 		{"empty url", []string{"-url", "", good}, "-url is empty"},
 		{"bad ip header", []string{"-store", "memory", "-ip-header", "X-Real-IP", good}, "-ip-header \"X-Real-IP\""},
 	}

@@ -3,14 +3,15 @@ package attackcmd
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/simulatecmd"
 )
 
@@ -81,36 +82,66 @@ func TestMainNoReport(t *testing.T) {
 	}
 }
 
-// flagNames lists the flags a usage text (flag.PrintDefaults) describes.
-func flagNames(usage string) []string {
-	var out []string
-	for _, m := range regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(usage, -1) {
-		out = append(out, m[1])
+// flagHelp maps each flag a usage text describes to its lines there.
+func flagHelp(usage string) map[string]string {
+	out := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^  -([a-z-]+)(.*\n    \t.*)$`).FindAllStringSubmatch(usage, -1) {
+		out[m[1]] = m[2]
 	}
 	return out
 }
 
-// TestFlagsMatchSimulate: every flag simulate has that is not about the
-// model's trials is an attack flag of the same name, and the other way
-// round every flag they share is listed here, so the two commands cannot
-// drift apart.
-func TestFlagsMatchSimulate(t *testing.T) {
+// TestSharedFlagsMatchSimulate: the flags both commands share (every
+// flag cli.Shared registers) are in both commands' plain run, with the
+// same help and default, since they are defined once.
+func TestSharedFlagsMatchSimulate(t *testing.T) {
 	var simUsage bytes.Buffer
 	if code := simulatecmd.Main([]string{"-h"}, &bytes.Buffer{}, &simUsage); code != cli.ExitOK {
 		t.Fatalf("simulate -h exit %d", code)
 	}
 	_, _, attackUsage := runMain(t, Env{}, "-h")
-	sim, att := flagNames(simUsage.String()), flagNames(attackUsage)
-	simulateOnly := []string{"advise", "budget", "calibrate", "compare", "diff", "fit", "force", "limit", "search-limit", "sensitivity", "trials", "workers"}
-	shared := []string{"at", "json", "junit", "max-ratio", "merge", "no-report", "out", "scenario", "seed", "set", "shard", "threshold", "version"}
-	for _, f := range sim {
-		if !slices.Contains(simulateOnly, f) && !slices.Contains(att, f) {
-			t.Errorf("simulate has -%s and attack does not", f)
-		}
+	sim, att := flagHelp(simUsage.String()), flagHelp(attackUsage)
+	var v struct {
+		s     string
+		n     uint64
+		b     bool
+		sets  cli.Sets
+		gates cli.Gates
+		shard *plan.Shard
 	}
-	for _, f := range shared {
-		if !slices.Contains(sim, f) || !slices.Contains(att, f) {
-			t.Errorf("-%s is not in both: simulate %v, attack %v", f, sim, att)
+	fs := flag.NewFlagSet("shared", flag.ContinueOnError)
+	cli.Shared{Scenario: &v.s, Seed: &v.n, SeedSet: &v.b, Sets: &v.sets, Out: &v.s, JSON: &v.b, NoReport: &v.b, Gates: &v.gates, Shard: &v.shard}.Register(fs)
+	n := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		n++
+		switch {
+		case sim[f.Name] == "" || att[f.Name] == "":
+			t.Errorf("-%s is not in both: simulate %q, attack %q", f.Name, sim[f.Name], att[f.Name])
+		case f.Name != "shard" && sim[f.Name] != att[f.Name]:
+			t.Errorf("-%s differs: simulate %q, attack %q", f.Name, sim[f.Name], att[f.Name])
+		}
+	})
+	if n < 11 {
+		t.Errorf("cli.Shared registers %d flags, want the 11 both commands share (with -version and the merge mode, 13)", n)
+	}
+}
+
+// TestServeTakesOnlyItsFlags: attack serve refuses the flags of a run,
+// naming the mode that takes them, and writes nothing.
+func TestServeTakesOnlyItsFlags(t *testing.T) {
+	good := cliScenario(t, sequentialYAML)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-repeat", "2", "-serve", good}, "attack serve does not take -repeat: it is a flag of attack run"},
+		{[]string{"-url", "http://127.0.0.1:1/", "-serve", good}, "attack serve does not take -url: it is a flag of attack run"},
+		{[]string{"serve", good, "-json"}, "attack serve does not take -json: it is a flag of attack run, attack merge"},
+		{[]string{"merge", "-store", "memory", "DIR"}, "attack merge does not take -store: it is a flag of attack run, attack serve"},
+	} {
+		code, _, stderr := runMain(t, Env{}, tc.args...)
+		if code != cli.ExitBadInput || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, cli.ExitBadInput, tc.want)
 		}
 	}
 }

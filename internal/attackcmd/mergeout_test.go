@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/shard"
 )
 
 // TestMergeBadInputWritesNothing: a merge refused for its shards' limit or
@@ -22,7 +23,7 @@ func TestMergeBadInputWritesNothing(t *testing.T) {
 	if code, _, stderr := runMain(t, Env{}, "-url", url, "-shard", "0/1", "-start-at", start, "-run-id", "r", "-out", shards, file); code != 0 {
 		t.Fatalf("shard: exit %d: %s", code, stderr)
 	}
-	jsonPath, binPath := filepath.Join(shards, shardBase(0, 1)+".json"), filepath.Join(shards, shardBase(0, 1)+".bin")
+	jsonPath, binPath := filepath.Join(shards, shard.Base(0, 1)+".json"), filepath.Join(shards, shard.Base(0, 1)+".bin")
 	good, _ := os.ReadFile(jsonPath)
 	results, _ := os.ReadFile(binPath)
 	edit := func(field string, v any) func() {

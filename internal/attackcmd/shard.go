@@ -1,7 +1,6 @@
 package attackcmd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/attack"
-	"github.com/overshoot-dev/overshoot/internal/bounded"
 	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/escape"
 	"github.com/overshoot-dev/overshoot/internal/measure"
@@ -23,6 +21,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/redact"
 	"github.com/overshoot-dev/overshoot/internal/report"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
+	"github.com/overshoot-dev/overshoot/internal/shard"
 )
 
 // A sharded attack: N processes, anywhere, each sending its part of the
@@ -30,6 +29,7 @@ import (
 // agreed instant, with one run id so that callers the scenario shares stay
 // shared across shards. Each writes its results and a shard file under
 // -out; `attack -merge` accounts for all the shards' results as one run.
+// The shard files and the merge's checks are internal/shard's.
 
 // shardFlags are the flags of a sharded run and of its merge.
 type shardFlags struct {
@@ -39,13 +39,9 @@ type shardFlags struct {
 	merge   bool
 }
 
-// register adds -shard, -start-at, -run-id and -merge to fs.
+// register adds -start-at and -run-id to fs (-shard is a shared flag,
+// cli.Shared; merge is a mode).
 func (f *shardFlags) register(fs *flag.FlagSet) {
-	fs.Func("shard", "send shard `I/N` of the scenario's load (with -url, -start-at and -run-id; merge the shards with -merge)", func(v string) error {
-		s, err := plan.ParseShard(v)
-		f.shard = &s
-		return err
-	})
 	fs.Func("start-at", "with -shard: the agreed wall-clock `time` every shard starts at (RFC 3339, e.g. 2026-12-01T10:00:00Z)", func(v string) error {
 		t, err := time.Parse(time.RFC3339Nano, v)
 		if err != nil {
@@ -55,7 +51,6 @@ func (f *shardFlags) register(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.StringVar(&f.runID, "run-id", "", "with -shard: the run's `id`, the same on every shard (it prefixes every token, so shards share callers and runs do not)")
-	fs.BoolVar(&f.merge, "merge", false, "merge the shard files (or the folders holding them) given as arguments into one summary, results file and report")
 }
 
 // runIDPattern is what a run id may hold: it goes into tokens and file names.
@@ -66,7 +61,7 @@ const maxEarly = 24 * time.Hour
 
 // maxLate is how long after -start-at a shard may still start: beyond it
 // the shards would not be attacking at once.
-const maxLate = 2 * time.Second
+const maxLate = shard.MaxLate
 
 // validate checks the shard flags against the rest of the command line.
 func (f *shardFlags) validate(c *config, args []string) error {
@@ -101,56 +96,6 @@ func (f *shardFlags) validate(c *config, args []string) error {
 	return nil
 }
 
-// shardKind names an attack shard file's format.
-const shardKind = "overshoot-attack-shard"
-
-// shardSchema is its version (2: results_count and results_sha256).
-const shardSchema = 2
-
-// shardFile is what a shard writes beside its results: who it is, what it
-// ran, and what the merge needs that the results do not hold.
-type shardFile struct {
-	Kind   string `json:"kind"`
-	Schema int    `json:"schema"`
-	Shard  int    `json:"shard"`
-	Shards int    `json:"shards"`
-	RunID  string `json:"run_id"`
-	// Scenario identifies the scenario and its overrides, so the merge
-	// can compile the same plan; Seed is the run's.
-	Scenario measure.ScenarioRef `json:"scenario"`
-	Seed     uint64              `json:"seed"`
-	URL      string              `json:"url"`
-	Limit    int64               `json:"limit"`
-	WindowMs int64               `json:"window_ms"`
-	// Limiter is the summary's limiter reference.
-	Limiter measure.LimiterRef `json:"limiter"`
-	SkewMs  int64              `json:"skew_ms"`
-	// DenyStatus is the statuses the shard counted as denials
-	// (-deny-status); absent in older files: 429 alone.
-	DenyStatus []int `json:"deny_status,omitempty"`
-	// StartAt is the agreed start; LateMs how long after it this shard
-	// started; ElapsedMs how long from StartAt it ran.
-	StartAt   time.Time `json:"start_at"`
-	LateMs    int64     `json:"late_ms"`
-	ElapsedMs int64     `json:"elapsed_ms"`
-	// ClockOffsetMs is the target's clock (its Date header) minus this
-	// machine's, measured before the run: shards whose clocks disagree do
-	// not attack at once whatever -start-at says.
-	ClockOffsetMs int64 `json:"clock_offset_ms"`
-	// Offered is the requests this shard's schedule called for.
-	Offered float64 `json:"offered"`
-	// Results is the shard's results file, beside this one;
-	// ResultsCount and ResultsSHA256 are how many results it holds and its
-	// checksum, so that a merge refuses one truncated or zero-filled.
-	Results       string `json:"results"`
-	ResultsCount  int64  `json:"results_count"`
-	ResultsSHA256 string `json:"results_sha256"`
-	Complete      bool   `json:"complete"`
-}
-
-// shardBase is the file name stem of shard i of n.
-func shardBase(i, n int) string { return fmt.Sprintf("shard-%d-of-%d", i, n) }
-
 // runShard runs this process's shard of the attack and writes its results
 // and shard file under c.out.
 func runShard(ctx context.Context, c *config, env Env, stderr io.Writer, pl *plan.Plan, sc *scenario.Scenario, o attack.Options) int {
@@ -169,7 +114,7 @@ func runShard(ctx context.Context, c *config, env Env, stderr io.Writer, pl *pla
 		fmt.Fprintf(stderr, "attack: -shard: %v\n", err)
 		return cli.ExitFailure
 	}
-	base := shardBase(sh.Index, sh.Count)
+	base := shard.Base(sh.Index, sh.Count)
 	resultsPath := filepath.Join(c.out, base+".bin")
 	rf, err := createResults(resultsPath)
 	if err != nil {
@@ -192,19 +137,19 @@ func runShard(ctx context.Context, c *config, env Env, stderr io.Writer, pl *pla
 		fmt.Fprintf(stderr, "attack: -shard: %v\n", runErr)
 		return cli.ExitFailure
 	}
-	dg, err := digestFile(resultsPath)
+	dg, err := shard.DigestFile(resultsPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "attack: -shard: reading back %s: %v\n", resultsPath, err)
 		return cli.ExitFailure
 	}
-	f := shardFile{Kind: shardKind, Schema: shardSchema, Shard: sh.Index, Shards: sh.Count, RunID: c.sh.runID,
+	f := shard.AttackFile{Header: shard.NewAttackHeader(sh.Index, sh.Count), RunID: c.sh.runID,
 		Scenario: s.Scenario, Seed: s.Seed, URL: redact.URL(c.url), Limit: o.Limit, WindowMs: o.Window.Milliseconds(),
 		Limiter: s.Limiter, SkewMs: o.Skew.Milliseconds(), DenyStatus: o.DenyStatus, StartAt: c.sh.startAt, LateMs: late.Milliseconds(),
 		ElapsedMs: int64(s.Live.DurationSecs * 1000), ClockOffsetMs: offset.Milliseconds(),
 		Offered: s.Live.OfferedRate * s.Live.DurationSecs, Results: filepath.Base(resultsPath), ResultsCount: dg.Results, ResultsSHA256: dg.SHA256, Complete: s.Complete}
 	b, _ := json.MarshalIndent(&f, "", "  ")
 	path := filepath.Join(c.out, base+".json")
-	if err := writeReplacing(path, append(b, '\n')); err != nil {
+	if err := shard.Write(path, append(b, '\n')); err != nil {
 		fmt.Fprintf(stderr, "attack: -shard: %v\n", err)
 		return cli.ExitFailure
 	}
@@ -242,63 +187,44 @@ func clockOffset(ctx context.Context, url string, timeout time.Duration) (time.D
 	return d.Sub(mid.Truncate(time.Second)).Round(time.Second), nil
 }
 
-// maxClockSpread is how far the shards' clocks (against the target's) may
-// disagree: the Date header has whole seconds, so 2 s is one tick each way.
-const maxClockSpread = 2 * time.Second
-
 // mergeMain is attack -merge: it reads the shard files named by args (or
 // found in the folders named), checks that they make one run, accounts for
 // their results as one run, and writes the run's summary, results and
 // report under c.out.
 func mergeMain(c *config, env Env, stderr io.Writer, args []string) int {
-	files, dirs, err := readShardFiles(args)
+	files, dirs, err := shard.ReadAttack(args)
 	if err == nil {
-		err = checkShards(files, dirs)
+		err = shard.CheckAttackRun(files, dirs)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "attack: -merge: %v\n", err)
 		return cli.ExitBadInput
 	}
 	first := files[0]
-	sets := first.Scenario.Params
-	var sc *scenario.Scenario
-	if _, statErr := os.Stat(first.Scenario.File); statErr != nil && (first.Scenario.File == "" || first.Scenario.File == DefaultScenarioFile) {
-		sc, err = scenario.Default(sets...)
-	} else {
-		sc, err = scenario.LoadWithOverrides(first.Scenario.File, sets)
-	}
-	if err == nil && sc.Hash() != first.Scenario.Hash {
-		err = fmt.Errorf("%s changed since the shards ran (hash %s, now %s): merge with the scenario they ran", first.Scenario.File, first.Scenario.Hash, sc.Hash())
-	}
-	var pl *plan.Plan
-	if err == nil {
-		pl, err = plan.CompileLive(sc)
-	}
+	sc, pl, err := mergeScenario(first)
 	if err != nil {
 		fmt.Fprintf(stderr, "attack: -merge: %v\n", err)
 		return cli.ExitBadInput
 	}
-	if err := checkResults(files, dirs); err != nil {
+	if err := shard.CheckResults(files, dirs); err != nil {
 		fmt.Fprintf(stderr, "attack: -merge: %v\n", err)
 		return cli.ExitBadInput
 	}
-	var readers []io.Reader
+	readers, closeAll, err := openResults(files, dirs)
+	if err != nil {
+		fmt.Fprintf(stderr, "attack: -merge: %v\n", err)
+		return cli.ExitBadInput
+	}
+	defer closeAll()
 	var elapsed int64
 	var offered float64
-	for i, f := range files {
-		rf, err := os.Open(filepath.Join(dirs[i], f.Results))
-		if err != nil {
-			fmt.Fprintf(stderr, "attack: -merge: shard %d's results: %v\n", f.Shard, err)
-			return cli.ExitBadInput
-		}
-		defer rf.Close()
-		readers = append(readers, rf)
+	for _, f := range files {
 		elapsed = max(elapsed, f.ElapsedMs)
 		offered += f.Offered
 	}
 	if first.Limit <= 0 || first.WindowMs <= 0 {
 		fmt.Fprintf(stderr, "attack: -merge: %s: limit %d, window_ms %d: both are positive in a shard file attack -shard wrote: merge the files as written\n",
-			filepath.Join(dirs[0], shardBase(first.Shard, first.Shards)+".json"), first.Limit, first.WindowMs)
+			filepath.Join(dirs[0], shard.Base(first.Shard, first.Shards)+".json"), first.Limit, first.WindowMs)
 		return cli.ExitBadInput
 	}
 	// The report folder and results file are made at Merge's first write:
@@ -341,6 +267,54 @@ func mergeMain(c *config, env Env, stderr io.Writer, args []string) int {
 	return verdict(&s, &c.gates, stderr)
 }
 
+// mergeScenario loads the scenario the shards ran (the file the first
+// names, with its -set values; the embedded default when that is the
+// default file and it is not found) and compiles its live plan, refusing a
+// file that changed since the shards ran.
+func mergeScenario(first shard.AttackFile) (*scenario.Scenario, *plan.Plan, error) {
+	sets := first.Scenario.Params
+	var sc *scenario.Scenario
+	var err error
+	if _, statErr := os.Stat(first.Scenario.File); statErr != nil && (first.Scenario.File == "" || first.Scenario.File == DefaultScenarioFile) {
+		sc, err = scenario.Default(sets...)
+	} else {
+		sc, err = scenario.LoadWithOverrides(first.Scenario.File, sets)
+	}
+	if err == nil && sc.Hash() != first.Scenario.Hash {
+		err = fmt.Errorf("%s changed since the shards ran (hash %s, now %s): merge with the scenario they ran", first.Scenario.File, first.Scenario.Hash, sc.Hash())
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	pl, err := plan.CompileLive(sc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sc, pl, nil
+}
+
+// openResults opens every shard's results file, beside its shard file,
+// and returns them with a function that closes them all.
+func openResults(files []shard.AttackFile, dirs []string) ([]io.Reader, func(), error) {
+	var opened []*os.File
+	closeAll := func() {
+		for _, f := range opened {
+			f.Close()
+		}
+	}
+	var readers []io.Reader
+	for i, f := range files {
+		rf, err := os.Open(filepath.Join(dirs[i], f.Results))
+		if err != nil {
+			closeAll()
+			return nil, nil, fmt.Errorf("shard %d's results: %v", f.Shard, err)
+		}
+		opened = append(opened, rf)
+		readers = append(readers, rf)
+	}
+	return readers, closeAll, nil
+}
+
 // lazyFile is a file opened at the first write.
 type lazyFile struct {
 	open func() (*os.File, error)
@@ -365,84 +339,4 @@ func (l *lazyFile) Close() error {
 		return nil
 	}
 	return l.f.Close()
-}
-
-// maxShardFile bounds a shard file's size.
-const maxShardFile = 1 << 20
-
-// readShardFiles reads the shard files named, or found in the folders
-// named, and returns them with the folder each is in.
-func readShardFiles(args []string) ([]shardFile, []string, error) {
-	paths, err := cli.ShardPaths(args)
-	if err != nil {
-		return nil, nil, err
-	}
-	var shards []shardFile
-	var dirs []string
-	for _, p := range paths {
-		b, err := bounded.ReadFile(p, maxShardFile, "an attack shard file")
-		if err != nil {
-			return nil, nil, err
-		}
-		var f shardFile
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if dec.Decode(&f) != nil || f.Kind != shardKind {
-			return nil, nil, fmt.Errorf("%s is not an attack shard file (written by attack -shard I/N)", p)
-		}
-		if f.Schema != shardSchema {
-			return nil, nil, fmt.Errorf("%s: shard schema %d, this attack reads %d: merge with the attack that wrote it", p, f.Schema, shardSchema)
-		}
-		if filepath.Base(f.Results) != f.Results {
-			return nil, nil, fmt.Errorf("%s: results %q is not a file beside it", p, f.Results)
-		}
-		if err := checkShardFields(&f); err != nil {
-			return nil, nil, fmt.Errorf("%s: %v: the file was edited or damaged; run its shard again", p, err)
-		}
-		shards = append(shards, f)
-		dirs = append(dirs, filepath.Dir(p))
-	}
-	return shards, dirs, nil
-}
-
-// checkShards checks that the shards make one run: the same run id,
-// scenario, target, limit, window, start and denial statuses; each shard
-// once; all complete; clocks in agreement.
-func checkShards(files []shardFile, dirs []string) error {
-	first := files[0]
-	seen := make([]bool, first.Shards)
-	lo, hi := first.ClockOffsetMs, first.ClockOffsetMs
-	for i, f := range files {
-		name := filepath.Join(dirs[i], shardBase(f.Shard, f.Shards)+".json")
-		switch {
-		case f.RunID != first.RunID || f.Shards != first.Shards:
-			return fmt.Errorf("%s is shard %d/%d of run %s, another run than %d/%d of %s: merge the shards of one run",
-				name, f.Shard, f.Shards, f.RunID, first.Shard, first.Shards, first.RunID)
-		case attack.FormatDenyStatus(f.DenyStatus) != attack.FormatDenyStatus(first.DenyStatus):
-			return fmt.Errorf("%s counted -deny-status %s as denials, shard %d %s: run every shard with the same flags",
-				name, attack.FormatDenyStatus(f.DenyStatus), first.Shard, attack.FormatDenyStatus(first.DenyStatus))
-		case f.Scenario.Hash != first.Scenario.Hash || f.URL != first.URL || f.Limit != first.Limit ||
-			f.WindowMs != first.WindowMs || !f.StartAt.Equal(first.StartAt) || f.Seed != first.Seed:
-			return fmt.Errorf("%s ran another scenario, target, limit, window, seed or start than shard %d: run every shard with the same flags", name, first.Shard)
-		case f.Shard < 0 || f.Shard >= f.Shards:
-			return fmt.Errorf("%s: shard %d is not one of 0..%d", name, f.Shard, f.Shards-1)
-		case seen[f.Shard]:
-			return fmt.Errorf("%s: shard %d/%d is given twice: give each shard once", name, f.Shard, f.Shards)
-		case !f.Complete:
-			return fmt.Errorf("%s: shard %d/%d was interrupted: run the attack again", name, f.Shard, f.Shards)
-		case f.LateMs > maxLate.Milliseconds():
-			return fmt.Errorf("%s: shard %d started %d ms after -start-at: the shards did not attack at once", name, f.Shard, f.LateMs)
-		}
-		seen[f.Shard] = true
-		lo, hi = min(lo, f.ClockOffsetMs), max(hi, f.ClockOffsetMs)
-	}
-	for i, ok := range seen {
-		if !ok {
-			return fmt.Errorf("shard %d/%d of run %s is missing: run it and merge all %d", i, first.Shards, first.RunID, first.Shards)
-		}
-	}
-	if spread := time.Duration(hi-lo) * time.Millisecond; spread > maxClockSpread {
-		return fmt.Errorf("the shards' clocks disagree by %v against the target's (over %v): sync them (NTP) and run again", spread, maxClockSpread)
-	}
-	return nil
 }

@@ -4,10 +4,8 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -47,30 +45,4 @@ func IsTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// ShardPaths lists the shard files a -merge names: each argument is a
-// shard file, or a folder whose shard-*-of-*.json files are taken (where
-// the shards wrote under -out).
-func ShardPaths(args []string) ([]string, error) {
-	var paths []string
-	for _, a := range args {
-		fi, err := os.Stat(a)
-		if err != nil {
-			return nil, err
-		}
-		if !fi.IsDir() {
-			paths = append(paths, a)
-			continue
-		}
-		m, _ := filepath.Glob(filepath.Join(a, "shard-*-of-*.json"))
-		if len(m) == 0 {
-			return nil, fmt.Errorf("%s has no shard-*-of-*.json files: give the folder the shards wrote under (-out)", a)
-		}
-		paths = append(paths, m...)
-	}
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("give the shard files, or the folder they were written under")
-	}
-	return paths, nil
 }

@@ -40,9 +40,12 @@ func (g *Gates) Register(fs *flag.FlagSet) {
 }
 
 // Validate parses the gates; an error names the one that cannot be read.
+// Gates never registered (a mode without gates) are valid: there is none.
 func (g *Gates) Validate() error {
-	if err := g.max.Validate(); err != nil {
-		return err
+	if g.max != (measure.Threshold{}) {
+		if err := g.max.Validate(); err != nil {
+			return err
+		}
 	}
 	g.conds = nil
 	if g.max.Max > 0 {

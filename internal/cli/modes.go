@@ -5,46 +5,19 @@ import (
 	"strings"
 )
 
-// Mode is a subcommand: a first word on the command line that names one of
-// a command's modes, and the flag that has always asked for it, so that
-// `simulate compare RUN.json` and `simulate -compare RUN.json` run the
-// same. A mode whose flag takes a value takes it from the word after the
-// mode's name.
+// Mode is one of a command's modes: the subcommand that names it
+// (`simulate compare RUN.json`) and the flag form it has always had
+// (`simulate -compare RUN.json`), which stays an alias.
 type Mode struct {
-	// Name is the subcommand ("compare"); Flag the flag it stands for
+	// Name is the subcommand ("compare"); Flag the old flag form
 	// ("compare"), "" for the command's plain run.
 	Name, Flag string
-	// Value says the flag takes the next argument as its value.
+	// Value says the old flag takes a value: the mode's first argument.
 	Value bool
-	// Help says what the mode does, in a few words, for the usage text.
+	// Args are the mode's arguments, for its usage line ("RUN/summary.json [SCENARIO.yaml]").
+	Args string
+	// Help says what the mode does, in a few words.
 	Help string
-}
-
-// Subcommand rewrites args whose first word names one of modes into the
-// flag form: the mode's flag, with its value when it takes one, and the
-// rest as given. Args that do not start with a mode's name are returned as
-// they are; so are args after "--".
-func Subcommand(args []string, modes []Mode) []string {
-	if len(args) == 0 {
-		return args
-	}
-	for _, m := range modes {
-		if args[0] != m.Name {
-			continue
-		}
-		rest := args[1:]
-		if m.Flag == "" {
-			return rest
-		}
-		if m.Value {
-			if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
-				return append([]string{"-" + m.Flag}, rest...) // flag's own error: it needs a value
-			}
-			return append([]string{"-" + m.Flag, rest[0]}, rest[1:]...)
-		}
-		return append([]string{"-" + m.Flag}, rest...)
-	}
-	return args
 }
 
 // Permute moves the flags in args that follow its arguments before them,
@@ -59,7 +32,9 @@ func Permute(fs *flag.FlagSet, args []string) []string {
 		a := args[i]
 		switch {
 		case a == "--":
-			return append(append(flags, rest...), args[i:]...)
+			// "--" goes before the arguments, where the flag package reads
+			// it as the end of the flags, not as an argument.
+			return append(append(append(flags, "--"), rest...), args[i+1:]...)
 		case a == "-" || !strings.HasPrefix(a, "-"):
 			rest = append(rest, a)
 			continue
@@ -82,24 +57,4 @@ func Permute(fs *flag.FlagSet, args []string) []string {
 		}
 	}
 	return append(flags, rest...)
-}
-
-// ModesUsage is the usage text's list of modes, one a line.
-func ModesUsage(command string, modes []Mode) string {
-	var b strings.Builder
-	b.WriteString("modes (each also its old flag form, e.g. -" + firstFlag(modes) + "):\n")
-	for _, m := range modes {
-		line := "  " + command + " " + m.Name
-		b.WriteString(line + strings.Repeat(" ", max(1, 30-len(line))) + m.Help + "\n")
-	}
-	return b.String()
-}
-
-func firstFlag(modes []Mode) string {
-	for _, m := range modes {
-		if m.Flag != "" {
-			return m.Flag
-		}
-	}
-	return "h"
 }

@@ -6,31 +6,6 @@ import (
 	"testing"
 )
 
-var testModes = []Mode{
-	{Name: "run"},
-	{Name: "compare", Flag: "compare", Value: true},
-	{Name: "merge", Flag: "merge"},
-}
-
-// TestSubcommand: a first word naming a mode becomes its flag form; other
-// lines are left as they are.
-func TestSubcommand(t *testing.T) {
-	for _, tc := range []struct{ in, want []string }{
-		{[]string{"compare", "r/summary.json", "-json"}, []string{"-compare", "r/summary.json", "-json"}},
-		{[]string{"merge", "DIR", "-json"}, []string{"-merge", "DIR", "-json"}},
-		{[]string{"run", "x.yaml"}, []string{"x.yaml"}},
-		{[]string{"compare"}, []string{"-compare"}},
-		{[]string{"compare", "-json"}, []string{"-compare", "-json"}},
-		{[]string{"x.yaml", "compare"}, []string{"x.yaml", "compare"}},
-		{[]string{"-compare", "r.json"}, []string{"-compare", "r.json"}},
-		{nil, nil},
-	} {
-		if got := Subcommand(tc.in, testModes); !slices.Equal(got, tc.want) {
-			t.Errorf("Subcommand(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 // TestPermute: flags after the arguments move before them, each with its
 // value when it takes one; -name=value, "-", "--" and unknown flags are
 // handled as the flag package would read them.
@@ -45,7 +20,8 @@ func TestPermute(t *testing.T) {
 		{[]string{"x.yaml", "-out=r"}, []string{"-out=r", "x.yaml"}},
 		{[]string{"-set", "a=1", "x.yaml", "-set", "b=2"}, []string{"-set", "a=1", "-set", "b=2", "x.yaml"}},
 		{[]string{"a", "-", "-json"}, []string{"-json", "a", "-"}},
-		{[]string{"a", "--", "-json"}, []string{"a", "--", "-json"}},
+		{[]string{"a", "--", "-json"}, []string{"--", "a", "-json"}},
+		{[]string{"a", "-json", "--", "-b"}, []string{"-json", "--", "a", "-b"}},
 		{[]string{"a", "-nosuch", "b"}, []string{"-nosuch", "a", "b"}},
 		{[]string{"a", "-out"}, []string{"-out", "a"}},
 	} {

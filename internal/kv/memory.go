@@ -49,19 +49,25 @@ func NewMemory(opts MemoryOptions) *Memory {
 func (m *Memory) wait(ctx context.Context) error { return Sleep(ctx, m.opts.Latency) }
 
 // Sleep waits d, as a store's operation takes time, or returns ctx's error
-// as soon as ctx ends. A d of 0 or less does not wait.
+// as soon as ctx ends. A d of 0 or less does not wait. It keeps to d
+// within about a tenth of a millisecond (see sleepRest), so that a store
+// that sleeps the model's latencies takes what the model says it takes.
 func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	deadline := time.Now().Add(d)
+	if coarse := d - timerSlack; coarse > 0 {
+		t := time.NewTimer(coarse)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
+	sleepRest(time.Until(deadline))
+	return nil
 }
 
 // Get returns the live value under key; an expired key is missing.

@@ -150,7 +150,7 @@ func TestAdviseBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-budget", "allowed.max<1"}, "-budget goes with -advise"},
+		{[]string{"-budget", "allowed.max<1"}, "simulate run does not take -budget: it is a flag of simulate advise"},
 		{[]string{"-limit", "5"}, "-limit and -search-limit go with -advise"},
 		{[]string{"-search-limit", "-advise=false", "../../scenarios/launch-plan.yaml"}, "-limit and -search-limit go with -advise"},
 		{[]string{"-advise", "-budget", "allowed.max<1", "-limit", "-3"}, "-limit -3 is out of range"},

@@ -3,13 +3,15 @@ package simulatecmd
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/overshoot-dev/overshoot/internal/measure"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/shard"
 )
 
 // TestFileReadsAreBounded: every file simulate reads back (a summary for
@@ -21,8 +23,8 @@ func TestFileReadsAreBounded(t *testing.T) {
 		t.Skip(err)
 	}
 	// Small bounds, so that the test reads megabytes, not the real bounds.
-	defer func(s, m int64) { maxSummaryBytes, maxShardFileSize = s, m }(maxSummaryBytes, maxShardFileSize)
-	maxSummaryBytes, maxShardFileSize = 1<<20, 1<<20
+	defer func(s, m int64) { maxSummaryBytes, shard.MaxFileSize = s, m }(maxSummaryBytes, shard.MaxFileSize)
+	maxSummaryBytes, shard.MaxFileSize = 1<<20, 1<<20
 	tests := []struct {
 		name string
 		args []string
@@ -54,7 +56,7 @@ func editedShard(t *testing.T, edit func(f map[string]any)) string {
 	if code, _, stderr := runMain(t, "-shard", "0/1", "-trials", "2", "-seed", "3", "-sensitivity=false", "-out", dir); code != ExitOK {
 		t.Fatalf("shard: exit %d: %s", code, stderr)
 	}
-	path := filepath.Join(dir, shardFileName(0, 1))
+	path := filepath.Join(dir, shard.SimulateFileName(0, 1))
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +167,11 @@ func TestReadBackRefusesRunsThatMeasuredNothing(t *testing.T) {
 		for _, mode := range [][]string{{"-compare", path}, {"-calibrate", path}, {"-diff", path, path}} {
 			t.Run(tc.name+" "+mode[0], func(t *testing.T) {
 				out := filepath.Join(t.TempDir(), "reports")
-				code, stdout, stderr := runMain(t, append([]string{"-out", out, "-trials", "2"}, mode...)...)
+				args := []string{"-out", out}
+				if mode[0] != "-diff" { // diff runs no trial
+					args = append(args, "-trials", "2")
+				}
+				code, stdout, stderr := runMain(t, append(args, mode...)...)
 				if code != ExitBadInput || !strings.Contains(stderr, path) || !strings.Contains(stderr, tc.want) || stdout != "" {
 					t.Errorf("exit %d, stdout %q, stderr %q: want %d naming %s and %q", code, stdout, stderr, ExitBadInput, path, tc.want)
 				}

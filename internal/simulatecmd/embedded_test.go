@@ -37,7 +37,7 @@ func TestCompareEmbeddedDefault(t *testing.T) {
 	if _, err := os.Stat(sc.Source()); err == nil {
 		t.Fatalf("%s exists in %s", sc.Source(), dir)
 	}
-	code, stdout, stderr := runMain(t, "-json", "-no-report", "-trials", "2", "-sensitivity=false", "-compare", path)
+	code, stdout, stderr := runMain(t, "-json", "-no-report", "-trials", "2", "-compare", path)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -29,188 +29,6 @@ import (
 	"github.com/overshoot-dev/overshoot/scenarios"
 )
 
-// Exit codes: the ones every command shares (internal/cli).
-const (
-	ExitOK        = cli.ExitOK
-	ExitFailure   = cli.ExitFailure
-	ExitBadInput  = cli.ExitBadInput
-	ExitThreshold = cli.ExitThreshold
-)
-
-// config is what the flags say.
-type config struct {
-	file        string
-	seed        uint64
-	seedSet     bool
-	trials      int
-	workers     int
-	out         string
-	json        bool
-	noReport    bool
-	sets        []string
-	gates       cli.Gates
-	compare     string
-	force       bool        // -force: -compare even when scenario or mode differ
-	forcedOther string      // with -force: how the run's scenario is not the one predicted ("" when it is)
-	calibrate   string      // -calibrate: live summaries to fit, comma-separated
-	fit         string      // -fit: the paths to fit (default DefaultFit)
-	shard       *plan.Shard // -shard I/N: run one shard, write its file under out
-	merge       []string    // -merge: the shard files or folders to merge
-	sensitivity bool        // -sensitivity: the headline under the model's assumptions
-	advise      bool        // -advise: search the design space for the budget
-	budget      []string    // -budget: the advice's conditions
-	limit       int64       // -limit: the product's limit the advice enforces (0: the scenario's)
-	searchLimit bool        // -search-limit: the advice searches each design's largest limit instead
-	diff        []string    // -diff: the two summaries to compare
-	adviseSet   bool        // -advise was given (true or false)
-	headerShown bool        // the run's header was printed before it started
-	// calibrated is the calibrated scenario run, as its file holds it
-	// (without -set): the fitted values its alternatives vary (load sets
-	// it).
-	calibrated *scenario.Scenario
-}
-
-// Modes are simulate's subcommands, each the flag form it has always had.
-var Modes = []cli.Mode{
-	{Name: "run", Help: "predict a scenario (the default): simulate [run] [flags] [SCENARIO.yaml]"},
-	{Name: "advise", Flag: "advise", Help: "rank the designs that enforce the limit within a budget"},
-	{Name: "calibrate", Flag: "calibrate", Value: true, Help: "fit the model to live runs: calibrate R1.json,R2.json"},
-	{Name: "compare", Flag: "compare", Value: true, Help: "predict a live run and judge it: compare RUN/summary.json"},
-	{Name: "diff", Flag: "diff", Help: "two runs side by side: diff A/summary.json B/summary.json"},
-	{Name: "merge", Flag: "merge", Help: "merge shards into one run: merge DIR"},
-}
-
-const usage = `usage: simulate [MODE] [flags] [SCENARIO.yaml]   (flags may follow the arguments)
-
-Predicts, with a discrete-event model of Workers KV, how many requests a
-KV-backed rate limiter lets through under the scenario's traffic. With no
-file it runs the embedded scenarios/default.yaml (the seed article's
-endpoint: 5 per day per token+IP, one bot loop).
-
-Exit codes: 0 ok (also after -h and -version), 1 failure or interrupted
-(the trials that finished are still written), 2 bad input (nothing
-written), 3 a -threshold or -max-ratio gate broken, or no design meeting
-the -advise budget. A store that failed most reads is flagged in the
-summary, not failed: in a model, an outage is a result.
-
-Two runs side by side (before and after a limiter change):
-  simulate diff A/summary.json B/summary.json
-
-Sharded runs (docs/distributed.md): each of N processes runs
-  simulate -shard I/N -out DIR [flags] [SCENARIO.yaml]
-and writes DIR/shard-I-of-N.json; then
-  simulate merge DIR [flags]
-writes the summary and report of the whole run, byte for byte the
-summary one process would have written.
-
-`
-
-// parseFlags reads args into a config; errors are bad input. The flags
-// simulate shares with attack have the same names and meanings there.
-func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
-	c := &config{}
-	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage, cli.ModesUsage("simulate", Modes), "\nflags:\n"); fs.PrintDefaults() }
-	fs.StringVar(&c.file, "scenario", "", "scenario `file` to run (also accepted as the argument; default: the embedded scenarios/default.yaml)")
-	seed := fs.Uint64("seed", 0, "seed of every random draw (default: the scenario's seed)")
-	fs.IntVar(&c.trials, "trials", 0, "number of trials (default: the scenario's trials)")
-	fs.IntVar(&c.workers, "workers", 0, "trials run at once (default: GOMAXPROCS; results do not depend on it)")
-	fs.StringVar(&c.out, "out", "reports", "`folder` under which each run writes <scenario>/<time>/")
-	fs.BoolVar(&c.json, "json", false, "print only summary.json on stdout")
-	fs.BoolVar(&c.noReport, "no-report", false, "write nothing: no report folder, no summary.json (the summary is still printed)")
-	fs.Var((*cli.Sets)(&c.sets), "set", "override a scenario value, `path=value` (e.g. limiter.limit=10); repeatable")
-	c.gates.Register(fs)
-	fs.StringVar(&c.compare, "compare", "", "a live run's summary.json: predict for its scenario and report both side by side")
-	fs.StringVar(&c.calibrate, "calibrate", "", "fit the model's free parameters (-fit) to live runs' `S1.json[,S2.json...]` and write OUT/calibrated.yaml, with the fit per run and leave-one-out predictions")
-	fs.StringVar(&c.fit, "fit", "", "with -calibrate: the `PATH[=START][,...]` to fit, each a duration (default "+strings.Join(DefaultFit, ",")+")")
-	fs.BoolVar(&c.force, "force", false, "with -compare: predict even when the summary's scenario (name, hash) is not the one predicted, or its mode is not attack")
-	fs.Func("shard", "run shard `I/N` of the run's trials and write OUT/shard-I-of-N.json (merge them with -merge)", func(v string) error {
-		sp, err := plan.ParseShard(v)
-		c.shard = &sp
-		return err
-	})
-	fs.BoolVar(&c.sensitivity, "sensitivity", true, "re-predict the headline with each of the model's unpublished assumptions at its alternatives (single runs; -sensitivity=false skips it)")
-	fs.BoolVar(&c.advise, "advise", false, "rank the designs (algorithm, store, cacheTtl, error policy) that enforce the limit within the budget (with -budget or advise.budget); the mode simulate advise")
-	fs.Func("budget", "with -advise: a condition every design must meet, `METRIC OP VALUE` as -threshold (repeatable), e.g. 'allowed.p99<=120'", func(v string) error {
-		c.budget = append(c.budget, v)
-		return nil
-	})
-	fs.Int64Var(&c.limit, "limit", 0, "with -advise: the product's limit every design must enforce (default: the scenario's limiter.limit)")
-	fs.BoolVar(&c.searchLimit, "search-limit", false, "with -advise: find each design's largest limit meeting the budget instead of checking the product's limit")
-	diff := fs.Bool("diff", false, "compare two summary.json files given as arguments (A B): every metric side by side, the change and which is better")
-	merge := fs.Bool("merge", false, "merge the shard files (or the folders holding them) given as arguments into one summary and report")
-	if err := cli.Parse(fs, cli.Subcommand(args, Modes), stdout); err != nil {
-		return nil, err
-	}
-	if *diff {
-		if fs.NArg() != 2 || *merge {
-			return nil, fmt.Errorf("-diff takes two summary.json files, A and B (before and after), e.g. -diff reports/a/summary.json reports/b/summary.json")
-		}
-		c.diff = fs.Args()
-		return c, nil
-	}
-	if *merge {
-		if fs.NArg() == 0 {
-			return nil, fmt.Errorf("-merge: give the shard files, or the folder the shards wrote under")
-		}
-		if c.shard != nil || c.compare != "" || len(c.sets) > 0 || c.seedSet || c.trials > 0 {
-			return nil, fmt.Errorf("-merge takes the shards as they are: -shard, -compare, -set, -seed and -trials go with the shard runs")
-		}
-		c.merge = fs.Args()
-		return c, c.gates.Validate()
-	}
-	if len(c.budget) > 0 && !c.advise {
-		return nil, fmt.Errorf("-budget goes with -advise (a gate on the run itself is -threshold)")
-	}
-	if c.advise && (c.shard != nil || c.compare != "") {
-		return nil, fmt.Errorf("-advise does not go with -shard or -compare")
-	}
-	if c.calibrate != "" && (c.compare != "" || c.shard != nil) {
-		return nil, fmt.Errorf("-calibrate goes alone: not with -compare or -shard")
-	}
-	if c.fit != "" && c.calibrate == "" {
-		return nil, fmt.Errorf("-fit goes with -calibrate: give the live summaries to fit, e.g. -calibrate a.json,b.json")
-	}
-	if c.shard != nil && c.compare != "" {
-		return nil, fmt.Errorf("-shard and -compare do not go together: shard the prediction's run without -compare")
-	}
-	fileSet := false
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "seed":
-			c.seed, c.seedSet = *seed, true
-		case "scenario":
-			fileSet = true
-		case "advise":
-			c.adviseSet = true
-		}
-	})
-	switch fs.NArg() {
-	case 0:
-	case 1:
-		if fileSet {
-			return nil, fmt.Errorf("scenario given twice, as -scenario %s and as the argument %s: give one", c.file, fs.Arg(0))
-		}
-		c.file = fs.Arg(0)
-	default:
-		return nil, fmt.Errorf("simulate takes one scenario file, got %d: %s", fs.NArg(), strings.Join(fs.Args(), " "))
-	}
-	if c.trials < 0 {
-		return nil, fmt.Errorf("-trials %d is negative: give 1 or more", c.trials)
-	}
-	if c.trials > scenario.MaxTrials {
-		return nil, fmt.Errorf("-trials %d is over %d, the most a run may have (as trials: in a file): give fewer", c.trials, scenario.MaxTrials)
-	}
-	if c.workers < 0 {
-		return nil, fmt.Errorf("-workers %d is negative: give 1 or more, or 0 for one per core", c.workers)
-	}
-	if err := c.gates.Validate(); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
 // Main runs the simulate command and returns its exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
 	c, err := parseFlags(args, stdout, stderr)
@@ -221,50 +39,61 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simulate:", err)
 		return ExitBadInput
 	}
-	if c.diff != nil {
+	switch c.mode {
+	case "diff":
 		return runDiff(c, stdout, stderr)
+	case "merge":
+		return runMerge(c, stdout, stderr)
+	case "calibrate":
+		return calibrateMain(c, stdout, stderr)
 	}
-	if c.merge != nil {
-		files, paths, err := readShards(c.merge)
-		if err == nil {
-			var s measure.Summary
-			if s, err = mergeShards(files, paths); err == nil {
-				if !c.noReport {
-					if err := report.CheckRoot(c.out); err != nil {
-						fmt.Fprintln(stderr, "simulate:", err)
-						return ExitBadInput
-					}
-				}
-				return finish(c, nil, s, nil, stdout, stderr)
-			}
-		}
+	return predict(c, stdout, stderr)
+}
+
+// runMerge merges the shards c names into the summary and report of the
+// whole run.
+func runMerge(c *config, stdout, stderr io.Writer) int {
+	files, paths, err := readShards(c.merge)
+	var s measure.Summary
+	if err == nil {
+		s, err = mergeShards(files, paths)
+	}
+	if err == nil && !c.noReport {
+		err = report.CheckRoot(c.out)
+	}
+	if err != nil {
 		fmt.Fprintln(stderr, "simulate:", err)
 		return ExitBadInput
 	}
-	if c.calibrate != "" {
-		return calibrateMain(c, stdout, stderr)
+	return finish(c, &prediction{}, s, stdout, stderr)
+}
+
+// prediction is what one run (run, advise or compare) finds on its way,
+// kept apart from the config, which stays as the command line said.
+type prediction struct {
+	// sc is the scenario predicted; nil for a merge.
+	sc *scenario.Scenario
+	// measured is the live run compared with, nil when none.
+	measured *measure.Summary
+	// calibrated is the calibrated scenario run, as its file holds it
+	// (without -set): the fitted values its alternatives vary.
+	calibrated *scenario.Scenario
+	// forcedOther says, with -force, how the run's scenario is not the
+	// one predicted ("" when it is).
+	forcedOther string
+	// headerShown says the run's header was printed before it started.
+	headerShown bool
+}
+
+// predict runs the plain run, advise and compare: the scenario loaded,
+// checked and expanded, then advice or the simulation.
+func predict(c *config, stdout, stderr io.Writer) int {
+	c, measured, err := withMeasured(c, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "simulate:", err)
+		return ExitBadInput
 	}
-	var measured *measure.Summary
-	if c.compare != "" {
-		if measured, err = readSummary(c.compare); err != nil {
-			fmt.Fprintln(stderr, "simulate:", err)
-			return ExitBadInput
-		}
-		if measured.Mode != "attack" && !c.force {
-			fmt.Fprintf(stderr, "simulate: -compare %s: its mode is %q, not attack: compare a live run's summary (attack writes one), or add -force\n", c.compare, measured.Mode)
-			return ExitBadInput
-		}
-		if c.file == "" && measured.Scenario.File != "" {
-			if c.file, err = resolveScenario(measured.Scenario.File, c.compare); err != nil {
-				fmt.Fprintln(stderr, "simulate:", err)
-				return ExitBadInput
-			}
-			if c.file == "" {
-				fmt.Fprintf(stderr, "simulate: note: -compare %s: %s is not here: predicting with the embedded default scenario (the run's hash is checked)\n", c.compare, measured.Scenario.File)
-			}
-		}
-	}
-	sc, notes, err := load(c, measured)
+	p, notes, err := loadRun(c, measured)
 	if err != nil {
 		fmt.Fprintln(stderr, "simulate:", err)
 		return ExitBadInput
@@ -272,20 +101,15 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	for _, n := range notes {
 		fmt.Fprintln(stderr, "simulate: note:", n)
 	}
-	points, err := sc.Expand()
+	points, err := p.sc.Expand()
+	if err == nil && (!c.noReport || c.shard != nil) {
+		// Found now rather than after the whole run.
+		err = report.CheckRoot(c.out)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "simulate:", err)
 		return ExitBadInput
 	}
-
-	if !c.noReport || c.shard != nil {
-		// Found now rather than after the whole run.
-		if err := report.CheckRoot(c.out); err != nil {
-			fmt.Fprintln(stderr, "simulate:", err)
-			return ExitBadInput
-		}
-	}
-
 	// The model allocates little that lives long: collecting less often is
 	// about 10% faster and memory stays small (see model's benchmarks). A
 	// GOGC set in the environment is the user's and is kept.
@@ -294,30 +118,63 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	defer stop()
-	if c.advise || !c.adviseSet && len(sc.Advise.Budget) > 0 && measured == nil && c.shard == nil {
+	if c.advise || !c.adviseSet && len(p.sc.Advise.Budget) > 0 && measured == nil && c.shard == nil {
 		// A scenario that states a budget asks what to ship.
-		return runAdvise(ctx, c, sc, points, stdout, stderr)
+		return runAdvise(ctx, c, p.sc, points, stdout, stderr)
 	}
 	if c.limit != 0 || c.searchLimit {
-		fmt.Fprintln(stderr, "simulate: -limit and -search-limit go with -advise, or a scenario with an advise budget (to run at another limit, use -set limiter.limit=N)")
+		fmt.Fprintln(stderr, "simulate: -limit and -search-limit go with -advise (simulate advise), or a scenario with an advise budget (to run at another limit, use -set limiter.limit=N)")
 		return ExitBadInput
 	}
+	return simulate(ctx, c, p, points, stdout, stderr)
+}
+
+// withMeasured reads compare's live run, and returns c with the run's
+// own scenario file when c names none and the file is here (a copy: c
+// itself is left as it was).
+func withMeasured(c *config, stderr io.Writer) (*config, *measure.Summary, error) {
+	if c.compare == "" {
+		return c, nil, nil
+	}
+	measured, err := readSummary(c.compare)
+	if err != nil {
+		return nil, nil, err
+	}
+	if measured.Mode != "attack" && !c.force {
+		return nil, nil, fmt.Errorf("-compare %s: its mode is %q, not attack: compare a live run's summary (attack writes one), or add -force", c.compare, measured.Mode)
+	}
+	if c.file != "" || measured.Scenario.File == "" {
+		return c, measured, nil
+	}
+	cc := *c
+	if cc.file, err = resolveScenario(measured.Scenario.File, c.compare); err != nil {
+		return nil, nil, err
+	}
+	if cc.file == "" {
+		fmt.Fprintf(stderr, "simulate: note: -compare %s: %s is not here: predicting with the embedded default scenario (the run's hash is checked)\n", c.compare, measured.Scenario.File)
+	}
+	return &cc, measured, nil
+}
+
+// simulate runs the model over every point (or this process's shard of
+// them), then prints and writes the summary.
+func simulate(ctx context.Context, c *config, p *prediction, points []scenario.Point, stdout, stderr io.Writer) int {
 	if !c.json && c.shard == nil {
 		// Say what runs before it runs: a sweep or many trials take a while.
-		if err := printHeader(stdout, c, sc, points); err != nil {
+		if err := printHeader(stdout, c, p.sc, points); err != nil {
 			fmt.Fprintln(stderr, "simulate:", err)
 			return ExitBadInput
 		}
-		c.headerShown = true
+		p.headerShown = true
 	}
 	prog := newProgress(stderr, len(points))
 	if c.shard != nil {
 		defer prog.done()
-		return runShard(ctx, c, sc, points, prog, stdout, stderr)
+		return runShard(ctx, c, p.sc, points, prog, stdout, stderr)
 	}
-	s, err := run(ctx, c, sc, points, prog)
-	if err == nil && c.sensitivity && measured == nil && !isSweep(points) {
-		err = sensitivity(ctx, c, sc, &s, stderr)
+	s, err := run(ctx, c, p, points, prog)
+	if err == nil && c.sensitivity && p.measured == nil && !isSweep(points) {
+		err = sensitivity(ctx, c, p.sc, &s, stderr)
 	}
 	prog.done()
 	if err != nil && !errors.Is(err, context.Canceled) {
@@ -328,7 +185,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "simulate: interrupted: writing what finished, marked incomplete")
 	}
-	return finish(c, sc, s, measured, stdout, stderr)
+	return finish(c, p, s, stdout, stderr)
 }
 
 // stopSignals stop a run the same way: Ctrl-C and SIGTERM (what a
@@ -336,17 +193,25 @@ func Main(args []string, stdout, stderr io.Writer) int {
 // that finished, write them marked incomplete and exit 1.
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
 
-// load reads the scenario: the file named, or the embedded default. With
+// load reads the scenario as loadRun does, for what needs the scenario
+// alone.
+func load(c *config, measured *measure.Summary) (*scenario.Scenario, []string, error) {
+	p, notes, err := loadRun(c, measured)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.sc, notes, nil
+}
+
+// loadRun reads the scenario: the file named, or the embedded default. With
 // a measured summary it first checks that the scenario, with the live run's
 // own overrides, is the one the run ran (name and hash; -force skips it),
 // then applies -set, then the live profile the run reports (for what -set
 // does not name), and returns notes on what -set kept from the run.
-func load(c *config, measured *measure.Summary) (*scenario.Scenario, []string, error) {
-	var sets []string
+func loadRun(c *config, measured *measure.Summary) (*prediction, []string, error) {
+	sets := c.sets
 	if measured != nil {
 		sets = measured.Scenario.Params
-	} else {
-		sets = c.sets
 	}
 	var sc *scenario.Scenario
 	var err error
@@ -355,27 +220,33 @@ func load(c *config, measured *measure.Summary) (*scenario.Scenario, []string, e
 	} else {
 		sc, err = scenario.LoadWithOverrides(c.file, sets)
 	}
-	if err == nil && sc.Calibrated != nil {
-		c.calibrated = sc
+	if err != nil {
+		return nil, nil, err
+	}
+	p := &prediction{sc: sc, measured: measured}
+	if sc.Calibrated != nil {
+		p.calibrated = sc
 		if len(sets) > 0 {
-			c.calibrated, err = scenario.Load(c.file)
+			if p.calibrated, err = scenario.Load(c.file); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
-	if err != nil || measured == nil {
-		return sc, nil, err
+	if measured == nil {
+		return p, nil, nil
 	}
 	var notes []string
 	if c.force {
-		c.forcedOther = forcedOther(sc, measured)
+		p.forcedOther = forcedOther(sc, measured)
 	}
 	if n, err := sameScenario(sc, measured, c.compare, c.force); err != nil {
 		return nil, nil, err
 	} else if n != "" {
 		notes = append(notes, n)
 	}
-	if c.calibrated != nil {
+	if p.calibrated != nil {
 		var more []string
-		if sc, more, err = fittedOrRun(c.calibrated, sc, measured, c.compare, setPaths(c.sets)); err != nil {
+		if sc, more, err = fittedOrRun(p.calibrated, sc, measured, c.compare, setPaths(c.sets)); err != nil {
 			return nil, nil, err
 		}
 		notes = append(notes, more...)
@@ -386,7 +257,8 @@ func load(c *config, measured *measure.Summary) (*scenario.Scenario, []string, e
 		}
 	}
 	sc, more, err := measuredProfile(sc, measured, setPaths(c.sets))
-	return sc, append(notes, more...), err
+	p.sc = sc
+	return p, append(notes, more...), err
 }
 
 // sameScenario checks that sc is the scenario the measured run ran: the same
@@ -702,9 +574,9 @@ func readSummary(path string) (*measure.Summary, error) {
 
 // run simulates every point, in order, and returns the run's summary: the
 // point's own for a single scenario, one entry per point for a sweep.
-func run(ctx context.Context, c *config, sc *scenario.Scenario, points []scenario.Point, prog *progress) (measure.Summary, error) {
-	runs, err := simulatePoints(ctx, c, sc, points, prog, nil)
-	return assemble(ref(sc), isSweep(points), runs), err
+func run(ctx context.Context, c *config, p *prediction, points []scenario.Point, prog *progress) (measure.Summary, error) {
+	runs, err := simulateWith(ctx, c, p.sc, p.calibrated, points, prog, nil)
+	return assemble(ref(p.sc), isSweep(points), runs), err
 }
 
 // pointRun is one point of a run: what its summary starts from (mode,
@@ -736,6 +608,14 @@ func isSweep(points []scenario.Point) bool {
 // and the context's error.
 func simulatePoints(ctx context.Context, c *config, sc *scenario.Scenario, points []scenario.Point, prog *progress,
 	only func(point, trial int) bool) ([]pointRun, error) {
+	return simulateWith(ctx, c, sc, nil, points, prog, only)
+}
+
+// simulateWith is simulatePoints with the calibrated scenario's file
+// (calibrated, nil when it is not one), whose fitted values its
+// alternatives vary.
+func simulateWith(ctx context.Context, c *config, sc, calibrated *scenario.Scenario, points []scenario.Point, prog *progress,
+	only func(point, trial int) bool) ([]pointRun, error) {
 	seed := c.seedOf(sc)
 	var runs []pointRun
 	for i, p := range points {
@@ -753,7 +633,7 @@ func simulatePoints(ctx context.Context, c *config, sc *scenario.Scenario, point
 			if only != nil {
 				return nil, fmt.Errorf("%s is calibrated with alternatives, whose trials are spread over several parameter sets: it cannot be sharded yet; run it in one process", describeSource(p.Scenario))
 			}
-			trials, err = calibratedTrials(p.Scenario, c.calibrated, pl, opts, trialCount(c, pl), c.compare != "")
+			trials, err = calibratedTrials(p.Scenario, calibrated, pl, opts, trialCount(c, pl), c.compare != "")
 		} else {
 			trials, err = model.RunTrials(pl, opts)
 		}
@@ -881,11 +761,12 @@ func ref(sc *scenario.Scenario) measure.ScenarioRef {
 // finish prints the summary, writes the report and applies the threshold.
 // The summary is printed before the report is written, so that a report
 // that cannot be written (a full disk, a bad -out) loses nothing measured.
-func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measure.Summary, stdout, stderr io.Writer) int {
+func finish(c *config, p *prediction, s measure.Summary, stdout, stderr io.Writer) int {
+	sc, measured := p.sc, p.measured
 	if measured != nil && len(s.Points) == 0 {
 		cmp := measure.Compare(&s, measured)
-		if c.forcedOther != "" {
-			cmp.NotLikeForLike(c.forcedOther, "predict the run's own scenario file, without -force")
+		if p.forcedOther != "" {
+			cmp.NotLikeForLike(p.forcedOther, "predict the run's own scenario file, without -force")
 		}
 		if _, ok := plan.LiveStore(measured.Limiter.Store).Models(); !ok && measured.Limiter.Store != string(plan.LiveURL) {
 			// A live store the model has no store for (real Redis): the
@@ -902,7 +783,7 @@ func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measu
 			fmt.Fprintln(stderr, "simulate:", err)
 			return ExitFailure
 		}
-	} else if err := writeText(stdout, c, &s); err != nil {
+	} else if err := writeText(stdout, p.headerShown, &s); err != nil {
 		fmt.Fprintln(stderr, "simulate:", err)
 		return ExitFailure
 	} else {
@@ -969,8 +850,8 @@ func printHeader(w io.Writer, c *config, sc *scenario.Scenario, points []scenari
 
 // writeText prints the summary for people, wrapped to the terminal: its
 // results only when the header was printed before the run.
-func writeText(w io.Writer, c *config, s *measure.Summary) error {
-	if c.headerShown {
+func writeText(w io.Writer, headerShown bool, s *measure.Summary) error {
+	if headerShown {
 		return measure.WriteResults(w, s)
 	}
 	return measure.WriteTextWidth(w, s, cli.Width(w))

@@ -249,20 +249,20 @@ func TestReportFailureKeepsTheSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, _, err := load(c, nil)
+	p, _, err := loadRun(c, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	points, err := sc.Expand()
+	points, err := p.sc.Expand()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := run(context.Background(), c, sc, points, newProgress(io.Discard, len(points)))
+	s, err := run(context.Background(), c, p, points, newProgress(io.Discard, len(points)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	code := finish(c, sc, s, nil, &stdout, &stderr)
+	code := finish(c, p, s, &stdout, &stderr)
 	if code != ExitFailure || !strings.Contains(stdout.String(), "let through up to") || !strings.Contains(stderr.String(), "report was not written") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 1 with the summary printed", code, stdout.String(), stderr.String())
 	}

@@ -1,19 +1,16 @@
-package simulatecmd
+package shard
 
 import (
 	"fmt"
 	"math"
 
 	"github.com/overshoot-dev/overshoot/internal/measure"
-	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
-// A shard file is input: it may have been edited, truncated or written by
-// something else. Before a merge sizes anything by it or adds its counts,
-// every field is checked against its range and against the others, so that
-// a damaged file is an error naming the file and the field, never a panic,
-// a huge allocation or a summary that adds up to nonsense.
+// A simulate shard file is input: before a merge sizes anything by it or
+// adds its counts, every field is checked against its range and against
+// the others.
 
 // maxShardCount bounds any one count of a trial in a shard file (requests,
 // reads, key-windows...): far above what a simulated trial counts, and low
@@ -27,14 +24,11 @@ const maxReadGroups = 4096
 // maxShardPoints bounds the points of a shard file.
 const maxShardPoints = 100000
 
-// checkShardFile checks f's own fields: its place among the shards, the
-// trials of each point and every count in them.
-func checkShardFile(f *shardFile) error {
+// check checks f's own fields (its header's are Header.check's): the
+// trials of each point and every count in them, and, from schema 2, that
+// the points hold the trials and checksum the file records.
+func (f *SimulateFile) check() error {
 	switch {
-	case f.Shards < 1 || f.Shards > plan.MaxShards:
-		return fmt.Errorf("shards %d is out of range: must be 1 to %d", f.Shards, plan.MaxShards)
-	case f.Shard < 0 || f.Shard >= f.Shards:
-		return fmt.Errorf("shard %d is not one of 0..%d", f.Shard, f.Shards-1)
 	case f.TrialsPerPoint < 1 || f.TrialsPerPoint > scenario.MaxTrials:
 		return fmt.Errorf("trials_per_point %d is out of range: must be 1 to %d", f.TrialsPerPoint, scenario.MaxTrials)
 	case len(f.Points) == 0:
@@ -61,7 +55,7 @@ func checkShardFile(f *shardFile) error {
 			}
 		}
 	}
-	return nil
+	return f.checkSum()
 }
 
 // count checks that one count lies in 0..maxShardCount.
