@@ -61,6 +61,9 @@ traffic: [{name: a, closed_loop: {}}]
 		t.Errorf("live redis = lag %v latency %v down_after %v timeout %v, want lag and latency / 10, settings kept",
 			lr.ReplicationLag.Sample(nil), lr.Latency.Sample(nil), lr.DownAfter, lr.Timeout)
 	}
+	if m, ok := LiveRedis.Models(); !ok || m != Redis {
+		t.Errorf("LiveRedis.Models() = %v, %v; want redis", m, ok)
+	}
 	if k, err := ParseStoreKind("redis"); err != nil || k != Redis || k.String() != "redis" {
 		t.Errorf("ParseStoreKind(redis) = %v, %v", k, err)
 	}

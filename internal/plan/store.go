@@ -60,8 +60,8 @@ const (
 	LiveMemory LiveStore = "memory"
 	// LiveCloudflare is a real Workers KV namespace over the REST API.
 	LiveCloudflare LiveStore = "cloudflare"
-	// LiveRedis is real Redis: one server, or the primary Sentinel names.
-	// The model has no Redis store yet, so Models says no.
+	// LiveRedis is real Redis: one server, or the primary Sentinel names;
+	// the model's redis store predicts it.
 	LiveRedis LiveStore = "redis"
 	// LiveURL is any endpoint: its store is not known.
 	LiveURL LiveStore = "url"
@@ -72,7 +72,7 @@ var BuiltinStores = []LiveStore{LiveMemory, LiveEventual, LiveCloudflare, LiveRe
 
 // Models returns the model store that predicts a live store: KV for the
 // eventual store and for a real Workers KV namespace, Memory for the
-// memory store. ok is false for a store the model cannot stand for (url:
+// memory store, Redis for real Redis. ok is false for a store the model cannot stand for (url:
 // whatever the endpoint runs on).
 func (s LiveStore) Models() (k StoreKind, ok bool) {
 	switch s {
@@ -80,6 +80,8 @@ func (s LiveStore) Models() (k StoreKind, ok bool) {
 		return KV, true
 	case LiveMemory:
 		return Memory, true
+	case LiveRedis:
+		return Redis, true
 	}
 	return 0, false
 }

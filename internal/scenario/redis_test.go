@@ -1,6 +1,9 @@
 package scenario
 
 import (
+	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -36,6 +39,7 @@ func TestRedisSchema(t *testing.T) {
 		{"kill for", "store: {kind: redis}\nfaults: [{at: 1s, kind: kill-primary, for: 5s}]\n", "faults.0.for: is 5s but a killed primary does not come back"},
 		{"latency on a pause", "store: {kind: redis}\nfaults: [{at: 1s, kind: pause, target: primary, latency: 5ms}]\n", "faults.0.latency: latency and jitter are set but kind is pause"},
 		{"link-latency without latency", "store: {kind: redis}\nfaults: [{at: 1s, kind: link-latency, target: replica-1}]\n", "faults.0.latency: is missing"},
+		{"advise redis", "store: {kind: redis}\nadvise: {stores: [memory, redis]}\n", "advise.stores.1: redis is not among the designs simulate -advise tries yet"},
 		{"second fault", "store: {kind: redis}\nfaults: [{at: 1s, kind: partition}, {at: 3m, kind: partition}]\n", "x.yaml:2:42: faults.1.at: 3m is outside the run"},
 	}
 	for _, tc := range tests {
@@ -76,4 +80,46 @@ func TestRedisAbsentKeepsHash(t *testing.T) {
 	if strings.Contains(c, "redis") || strings.Contains(c, "faults") {
 		t.Errorf("canonical form of a kv scenario names redis or faults: %s", c)
 	}
+}
+
+// FuzzRedisFields fills store.redis and one fault with any values: Parse
+// must not panic and must return an *Error or a valid scenario, whose
+// fault then names a replica the store has and runs on store kind redis.
+func FuzzRedisFields(f *testing.F) {
+	f.Add("redis", 2, "replica", 1, "10ms", "30s", "kill-primary", "primary", "0s", "")
+	f.Add("redis", 1, "primary", 0, "0s", "1s", "pause", "replica-1", "5s", "")
+	f.Add("redis", 3, "replica", 3, "1s", "59s", "link-latency", "replicas", "1m", "latency: 200ms, jitter: 20ms")
+	f.Add("redis", 0, "replica", 0, "", "1s", "partition", "replica-01", "-1s", "latency: 1ms")
+	f.Add("kv", 2, "primary", 0, "2s", "0s", "partition", "", "", "")
+	f.Fuzz(func(t *testing.T, kind string, replicas int, read string, wait int, waitTimeout, at, fkind, target, forDur, extra string) {
+		q := func(s string) string { return strconv.Quote(s) }
+		if extra != "" {
+			extra = ", " + extra
+		}
+		data := fmt.Sprintf("store: {kind: %s, redis: {replicas: %d, read: %s, wait: %d, wait_timeout: %s}}\nfaults: [{at: %s, kind: %s, target: %s, for: %s%s}]\n%s",
+			q(kind), replicas, q(read), wait, q(waitTimeout), q(at), q(fkind), q(target), q(forDur), extra, redisBase)
+		s, err := Parse("fuzz.yaml", []byte(data))
+		if err != nil {
+			var se *Error
+			if !errors.As(err, &se) {
+				t.Fatalf("error %T is not an *Error: %v", err, err)
+			}
+			return
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatalf("Parse returned an invalid scenario: %v", err)
+		}
+		if s.Store.Kind != KindRedis || s.Store.Redis == nil {
+			t.Fatalf("faults accepted on store kind %q (redis section %v)", s.Store.Kind, s.Store.Redis)
+		}
+		for _, f := range s.Faults {
+			if i, ok := ReplicaTarget(f.Target); ok && i >= s.Store.Redis.Replicas {
+				t.Fatalf("fault target %s accepted with %d replicas", f.Target, s.Store.Redis.Replicas)
+			}
+			if f.At < 0 || f.At >= s.Duration || f.For < 0 {
+				t.Fatalf("fault at %v for %v accepted in a run of %v", f.At, f.For, s.Duration)
+			}
+		}
+		_ = s.Hash()
+	})
 }
