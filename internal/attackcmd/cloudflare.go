@@ -66,7 +66,7 @@ func (c *config) newBuiltinStore(ctx context.Context, pl *plan.Plan, seed uint64
 	case StoreCloudflare:
 		return newCloudflareStore(ctx, c.cf.namespace, c.cf.baseURL, c.timeout)
 	case StoreRedis:
-		return newRedisStore(ctx, &c.rd)
+		return newRedisStore(ctx, &c.rd, pl, runDuration(c, pl), c.stderr)
 	}
 	return NewStore(c.store, pl, seed)
 }

@@ -4,12 +4,17 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/redis"
+	"github.com/overshoot-dev/overshoot/internal/redis/harness"
 )
 
 // StoreRedis is the -store name of real Redis: one server, or the primary
@@ -24,6 +29,7 @@ const (
 
 // redisFlags are the flags of -store redis.
 type redisFlags struct {
+	harness   bool
 	addr      string
 	replicas  string
 	sentinels string
@@ -34,6 +40,7 @@ type redisFlags struct {
 
 // register adds the -redis-* flags to fs.
 func (f *redisFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.harness, "redis-harness", false, "with -store redis: start a Redis of its own on loopback for the run (a primary, two replicas, three sentinels; redis-server and redis-sentinel needed) and apply the scenario's faults to it")
 	fs.StringVar(&f.addr, "redis-addr", "", "with -store redis: the server's `host:port` (the primary; or give -redis-sentinels)")
 	fs.StringVar(&f.sentinels, "redis-sentinels", "", "with -store redis: the sentinels' `host:port,...`, which name the primary of -redis-master and follow its failovers")
 	fs.StringVar(&f.master, "redis-master", "", "with -redis-sentinels: the `name` the sentinels monitor the primary under (sentinel monitor NAME ...)")
@@ -64,7 +71,7 @@ func (f *redisFlags) config(prefix string) redis.Config {
 // anything else happens.
 func (f *redisFlags) validate(store plan.LiveStore, url string) error {
 	if store != StoreRedis {
-		if f.addr != "" || f.replicas != "" || f.sentinels != "" || f.master != "" || f.read != redisReadPrimary || f.timeout != redis.DefaultTimeout {
+		if f.harness || f.addr != "" || f.replicas != "" || f.sentinels != "" || f.master != "" || f.read != redisReadPrimary || f.timeout != redis.DefaultTimeout {
 			return fmt.Errorf("the -redis-* flags go with -store redis (the store is %s)", store)
 		}
 		return nil
@@ -78,8 +85,14 @@ func (f *redisFlags) validate(store plan.LiveStore, url string) error {
 	if f.timeout <= 0 {
 		return fmt.Errorf("-redis-timeout %v must be positive, e.g. 500ms", f.timeout)
 	}
+	if f.harness {
+		if f.addr != "" || f.sentinels != "" || f.master != "" || f.replicas != "" {
+			return fmt.Errorf("-redis-harness starts its own servers: leave out -redis-addr, -redis-sentinels, -redis-master and -redis-replicas")
+		}
+		return nil
+	}
 	if f.addr == "" && f.sentinels == "" {
-		return fmt.Errorf("-store redis needs -redis-addr host:port (one server) or -redis-sentinels host:port,... with -redis-master NAME")
+		return fmt.Errorf("-store redis needs -redis-addr host:port (one server), -redis-sentinels host:port,... with -redis-master NAME, or -redis-harness")
 	}
 	if f.master != "" && f.sentinels == "" {
 		return fmt.Errorf("-redis-master goes with -redis-sentinels: give the sentinels' addresses")
@@ -90,22 +103,68 @@ func (f *redisFlags) validate(store plan.LiveStore, url string) error {
 	return nil
 }
 
-// newRedisStore opens the Redis the flags name, with every key under a
-// prefix of its own (so that a run, and each run of -repeat, starts on
-// fresh counters however its keys are made), pings it before any load, and
-// wraps it to count KV work.
-func newRedisStore(ctx context.Context, f *redisFlags) (*BuiltinStore, error) {
+// newRedisStore opens the Redis the flags name (with -redis-harness, one
+// it starts for the run of length runFor, notes going to notes), with every
+// key under a prefix of its own (so that a run, and each run of -repeat,
+// starts on fresh counters however its keys are made), pings it before any
+// load, and wraps it to count KV work and, reading a counting limiter's
+// counts from the primary, the increments lost (redis.Ledger).
+func newRedisStore(ctx context.Context, f *redisFlags, pl *plan.Plan, runFor time.Duration, notes io.Writer) (*BuiltinStore, error) {
+	if len(pl.Faults) > 0 && !f.harness {
+		return nil, fmt.Errorf("the scenario has faults:, which attack applies only to servers it starts: add -redis-harness (or remove faults: to run on these servers)")
+	}
 	prefix := "overshoot:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"
-	s, err := redis.New(f.config(prefix))
+	cfg := f.config(prefix)
+	var h *redisHarness
+	if f.harness {
+		var err error
+		if h, err = startRedisHarness(pl, runFor, notes); err != nil {
+			return nil, err
+		}
+		cfg.Sentinels, cfg.MasterName = h.c.SentinelAddrs(), harness.MasterName
+	}
+	bs, err := openRedis(ctx, cfg, pl.Limiter.Algorithm, f.timeout)
+	if err != nil {
+		if h != nil {
+			h.stop()
+		}
+		return nil, err
+	}
+	if h != nil {
+		bs.Describe += "; " + h.describe()
+		bs.Started = h.started
+		closeStore := bs.Close
+		bs.Close = func() { closeStore(); h.stop() }
+	}
+	return bs, nil
+}
+
+// openRedis opens and pings the store cfg names, counting its work and,
+// for a counting algorithm read from the primary, its lost increments.
+func openRedis(ctx context.Context, cfg redis.Config, alg limiter.Algorithm, timeout time.Duration) (*BuiltinStore, error) {
+	s, err := redis.New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	check, cancel := context.WithTimeout(ctx, min(2*f.timeout+time.Second, 15*time.Second))
+	check, cancel := context.WithTimeout(ctx, min(2*timeout+time.Second, 15*time.Second))
 	defer cancel()
 	if err := s.Check(check); err != nil {
 		_ = s.Close()
 		return nil, err
 	}
-	cs := NewCountingStore(s)
-	return &BuiltinStore{Store: cs, AddTo: cs.AddTo, Describe: s.String() + ", keys under " + prefix, Close: func() { _ = s.Close() }}, nil
+	var st kv.Store = s
+	var led *redis.Ledger
+	if !cfg.ReadReplicas && alg != limiter.TokenBucket {
+		led = redis.NewLedger(s)
+		st = led
+	}
+	cs := NewCountingStore(st)
+	addTo := func(k *measure.KVCounters) {
+		cs.AddTo(k)
+		if led != nil {
+			k.LostUpdates += led.Lost()
+		}
+	}
+	prefix := cfg.Prefix
+	return &BuiltinStore{Store: cs, AddTo: addTo, Describe: s.String() + ", keys under " + prefix, Close: func() { _ = s.Close() }}, nil
 }

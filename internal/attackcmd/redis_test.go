@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/cli"
+	"github.com/overshoot-dev/overshoot/internal/redis/harness"
 	"github.com/overshoot-dev/overshoot/internal/redis/redistest"
 )
 
@@ -38,6 +39,10 @@ func TestRedisFlags(t *testing.T) {
 		{"bad address", []string{"-store", "redis", "-redis-addr", "localhost", good}, `"localhost" is not host:port`},
 		{"bad timeout", []string{"-store", "redis", "-redis-addr", "127.0.0.1:6379", "-redis-timeout", "0s", good}, "-redis-timeout 0s must be positive"},
 		{"nobody there", []string{"-store", "redis", "-redis-addr", closed, "-redis-timeout", "200ms", good}, "redis store preflight on redis " + closed},
+		{"harness on memory", []string{"-store", "memory", "-redis-harness", good}, "-redis-* flags go with -store redis"},
+		{"harness and an address", []string{"-store", "redis", "-redis-harness", "-redis-addr", "127.0.0.1:6379", good}, "-redis-harness starts its own servers"},
+		{"harness with serve", []string{"-serve", "-store", "redis", "-redis-harness", good}, "not with -serve"},
+		{"faults without the harness", []string{"-store", "redis", "-redis-addr", closed, cliScenario(t, redisFaultsYAML)}, "add -redis-harness"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -169,5 +174,69 @@ func TestRedisStoreAttackFailover(t *testing.T) {
 	}
 	if after == 0 {
 		t.Errorf("the promoted primary %s holds %d counters, none of a window begun after the kill: the store did not follow the failover", promoted, len(keys))
+	}
+}
+
+// Four callers, each on its own key (one request at a time), well under a
+// limit of an hour's window; the replicas' links 300 ms behind from the
+// start and the primary killed at 1.5 s.
+const redisFaultsYAML = `
+name: redis-faults
+limiter: {name: t, limit: 100000000, window: 1h, error_policy: fail-open}
+store: {kind: redis}
+duration: 10s
+traffic:
+  - name: bot
+    identity: {token: per-client, ip: none}
+    closed_loop: {concurrency: 4, think: 5ms}
+faults:
+  - {at: 0s, kind: link-latency, target: replicas, latency: 300ms}
+  - {at: 1500ms, kind: kill-primary}
+live: {duration: 8s, max_requests: 1000000, warmup: false}
+`
+
+// TestRedisHarnessFaults runs attack -store redis -redis-harness on a
+// scenario with faults: attack starts the servers, applies the schedule
+// from the run's start (it says so, fault by fault), the failover's errors
+// are fail-open decisions, and the summary counts the increments the old
+// primary acknowledged that the promoted replica never had (the ledger's
+// lost updates; TestLostUpdatesFailover checks that count against the
+// servers' own state).
+func TestRedisHarnessFaults(t *testing.T) {
+	if _, _, err := harness.Binaries(); err != nil {
+		t.Skip(err)
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runMain(t, Env{}, "-out", out, "-store", "redis", "-redis-harness", "-redis-timeout", "300ms", cliScenario(t, redisFaultsYAML))
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d; stderr: %s", code, stderr)
+	}
+	for _, want := range []string{"attack: fault: link-latency on replicas at 0s (latency 300ms, jitter 0s)\n", "attack: fault: kill-primary on primary at 1.5"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q: want %q", stderr, want)
+		}
+	}
+	if strings.Contains(stderr, "not applied") || !strings.Contains(stdout, "started for the run") {
+		t.Errorf("stdout %q, stderr %q: want the harness named and every fault applied", stdout, stderr)
+	}
+	s, _ := readSummary(t, out)
+	t.Logf("requests %d, fail-open %d, writes %d, lost updates %d", s.Totals.Requests, s.Totals.FailOpen, s.KV.Writes, s.KV.LostUpdates)
+	if s.Totals.FailOpen == 0 || s.Totals.Errors != 0 {
+		t.Errorf("fail-open %d, errors %d: want the failover decided by fail-open", s.Totals.FailOpen, s.Totals.Errors)
+	}
+	if s.KV.LostUpdates == 0 || s.KV.LostUpdates >= s.KV.Writes {
+		t.Errorf("lost updates %d of %d writes: want some, with the replicas 300ms behind at the kill", s.KV.LostUpdates, s.KV.Writes)
+	}
+}
+
+// TestFaultsNotApplied checks that a run whose store attack does not fault
+// says that the scenario's faults are not applied.
+func TestFaultsNotApplied(t *testing.T) {
+	code, _, stderr := runMain(t, Env{}, "-no-report", "-store", "memory", "-duration", "300ms", cliScenario(t, redisFaultsYAML))
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d; stderr: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "attack: note: the scenario's 2 faults are not applied: attack applies them with -store redis -redis-harness only") {
+		t.Errorf("stderr %q: want the faults said not to be applied", stderr)
 	}
 }

@@ -83,6 +83,9 @@ type live struct {
 	pl   *plan.Plan
 	lim  *limiter.Limiter
 	opts attack.Options
+	// started is the built-in store's, told when its run starts (a store
+	// that applies the scenario's faults at their times); nil for none.
+	started func(time.Time)
 }
 
 // prepare reads the scenario and checks everything the run derives from
@@ -202,6 +205,7 @@ func (r *live) startTarget(ctx context.Context, c *config, stderr io.Writer) (*l
 		return nil, err
 	}
 	t := &liveTarget{bstore: bs, store: c.store, what: "built-in target, store " + bs.Describe}
+	r.started = bs.Started
 	if t.srv, err = r.newServer(c, bs); err != nil {
 		t.close()
 		return nil, err
@@ -335,6 +339,9 @@ func (r *live) printStart(c *config, t *liveTarget, env Env, stderr io.Writer) {
 	for _, n := range notes(r.sc, runDuration(c, r.pl)) {
 		fmt.Fprintln(stderr, "attack: note:", n)
 	}
+	if n := len(r.pl.Faults); n > 0 && !(c.store == StoreRedis && c.rd.harness) {
+		fmt.Fprintf(stderr, "attack: note: the scenario's %d faults are not applied: attack applies them with -store redis -redis-harness only\n", n)
+	}
 	if !c.json {
 		hdr := measure.Summary{Mode: "attack", Scenario: r.opts.Summary.Scenario, Limiter: r.opts.Summary.Limiter, Seed: r.opts.Seed}
 		measure.WriteHeader(env.Stdout, &hdr, cli.Width(env.Stdout))
@@ -373,6 +380,12 @@ func (r *live) startWhen(c *config, stderr io.Writer) func() time.Time {
 			fmt.Fprintf(stderr, "attack: note: waiting %v for the next %v window, so that the run sees whole key-windows (the rest of this one is shorter than the run)\n",
 				time.Until(at).Round(100*time.Millisecond), scenario.Duration(r.opts.Window))
 		}
+		if r.started != nil {
+			if at.IsZero() {
+				at = time.Now()
+			}
+			r.started(at)
+		}
 		return at
 	}
 }
@@ -394,7 +407,7 @@ func (r *live) freshTargets(ctx context.Context, c *config, t *liveTarget) fresh
 		if err != nil {
 			return "", nil, nil, err
 		}
-		prev = ns
+		prev, r.started = ns, bs.Started
 		return ns.URL(), bs.AddTo, func() {
 			ns.Close()
 			if bs.Close != nil {

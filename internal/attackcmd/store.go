@@ -22,6 +22,9 @@ type BuiltinStore struct {
 	Describe string
 	// Close, when set, releases the store's connections once its run is over.
 	Close func()
+	// Started, when set, is told when the run starts (a store that applies
+	// the scenario's faults starts them then).
+	Started func(start time.Time)
 }
 
 // NewStore returns the built-in target's store (memory or eventual) for a

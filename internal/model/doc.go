@@ -1,6 +1,8 @@
 // Package model is overshoot's discrete-event simulator: a virtual clock, an
 // event queue, the stores a limiter can run on (Workers KV as published,
-// Durable Objects, per-location counters, a linearizable memory store),
+// Durable Objects, per-location counters, a linearizable memory store,
+// Redis with asynchronous replicas and Sentinel failover under a faults
+// schedule),
 // traffic populations, and trials run in parallel with results independent
 // of the core count.
 //

@@ -135,7 +135,7 @@ func TestBadScenarios(t *testing.T) {
 	}{
 		{"no duration", func(sc *scenario.Scenario) { sc.Duration = 0 }, "duration"},
 		{"limit 0", func(sc *scenario.Scenario) { sc.Limiter.Limit = 0 }, "limit"},
-		{"unknown store", func(sc *scenario.Scenario) { sc.Store.Kind = "redis" }, "store.kind"},
+		{"unknown store", func(sc *scenario.Scenario) { sc.Store.Kind = "dynamodb" }, "store.kind"},
 		{"no locations", func(sc *scenario.Scenario) { sc.Locations = nil }, "locations"},
 		{"no traffic", func(sc *scenario.Scenario) { sc.Traffic = nil }, "traffic"},
 		{"two send modes", func(sc *scenario.Scenario) { sc.Traffic[0].Burst = &scenario.Burst{Size: 1} }, "exactly one"},

@@ -104,6 +104,9 @@ func (c *compiled) checkUpdate() error {
 func (c *compiled) newStore(rng *rand.Rand, ctr *measure.KVCounters) (Store, Owned, error) {
 	st := c.plan.Store
 	n := len(c.plan.Locations)
+	if len(c.plan.Faults) > 0 && st.Kind != plan.Redis {
+		return nil, nil, fmt.Errorf("faults: store kind %v does not model faults: run them on store.kind redis, or remove faults", st.Kind)
+	}
 	switch st.Kind {
 	case plan.KV:
 		s, err := NewKV(KVConfig{Params: st.KV, Locations: n, Start: c.start, Rand: rng, Counters: ctr})
@@ -117,6 +120,9 @@ func (c *compiled) newStore(rng *rand.Rand, ctr *measure.KVCounters) (Store, Own
 	case plan.PerLocation:
 		o, err := NewPerLocation(st.Latency, st.RateLimitSync, n, rng, ctr)
 		return nil, o, err
+	case plan.Redis:
+		s, err := NewRedis(RedisConfig{Params: st.Redis, Faults: c.plan.Faults, Rand: rng, Counters: ctr})
+		return s, nil, err
 	}
 	return nil, nil, fmt.Errorf("store kind %v is unknown", st.Kind)
 }

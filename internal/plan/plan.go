@@ -32,6 +32,9 @@ type Plan struct {
 	Store Store
 	// Server is the serving side in front of the store (mode none: none).
 	Server ServerParams
+	// Faults are the store's fault schedule (scenario faults), in order of
+	// their start; empty: none.
+	Faults []Fault
 	// Locations are the points of presence; populations and store
 	// parameters refer to them by index.
 	Locations []string
@@ -90,6 +93,7 @@ func compile(sc *scenario.Scenario) (*Plan, error) {
 	if p.Store, err = compileStore(sc); err != nil {
 		return nil, err
 	}
+	p.Faults = compileFaults(sc.Faults)
 	if p.Server, err = compileServer(sc); err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ const (
 	DurableObject
 	PerLocation
 	Memory
+	Redis
 )
 
 // String returns the kind's scenario name (store.kind).
@@ -30,13 +31,15 @@ func (k StoreKind) String() string {
 		return scenario.KindPerLocation
 	case Memory:
 		return scenario.KindMemory
+	case Redis:
+		return scenario.KindRedis
 	}
 	return fmt.Sprintf("StoreKind(%d)", uint8(k))
 }
 
 // ParseStoreKind returns the kind a scenario's store.kind names.
 func ParseStoreKind(name string) (StoreKind, error) {
-	for _, k := range []StoreKind{KV, DurableObject, PerLocation, Memory} {
+	for _, k := range []StoreKind{KV, DurableObject, PerLocation, Memory, Redis} {
 		if k.String() == name {
 			return k, nil
 		}
@@ -57,8 +60,8 @@ const (
 	LiveMemory LiveStore = "memory"
 	// LiveCloudflare is a real Workers KV namespace over the REST API.
 	LiveCloudflare LiveStore = "cloudflare"
-	// LiveRedis is real Redis: one server, or the primary Sentinel names.
-	// The model has no Redis store yet, so Models says no.
+	// LiveRedis is real Redis: one server, or the primary Sentinel names;
+	// the model's redis store predicts it.
 	LiveRedis LiveStore = "redis"
 	// LiveURL is any endpoint: its store is not known.
 	LiveURL LiveStore = "url"
@@ -69,7 +72,7 @@ var BuiltinStores = []LiveStore{LiveMemory, LiveEventual, LiveCloudflare, LiveRe
 
 // Models returns the model store that predicts a live store: KV for the
 // eventual store and for a real Workers KV namespace, Memory for the
-// memory store. ok is false for a store the model cannot stand for (url:
+// memory store, Redis for real Redis. ok is false for a store the model cannot stand for (url:
 // whatever the endpoint runs on).
 func (s LiveStore) Models() (k StoreKind, ok bool) {
 	switch s {
@@ -77,6 +80,8 @@ func (s LiveStore) Models() (k StoreKind, ok bool) {
 		return KV, true
 	case LiveMemory:
 		return Memory, true
+	case LiveRedis:
+		return Redis, true
 	}
 	return 0, false
 }
@@ -98,6 +103,9 @@ type Store struct {
 	// LatencyText describes Latency for people, e.g. "lognormal(median
 	// 1ms, p99 5ms)".
 	LatencyText string
+	// Redis is the redis store's parameters (store.redis, or its defaults
+	// when the scenario gives none).
+	Redis RedisParams
 }
 
 // KVParams are the Workers KV model's parameters (scenario store.kv),
@@ -191,6 +199,9 @@ func compileStore(sc *scenario.Scenario) (Store, error) {
 		}
 	}
 	out.KV, out.DurableObject = p, do
+	if out.Redis, err = compileRedis(st.Redis); err != nil {
+		return Store{}, err
+	}
 	return out, nil
 }
 
@@ -205,6 +216,7 @@ func (s Store) scaled(f float64) Store {
 	for _, d := range []*Dist{&k.HotRead, &k.ColdRead, &k.Write, &k.PurgeLag, &s.DurableObject.RTT, &s.DurableObject.Local, &s.Latency} {
 		*d = d.DividedBy(f)
 	}
+	s.Redis = s.Redis.scaled(f)
 	s.LatencyText += fmt.Sprintf(" / %g", f)
 	return s
 }

@@ -33,6 +33,13 @@ var assumptions = map[string][]Assumption{
 	KindMemory: {
 		{Path: "store.latency", What: "each operation takes lognormal(1 ms, p99 5 ms)", Alternatives: []string{"0s", "20ms"}},
 	},
+	KindRedis: {
+		{Path: "store.redis.replication_lag", What: "a write reaches a replica after lognormal(1 ms, p99 10 ms) (asynchronous replication; its lag unpublished)",
+			Alternatives: []string{"100us", "50ms"}},
+		{Path: "store.redis.latency", What: "each command takes lognormal(500 us, p99 2 ms), a server in the same network", Alternatives: []string{"200us", "5ms"}},
+		{Path: "store.redis.failover", What: "the sentinels' election and promotion take lognormal(1 s, p99 3 s) after down_after", Alternatives: []string{"500ms", "10s"}},
+		{Path: "store.redis.reconnect", What: "clients reach the new primary lognormal(100 ms, p99 1 s) after the promotion", Alternatives: []string{"10ms", "5s"}},
+	},
 	KindPerLocation: {
 		{Path: "store.rate_limit.sync", What: "a location's cached count is refreshed when older than 1 s (counters updated asynchronously; unpublished)",
 			Alternatives: []string{"0s", "10s"}},

@@ -29,6 +29,13 @@ func TestAssumptions(t *testing.T) {
 	if got := paths(sc.Assumptions()); !got["store.latency"] || got["store.kv.write"] {
 		t.Errorf("memory assumptions %v", got)
 	}
+	sc, err = Default("store.kind=redis", "store.redis.latency=1ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(sc.Assumptions()); !got["store.redis.replication_lag"] || !got["store.redis.failover"] || got["store.redis.latency"] || got["store.kv.write"] {
+		t.Errorf("redis assumptions %v", got)
+	}
 	sc, _ = Default("store.kv.write=50ms")
 	if got := paths(sc.Assumptions()); got["store.kv.write"] {
 		t.Errorf("a write latency the scenario sets is still an assumption: %v", got)

@@ -20,6 +20,7 @@ const (
 	KindDurableObject = "durable-object"
 	KindPerLocation   = "per-location"
 	KindMemory        = "memory"
+	KindRedis         = "redis"
 )
 
 // Server modes (server.mode).
@@ -36,7 +37,7 @@ const (
 var ServerModes = []string{ServerNone, ServerSingleThread}
 
 // StoreKinds lists every store kind, for validation and docs.
-var StoreKinds = []string{KindKV, KindDurableObject, KindPerLocation, KindMemory}
+var StoreKinds = []string{KindKV, KindDurableObject, KindPerLocation, KindMemory, KindRedis}
 
 // Default values that are not latencies.
 const (
@@ -331,6 +332,7 @@ func (s *Scenario) SetDefaults() {
 		do.MaxRPS = ddo.MaxRPS
 	}
 	fillLatency(&st.Latency, DefaultStoreLatency())
+	s.setRedisDefaults()
 
 	for i := range s.Traffic {
 		p := &s.Traffic[i]
@@ -470,7 +472,7 @@ type DefaultEntry struct {
 func DefaultTable() []DefaultEntry {
 	kv, do, sv := DefaultKV(), DefaultDurableObject(), DefaultServer()
 	const facts = "facts file (docs/facts.md)"
-	return []DefaultEntry{
+	out := []DefaultEntry{
 		{"trials", fmt.Sprint(DefaultTrials), "choice: p99 across trials rests on 2 trials"},
 		{"duration", "2 x limiter.window", "choice: every trial crosses a window boundary"},
 		{"start", DefaultStart.Format(time.RFC3339), "choice: midnight UTC, a boundary of every window dividing a day"},
@@ -500,6 +502,9 @@ func DefaultTable() []DefaultEntry {
 		{"store.durable_object.max_rps", fmt.Sprint(do.MaxRPS), facts + ", alternatives: soft limit about 1,000 requests/s"},
 		{"store.rate_limit.sync", Duration(DefaultRateLimitSync).String(), "assumption: the binding's counters are cached and updated asynchronously (docs/facts.md), how fast is unpublished"},
 		{"store.latency", DefaultStoreLatency().String(), "assumption: memory and per-location stores, unpublished"},
+	}
+	out = append(out, redisTable()...)
+	return append(out, []DefaultEntry{
 		{"traffic.*.name", "pop<index>", "choice"},
 		{"traffic.*.clients", "1", "choice"},
 		{"limiter.key", string(limiter.KeyTokenIP), "seed article: key = token + IP"},
@@ -518,5 +523,5 @@ func DefaultTable() []DefaultEntry {
 		{"server.batch_max", fmt.Sprint(DefaultBatchMax), "source: kj's UnixEventPort::wait takes at most 16 epoll events per poll (capnproto async-unix.c++)"},
 		{"server.proxy", "none", "choice: no proxy thread; wrangler dev has one (docs/serving-side.md, section 1), calibrate its CPU"},
 		{"report.headline", measure.DefaultHeadline, "choice: the most one key-window allowed, as a multiple of the limit"},
-	}
+	}...)
 }

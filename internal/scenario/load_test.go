@@ -575,7 +575,7 @@ func TestParseShapes(t *testing.T) {
 		{"limiter: {limit: 5, window: 1d}\ntraffic: [{name: a, closed_loop: {}, arrive: {mode: spread, per: request}}]\n", ""},
 		{"limiter: {limit: 5, window: 1d}\ntraffic: [{name: a, open_loop: {rate: 1/10s}}]\n", ""},
 		{"limiter: {limit: 5, window: 1d}\ntraffic: [{name: a, arrive: {mode: weighted, weights: [{location: x, weight: 1}]}, closed_loop: {}}]\n", `location "x" is not in locations`},
-		{"limiter: {limit: 5, window: 1d}\nstore: {kind: redis}\ntraffic: [{name: a, closed_loop: {}}]\n", `store.kind: "redis" is unknown`},
+		{"limiter: {limit: 5, window: 1d}\nstore: {kind: dynamodb}\ntraffic: [{name: a, closed_loop: {}}]\n", `store.kind: "dynamodb" is unknown`},
 		{"limiter: {limit: 5, window: 1d}\ntrials: 100001\ntraffic: [{name: a, closed_loop: {}}]\n", "trials: 100001 is out of range"},
 		{"limiter: {limit: 5, window: 1d}\nlocations: [{name: a}, {name: a}]\ntraffic: [{name: a, closed_loop: {}}]\n", `"a" is used twice`},
 		{"limiter: {limit: 5, window: 1d}\nsweep: [{path: limiter.limit, values: [1]}, {path: limiter.limit, values: [2]}]\ntraffic: [{name: a, closed_loop: {}}]\n", "swept twice"},

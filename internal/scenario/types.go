@@ -42,6 +42,10 @@ type Scenario struct {
 	// models none, as before it existed; the canonical form and hash of a
 	// scenario without it are unchanged.
 	Server *Server `yaml:"server,omitempty" json:"server,omitempty"`
+	// Faults is a schedule of faults the store suffers during a run (store
+	// kind redis only): both drivers apply them at their times. Empty, the
+	// canonical form and hash of a scenario are unchanged.
+	Faults []Fault `yaml:"faults,omitempty" json:"faults,omitempty"`
 	// Calibrated is set in a scenario that simulate -calibrate wrote: what
 	// it was fitted to. The model ignores it; -compare reads it to accept
 	// live runs of the scenario it was calibrated from (by its base hash).
@@ -105,7 +109,7 @@ type Token struct {
 
 // Store names the store and holds the parameters of each kind.
 type Store struct {
-	// Kind is kv | durable-object | per-location | memory.
+	// Kind is kv | durable-object | per-location | memory | redis.
 	Kind          string        `yaml:"kind" json:"kind"`
 	KV            KV            `yaml:"kv" json:"kv"`
 	DurableObject DurableObject `yaml:"durable_object" json:"durable_object"`
@@ -114,6 +118,64 @@ type Store struct {
 	RateLimit RateLimit `yaml:"rate_limit" json:"rate_limit"`
 	// Latency of the memory and per-location stores' operations.
 	Latency Latency `yaml:"latency" json:"latency"`
+	// Redis is the redis store's parameters: nil unless store.kind is
+	// redis or the file gives them, so that the canonical form and hash of
+	// a scenario without them are unchanged.
+	Redis *Redis `yaml:"redis,omitempty" json:"redis,omitempty"`
+}
+
+// Redis is the redis store's parameters: a primary and its asynchronous
+// replicas, watched by Sentinel. Every default is sourced in docs/facts.md
+// (published fact or assumption) and stated in docs/scenarios.md.
+type Redis struct {
+	// Replicas is the number of replicas of the primary (default 2).
+	Replicas int `yaml:"replicas" json:"replicas"`
+	// Read is where reads go: primary (default) or replica (one of the
+	// replicas at random, as go-redis's replica reads pick one).
+	Read string `yaml:"read" json:"read"`
+	// ReplicationLag is the time from a write's commit at the primary to
+	// its application at a replica, drawn per replica per write; each
+	// replica applies writes in order.
+	ReplicationLag Latency `yaml:"replication_lag" json:"replication_lag"`
+	// Latency is each command's round trip from the client to a server.
+	Latency Latency `yaml:"latency" json:"latency"`
+	// Wait is WAIT's numreplicas after every write: the write returns once
+	// that many replicas applied it, or after WaitTimeout (0: no WAIT).
+	Wait int `yaml:"wait" json:"wait"`
+	// WaitTimeout is WAIT's timeout (0: none, as Redis reads WAIT n 0;
+	// the client timeout still bounds the call).
+	WaitTimeout Duration `yaml:"wait_timeout" json:"wait_timeout"`
+	// Timeout is the client's bound on one command: a command not answered
+	// by then fails, and the limiter's error policy decides.
+	Timeout Duration `yaml:"timeout" json:"timeout"`
+	// DownAfter is Sentinel's down-after-milliseconds: how long the
+	// primary must be unreachable before the sentinels start a failover.
+	DownAfter Duration `yaml:"down_after" json:"down_after"`
+	// Failover is the time from the sentinels agreeing the primary is down
+	// to a replica promoted: the leader's election and the promotion.
+	Failover Latency `yaml:"failover" json:"failover"`
+	// Reconnect is the time a client takes, after the promotion, to learn
+	// of the new primary and connect to it.
+	Reconnect Latency `yaml:"reconnect" json:"reconnect"`
+}
+
+// Fault is one fault of a scenario's schedule.
+type Fault struct {
+	// At is when the fault starts, from the trial's start.
+	At Duration `yaml:"at" json:"at"`
+	// Kind is kill-primary | pause | link-latency | partition.
+	Kind string `yaml:"kind" json:"kind"`
+	// Target is the node it hits: primary, replica-N (1 to store.redis.replicas)
+	// or replicas (every replica). kill-primary and partition hit the
+	// primary; link-latency the replication link of a replica.
+	Target string `yaml:"target" json:"target"`
+	// For is how long the fault lasts (0: to the end of the run); a killed
+	// primary stays down, and For must be 0.
+	For Duration `yaml:"for" json:"for"`
+	// Latency and Jitter are what link-latency adds to the replication
+	// link: latency, plus or minus up to jitter, per write.
+	Latency Duration `yaml:"latency,omitempty" json:"latency,omitempty"`
+	Jitter  Duration `yaml:"jitter,omitempty" json:"jitter,omitempty"`
 }
 
 // KV is the Workers KV model's parameters; every default is sourced in

@@ -290,18 +290,27 @@ func TestCompareNoKeyWindows(t *testing.T) {
 }
 
 // TestCompareStoreWithoutModel: a live run on a store the model has no
-// store for (real Redis) cannot be judged against the scenario's own
-// store, and the comparison says why.
+// store for cannot be judged against the scenario's own store, and the
+// comparison says why; a run on real Redis is predicted with the model's
+// redis store.
 func TestCompareStoreWithoutModel(t *testing.T) {
 	dir := t.TempDir()
 	scPath := filepath.Join(dir, "cmp.yaml")
 	os.WriteFile(scPath, []byte(compareScenario), 0o644)
-	path := writeMeasured(t, dir, scPath, func(m *measure.Summary) { m.Limiter.Store = "redis" })
+	path := writeMeasured(t, dir, scPath, func(m *measure.Summary) { m.Limiter.Store = "dynamodb" })
 	code, stdout, stderr := runMain(t, "-json", "-no-report", "-trials", "4", "-compare", path)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, `"verdict": "cannot judge"`) || !strings.Contains(stdout, "the live run was on redis, which the model has no store for") {
+	if !strings.Contains(stdout, `"verdict": "cannot judge"`) || !strings.Contains(stdout, "the live run was on dynamodb, which the model has no store for") {
+		t.Errorf("comparison of a dynamodb run: %s", stdout)
+	}
+	path = writeMeasured(t, dir, scPath, func(m *measure.Summary) { m.Limiter.Store = "redis" })
+	code, stdout, stderr = runMain(t, "-json", "-no-report", "-trials", "4", "-compare", path)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, "which the model has no store for") || !strings.Contains(stdout, `"store": "redis"`) {
 		t.Errorf("comparison of a redis run: %s", stdout)
 	}
 }

@@ -769,8 +769,8 @@ func finish(c *config, p *prediction, s measure.Summary, stdout, stderr io.Write
 			cmp.NotLikeForLike(p.forcedOther, "predict the run's own scenario file, without -force")
 		}
 		if _, ok := plan.LiveStore(measured.Limiter.Store).Models(); !ok && measured.Limiter.Store != string(plan.LiveURL) {
-			// A live store the model has no store for (real Redis): the
-			// prediction ran the scenario's own store, another one.
+			// A live store the model has no store for (one newer than this
+			// build): the prediction ran the scenario's own store, another one.
 			cmp.NotLikeForLike(fmt.Sprintf("the live run was on %s, which the model has no store for: the prediction ran store.kind %s instead",
 				measured.Limiter.Store, sc.Store.Kind), "compare a run of the built-in eventual or memory store, or of a URL, until the model has this store")
 		}

@@ -1,11 +1,9 @@
-// Package redistest starts real Redis servers for tests: redis-server and
-// redis-sentinel from Debian's packages, each on a free loopback port in a
-// temporary directory of its own. Start gives a primary, two replicas and
-// three sentinels monitoring the primary, and returns once replication is
-// online and every sentinel knows the replicas and the other sentinels;
-// StartServer gives one server alone. Every process is stopped when the test
-// ends, pass or fail (t.Cleanup kills its process group), and every wait is
-// bounded.
+// Package redistest starts real Redis servers for tests (internal/redis/harness:
+// redis-server and redis-sentinel, each on a free loopback port in the
+// test's temporary directory) and stops them when the test ends, pass or
+// fail, printing the last lines of each log on failure. Start gives a
+// primary, two replicas and three sentinels, every server behind a proxy
+// for faults; StartServer gives one server alone.
 //
 // A test on a machine without the binaries skips and prints the install
 // line; with OVERSHOOT_REQUIRE_REDIS=1 (CI) it fails instead.
@@ -14,362 +12,88 @@
 package redistest
 
 import (
-	"bufio"
-	"context"
-	"errors"
-	"fmt"
-	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
-	"time"
 
-	goredis "github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/logging"
+	"github.com/overshoot-dev/overshoot/internal/redis/harness"
 )
 
-// MasterName is the name the sentinels monitor the primary under.
-const MasterName = "overshoot"
-
-// InstallLine is how to get the binaries on Debian.
-const InstallLine = "apt-get install -y redis-server redis-sentinel"
+// The harness's names, for the tests that use it through this package.
+const (
+	MasterName      = harness.MasterName
+	InstallLine     = harness.InstallLine
+	StartTimeout    = harness.StartTimeout
+	DownAfter       = harness.DownAfter
+	FailoverTimeout = harness.FailoverTimeout
+	NodePrimary     = harness.NodePrimary
+	NodeReplicas    = harness.NodeReplicas
+	SentinelSource  = harness.SentinelSource
+)
 
 // EnvRequire makes a missing binary a failure instead of a skip.
 const EnvRequire = "OVERSHOOT_REQUIRE_REDIS"
 
-// StartTimeout bounds each wait: a process answering, replication coming
-// online, the sentinels finding each other.
-const StartTimeout = 20 * time.Second
+// Cluster and Server are the harness's.
+type (
+	Cluster = harness.Cluster
+	Server  = harness.Server
+)
 
-// DownAfter is the sentinels' down-after-milliseconds: how long the primary
-// must be silent before they start a failover. Short, so a failover test
-// takes seconds.
-const DownAfter = 1000 * time.Millisecond
+// SentinelMaster is harness.SentinelMaster.
+var SentinelMaster = harness.SentinelMaster
 
-// Server is one redis-server or redis-sentinel process.
-type Server struct {
-	// Addr is its loopback address, host:port.
-	Addr string
-	// Dir is its working directory (config, log).
-	Dir  string
-	cmd  *exec.Cmd
-	done chan struct{}
-}
-
-// Cluster is a primary, its replicas and the sentinels that monitor it.
-type Cluster struct {
-	Primary   *Server
-	Replicas  []*Server
-	Sentinels []*Server
-}
-
-// SentinelAddrs returns the sentinels' addresses.
-func (c *Cluster) SentinelAddrs() []string {
-	var out []string
-	for _, s := range c.Sentinels {
-		out = append(out, s.Addr)
-	}
-	return out
-}
-
-// ReplicaAddrs returns the replicas' addresses.
-func (c *Cluster) ReplicaAddrs() []string {
-	var out []string
-	for _, s := range c.Replicas {
-		out = append(out, s.Addr)
-	}
-	return out
-}
-
-// binaries returns the paths of redis-server and redis-sentinel, or skips
-// (fails under OVERSHOOT_REQUIRE_REDIS=1) when one is missing.
-func binaries(t testing.TB) (server, sentinel string) {
+// require skips t (fails it under OVERSHOOT_REQUIRE_REDIS=1) when the
+// binaries are missing.
+func require(t testing.TB) {
 	t.Helper()
-	server, err1 := exec.LookPath("redis-server")
-	sentinel, err2 := exec.LookPath("redis-sentinel")
-	if err1 == nil && err2 == nil {
-		return server, sentinel
+	if _, _, err := harness.Binaries(); err != nil {
+		if os.Getenv(EnvRequire) == "1" {
+			t.Fatal(err.Error() + "; " + EnvRequire + "=1 requires them")
+		}
+		t.Skip(err.Error())
 	}
-	msg := "redis-server or redis-sentinel not found (install the Debian packages: " + InstallLine + ")"
-	if os.Getenv(EnvRequire) == "1" {
-		t.Fatal(msg + "; " + EnvRequire + "=1 requires them")
-	}
-	t.Skip(msg)
-	return "", ""
 }
 
-// StartServer starts one redis-server with no replicas and no sentinels.
+// StartServer starts one redis-server with no replicas and no sentinels,
+// killed when the test ends.
 func StartServer(t testing.TB) *Server {
 	t.Helper()
-	server, _ := binaries(t)
-	return launch(t, server, "redis", nil)
-}
-
-// Start starts a primary, two replicas of it and three sentinels monitoring
-// it as MasterName (quorum 2), and waits until both replicas are online and
-// every sentinel sees two replicas and two other sentinels.
-func Start(t testing.TB) *Cluster {
-	t.Helper()
-	server, sentinel := binaries(t)
-	c := &Cluster{Primary: launch(t, server, "primary", nil)}
-	for i := range 2 {
-		r := launch(t, server, fmt.Sprintf("replica%d", i+1), []string{"replicaof " + strings.Replace(c.Primary.Addr, ":", " ", 1)})
-		c.Replicas = append(c.Replicas, r)
+	require(t)
+	s, err := harness.StartServer(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
-	waitReplication(t, c.Primary, len(c.Replicas))
-	host, port, _ := net.SplitHostPort(c.Primary.Addr)
-	for i := range 3 {
-		s := launch(t, sentinel, fmt.Sprintf("sentinel%d", i+1), []string{
-			fmt.Sprintf("sentinel monitor %s %s %s 2", MasterName, host, port),
-			fmt.Sprintf("sentinel down-after-milliseconds %s %d", MasterName, DownAfter.Milliseconds()),
-			fmt.Sprintf("sentinel failover-timeout %s 10000", MasterName),
-			fmt.Sprintf("sentinel parallel-syncs %s 1", MasterName),
-		})
-		c.Sentinels = append(c.Sentinels, s)
-	}
-	for _, s := range c.Sentinels {
-		waitSentinel(t, s, len(c.Replicas), len(c.Sentinels)-1)
-	}
-	return c
-}
-
-// launch starts bin (start) and waits until it answers PING. A port that
-// another process took between freePort and the server's bind is tried
-// again on another port, at most three times.
-func launch(t testing.TB, bin, name string, extra []string) *Server {
-	t.Helper()
-	for attempt := 1; ; attempt++ {
-		s := start(t, bin, name, extra)
-		err := poll(s, func(ctx context.Context, c redisClient) error { return c.Ping(ctx).Err() })
-		if err == nil {
-			return s
-		}
-		if attempt < 3 && s.Exited() && strings.Contains(s.LogTail(20), "Address already in use") {
-			continue
-		}
-		t.Fatalf("redistest: %s at %s did not answer PING: %v; its log:\n%s", name, s.Addr, err, s.LogTail(20))
-	}
-}
-
-// start runs bin on a free loopback port with a config of its own in a new
-// temporary directory, and registers its kill.
-func start(t testing.TB, bin, name string, extra []string) *Server {
-	t.Helper()
-	dir := t.TempDir()
-	port := pickPort(t)
-	conf := []string{
-		"port " + strconv.Itoa(port),
-		"bind 127.0.0.1",
-		"dir " + dir,
-		"logfile " + filepath.Join(dir, "log"),
-		"daemonize no",
-		`save ""`,
-		"appendonly no",
-	}
-	conf = append(conf, extra...)
-	path := filepath.Join(dir, name+".conf")
-	if err := os.WriteFile(path, []byte(strings.Join(conf, "\n")+"\n"), 0o600); err != nil {
-		t.Fatalf("redistest: writing %s: %v", path, err)
-	}
-	cmd := exec.Command(bin, path)
-	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("redistest: starting %s %s: %v", bin, path, err)
-	}
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Dir: dir, cmd: cmd, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(s.done) }()
 	t.Cleanup(func() {
 		s.Kill()
-		if t.Failed() {
-			t.Logf("redistest: %s at %s, last lines of its log:\n%s", name, s.Addr, s.LogTail(20))
-		}
+		logs(t, s)
 	})
 	return s
 }
 
-// Kill sends SIGKILL to the server's process group and waits (at most
-// StartTimeout) until it has exited. Killing a server twice is harmless.
-func (s *Server) Kill() {
-	if s.cmd.Process != nil {
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-	}
-	select {
-	case <-s.done:
-	case <-time.After(StartTimeout):
-	}
-}
-
-// Exited reports whether the process has ended.
-func (s *Server) Exited() bool {
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// LogTail returns the last n lines of the server's log.
-func (s *Server) LogTail(n int) string {
-	f, err := os.Open(filepath.Join(s.Dir, "log"))
+// Start starts a primary, two replicas of it and three sentinels monitoring
+// it as MasterName (quorum 2), every server behind a proxy, and waits until
+// replication is online and the sentinels know each other; all stopped when
+// the test ends.
+func Start(t testing.TB) *Cluster {
+	t.Helper()
+	require(t)
+	c, err := harness.Start(t.TempDir())
 	if err != nil {
-		return "(no log: " + err.Error() + ")"
+		t.Fatal(err)
 	}
-	defer f.Close()
-	var lines []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		if len(lines) > n {
-			lines = lines[1:]
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
-// Client returns a go-redis client on the server, closed when the test ends.
-func (s *Server) Client(t testing.TB) *goredis.Client {
-	c := goredis.NewClient(&goredis.Options{Addr: s.Addr, DialTimeout: time.Second, ReadTimeout: 2 * time.Second,
-		WriteTimeout: 2 * time.Second, MaxRetries: -1, DisableIdentity: true})
-	t.Cleanup(func() { _ = c.Close() })
+	t.Cleanup(func() {
+		c.Stop()
+		logs(t, c.Servers()...)
+	})
 	return c
 }
 
-// pickPort is freePort; a test replaces it to make a port be taken.
-var pickPort = freePort
-
-// freePort returns a loopback port nothing listens on just now.
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("redistest: no free loopback port: %v", err)
+// logs prints the last lines of each server's log if t failed.
+func logs(t testing.TB, ss ...*Server) {
+	if !t.Failed() {
+		return
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// waitFor polls ok every 50 ms until it returns nil, for at most
-// StartTimeout, and fails the test with what it last said.
-func waitFor(t testing.TB, s *Server, what string, ok func(context.Context, redisClient) error) {
-	t.Helper()
-	if err := poll(s, ok); err != nil {
-		t.Fatalf("redistest: %s at %s not reached: %v; its log:\n%s", what, s.Addr, err, s.LogTail(20))
+	for _, s := range ss {
+		t.Logf("redistest: %s at %s, last lines of its log:\n%s", s.Name, s.Addr, s.LogTail(20))
 	}
 }
-
-// quiet turns go-redis's own logging off, once: its pool logs every refused
-// dial while a server starts.
-var quiet sync.Once
-
-// poll calls ok on a client of s every 50 ms until it returns nil, for at
-// most StartTimeout, and returns what it last said, or that s exited.
-func poll(s *Server, ok func(context.Context, redisClient) error) error {
-	quiet.Do(func() { goredis.SetLogger(&logging.VoidLogger{}) }) // a refused dial is expected here
-	c := goredis.NewClient(&goredis.Options{Addr: s.Addr, DialTimeout: time.Second, ReadTimeout: time.Second,
-		WriteTimeout: time.Second, MaxRetries: -1, DialerRetries: 1, DisableIdentity: true})
-	defer c.Close()
-	deadline := time.Now().Add(StartTimeout)
-	last := errors.New("not tried")
-	for time.Now().Before(deadline) {
-		if s.Exited() {
-			return errors.New("the process exited")
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		last = ok(ctx, c)
-		cancel()
-		if last == nil {
-			return nil
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return fmt.Errorf("not within %v: %w", StartTimeout, last)
-}
-
-// waitReplication waits until the primary has n replicas online.
-func waitReplication(t testing.TB, primary *Server, n int) {
-	t.Helper()
-	waitFor(t, primary, fmt.Sprintf("%d replicas online", n), func(ctx context.Context, c redisClient) error {
-		info, err := c.Info(ctx, "replication").Result()
-		if err != nil {
-			return err
-		}
-		if got := strings.Count(info, "state=online"); got < n {
-			return fmt.Errorf("%d of %d replicas online", got, n)
-		}
-		return nil
-	})
-}
-
-// waitSentinel waits until the sentinel sees the primary with n replicas
-// and others other sentinels.
-func waitSentinel(t testing.TB, s *Server, replicas, others int) {
-	t.Helper()
-	waitFor(t, s, "the sentinel knowing the replicas and the other sentinels", func(ctx context.Context, c redisClient) error {
-		m, err := SentinelMaster(ctx, c)
-		if err != nil {
-			return err
-		}
-		if m["num-slaves"] != strconv.Itoa(replicas) || m["num-other-sentinels"] != strconv.Itoa(others) {
-			return fmt.Errorf("sees %s replicas and %s other sentinels", m["num-slaves"], m["num-other-sentinels"])
-		}
-		return nil
-	})
-}
-
-// SentinelMaster returns SENTINEL MASTER MasterName as field -> value.
-func SentinelMaster(ctx context.Context, c *goredis.Client) (map[string]string, error) {
-	v, err := c.Do(ctx, "SENTINEL", "MASTER", MasterName).Result()
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	switch v := v.(type) {
-	case map[any]any:
-		for k, val := range v {
-			out[fmt.Sprint(k)] = fmt.Sprint(val)
-		}
-	case []any:
-		for i := 0; i+1 < len(v); i += 2 {
-			out[fmt.Sprint(v[i])] = fmt.Sprint(v[i+1])
-		}
-	default:
-		return nil, errors.New("SENTINEL MASTER answered " + fmt.Sprintf("%T", v))
-	}
-	return out, nil
-}
-
-// WaitPrimary waits until the sentinel s reports a primary other than old,
-// and returns its address: the end of a failover.
-func (c *Cluster) WaitPrimary(t testing.TB, old string, within time.Duration) string {
-	t.Helper()
-	sc := c.Sentinels[0].Client(t)
-	deadline := time.Now().Add(within)
-	var last string
-	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		addr, err := sc.Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MasterName).StringSlice()
-		cancel()
-		if err == nil && len(addr) == 2 {
-			last = net.JoinHostPort(addr[0], addr[1])
-			if last != old {
-				return last
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("redistest: no failover from %s within %v (the sentinels still say %s)", old, within, last)
-	return ""
-}
-
-// Pid returns the server's process id.
-func (s *Server) Pid() int { return s.cmd.Process.Pid }
-
-// redisClient is the client the waits poll with.
-type redisClient = *goredis.Client

@@ -1,0 +1,506 @@
+package model
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/plan"
+)
+
+// Redis is the model of Redis with asynchronous replicas watched by
+// Sentinel (store.kind redis), a Store the engine drives op by op.
+//
+// Node 0 starts as the primary and nodes 1 to N as its replicas
+// (replica-1 to replica-N). Every command takes store.redis.latency; as in
+// the memory store, a read takes effect when it is sent and a write when
+// its latency has passed (Commit). A write committed at the primary is
+// applied at each replica after a lag drawn per replica per write, in
+// order per replica (a write never overtakes an earlier one). Reads go to
+// the primary, or, with read: replica, to a replica drawn at random per
+// read among those the sentinels do not hold down (go-redis's replica
+// reads pick one per connection), or the primary when there is none.
+//
+// With wait > 0 a write is followed by WAIT: its answer comes when that
+// many replicas applied it (or after wait_timeout), one more round trip
+// later; a WAIT longer than the client's timeout fails the request though
+// the write stays committed.
+//
+// The faults schedule (plan.Faults) drives failover. A primary killed,
+// paused or partitioned from its replicas and the sentinels for at least
+// down_after is failed over: failover later the replica that applied most
+// (Sentinel prefers the greatest replication offset) is promoted; the
+// writes the old primary had committed that the promoted replica had not
+// applied are lost (measure.KVCounters.LostUpdate, once each). Clients reach the new
+// primary reconnect after the promotion; until then they send to the old
+// one: a killed node refuses at once, a paused one answers nothing (the
+// client times out), a partitioned one keeps taking writes, which are
+// lost too (the last failover wins). A deposed primary that comes back is
+// resynchronised as a replica of the new one. The other replicas
+// resynchronise from the promoted one: they keep the writes it has and
+// drop the others.
+//
+// Simplifications (docs/stores.md): a command meets its node as it is
+// when the command is sent (a write sent before a kill and due after it
+// is lost, though the limiter took it as written); a write that timed out
+// at the client never
+// takes effect; a full resynchronisation is instant; a failover with no
+// reachable replica at promotion time does not happen and is not retried.
+type Redis struct {
+	p     plan.RedisParams
+	rng   *rand.Rand
+	ctr   *measure.KVCounters
+	nodes []*rnode
+	// primary is the node the sentinels and replicas take for the
+	// primary (-1: none left); client the node clients send writes and
+	// primary reads to.
+	primary, client int
+	now             int64 // the time the store has advanced to
+	acts            acts
+	waits           waitHeap // commits of writes that WAIT, by time
+	nwaits          uint64
+	version         uint64
+	// lost and lostBefore hold the versions of writes lost at a failover
+	// in this sweep period and the one before, so that a write over the
+	// surviving value by a writer who read a lost one (a request's read
+	// and write are seconds apart at most) is not counted a second time.
+	lost, lostBefore map[uint64]struct{}
+	free             *repItem
+	failovers        int
+	nextSweep        int64
+	scratch          []int
+}
+
+// RedisConfig configures a Redis store.
+type RedisConfig struct {
+	Params plan.RedisParams
+	// Faults is the schedule (plan.Plan.Faults), sorted by start.
+	Faults []plan.Fault
+	// Rand draws every latency, lag and replica pick.
+	Rand *rand.Rand
+	// Counters, when set, receive every operation and lost update.
+	Counters *measure.KVCounters
+}
+
+// rnode is one redis-server.
+type rnode struct {
+	data map[string]*rentry
+	// isPrimary: the node takes writes (it was the primary and has not
+	// been demoted, or it was promoted).
+	isPrimary bool
+	dead      bool
+	// paused is set from pausedSince to pausedUntil; cut (partitioned
+	// from replicas and sentinels) until cutUntil.
+	paused                   bool
+	pausedSince, pausedUntil int64
+	cut                      bool
+	cutUntil                 int64
+	// seq counts the writes of the node's history: committed (primary)
+	// or applied (replica), numbered across a failover.
+	seq uint64
+	// A replica's writes still to apply, in order; unblockedAt is when it
+	// last could apply again (after a pause, a partition or a failover),
+	// lastApply the apply time of the latest queued write.
+	head, tail             *repItem
+	unblockedAt, lastApply int64
+	// Link latency added to writes sent to this replica until linkUntil.
+	linkLat, linkJitter, linkUntil int64
+}
+
+// rentry is one key at a node.
+type rentry struct {
+	value     string
+	version   uint64
+	committed int64 // when the write holding value committed at its primary
+	expires   int64
+	// npending counts the key's writes queued at this replica;
+	// pendingFirst is the commit time of the first (the write that made
+	// value stale), lastPending the last.
+	npending     int32
+	pendingFirst int64
+	lastPending  *repItem
+}
+
+// live returns the version e holds at t, 0 when none (never written, or
+// expired).
+func (e *rentry) live(t int64) uint64 {
+	if e != nil && e.version != 0 && t < e.expires {
+		return e.version
+	}
+	return 0
+}
+
+// NewRedis returns a Redis store with a primary and cfg.Params.Replicas
+// replicas, every node empty, the faults scheduled.
+func NewRedis(cfg RedisConfig) (*Redis, error) {
+	if cfg.Rand == nil {
+		return nil, fmt.Errorf("redis store: no random source")
+	}
+	p := cfg.Params
+	if p.Replicas < 0 || p.Wait < 0 || p.Wait > p.Replicas {
+		return nil, fmt.Errorf("redis store: %d replicas and wait %d: give 0 or more replicas and a wait of at most their number", p.Replicas, p.Wait)
+	}
+	if p.Timeout <= 0 || p.DownAfter <= 0 {
+		return nil, fmt.Errorf("redis store: timeout %v and down_after %v must be above 0", p.Timeout, p.DownAfter)
+	}
+	s := &Redis{p: p, rng: cfg.Rand, ctr: cfg.Counters, lost: map[uint64]struct{}{}, nextSweep: sweepEvery}
+	for i := 0; i <= p.Replicas; i++ {
+		s.nodes = append(s.nodes, &rnode{data: map[string]*rentry{}, isPrimary: i == 0})
+	}
+	for _, f := range cfg.Faults {
+		if f.Target >= 0 && int(f.Target) >= p.Replicas {
+			return nil, fmt.Errorf("redis store: fault %s at %v targets %s but there are %d replicas", f.Kind, f.At, f.Target, p.Replicas)
+		}
+		s.acts.push(int64(f.At), func(t int64) { s.startFault(t, f) })
+	}
+	return s, nil
+}
+
+// Failovers returns how many promotions the store has made.
+func (s *Redis) Failovers() int { return s.failovers }
+
+// Primary returns the node the sentinels take for the primary (0 at
+// first, replica-N is node N; -1: none).
+func (s *Redis) Primary() int { return s.primary }
+
+// Read implements Store.
+func (s *Redis) Read(now time.Duration, loc, dom int, key string) ReadResult {
+	t := s.advance(int64(now))
+	lat := s.p.Latency.Sample(s.rng)
+	n := s.client
+	if s.p.ReadReplica {
+		n = s.pickReplica(t)
+	}
+	lat, err := s.reach(n, t, lat, "get", key)
+	if err != nil {
+		if s.ctr != nil {
+			s.ctr.Read(err)
+		}
+		return ReadResult{Err: err, Latency: lat, Domain: dom}
+	}
+	r := ReadResult{Latency: lat, Domain: dom}
+	e := s.nodes[n].data[key]
+	if v := e.live(t); v != 0 {
+		r.Value, r.Found, r.Version = e.value, true, v
+	}
+	if s.ctr != nil {
+		s.ctr.Read(nil)
+		s.visibility(t, n, key, e, r.Version)
+	}
+	return r
+}
+
+// visibility records a read at node n of a key holding a live value at
+// the node clients write to: fresh when the read returned that value.
+func (s *Redis) visibility(t int64, n int, key string, e *rentry, got uint64) {
+	truth := s.nodes[s.client].data[key]
+	v := truth.live(t)
+	if v == 0 {
+		return
+	}
+	since := time.Duration(t - truth.committed)
+	if got == v {
+		s.ctr.Visibility(since, 0, true)
+		return
+	}
+	staleFor := since
+	if e != nil && e.npending > 0 {
+		staleFor = time.Duration(t - e.pendingFirst)
+	}
+	s.ctr.Visibility(since, staleFor, false)
+}
+
+// Write implements Store. The write goes to the node clients take for the
+// primary; it is refused at once by a dead node or a replica, and times
+// out at a paused one.
+func (s *Redis) Write(now time.Duration, loc, dom int, key, value string, ttl time.Duration, readVersion uint64) (PendingWrite, time.Duration, error) {
+	t := s.advance(int64(now))
+	lat := s.p.Latency.Sample(s.rng)
+	n := s.client
+	var err error
+	if ttl < time.Second {
+		err = kv.NewInvalidTTL(key, ttl)
+	} else if lat, err = s.reach(n, t, lat, "put", key); err == nil && !s.nodes[n].isPrimary {
+		err = kv.NewUnavailable("put", key, "redis: READONLY You can't write against a read only replica")
+	}
+	w := PendingWrite{Key: key, Value: value, TTL: ttl, Loc: loc, Domain: n, ReadVersion: readVersion}
+	if err == nil && s.p.Wait > 0 {
+		w, lat, err = s.wait(t, lat, w)
+	}
+	if s.ctr != nil {
+		s.ctr.Write(err)
+	}
+	if err != nil {
+		return PendingWrite{}, lat, err
+	}
+	return w, lat, nil
+}
+
+// Commit implements Store. A write that WAITs was committed at its time
+// already (advance).
+func (s *Redis) Commit(now time.Duration, w PendingWrite) {
+	t := s.advance(int64(now))
+	if s.p.Wait > 0 {
+		return
+	}
+	s.commit(t, w, nil)
+}
+
+// reach returns the latency of a command sent at t to node n with round
+// trip lat, or the error the client sees: at once from a dead node, after
+// the client's timeout from a node paused past it.
+func (s *Redis) reach(n int, t int64, lat time.Duration, op, key string) (time.Duration, error) {
+	nd := s.nodes[n]
+	timeout := s.p.Timeout
+	switch {
+	case nd.dead:
+		return lat, kv.NewUnavailable(op, key, "redis: connection refused: the server is down")
+	case nd.paused:
+		if nd.pausedUntil-t < int64(timeout-lat) {
+			return time.Duration(nd.pausedUntil-t) + lat, nil
+		}
+		return timeout, kv.NewUnavailable(op, key, fmt.Sprintf("redis: timeout: i/o timeout after %v: the server does not answer", timeout))
+	case lat > timeout:
+		return timeout, kv.NewUnavailable(op, key, fmt.Sprintf("redis: timeout: i/o timeout after %v", timeout))
+	}
+	return lat, nil
+}
+
+// pickReplica returns the node a replica read goes to: one of the
+// replicas the sentinels do not hold down (alive, not paused for
+// down_after or more), drawn at random, or the clients' primary when there
+// is none.
+func (s *Redis) pickReplica(t int64) int {
+	c := s.scratch[:0]
+	for i, nd := range s.nodes {
+		if !nd.isPrimary && !nd.dead && !(nd.paused && t-nd.pausedSince >= int64(s.p.DownAfter)) {
+			c = append(c, i)
+		}
+	}
+	s.scratch = c
+	switch len(c) {
+	case 0:
+		return s.client
+	case 1:
+		return c[0]
+	}
+	return c[s.rng.IntN(len(c))]
+}
+
+// commit makes write w take effect at its node at t. At the primary it is
+// the memory store's last-writer-wins commit, sent to every replica with
+// lags (drawn now when nil). At a deposed primary or a node gone since
+// the write was sent, the write is lost.
+func (s *Redis) commit(t int64, w PendingWrite, lags []int64) {
+	n := w.Domain
+	nd := s.nodes[n]
+	s.version++
+	v := s.version
+	if n != s.primary || nd.dead {
+		if nd.isPrimary && !nd.dead {
+			s.set(nd, w, v, t) // its clients read it until it is demoted
+			nd.seq++
+		}
+		s.lose(v)
+		return
+	}
+	e := nd.data[w.Key]
+	if cur := e.live(t); cur != 0 && cur != w.ReadVersion && w.ReadVersion != UnknownVersion && s.ctr != nil {
+		if !s.wasLost(w.ReadVersion) {
+			s.ctr.LostUpdate()
+		}
+	}
+	s.set(nd, w, v, t)
+	nd.seq++
+	for i, r := range s.nodes {
+		if r.isPrimary || r.dead {
+			continue
+		}
+		var lag int64
+		if lags != nil {
+			lag = lags[i]
+		} else {
+			lag = s.lag(r, t)
+		}
+		s.enqueue(r, w, v, nd.seq, t, lag)
+	}
+}
+
+// set stores w's value as version v at node nd, committed at t.
+func (s *Redis) set(nd *rnode, w PendingWrite, v uint64, t int64) {
+	e := nd.data[w.Key]
+	if e == nil {
+		e = &rentry{}
+		nd.data[w.Key] = e
+	}
+	e.value, e.version, e.committed, e.expires = w.Value, v, t, after(t, int64(w.TTL))
+}
+
+// wasLost reports whether version v was lost at a failover lately.
+func (s *Redis) wasLost(v uint64) bool {
+	_, a := s.lost[v]
+	_, b := s.lostBefore[v]
+	return a || b
+}
+
+// lose counts write version v as lost.
+func (s *Redis) lose(v uint64) {
+	s.lost[v] = struct{}{}
+	if s.ctr != nil {
+		s.ctr.LostUpdate()
+	}
+}
+
+// lag draws the replication lag of a write sent at t to replica r: the
+// store's lag, plus a link-latency fault's latency and jitter.
+func (s *Redis) lag(r *rnode, t int64) int64 {
+	lag := int64(s.p.ReplicationLag.Sample(s.rng))
+	if t < r.linkUntil {
+		extra := r.linkLat
+		if r.linkJitter > 0 {
+			extra += int64((s.rng.Float64()*2 - 1) * float64(r.linkJitter))
+		}
+		lag = after(lag, max(extra, 0))
+	}
+	return lag
+}
+
+// wait is Write for a write followed by WAIT: the write commits at the
+// primary at t+lat (queued in s.waits), and the answer comes when
+// p.Wait replicas applied it, as their lags and the faults then in force
+// say, or after wait_timeout, one more round trip later. A WAIT that
+// outlasts the client's timeout is an error; the write stays committed.
+func (s *Redis) wait(t int64, lat time.Duration, w PendingWrite) (PendingWrite, time.Duration, error) {
+	e := t + int64(lat)
+	lags := make([]int64, len(s.nodes))
+	etas := make([]int64, 0, len(s.nodes))
+	for i, r := range s.nodes {
+		if r.isPrimary || r.dead {
+			continue
+		}
+		lags[i] = s.lag(r, e)
+		etas = append(etas, s.eta(r, max(after(e, lags[i]), r.lastApply)))
+	}
+	s.nwaits++
+	heap.Push(&s.waits, waitingWrite{at: e, n: s.nwaits, w: w, lags: lags})
+	ack := int64(math.MaxInt64)
+	if len(etas) >= s.p.Wait {
+		sortInt64(etas)
+		ack = etas[s.p.Wait-1]
+	}
+	if wt := int64(s.p.WaitTimeout); wt > 0 {
+		ack = min(ack, after(e, wt))
+	}
+	half := int64(s.p.Latency.Sample(s.rng)) / 2
+	answer := after(max(after(e, half), ack), half)
+	if answer-e > int64(s.p.Timeout) {
+		err := kv.NewUnavailable("put", w.Key, fmt.Sprintf("redis: WAIT %d: timeout: i/o timeout after %v", s.p.Wait, s.p.Timeout))
+		return PendingWrite{}, lat + s.p.Timeout, err
+	}
+	return w, time.Duration(answer - t), nil
+}
+
+// eta returns when replica r can apply a write due at a, as the faults
+// in force now hold it back (math.MaxInt64: not before a failover).
+func (s *Redis) eta(r *rnode, a int64) int64 {
+	a = max(a, r.unblockedAt)
+	if r.paused {
+		a = max(a, r.pausedUntil)
+	}
+	if s.primary < 0 || s.nodes[s.primary].dead {
+		return math.MaxInt64
+	}
+	src := s.nodes[s.primary]
+	if src.paused {
+		a = max(a, src.pausedUntil)
+	}
+	if src.cut {
+		a = max(a, src.cutUntil)
+	}
+	return a
+}
+
+// advance brings the store to time to: the faults' actions, the
+// commits of writes that WAIT and the replicas' applications due by then,
+// in time order. It returns to (or the time already reached, if later).
+func (s *Redis) advance(to int64) int64 {
+	to = max(to, s.now)
+	for {
+		ta, tc := s.acts.next(), int64(math.MaxInt64)
+		if len(s.waits) > 0 {
+			tc = s.waits[0].at
+		}
+		t := min(ta, tc)
+		if t > to {
+			break
+		}
+		s.deliver(t)
+		s.now = t
+		if tc <= ta {
+			ww := heap.Pop(&s.waits).(waitingWrite)
+			s.commit(t, ww.w, ww.lags)
+		} else {
+			s.acts.pop()(t)
+		}
+	}
+	s.deliver(to)
+	s.now = to
+	s.sweep(to)
+	return to
+}
+
+// sweep drops, every sweepEvery, the keys no node holds live and no
+// replica waits for.
+func (s *Redis) sweep(t int64) {
+	if t < s.nextSweep {
+		return
+	}
+	s.nextSweep = t + sweepEvery
+	if len(s.lost) > 0 || len(s.lostBefore) > 0 {
+		s.lost, s.lostBefore = map[uint64]struct{}{}, s.lost
+	}
+	for _, nd := range s.nodes {
+		for k, e := range nd.data {
+			if e.npending == 0 && e.live(t) == 0 {
+				delete(nd.data, k)
+			}
+		}
+	}
+}
+
+// sortInt64 sorts a few values in place.
+func sortInt64(x []int64) {
+	for i := 1; i < len(x); i++ {
+		for j := i; j > 0 && x[j] < x[j-1]; j-- {
+			x[j], x[j-1] = x[j-1], x[j]
+		}
+	}
+}
+
+// waitingWrite is a write that WAITs, to commit at its time.
+type waitingWrite struct {
+	at   int64
+	n    uint64 // submission order, for writes due at one instant
+	w    PendingWrite
+	lags []int64
+}
+
+// waitHeap orders waiting writes by time, then by submission.
+type waitHeap []waitingWrite
+
+func (h waitHeap) Len() int { return len(h) }
+func (h waitHeap) Less(i, j int) bool {
+	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].n < h[j].n
+}
+func (h waitHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *waitHeap) Push(x any)   { *h = append(*h, x.(waitingWrite)) }
+func (h *waitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

@@ -1,0 +1,338 @@
+package model
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/plan"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+const msec = time.Millisecond
+
+// redisParams are constant timings for transcripts: commands 2 ms,
+// replication lag 10 ms, timeout 1 s, down_after 1 s, failover 500 ms,
+// reconnect 100 ms; two replicas read from the primary.
+func redisParams(tb testing.TB, edit func(r *scenario.Redis)) plan.RedisParams {
+	tb.Helper()
+	r := scenario.Redis{Replicas: 2, Read: scenario.RedisReadPrimary, ReplicationLag: ms(10), Latency: ms(2),
+		Timeout: dur(time.Second), DownAfter: dur(time.Second), Failover: ms(500), Reconnect: ms(100)}
+	if edit != nil {
+		edit(&r)
+	}
+	sc := memoryScenario(1, time.Minute, ms(1), time.Minute, closedLoop(bot("b"), 1, ms(1)))
+	sc.Store = scenario.Store{Kind: scenario.KindRedis, Redis: &r}
+	return planOf(tb, sc).Store.Redis
+}
+
+// newTestRedis is a Redis store with p and faults, and counters ready.
+func newTestRedis(tb testing.TB, p plan.RedisParams, faults ...plan.Fault) (*Redis, *measure.KVCounters) {
+	tb.Helper()
+	ctr := &measure.NewRecorder(measure.Config{Limit: 1, Window: time.Minute, Populations: []measure.Population{{}}}).KV
+	s, err := NewRedis(RedisConfig{Params: p, Faults: faults, Rand: TrialRand(1, 0), Counters: ctr})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, ctr
+}
+
+// step is one line of a store transcript: at At, a read of k or a write
+// of k=Value (with the version its writer read), and what it must give.
+type step struct {
+	At    time.Duration
+	Op    string // "read" or "write"
+	Value string // write: the value; read: the value wanted ("" missing)
+	Read  uint64 // write: the version the writer read (0: missing)
+	Err   string // an error wanted, "" none
+	Lat   time.Duration
+}
+
+// play runs a transcript on s, committing each write at its time (the
+// store's latency after it), in time order with the other steps.
+func play(t *testing.T, s *Redis, steps []step) {
+	t.Helper()
+	type commit struct {
+		at time.Duration
+		w  PendingWrite
+	}
+	var due []commit
+	flush := func(until time.Duration) {
+		for len(due) > 0 && due[0].at <= until {
+			s.Commit(due[0].at, due[0].w)
+			due = due[1:]
+		}
+	}
+	for i, st := range steps {
+		flush(st.At)
+		var err error
+		var lat time.Duration
+		switch st.Op {
+		case "read":
+			r := s.Read(st.At, 0, AnyDomain, "k")
+			err, lat = r.Err, r.Latency
+			if err == nil && (r.Value != st.Value || r.Found != (st.Value != "")) {
+				t.Errorf("step %d: read at %v = %q (found %v), want %q", i, st.At, r.Value, r.Found, st.Value)
+			}
+		case "write":
+			var w PendingWrite
+			w, lat, err = s.Write(st.At, 0, AnyDomain, "k", st.Value, time.Minute, st.Read)
+			if err == nil {
+				due = append(due, commit{st.At + lat, w})
+				for j := len(due) - 1; j > 0 && due[j].at < due[j-1].at; j-- {
+					due[j], due[j-1] = due[j-1], due[j]
+				}
+			}
+		}
+		switch {
+		case st.Err == "" && err != nil:
+			t.Errorf("step %d: %s at %v: %v", i, st.Op, st.At, err)
+		case st.Err != "" && (err == nil || !strings.Contains(err.Error(), st.Err)):
+			t.Errorf("step %d: %s at %v: error %v, want one containing %q", i, st.Op, st.At, err, st.Err)
+		case st.Err != "" && kv.KindOf(err) != kv.Unavailable:
+			t.Errorf("step %d: error %v is not Unavailable: the error policy would not see a store failure", i, err)
+		}
+		if st.Lat != 0 && lat != st.Lat {
+			t.Errorf("step %d: %s at %v took %v, want %v", i, st.Op, st.At, lat, st.Lat)
+		}
+	}
+	flush(time.Duration(1 << 62))
+}
+
+// TestRedisReplicaReads: a replica answers from what it has applied, 10 ms
+// after each commit; a read before that is stale and counted; a write by
+// a writer that read the stale copy replaces a value it never saw: a lost
+// update. The primary's reads are always fresh.
+func TestRedisReplicaReads(t *testing.T) {
+	s, ctr := newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Replicas, r.Read = 1, scenario.RedisReadReplica }))
+	play(t, s, []step{
+		{At: 0, Op: "write", Value: "1", Lat: 2 * msec}, // commits at 2 ms, at the replica at 12 ms
+		{At: 5 * msec, Op: "read", Value: "", Lat: 2 * msec},
+		{At: 11 * msec, Op: "write", Value: "1", Read: 0}, // read missing, replaces version 1 at 13 ms
+		{At: 12 * msec, Op: "read", Value: "1"},
+		{At: 20 * msec, Op: "read", Value: "1"}, // version 1, but the primary holds version 2 since 13 ms
+		{At: 23 * msec, Op: "read", Value: "1"}, // version 2 applied at 23 ms: fresh
+	})
+	if ctr.Reads != 4 || ctr.Writes != 2 || ctr.LostUpdates != 1 || ctr.StaleReads != 2 {
+		t.Errorf("reads %d writes %d lost %d stale %d, want 4, 2, 1, 2", ctr.Reads, ctr.Writes, ctr.LostUpdates, ctr.StaleReads)
+	}
+	// The stale reads were outdated since the commits that replaced what
+	// they returned: 3 ms (5 - 2) and 7 ms (20 - 13).
+	if h := ctr.Staleness; h.N != 2 || h.Sum != 10 || h.MaxV != 7 {
+		t.Errorf("staleness: %d reads, sum %v ms, max %v ms; want 2, 10, 7", h.N, h.Sum, h.MaxV)
+	}
+}
+
+// TestRedisFailoverTranscript: the primary is killed at 105 ms, one write
+// after the replicas last heard from it. The sentinels see it down at
+// 1.105 s and promote at 1.605 s the replica that applied most: replica-2,
+// since a link latency holds replica-1 50 ms behind. Clients keep
+// failing at once until they reconnect at 1.705 s; the write replica-2
+// never applied is a lost update (once, though a writer read it), and the
+// new primary answers with what it had.
+func TestRedisFailoverTranscript(t *testing.T) {
+	s, ctr := newTestRedis(t, redisParams(t, nil),
+		plan.Fault{At: 0, Kind: plan.LinkLatency, Target: 0, Latency: 50 * msec},
+		plan.Fault{At: 105 * msec, Kind: plan.KillPrimary, Target: plan.TargetPrimary})
+	play(t, s, []step{
+		{At: 0, Op: "write", Value: "1"},                   // at the primary at 2 ms; replica-2 12 ms, replica-1 52 ms
+		{At: 70 * msec, Op: "write", Value: "2", Read: 1},  // version 2 at 72 ms; replica-2 82 ms, replica-1 122 ms: never
+		{At: 100 * msec, Op: "write", Value: "3", Read: 2}, // version 3 at 102 ms: no replica has it at 105 ms
+		{At: 106 * msec, Op: "read", Err: "connection refused", Lat: 2 * msec},
+		{At: 1500 * msec, Op: "write", Value: "4", Err: "connection refused"},
+		{At: 1650 * msec, Op: "read", Err: "connection refused"}, // promoted, but clients still on the old one
+		{At: 1706 * msec, Op: "read", Value: "2"},
+		{At: 1710 * msec, Op: "write", Value: "3", Read: 2},
+		// A writer that read the lost version 3 before the kill replaces
+		// version 4: the increment it misses is the one already counted.
+		{At: 1715 * msec, Op: "write", Value: "4", Read: 3},
+		{At: 1720 * msec, Op: "read", Value: "4"},
+	})
+	if s.Failovers() != 1 || s.Primary() != 2 {
+		t.Errorf("failovers %d, primary node %d; want 1 and replica-2 (node 2)", s.Failovers(), s.Primary())
+	}
+	if ctr.LostUpdates != 1 || ctr.ReadErrors != 2 || ctr.WriteErrors != 1 {
+		t.Errorf("lost %d, read errors %d, write errors %d; want 1, 2, 1", ctr.LostUpdates, ctr.ReadErrors, ctr.WriteErrors)
+	}
+	// replica-1 resynchronised from replica-2: it has version 2 (applied
+	// after the promotion) and the new write 10 ms + 50 ms after its
+	// commit at 1.712 s.
+	s.advance(int64(1771 * msec))
+	if e := s.nodes[1].data["k"]; e == nil || e.value != "2" {
+		t.Errorf("replica-1 at 1.771 s holds %+v, want 2", e)
+	}
+	s.advance(int64(1772 * msec))
+	if e := s.nodes[1].data["k"]; e == nil || e.value != "3" || s.nodes[1].isPrimary {
+		t.Errorf("replica-1 after the failover holds %+v, want the new primary's 3", e)
+	}
+}
+
+// TestRedisPauseAndPartition: a primary paused for less than down_after
+// makes clients wait (and time out past the client timeout) but is not
+// failed over; a partition longer than down_after is: the old primary keeps
+// taking its clients' writes until they reconnect, and every write it took
+// that the promoted replica never had is lost when it rejoins.
+func TestRedisPauseAndPartition(t *testing.T) {
+	s, ctr := newTestRedis(t, redisParams(t, nil),
+		plan.Fault{At: 10 * msec, Kind: plan.Pause, Target: plan.TargetPrimary, For: 300 * msec},
+		plan.Fault{At: 2 * time.Second, Kind: plan.Partition, Target: plan.TargetPrimary, For: 5 * time.Second})
+	play(t, s, []step{
+		{At: 0, Op: "write", Value: "1"},
+		{At: 100 * msec, Op: "read", Value: "1", Lat: 212 * msec}, // answered when the pause ends at 310 ms
+		{At: 500 * msec, Op: "write", Value: "2", Read: 1},
+		{At: 2100 * msec, Op: "write", Value: "3", Read: 2}, // partitioned: taken, never replicated
+		{At: 3000 * msec, Op: "read", Value: "3"},
+		// Detected at 3 s, promoted at 3.5 s (replica-1: a tie, the first), clients there at 3.6 s.
+		{At: 3550 * msec, Op: "write", Value: "4", Read: 3}, // still to the old primary: lost
+		{At: 3700 * msec, Op: "read", Value: "2"},
+		{At: 8000 * msec, Op: "read", Value: "2"},
+	})
+	if s.Failovers() != 1 || s.Primary() != 1 {
+		t.Errorf("failovers %d, primary %d; want 1 and node 1", s.Failovers(), s.Primary())
+	}
+	if ctr.LostUpdates != 2 || ctr.ReadErrors != 0 {
+		t.Errorf("lost %d read errors %d, want 2 (the writes of 2.1 s and 3.55 s) and 0", ctr.LostUpdates, ctr.ReadErrors)
+	}
+	if e := s.nodes[0].data["k"]; s.nodes[0].isPrimary || e == nil || e.value != "2" {
+		t.Errorf("the old primary after the partition: primary %v, holds %+v; want a replica holding 2", s.nodes[0].isPrimary, e)
+	}
+	// A pause past the client timeout fails the command after it.
+	s2, _ := newTestRedis(t, redisParams(t, nil), plan.Fault{At: 50 * msec, Kind: plan.Pause, Target: plan.TargetPrimary, For: 2 * time.Second})
+	play(t, s2, []step{{At: 0, Op: "read", Value: ""}, {At: 100 * msec, Op: "read", Err: "timeout", Lat: time.Second}})
+}
+
+// TestRedisWait: WAIT 1 answers when the first replica applied the write;
+// with a replica paused and WAIT 2, after wait_timeout; and a WAIT longer
+// than the client's timeout fails the request, the write committed all
+// the same.
+func TestRedisWait(t *testing.T) {
+	s, ctr := newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Wait = 1 }))
+	// Committed at 2 ms, applied at 12 ms, answered 1 ms after that.
+	play(t, s, []step{{At: 0, Op: "write", Value: "1", Lat: 13 * msec}, {At: 3 * msec, Op: "read", Value: "1"}})
+	s, _ = newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Wait, r.WaitTimeout = 2, dur(100*msec) }),
+		plan.Fault{At: 0, Kind: plan.Pause, Target: 1})
+	play(t, s, []step{{At: 1 * msec, Op: "write", Value: "1", Lat: 103 * msec}})
+	s, ctr = newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Wait = 2 }),
+		plan.Fault{At: 0, Kind: plan.Pause, Target: 1})
+	play(t, s, []step{{At: 1 * msec, Op: "write", Value: "1", Err: "WAIT 2: timeout", Lat: 1002 * msec},
+		{At: 10 * msec, Op: "read", Value: "1"}})
+	if ctr.WriteErrors != 1 {
+		t.Errorf("write errors %d, want 1", ctr.WriteErrors)
+	}
+}
+
+// TestRedisFailoverLosesUnapplied: under random lags and a steady stream
+// of writes, the lost updates of a kill are exactly the writes the
+// primary had committed that the promoted replica had not applied, and the
+// promoted replica is the one that had applied most.
+func TestRedisFailoverLosesUnapplied(t *testing.T) {
+	for seed := uint64(0); seed < 20; seed++ {
+		p := redisParams(t, func(r *scenario.Redis) {
+			r.Replicas = 3
+			r.ReplicationLag = scenario.Lognormal(20*msec, 200*msec)
+			r.Latency = scenario.Lognormal(msec, 5*msec)
+		})
+		kill := time.Duration(500+seed*37) * msec
+		ctr := &measure.NewRecorder(measure.Config{Limit: 1, Window: time.Minute, Populations: []measure.Population{{}}}).KV
+		s, err := NewRedis(RedisConfig{Params: p, Rand: TrialRand(seed, 1), Counters: ctr,
+			Faults: []plan.Fault{{At: kill, Kind: plan.KillPrimary, Target: plan.TargetPrimary}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var applied [4]uint64
+		var committed, best, window uint64
+		type commit struct {
+			at time.Duration
+			w  PendingWrite
+		}
+		var due []commit // in time order
+		for at := time.Duration(0); at < 3*time.Second; at += msec {
+			for len(due) > 0 && due[0].at <= at {
+				s.Commit(due[0].at, due[0].w)
+				due = due[1:]
+			}
+			if at == kill {
+				s.advance(int64(kill))
+				for i, nd := range s.nodes {
+					applied[i] = nd.seq
+				}
+				committed, best = applied[0], max(applied[1], applied[2], applied[3])
+			}
+			key := fmt.Sprintf("k%d", at/msec%7)
+			w, lat, err := s.Write(at, 0, AnyDomain, key, "1", time.Minute, UnknownVersion)
+			if err != nil {
+				continue
+			}
+			if at < kill && at+lat >= kill {
+				window++ // sent before the kill, due after: lost with the primary
+			}
+			i := len(due)
+			due = append(due, commit{at + lat, w})
+			for ; i > 0 && due[i].at < due[i-1].at; i-- {
+				due[i], due[i-1] = due[i-1], due[i]
+			}
+		}
+		if s.Failovers() != 1 || s.nodes[s.Primary()].seq < best || applied[s.Primary()] != best {
+			t.Errorf("seed %d: promoted node %d (applied %d), want one that applied the most, %d", seed, s.Primary(), applied[s.Primary()], best)
+		}
+		if want := committed - best + window; ctr.LostUpdates != int64(want) || committed == best {
+			t.Errorf("seed %d: %d lost updates, want %d: committed %d, promoted replica applied %d, %d due after the kill",
+				seed, ctr.LostUpdates, want, committed, best, window)
+		}
+	}
+}
+
+// TestRedisMatchesMemory: with no lag, no faults and reads at the primary,
+// the redis store is the memory store: the same summary for the same seed.
+func TestRedisMatchesMemory(t *testing.T) {
+	lat := scenario.Lognormal(msec, 5*msec)
+	traffic := []scenario.Population{closedLoop(bot("a"), 4, scenario.Constant(0)), closedLoop(bot("b"), 2, ms(3))}
+	traffic[1].Clients = 3
+	mem := memoryScenario(5, 10*time.Second, lat, 25*time.Second, traffic...)
+	mem.Trials = 3
+	red := memoryScenario(5, 10*time.Second, lat, 25*time.Second, traffic...)
+	red.Trials = 3
+	red.Store = scenario.Store{Kind: scenario.KindRedis, Redis: &scenario.Redis{Replicas: 2, Read: scenario.RedisReadPrimary,
+		ReplicationLag: ms(0), Latency: lat, Timeout: dur(time.Second), DownAfter: dur(time.Second), Failover: ms(1), Reconnect: ms(1)}}
+	run := func(sc *scenario.Scenario) string {
+		s, err := Run(planOf(t, sc), Options{Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Limiter.Store, s.Scenario, s.Cost = "", measure.ScenarioRef{}, measure.Cost{}
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	m, r := run(mem), run(red)
+	if m != r {
+		t.Errorf("redis without lag or faults differs from memory:\nmemory %s\nredis  %s", m, r)
+	}
+	if !strings.Contains(m, `"lost_updates":`) {
+		t.Errorf("summary has no lost updates: %s", m)
+	}
+}
+
+// TestRedisRefusesBadConfig: NewRedis names what is wrong.
+func TestRedisRefusesBadConfig(t *testing.T) {
+	p := redisParams(t, nil)
+	_, err := NewRedis(RedisConfig{Params: p, Rand: TrialRand(1, 0), Faults: []plan.Fault{{Kind: plan.Pause, Target: 5}}})
+	if err == nil || !strings.Contains(err.Error(), "targets replica-6 but there are 2 replicas") {
+		t.Errorf("fault on a missing replica: %v", err)
+	}
+	if _, err := NewRedis(RedisConfig{Params: p}); err == nil {
+		t.Error("no random source: no error")
+	}
+	var ke *kv.Error
+	s, _ := newTestRedis(t, p)
+	if _, _, err := s.Write(0, 0, AnyDomain, "k", "1", 500*msec, 0); !errors.As(err, &ke) || ke.Kind != kv.InvalidTTL {
+		t.Errorf("a TTL under a second: %v, want InvalidTTL (EX takes whole seconds)", err)
+	}
+}
