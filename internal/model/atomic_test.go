@@ -128,7 +128,7 @@ func TestAtomicRefusedByTheModel(t *testing.T) {
 			t.Errorf("%s: %v, want the refusal", k, err)
 		}
 	}
-	for _, k := range []plan.StoreKind{plan.Memory, plan.DurableObject} {
+	for _, k := range []plan.StoreKind{plan.Memory, plan.DurableObject, plan.Redis} {
 		if _, err := Run(pl.WithStore(k), Options{Seed: 1, Trials: 1}); err != nil {
 			t.Errorf("%s: %v, want it run", k, err)
 		}
@@ -179,5 +179,58 @@ func TestGoldenAtomic(t *testing.T) {
 	}
 	if got := b.String(); got != string(want) {
 		t.Errorf("the model's decisions differ from %s:\n got:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// redisAtomicYAML is a racing botnet on the model's redis store (a primary
+// and two replicas, down_after 5 s), FAULTS a schedule.
+const redisAtomicYAML = `
+name: redis-atomic
+trials: 2
+start: 2026-01-01T00:00:00Z
+duration: 1m
+limiter: {limit: 10, window: 10s, update: UPDATE}
+store:
+  kind: redis
+  redis: {latency: {dist: constant, value: 1ms}, down_after: 5s}
+FAULTS
+traffic:
+  - name: bots
+    clients: 4
+    identity: {token: shared, ip: none}
+    closed_loop: {concurrency: 4, think: 10ms}
+`
+
+// TestAtomicOnTheRedisModel: on the model's redis store, the race of
+// read-then-write lets more than the limit through and loses updates;
+// the atomic update (a script at the primary) allows exactly the limit
+// and loses none, until a partition: then the deposed primary's counts
+// are lost when it rejoins, atomic or not.
+func TestAtomicOnTheRedisModel(t *testing.T) {
+	for _, tc := range []struct {
+		update, faults string
+	}{
+		{"read-then-write", ""}, {"atomic", ""},
+		{"atomic", "faults: [{at: 20s, kind: partition, for: 20s}]"},
+	} {
+		y := strings.NewReplacer("UPDATE", tc.update, "FAULTS", tc.faults).Replace(redisAtomicYAML)
+		sc, err := scenario.Parse("redis-atomic.yaml", []byte(y))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Run(planOf(t, sc), Options{Seed: 3, Trials: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, lost := s.Overshoot, s.KV.LostUpdates
+		switch {
+		case tc.update == "read-then-write" && (o.MaxAllowed <= 10 || lost == 0):
+			t.Errorf("read-then-write: at most %d a window, %d lost updates; want the race past 10, updates lost", o.MaxAllowed, lost)
+		case tc.update == "atomic" && tc.faults == "" && (o.MaxAllowed != 10 || o.Excess != 0 || lost != 0):
+			t.Errorf("atomic: at most %d a window, excess %d, %d lost updates; want exactly 10, 0, 0", o.MaxAllowed, o.Excess, lost)
+		case tc.faults != "" && lost == 0:
+			t.Errorf("atomic under a partition: no lost update; want the deposed primary's counts lost")
+		}
+		t.Logf("%s %s: at most %d a window, excess %d, lost updates %d", tc.update, tc.faults, o.MaxAllowed, o.Excess, lost)
 	}
 }

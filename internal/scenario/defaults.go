@@ -263,6 +263,9 @@ func (s *Scenario) SetDefaults() {
 	if l.Key == "" {
 		l.Key = string(limiter.KeyTokenIP) // the seed's
 	}
+	if l.Update == string(limiter.ReadThenWrite) {
+		l.Update = "" // the seed's, which the canonical form leaves out: one scenario, one hash
+	}
 	if s.Duration == 0 && l.Window > 0 && !s.given("duration") {
 		s.Duration = Duration(DefaultDuration(l.Window.D()))
 	}
