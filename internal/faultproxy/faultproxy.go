@@ -252,8 +252,14 @@ func (p *Proxy) pipe(src, dst net.Conn, from string, d Direction) {
 }
 
 // deliverAt draws when a chunk from the source IP from, read now going d,
-// is delivered: with the source's own delay, else every source's.
+// is delivered.
 func (p *Proxy) deliverAt(from string, d Direction) time.Time {
+	return time.Now().Add(p.draw(from, d))
+}
+
+// draw draws how long a chunk from the source IP from going d waits: with
+// the source's own delay, else every source's.
+func (p *Proxy) draw(from string, d Direction) time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var dl delay
@@ -266,7 +272,7 @@ func (p *Proxy) deliverAt(from string, d Direction) time.Time {
 	if dl.jitter > 0 {
 		extra += time.Duration(p.rng.Int64N(2*int64(dl.jitter))) - dl.jitter
 	}
-	return time.Now().Add(max(extra, 0))
+	return max(extra, 0)
 }
 
 // waitLink waits while the link from the source IP from is cut; false once

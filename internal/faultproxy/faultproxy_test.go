@@ -98,8 +98,9 @@ func TestDelay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if took < tc.min || took > tc.min+300*time.Millisecond {
-				t.Errorf("round trip %v, want %v to %v", took, tc.min, tc.min+300*time.Millisecond)
+			// Only the lower bound is tight: the machine may be loaded.
+			if took < tc.min || took > tc.min+700*time.Millisecond {
+				t.Errorf("round trip %v, want %v to %v", took, tc.min, tc.min+700*time.Millisecond)
 			}
 		})
 	}
@@ -119,7 +120,7 @@ func TestJitterSeeded(t *testing.T) {
 		p.SetDelay("", Down, 60*time.Millisecond, 50*time.Millisecond)
 		var out []time.Duration
 		for range 20 {
-			d := time.Until(p.deliverAt("127.0.0.1", Down)).Round(time.Millisecond)
+			d := p.draw("127.0.0.1", Down)
 			if d < 9*time.Millisecond || d > 110*time.Millisecond {
 				t.Errorf("a draw of %v, want it in [10ms, 110ms)", d)
 			}
@@ -140,14 +141,14 @@ func TestJitterSeeded(t *testing.T) {
 	same := func(x, y []time.Duration) int {
 		n := 0
 		for i := range x {
-			if x[i]-y[i] < 2*time.Millisecond && y[i]-x[i] < 2*time.Millisecond {
+			if x[i] == y[i] {
 				n++
 			}
 		}
 		return n
 	}
-	if n := same(a, b); n < 18 {
-		t.Errorf("seed 7 twice: %d of 20 draws alike, want all (give or take the clock)", n)
+	if n := same(a, b); n != 20 {
+		t.Errorf("seed 7 twice: %d of 20 draws alike, want all", n)
 	}
 	if n := same(a, c); n > 10 {
 		t.Errorf("seeds 7 and 8: %d of 20 draws alike, want different draws", n)
@@ -232,7 +233,7 @@ func TestLoopbackOnly(t *testing.T) {
 func TestPerSource(t *testing.T) {
 	p := start(t, echo(t))
 	p.SetDelay("", Down, 100*time.Millisecond, 0)
-	p.SetDelay("127.0.0.2", Down, 300*time.Millisecond, 0)
+	p.SetDelay("127.0.0.2", Down, time.Second, 0)
 	a, ar := dialFrom(t, p, "127.0.0.1")
 	b, br := dialFrom(t, p, "127.0.0.2")
 	for _, tc := range []struct {
@@ -241,10 +242,10 @@ func TestPerSource(t *testing.T) {
 		r        *bufio.Reader
 		min, max time.Duration
 	}{
-		{"every source's delay", a, ar, 100 * time.Millisecond, 280 * time.Millisecond},
-		{"its own delay", b, br, 300 * time.Millisecond, 600 * time.Millisecond},
+		{"every source's delay", a, ar, 100 * time.Millisecond, 900 * time.Millisecond},
+		{"its own delay", b, br, time.Second, 1900 * time.Millisecond},
 	} {
-		took, err := roundTrip(tc.c, tc.r, 2*time.Second)
+		took, err := roundTrip(tc.c, tc.r, 3*time.Second)
 		if err != nil || took < tc.min || took > tc.max {
 			t.Errorf("%s: round trip %v, %v; want %v to %v", tc.name, took, err, tc.min, tc.max)
 		}

@@ -47,6 +47,10 @@ func (f *fake) Partition(node string, d time.Duration) error { return f.note(d, 
 
 const ms = time.Millisecond
 
+// late is how late a call may come: the machine may be loaded (tests share
+// two cores), so only "not before its time" is tight.
+const late = 500 * ms
+
 // TestRun checks that each fault is applied at its time with what it says:
 // its For, or to the run's end; latencies divided by the time scale; a
 // fault due while a kill waits for its promotion applied just after it.
@@ -87,8 +91,8 @@ func TestRun(t *testing.T) {
 			}
 			for i, w := range tc.want {
 				c := f.calls[i]
-				if c.what != w.what || c.at < w.at || c.at > w.at+40*ms || c.d > w.d || c.d < w.d-40*ms {
-					t.Errorf("call %d: %q for %v at %v, want %q for %v at %v (within 40ms)", i, c.what, c.d, c.at, w.what, w.d, w.at)
+				if c.what != w.what || c.at < w.at || c.at > w.at+late || c.d > w.d || c.d < w.d-late {
+					t.Errorf("call %d: %q for %v at %v, want %q for %v at %v (up to %v late)", i, c.what, c.d, c.at, w.what, w.d, w.at, late)
 				}
 			}
 			for i, a := range got {
@@ -106,14 +110,14 @@ func TestRun(t *testing.T) {
 func TestRunEndsWithContext(t *testing.T) {
 	start := time.Now()
 	f := &fake{start: start, err: errors.New("no sentinel named the primary")}
-	ctx, cancel := context.WithTimeout(context.Background(), 100*ms)
+	ctx, cancel := context.WithTimeout(context.Background(), late)
 	defer cancel()
 	got := Run(ctx, []plan.Fault{
 		{At: 0, Kind: plan.Partition, Target: plan.TargetPrimary, For: 10 * ms},
 		{At: 10 * ms, Kind: plan.Pause, Target: 0, For: 10 * ms},
 		{At: 5 * time.Second, Kind: plan.KillPrimary, Target: plan.TargetPrimary},
 	}, start, 10*time.Second, 1, f)
-	if took := time.Since(start); took > time.Second {
+	if took := time.Since(start); took > late+time.Second {
 		t.Errorf("Run returned after %v, want soon after its context ended", took)
 	}
 	if len(got) != 3 || len(f.calls) != 2 {
