@@ -266,12 +266,12 @@ func (r *live) serve(ctx context.Context, t *liveTarget, env Env) int {
 // summaryRef is what every summary of the run starts from: the scenario,
 // and the limiter as counted (the target's limit and window) on store.
 func (r *live) summaryRef(store plan.LiveStore) measure.Summary {
-	lcfg := r.lim.Config()
+	counted := r.lim.Config() // the limiter as it runs: its update shape and burst too
+	counted.Limit, counted.Window = r.opts.Limit, r.opts.Window
 	return measure.Summary{
 		Scenario: plan.ScenarioRef(r.sc, report.DescribeTraffic(r.sc)),
-		Limiter: plan.LimiterRef(limiter.Config{Algorithm: lcfg.Algorithm, Limit: r.opts.Limit, Window: r.opts.Window, Policy: lcfg.Policy},
-			r.pl.Key, string(store)),
-		Live: &measure.Live{Target: string(store)},
+		Limiter:  plan.LimiterRef(counted, r.pl.Key, string(store)),
+		Live:     &measure.Live{Target: string(store)},
 	}
 }
 
