@@ -7,9 +7,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/overshoot-dev/overshoot/internal/calibrate"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/model"
 	"github.com/overshoot-dev/overshoot/internal/plan"
@@ -119,34 +121,19 @@ func TestCalibrate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fitter{runs: runs, params: params, trials: 9, seed: 7}
-	x, lossFit, err := f.fit(nil, nil)
+	f := &calibrate.Fitter{Runs: runs, Params: params, Trials: 9, Seed: 7}
+	x, lossFit, err := f.Fit(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lossStart, err := f.loss([]float64{params[0].init}, nil) // 1 ms
+	lossStart, err := f.Loss([]float64{params[0].Init}, nil) // 1 ms
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !(lossFit < lossStart) {
-		t.Errorf("loss at the fit (%v, rtt %v) is not below the start's (%v)", lossFit, params[0].mean(x[0]), lossStart)
+		t.Errorf("loss at the fit (%v, rtt %v) is not below the start's (%v)", lossFit, params[0].Mean(x[0]), lossStart)
 	}
-	t.Logf("rtt fitted %v (truth 20ms), loss %v from %v", params[0].mean(x[0]), lossFit, lossStart)
-}
-
-// TestNelderMead checks the search on a bowl with a known minimum.
-func TestNelderMead(t *testing.T) {
-	x, v := nelderMead(func(x []float64) float64 { return (x[0]-1)*(x[0]-1) + 4*(x[1]+2)*(x[1]+2) }, []float64{0, 0}, 0.5, 400, 1e-12)
-	if v > 1e-6 || abs(x[0]-1) > 1e-3 || abs(x[1]+2) > 1e-3 {
-		t.Errorf("minimum at %v (%v), want (1, -2)", x, v)
-	}
-}
-
-func abs(f float64) float64 {
-	if f < 0 {
-		return -f
-	}
-	return f
+	t.Logf("rtt fitted %v (truth 20ms), loss %v from %v", params[0].Mean(x[0]), lossFit, lossStart)
 }
 
 // TestCalibrateFitPaths checks which -fit paths resolve to which latencies,
@@ -185,7 +172,7 @@ func TestCalibrateFitPaths(t *testing.T) {
 			t.Errorf("-fit %s: %v", tc.fit, err)
 			continue
 		}
-		if got := strings.Join(params[0].leaves, ","); got != strings.Join(tc.leaves, ",") {
+		if got := strings.Join(params[0].Leaves, ","); got != strings.Join(tc.leaves, ",") {
 			t.Errorf("-fit %s scales %s, want %s", tc.fit, got, strings.Join(tc.leaves, ","))
 		}
 	}
@@ -278,69 +265,14 @@ func TestCalibrateDefaultFit(t *testing.T) {
 			if len(params) != len(DefaultFit) || strings.Contains(notes.String(), "left out") {
 				t.Errorf("%d parameters, notes %q; want all %d and none left out", len(params), notes.String(), len(DefaultFit))
 			}
-			if got := strings.Count(notes.String(), "\n"); tc.note == "" && got != 0 || tc.note != "" && (got != 1 || !strings.Contains(runs[0].start, tc.note)) {
-				t.Errorf("notes %q, start %q; want one line saying %q", notes.String(), runs[0].start, tc.note)
+			if got := strings.Count(notes.String(), "\n"); tc.note == "" && got != 0 || tc.note != "" && (got != 1 || !strings.Contains(runs[0].Start, tc.note)) {
+				t.Errorf("notes %q, start %q; want one line saying %q", notes.String(), runs[0].Start, tc.note)
 			}
-			sv := runs[0].sc.Server
-			if sv.Proxy == nil || sv.Wake.IsZero() || !anyLognormal(sv.Latencies()) {
+			sv := runs[0].Scenario.Server
+			if sv.Proxy == nil || sv.Wake.IsZero() || !slices.ContainsFunc(sv.Latencies(), func(l scenario.NamedLatency) bool { return l.Latency.Dist == scenario.DistLognormal }) {
 				t.Errorf("the scenario fitted has proxy %v, wake %v: want both, and lognormals", sv.Proxy, sv.Wake)
 			}
 		})
-	}
-}
-
-// TestStartingServerIsTheExample holds the starting values to their doc
-// comment: they are examples/worker/closed-loop.yaml's server section.
-func TestStartingServerIsTheExample(t *testing.T) {
-	ex, err := scenario.Load("../../examples/worker/closed-loop.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain := filepath.Join(t.TempDir(), "plain.yaml")
-	os.WriteFile(plain, []byte(strings.Replace(calibrateScenario, "server: {mode: single-thread}", "", 1)), 0o644)
-	sc, err := scenario.Load(plain)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sets, _, err := startingServer(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sc, err = sc.With(sets...); err != nil {
-		t.Fatal(err)
-	}
-	got, want := sc.Server.Latencies(), ex.Server.Latencies()
-	if fmt.Sprint(got) != fmt.Sprint(want) || sc.Server.BatchMax != ex.Server.BatchMax {
-		t.Errorf("starting server %v (batch %d), want closed-loop.yaml's %v (batch %d)", got, sc.Server.BatchMax, want, ex.Server.BatchMax)
-	}
-}
-
-// TestTargetOf checks what a fit matches for a run: its own values without
-// repeats, the median over the repeats (the largest read group too, and
-// how far the repeats' max ratios spread), or one repeat's.
-func TestTargetOf(t *testing.T) {
-	one := &measure.Summary{}
-	one.Overshoot.Ratio.Max, one.Overshoot.LargestReadGroup = 2.5, 9
-	rep := &measure.Summary{}
-	rep.Overshoot.Ratio.Max, rep.Overshoot.LargestReadGroup = 3, 7
-	rep.Repeats = &measure.Repeats{Runs: []measure.RepeatRun{
-		{MaxRatio: 1, ReadGroup: 3, LatencyP50Ms: 10}, {MaxRatio: 3, ReadGroup: 7, LatencyP50Ms: 30}, {MaxRatio: 2, ReadGroup: 5, LatencyP50Ms: 20},
-	}, MaxRatio: measure.Spread{Median: 2, Min: 1, Max: 3}, LatencyP50Ms: measure.Spread{Median: 20}}
-	tests := []struct {
-		name string
-		s    *measure.Summary
-		i    int
-		want target
-	}{
-		{"one run", one, -1, target{ratio: 2.5, readGroup: 9, spread: -1}},
-		// The spread: the repeats' range (1 to 3) over their median (2).
-		{"median over repeats", rep, -1, target{ratio: 2, latencyP50: 20, readGroup: 5, spread: 1, repeats: 3}},
-		{"repeat 2", rep, 1, target{ratio: 3, latencyP50: 30, readGroup: 7, spread: -1}},
-	}
-	for _, tc := range tests {
-		if got := targetOf(tc.s, tc.i); got != tc.want {
-			t.Errorf("%s: target %+v, want %+v", tc.name, got, tc.want)
-		}
 	}
 }
 
@@ -365,7 +297,7 @@ func TestCompareCalibrated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calPath, err := writeCalibrated(filepath.Join(dir, "out"), runs, params, []float64{params[0].init}, nil, nil, nil)
+	calPath, err := calibrate.WriteCalibrated(filepath.Join(dir, "out"), runs, params, []float64{params[0].Init}, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +305,7 @@ func TestCompareCalibrated(t *testing.T) {
 	if err != nil {
 		t.Fatalf("calibrated.yaml does not load: %v", err)
 	}
-	base := runs[0].sc.BaseHash()
+	base := runs[0].Scenario.BaseHash()
 	if cal.Calibrated.BaseHash != base {
 		t.Fatalf("calibrated.base_hash %q, want the run's scenario's %q", cal.Calibrated.BaseHash, base)
 	}
@@ -508,7 +440,7 @@ func TestCompareCalibratedRunSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calPath, err := writeCalibrated(filepath.Join(dir, "out"), runs, params, []float64{params[0].init, params[1].init}, nil, nil, nil)
+	calPath, err := calibrate.WriteCalibrated(filepath.Join(dir, "out"), runs, params, []float64{params[0].Init, params[1].Init}, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -594,11 +526,11 @@ func TestCalibratedKeepsFileLength(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := runs[0].sc.Live.Duration.String(); got != tc.fitDuration || len(runs[0].sc.Traffic) != tc.fitTraffic {
-				t.Errorf("fitted with live.duration %s and %d populations, want %s and %d, as the run ran", got, len(runs[0].sc.Traffic), tc.fitDuration, tc.fitTraffic)
+			if got := runs[0].Scenario.Live.Duration.String(); got != tc.fitDuration || len(runs[0].Scenario.Traffic) != tc.fitTraffic {
+				t.Errorf("fitted with live.duration %s and %d populations, want %s and %d, as the run ran", got, len(runs[0].Scenario.Traffic), tc.fitDuration, tc.fitTraffic)
 			}
 			out := filepath.Join(dir, tc.name)
-			if _, err := writeCalibrated(out, runs, params, []float64{params[0].init}, nil, nil, nil); err != nil {
+			if _, err := calibrate.WriteCalibrated(out, runs, params, []float64{params[0].Init}, nil, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			cal, err := scenario.Load(filepath.Join(out, CalibratedFile))
@@ -677,53 +609,21 @@ func TestCalibrateKeepsRunValues(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkStderr(t, notes.String(), tc.notes, tc.notNotes)
-			f := &fitter{runs: runs, params: params}
+			f := &calibrate.Fitter{Runs: runs, Params: params}
 			for _, r := range runs {
-				want, ok := tc.want[r.path]
+				want, ok := tc.want[r.Path]
 				if !ok {
 					continue
 				}
-				sc, err := f.with(r.sc, []float64{params[0].init + tc.x}, r.keep)
+				sc, err := f.With(r.Scenario, []float64{params[0].Init + tc.x}, r.Keep)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if got := sc.Store.Latency.String(); got != want {
-					t.Errorf("%s is predicted with store.latency %s, want %s", r.path, got, want)
+					t.Errorf("%s is predicted with store.latency %s, want %s", r.Path, got, want)
 				}
 			}
 		})
-	}
-}
-
-// TestUnconstrained checks which fit parameters a set of runs cannot fit:
-// those whose every latency each run keeps at its own value.
-func TestUnconstrained(t *testing.T) {
-	keeps := func(leaves ...string) liveRun {
-		r := liveRun{keep: map[string]bool{}}
-		for _, l := range leaves {
-			r.keep[l] = true
-		}
-		return r
-	}
-	store := fitParam{path: "store.latency", leaves: []string{"store.latency"}}
-	kv := fitParam{path: "store.kv", leaves: []string{"store.kv.hot_read", "store.kv.write"}}
-	tests := []struct {
-		name string
-		runs []liveRun
-		p    fitParam
-		want bool
-	}{
-		{"the only other run keeps it", []liveRun{keeps("store.latency")}, store, true},
-		{"every other run keeps it", []liveRun{keeps("store.latency"), keeps("store.latency", "server.rtt")}, store, true},
-		{"one run fits it", []liveRun{keeps("store.latency"), keeps()}, store, false},
-		{"no run keeps anything", []liveRun{{}, {}}, store, false},
-		{"one of a section's latencies is free", []liveRun{keeps("store.kv.write")}, kv, false},
-		{"all of a section's are kept", []liveRun{keeps("store.kv.write", "store.kv.hot_read")}, kv, true},
-	}
-	for _, tc := range tests {
-		if got := unconstrained(tc.runs, tc.p); got != tc.want {
-			t.Errorf("%s: unconstrained = %v, want %v", tc.name, got, tc.want)
-		}
 	}
 }
 

@@ -1,4 +1,17 @@
-package simulatecmd
+// Package calibrate fits a scenario's free latencies to live runs: simulate
+// -calibrate. Given the live summaries, each with the scenario that predicts
+// it, and the -fit paths, it searches the scales of those latencies by
+// Nelder-Mead over the model, so that the model's predictions match what
+// the runs measured (their max ratio, latencies and largest read group). It
+// finds the parameters the runs cannot identify, the spread of the fit over
+// the runs' repeats and each run's leave-one-out prediction, and writes the
+// calibrated scenario (calibrated.yaml) with the report of the fit beside
+// it. It also settles what -compare predicts with when a live run's own
+// -set names a latency a calibration fitted (FittedOrRun, Varied).
+//
+// It reads no flags and exits nothing: notes and reports go to the
+// io.Writer it is given or come back as text.
+package calibrate
 
 import (
 	"context"
@@ -6,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -14,11 +28,11 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/overshoot-dev/overshoot/internal/atomicfile"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/model"
 	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/redact"
-	"github.com/overshoot-dev/overshoot/internal/report"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
@@ -40,15 +54,15 @@ var DefaultFit = []string{"server.cpu.before_read+server.cpu.after_write", "serv
 // CalibratedFile is the scenario -calibrate writes under -out.
 const CalibratedFile = "calibrated.yaml"
 
-// CalibrationReport is the file beside CalibratedFile that keeps what
+// ReportFile is the file beside CalibratedFile that keeps what
 // -calibrate printed: the fitted values, the fit per run, leave-one-out.
-const CalibrationReport = "calibration.md"
+const ReportFile = "calibration.md"
 
-// calibrateTrials is the trials per evaluation unless -trials says.
-const calibrateTrials = 40
+// Trials is the trials per evaluation unless -trials says.
+const Trials = 40
 
-// maxEvals bounds the loss evaluations of one fit.
-const maxEvals = 160
+// MaxEvals bounds the loss evaluations of one fit.
+const MaxEvals = 160
 
 // refineStep and refineEvals are the first simplex's size (in ln of the
 // scale) and the evaluations of a fit that refines the full fit's point:
@@ -59,39 +73,45 @@ const (
 	refineEvals = 30
 )
 
-// liveRun is one measured summary to fit, with the scenario that predicts it.
-type liveRun struct {
-	path     string
-	measured *measure.Summary
-	sc       *scenario.Scenario
-	// file is the run's scenario file as written, with the user's -set
-	// and what the run reported about its target (targetProfile), but
-	// not the run's own -set overrides: what calibrated.yaml is written
-	// from, with the fitted values.
-	file *scenario.Scenario
-	// keep are the fitted latencies that the run's own -set gave a value
+// Run is one measured summary to fit, with the scenario that predicts it.
+// The caller fills in Path, Measured, Scenario, File and Notes; Inputs
+// sets Keep and Start.
+type Run struct {
+	Path     string           // the summary's path, as the user gave it
+	Measured *measure.Summary // the live run
+	// Scenario predicts the run: its scenario file with the user's and
+	// the run's -set, as -compare builds it.
+	Scenario *scenario.Scenario
+	// File is the run's scenario file as written, with the user's -set
+	// and what the run reported about its target, but not the run's own
+	// -set overrides: what calibrated.yaml is written from, with the
+	// fitted values.
+	File *scenario.Scenario
+	// Notes are what loading the run noted, which Inputs prints first.
+	Notes []string
+	// Keep are the fitted latencies that the run's own -set gave a value
 	// its target ran with (keepRunValues): known, so the fit leaves them
 	// at the run's value when it predicts this run.
-	keep map[string]bool
-	// start says what of the serving side the default fit added to the
+	Keep map[string]bool
+	// Start says what of the serving side the default fit added to the
 	// run's scenario, and from where (startingServer); "" when nothing.
-	start string
+	Start string
 }
 
-// fitParam is one parameter -calibrate fits: the scale of the latencies
+// Param is one parameter -calibrate fits: the scale of the latencies
 // under a scenario path (one latency, or a section such as server.cpu whose
 // latencies keep their shapes and proportions), searched in log space.
-type fitParam struct {
-	path   string
+type Param struct {
+	Path   string
 	spread bool               // spread:PATH: x scales the lognormals' sigma, not their durations
-	leaves []string           // the latency paths it scales
+	Leaves []string           // the latency paths it scales
 	base   []scenario.Latency // their values at scale 1
-	init   float64            // ln of the starting scale
+	Init   float64            // ln of the starting scale
 	kept   []string           // the runs that keep their own value of a leaf, for the printout
 }
 
 // mean is the mean of the param's latencies (summed) at scale exp(x).
-func (p fitParam) mean(x float64) time.Duration {
+func (p Param) Mean(x float64) time.Duration {
 	var sum time.Duration
 	for _, l := range p.base {
 		sum += l.Scaled(math.Exp(x)).MeanDuration()
@@ -148,130 +168,173 @@ func allowedP50(s *measure.Summary) float64 {
 	return 0
 }
 
-// calibrateMain is simulate -calibrate: fit the -fit parameters to the
-// live summaries by Nelder-Mead over the model, write calibrated.yaml and
-// print the fitted values with their spread over the repeats, the fit per
-// run and each run's leave-one-out prediction.
-func calibrateMain(c *config, stdout, stderr io.Writer) int {
-	runs, params, err := calibrateInputs(c, stderr)
+// Settings are how a fit evaluates its loss: the trials per evaluation,
+// their seed and workers, and what to tell of its progress.
+type Settings struct {
+	Trials  int    // trials per evaluation (0: Trials)
+	Seed    uint64 // the seed of every evaluation
+	Workers int    // the model's workers (0: its default)
+	// Stage, when set, is told the name of each fit as it starts.
+	Stage func(name string)
+	// OnEval, when set, is called at each evaluation of the loss.
+	OnEval func()
+}
+
+// Result is what Fit found: the fitted point, its loss, the parameters the
+// runs cannot identify (with the points that widen the band), the fits to
+// each repeat alone and each run's leave-one-out prediction.
+type Result struct {
+	X      []float64 // ln of each parameter's scale at the fit
+	Loss   float64
+	Probes []probe
+	Xs     [][]float64 // the fits to each repeat of every run alone
+	Loo    []measure.Comparison
+	Held   [][]string // per run, the parameters its leave-one-out held
+	fitter *Fitter
+}
+
+// Fit fits params to the live runs by Nelder-Mead over the model: the fit
+// to the runs' medians over their repeats, the probes of what they cannot
+// identify, the fit to each repeat alone (when every run has as many) and
+// each run's leave-one-out prediction.
+func Fit(runs []Run, params []Param, s Settings) (*Result, error) {
+	if s.Trials == 0 {
+		s.Trials = Trials
+	}
+	f := &Fitter{Runs: runs, Params: params, Trials: s.Trials, Seed: s.Seed, Workers: s.Workers, OnEval: s.OnEval}
+	stage := func(name string) {
+		if s.Stage != nil {
+			s.Stage(name)
+		}
+	}
+	stage("fit")
+	x, loss, err := f.Fit(nil, nil)
 	if err != nil {
-		fmt.Fprintln(stderr, "simulate:", err)
-		return ExitBadInput
+		return nil, err
 	}
-	if err := report.CheckRoot(c.out); err != nil { // found now, not after the fit
-		fmt.Fprintln(stderr, "simulate: -calibrate:", err)
-		return ExitBadInput
-	}
-	trials := c.trials
-	if trials == 0 {
-		trials = calibrateTrials
-	}
-	seed := c.seedOf(runs[0].sc)
-	f := &fitter{runs: runs, params: params, trials: trials, seed: seed, workers: c.workers}
-	fail := func(err error) int {
-		fmt.Fprintln(stderr, "simulate: -calibrate:", err)
-		return ExitFailure
-	}
-	prog := &fitProgress{progress: newProgress(stderr, 1)}
-	f.onEval = prog.eval
-	prog.stage("fit")
-	x, loss, err := f.fit(nil, nil)
+	stage("identifiability")
+	probes, err := unidentified(func(x []float64) (float64, error) { return f.Loss(x, nil) }, x, loss)
 	if err != nil {
-		return fail(err)
-	}
-	prog.stage("identifiability")
-	probes, err := unidentified(func(x []float64) (float64, error) { return f.loss(x, nil) }, x, loss)
-	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	// The spread: the same fit to each repeat on its own (repeat i of every
 	// run), when every run has as many repeats.
 	reps := commonRepeats(runs)
 	var xs [][]float64
 	for i := 0; i < reps; i++ {
-		prog.stage(fmt.Sprintf("fit to repeat %d of %d", i+1, reps))
-		xi, _, err := f.fit(x, targetsAt(runs, i))
+		stage(fmt.Sprintf("fit to repeat %d of %d", i+1, reps))
+		xi, _, err := f.Fit(x, targetsAt(runs, i))
 		if err != nil {
-			return fail(err)
+			return nil, err
 		}
 		xs = append(xs, xi)
 	}
-	loo, held, err := f.leaveOneOut(x, prog)
+	loo, held, err := f.leaveOneOut(x, stage)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
-	prog.done()
+	return &Result{X: x, Loss: loss, Probes: probes, Xs: xs, Loo: loo, Held: held, fitter: f}, nil
+}
 
+// Report is the text of the calibration: the fitted values with their
+// spread over the repeats, the parameters the runs cannot identify, the
+// fit per run and each run's leave-one-out prediction.
+func (res *Result) Report() (string, error) {
+	f, x := res.fitter, res.X
+	runs, params := f.Runs, f.Params
 	var text strings.Builder
 	fmt.Fprintf(&text, "calibrated on %d live run(s), %d trials per evaluation, seed %d; loss %.4g (sum over runs of squared log errors of the median max ratio, the median latency, the allowed requests' median latency, the largest read group and, when a spread is fitted, the p99 latency and the spread of the max ratio over the repeats)\n",
-		len(runs), trials, seed, loss)
-	if runs[0].start != "" {
-		fmt.Fprintf(&text, "  %s\n", runs[0].start)
+		len(runs), f.Trials, f.Seed, res.Loss)
+	if runs[0].Start != "" {
+		fmt.Fprintf(&text, "  %s\n", runs[0].Start)
 	}
 	for i, p := range params {
-		fmt.Fprintf(&text, "  %-14s %s%s\n", p.path, p.describe(x[i]), spreadText(p, i, x, xs))
+		fmt.Fprintf(&text, "  %-14s %s%s\n", p.Path, p.describe(x[i]), spreadText(p, i, x, res.Xs))
 		for _, k := range p.kept {
 			fmt.Fprintf(&text, "    %s\n", k)
 		}
 	}
-	widen := printUnidentified(&text, params, probes)
+	printUnidentified(&text, params, res.Probes)
 	fmt.Fprintln(&text, "\nfit per run: measured (median over repeats) against the prediction")
 	for _, r := range runs {
 		cmp, p, err := f.compare(r, x)
 		if err != nil {
-			return fail(err)
+			return "", err
 		}
 		printFitLine(&text, r, cmp, &p)
-		if t := targetOf(r.measured, -1); t.spread > 0 && cmp.PredictedBand[0] == cmp.PredictedBand[1] {
+		if t := targetOf(r.Measured, -1); t.spread > 0 && cmp.PredictedBand[0] == cmp.PredictedBand[1] {
 			fmt.Fprintf(&text, "    the band is a point while the live repeats spread from %.3g to %.3g: these trials do not spread (fit a spread, spread:server, or widen it)\n",
-				r.measured.Repeats.MaxRatio.Min, r.measured.Repeats.MaxRatio.Max)
+				r.Measured.Repeats.MaxRatio.Min, r.Measured.Repeats.MaxRatio.Max)
 		}
 	}
-	if len(loo) > 0 {
+	if len(res.Loo) > 0 {
 		fmt.Fprintln(&text, "\nleave-one-out: each run predicted from a fit to the others")
 		for i, r := range runs {
-			printFitLine(&text, r, loo[i], nil)
-			if len(held[i]) > 0 {
-				fmt.Fprintf(&text, "    %s held at the full fit's value: every other run keeps its own value of what it scales, so they cannot fit it\n", strings.Join(held[i], ", "))
+			printFitLine(&text, r, res.Loo[i], nil)
+			if len(res.Held[i]) > 0 {
+				fmt.Fprintf(&text, "    %s held at the full fit's value: every other run keeps its own value of what it scales, so they cannot fit it\n", strings.Join(res.Held[i], ", "))
 			}
 		}
 	}
-	io.WriteString(stdout, text.String())
-	out, err := writeCalibrated(c.out, runs, params, x, xs, widen, loo)
+	return text.String(), nil
+}
+
+// Write writes calibrated.yaml (WriteCalibrated) and, beside it, the
+// report's text as the calibration's report (ReportFile) under out, and
+// returns their paths.
+func (res *Result) Write(out, text string) (calibrated, report string, err error) {
+	f := res.fitter
+	calibrated, err = WriteCalibrated(out, f.Runs, f.Params, res.X, res.Xs, widening(res.Probes), res.Loo)
 	if err != nil {
-		return fail(err)
+		return "", "", err
 	}
-	// The same text beside it, as the calibration's report.
-	if err := writeAtomic(filepath.Join(c.out, CalibrationReport), []byte("# simulate -calibrate\n\n```\n"+text.String()+"```\n")); err != nil {
-		return fail(err)
+	report = filepath.Join(out, ReportFile)
+	if err := writeAtomic(report, []byte("# simulate -calibrate\n\n```\n"+text+"```\n")); err != nil {
+		return "", "", err
 	}
-	fmt.Fprintf(stdout, "\nwrote %s and %s\n", out, filepath.Join(c.out, CalibrationReport))
-	return ExitOK
+	return calibrated, report, nil
+}
+
+// writeAtomic writes b to path whole (atomicfile.Replace), making its
+// folder: a calibration into the same -out replaces the files there.
+func writeAtomic(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.Replace(path, b)
+}
+
+// describeSource names where a scenario was read from.
+func describeSource(sc *scenario.Scenario) string {
+	if f := sc.Source(); f != "" {
+		return f
+	}
+	return "the embedded default"
 }
 
 // leaveOneOut predicts each run from a fit to the others (refining x),
 // with the parameters no other run constrains held at x; held names those,
 // per run. With one run there is nothing to leave out.
-func (f *fitter) leaveOneOut(x []float64, prog *fitProgress) (loo []measure.Comparison, held [][]string, err error) {
-	if len(f.runs) < 2 {
-		return nil, make([][]string, len(f.runs)), nil
+func (f *Fitter) leaveOneOut(x []float64, stage func(string)) (loo []measure.Comparison, held [][]string, err error) {
+	if len(f.Runs) < 2 {
+		return nil, make([][]string, len(f.Runs)), nil
 	}
-	held = make([][]string, len(f.runs))
-	for i := range f.runs {
-		prog.stage(fmt.Sprintf("leave-one-out %d of %d", i+1, len(f.runs)))
+	held = make([][]string, len(f.Runs))
+	for i := range f.Runs {
+		stage(fmt.Sprintf("leave-one-out %d of %d", i+1, len(f.Runs)))
 		g := *f
-		g.runs = append(append([]liveRun(nil), f.runs[:i]...), f.runs[i+1:]...)
-		xi, _, err := g.fit(x, nil)
+		g.Runs = append(append([]Run(nil), f.Runs[:i]...), f.Runs[i+1:]...)
+		xi, _, err := g.Fit(x, nil)
 		if err != nil {
 			return nil, nil, err
 		}
-		for pi, p := range f.params {
-			if unconstrained(g.runs, p) {
+		for pi, p := range f.Params {
+			if unconstrained(g.Runs, p) {
 				xi[pi] = x[pi]
-				held[i] = append(held[i], p.path)
+				held[i] = append(held[i], p.Path)
 			}
 		}
-		cmp, _, err := f.compare(f.runs[i], xi)
+		cmp, _, err := f.compare(f.Runs[i], xi)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -281,14 +344,21 @@ func (f *fitter) leaveOneOut(x []float64, prog *fitProgress) (loo []measure.Comp
 }
 
 // printUnidentified says, for each parameter the runs cannot identify,
-// where it was probed and how little the loss rose, and returns the probe
-// points, which widen the band.
-func printUnidentified(w io.Writer, params []fitParam, probes []probe) [][]float64 {
-	var widen [][]float64
+// where it was probed and how little the loss rose; the band is widened
+// by the predictions there (widening).
+func printUnidentified(w io.Writer, params []Param, probes []probe) {
 	for _, pr := range probes {
 		p := params[pr.param]
 		fmt.Fprintf(w, "  %s cannot be identified from these runs: at %s and %s (x0.5 and x2 of its fit) the loss rises by %.2g and %.2g, less than (ln 1.15)^2; the band is widened by the predictions there\n",
-			p.path, p.value(pr.low[pr.param]), p.value(pr.high[pr.param]), pr.rise[0], pr.rise[1])
+			p.Path, p.value(pr.low[pr.param]), p.value(pr.high[pr.param]), pr.rise[0], pr.rise[1])
+	}
+}
+
+// widening are the probe points of the parameters the runs cannot
+// identify, which widen the band.
+func widening(probes []probe) [][]float64 {
+	var widen [][]float64
+	for _, pr := range probes {
 		widen = append(widen, pr.low, pr.high)
 	}
 	return widen
@@ -296,7 +366,7 @@ func printUnidentified(w io.Writer, params []fitParam, probes []probe) [][]float
 
 // spreadText says how far the fits to single repeats (xs) moved parameter
 // i from the fit to the medians (x), as the range of all of them.
-func spreadText(p fitParam, i int, x []float64, xs [][]float64) string {
+func spreadText(p Param, i int, x []float64, xs [][]float64) string {
 	if len(xs) < 2 {
 		return "; one repeat per run, so no spread"
 	}
@@ -309,29 +379,29 @@ func spreadText(p fitParam, i int, x []float64, xs [][]float64) string {
 
 // value is the parameter at x in a reader's terms: the mean of its
 // latencies, or for a spread the factor on their sigma.
-func (p fitParam) value(x float64) string {
+func (p Param) value(x float64) string {
 	if p.spread {
 		return fmt.Sprintf("x%.3g", math.Exp(x))
 	}
-	return scenario.Duration(p.mean(x).Round(time.Microsecond)).String()
+	return scenario.Duration(p.Mean(x).Round(time.Microsecond)).String()
 }
 
 // describe says what the fit made of the parameter, against its start.
-func (p fitParam) describe(x float64) string {
+func (p Param) describe(x float64) string {
 	if p.spread {
 		return fmt.Sprintf("sigma %s the scenario's (each lognormal's p99 at median x (p99/median)^%.3g)", p.value(x), math.Exp(x))
 	}
-	return fmt.Sprintf("mean %s (x%.3g the start's %s)", p.value(x), math.Exp(x-p.init), p.value(p.init))
+	return fmt.Sprintf("mean %s (x%.3g the start's %s)", p.value(x), math.Exp(x-p.Init), p.value(p.Init))
 }
 
 // commonRepeats is the number of repeats every run has (0 when a run has
 // none or they differ in number).
-func commonRepeats(runs []liveRun) int {
+func commonRepeats(runs []Run) int {
 	n := -1
 	for _, r := range runs {
 		k := 0
-		if r.measured.Repeats != nil {
-			k = len(r.measured.Repeats.Runs)
+		if r.Measured.Repeats != nil {
+			k = len(r.Measured.Repeats.Runs)
 		}
 		if n >= 0 && k != n {
 			return 0
@@ -342,25 +412,25 @@ func commonRepeats(runs []liveRun) int {
 }
 
 // targetsAt is repeat i of every run, as fit targets.
-func targetsAt(runs []liveRun, i int) []target {
+func targetsAt(runs []Run, i int) []target {
 	ts := make([]target, len(runs))
 	for j, r := range runs {
-		ts[j] = targetOf(r.measured, i)
+		ts[j] = targetOf(r.Measured, i)
 	}
 	return ts
 }
 
 // printFitLine prints one run's comparison: the max ratio against the
 // band, and with p the latencies measured and predicted.
-func printFitLine(w io.Writer, r liveRun, c measure.Comparison, p *target) {
+func printFitLine(w io.Writer, r Run, c measure.Comparison, p *target) {
 	in := "inside"
 	if !c.InsideBand {
 		in = "OUTSIDE"
 	}
 	e, _ := c.RelErr()
 	fmt.Fprintf(w, "  %s: max ratio measured %.3g (%d run(s)), predicted median %.3g, band [%.3g, %.3g]: %s, relative error %.1f%%",
-		r.path, c.MeasuredMaxRatio, c.Repeats, c.PredictedMedian, c.PredictedBand[0], c.PredictedBand[1], in, 100*e)
-	if t := targetOf(r.measured, -1); p != nil {
+		r.Path, c.MeasuredMaxRatio, c.Repeats, c.PredictedMedian, c.PredictedBand[0], c.PredictedBand[1], in, 100*e)
+	if t := targetOf(r.Measured, -1); p != nil {
 		if t.latencyP50 > 0 {
 			fmt.Fprintf(w, "; latency p50 measured %.3gms, predicted %.3gms", t.latencyP50, p.latencyP50)
 		}
@@ -377,66 +447,54 @@ func printFitLine(w io.Writer, r liveRun, c measure.Comparison, p *target) {
 	fmt.Fprintln(w)
 }
 
-// calibrateInputs reads the summaries and builds each one's scenario as
-// -compare does (same checks), and the parameters to fit.
-func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error) {
-	fit := DefaultFit
-	if c.fit != "" {
-		fit = strings.Split(c.fit, ",")
+// Options say what Inputs fits and to whom it speaks.
+type Options struct {
+	// Fit are the -fit paths, each PATH[=START]; none: DefaultFit, with
+	// the serving side the default fit needs added where a run lacks it.
+	Fit []string
+	// UserSets are the paths the user's -set names: the user's, for every
+	// run, never a run's own value to keep.
+	UserSets map[string]bool
+	// Notes gets the notes on what was added, kept or left out.
+	Notes io.Writer
+}
+
+// Inputs prepares the live runs (each with its summary, the scenario that
+// predicts it as -compare builds it, its scenario file and the notes its
+// loading made) and the parameters to fit: the notes are printed, each
+// run gets the serving side the fit needs (addServer), and each -fit path
+// becomes a parameter over the latencies it scales.
+func Inputs(loaded []Run, o Options) ([]Run, []Param, error) {
+	byDefault := len(o.Fit) == 0
+	fit := o.Fit
+	if byDefault {
+		fit = DefaultFit
 	}
-	var runs []liveRun
-	for _, path := range strings.Split(c.calibrate, ",") {
-		path = strings.TrimSpace(path)
-		m, err := readSummary(path)
-		if err != nil {
-			// readSummary's errors name -compare, the flag it reads for.
-			msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "-compare: "), "-compare "+path+": ")
-			return nil, nil, fmt.Errorf("-calibrate %s: %s", path, msg)
-		}
-		if m.Mode != "attack" && !c.force {
-			return nil, nil, fmt.Errorf("-calibrate %s: its mode is %q, not attack: calibrate on live runs, or add -force", path, m.Mode)
-		}
-		cc := *c
-		cc.compare = path
-		if cc.file == "" && m.Scenario.File != "" {
-			if cc.file, err = resolveScenario(m.Scenario.File, path); err != nil {
-				return nil, nil, err
-			}
-		}
-		sc, notes, err := load(&cc, m)
-		if err != nil {
-			return nil, nil, err
-		}
-		// What the run reported about its target (the limit and window
-		// it announced, its store) describes the target, and stays; how
-		// long the run lasted describes the run (one stopped early), and
-		// calibrated.yaml keeps the file's duration and populations.
-		file, _, err := load(&cc, nil)
-		if err == nil {
-			file, _, err = targetProfile(file, m, setPaths(c.sets))
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, n := range notes {
+	stderr := o.Notes
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	var runs []Run
+	for _, r := range loaded {
+		for _, n := range r.Notes {
 			fmt.Fprintln(stderr, "simulate: note:", n)
 		}
-		r := liveRun{path: path, measured: m, sc: sc, file: file}
-		if err := r.addServer(c.fit == "", fit, runs, stderr); err != nil {
+		path := r.Path
+		if err := r.addServer(byDefault, fit, runs, stderr); err != nil {
 			return nil, nil, err
 		}
-		sc = r.sc
-		if len(runs) > 0 && sc.BaseHash() != runs[0].sc.BaseHash() {
+		sc := r.Scenario
+		if len(runs) > 0 && sc.BaseHash() != runs[0].Scenario.BaseHash() {
 			fmt.Fprintf(stderr, "simulate: note: %s ran scenario %s (base hash %s), not %s's (base hash %s): %s is written from the first run's, and -compare will accept live runs of that one only\n",
-				path, describeSource(sc), sc.BaseHash(), runs[0].path, runs[0].sc.BaseHash(), CalibratedFile)
+				path, describeSource(sc), sc.BaseHash(), runs[0].Path, runs[0].Scenario.BaseHash(), CalibratedFile)
 		}
 		runs = append(runs, r)
 	}
-	var params []fitParam
+	var params []Param
 	seen := map[string]bool{} // the leaves keepRunValues has looked at
 	for _, f := range fit {
 		path, val, hasVal := strings.Cut(strings.TrimSpace(f), "=")
-		p := fitParam{path: path}
+		p := Param{Path: path}
 		parts := path
 		if inner, ok := strings.CutPrefix(path, "spread:"); ok {
 			p.spread, parts = true, inner
@@ -444,22 +502,22 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 				return nil, nil, fmt.Errorf("-fit %s: a spread starts at the scenario's own; give no start value", f)
 			}
 		}
-		for _, l := range fitLeaves(runs[0].sc, parts, p.spread) {
-			p.leaves, p.base = append(p.leaves, l.Path), append(p.base, l.Latency)
+		for _, l := range fitLeaves(runs[0].Scenario, parts, p.spread) {
+			p.Leaves, p.base = append(p.Leaves, l.Path), append(p.base, l.Latency)
 		}
-		if len(p.leaves) == 0 && c.fit == "" {
+		if len(p.Leaves) == 0 && byDefault {
 			// A default the scenario has nothing for (no proxy, no
 			// lognormal to spread) is left out.
-			fmt.Fprintf(stderr, "simulate: note: %s has nothing -fit %s can fit, so it is left out of the fit\n", runs[0].path, path)
+			fmt.Fprintf(stderr, "simulate: note: %s has nothing -fit %s can fit, so it is left out of the fit\n", runs[0].Path, path)
 			continue
 		}
-		if len(p.leaves) == 0 {
+		if len(p.Leaves) == 0 {
 			if strings.Contains(path, "server.proxy") {
-				return nil, nil, fmt.Errorf("-fit server.proxy: %s has no server.proxy: give it one (e.g. -set server.proxy.cpu_in=500us -set server.proxy.cpu_out=500us), or leave server.proxy out of -fit", runs[0].path)
+				return nil, nil, fmt.Errorf("-fit server.proxy: %s has no server.proxy: give it one (e.g. -set server.proxy.cpu_in=500us -set server.proxy.cpu_out=500us), or leave server.proxy out of -fit", runs[0].Path)
 			}
-			return nil, nil, fmt.Errorf("-fit %s: not a latency -calibrate can fit: use one of %s, a section of them (server.cpu, server.proxy, store.kv), several joined by + to scale together, or spread:PATH to fit the spread of its lognormal latencies", path, strings.Join(fitPaths(runs[0].sc), ", "))
+			return nil, nil, fmt.Errorf("-fit %s: not a latency -calibrate can fit: use one of %s, a section of them (server.cpu, server.proxy, store.kv), several joined by + to scale together, or spread:PATH to fit the spread of its lognormal latencies", path, strings.Join(fitPaths(runs[0].Scenario), ", "))
 		}
-		if err := keepRunValues(runs, &p, setPaths(c.sets), seen, stderr); err != nil {
+		if err := keepRunValues(runs, &p, o.UserSets, seen, stderr); err != nil {
 			return nil, nil, err
 		}
 		if hasVal {
@@ -467,7 +525,7 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 			if err != nil || d <= 0 {
 				return nil, nil, fmt.Errorf("-fit %s: the start value %q is not a duration above 0: give e.g. %s=1ms", f, val, path)
 			}
-			p.init = math.Log(float64(d.D()) / float64(p.mean(0)))
+			p.Init = math.Log(float64(d.D()) / float64(p.Mean(0)))
 		}
 		params = append(params, p)
 	}
@@ -479,14 +537,14 @@ func calibrateInputs(c *config, stderr io.Writer) ([]liveRun, []fitParam, error)
 // starting values (startingServer), said once for runs of one file
 // (earlier: the runs read before); a fit of server paths needs at least
 // server.mode single-thread.
-func (r *liveRun) addServer(byDefault bool, fit []string, earlier []liveRun, stderr io.Writer) error {
-	path := r.path
+func (r *Run) addServer(byDefault bool, fit []string, earlier []Run, stderr io.Writer) error {
+	path := r.Path
 	var err error
 	if byDefault {
-		sets, start, err := startingServer(r.sc)
+		sets, start, err := startingServer(r.Scenario)
 		if err == nil && len(sets) > 0 {
-			if r.sc, err = r.sc.With(sets...); err == nil {
-				r.file, err = r.file.With(sets...)
+			if r.Scenario, err = r.Scenario.With(sets...); err == nil {
+				r.File, err = r.File.With(sets...)
 			}
 		}
 		if err != nil {
@@ -495,18 +553,18 @@ func (r *liveRun) addServer(byDefault bool, fit []string, earlier []liveRun, std
 		if start == "" {
 			return nil
 		}
-		if len(earlier) == 0 || !strings.HasSuffix(earlier[0].start, ": "+start) {
+		if len(earlier) == 0 || !strings.HasSuffix(earlier[0].Start, ": "+start) {
 			fmt.Fprintln(stderr, "simulate: note:", path+": "+start)
 		}
-		r.start = path + ": " + start
+		r.Start = path + ": " + start
 		return nil
 	}
-	if !needsServer(fit) || (r.sc.Server != nil && r.sc.Server.Mode != scenario.ServerNone) {
+	if !needsServer(fit) || (r.Scenario.Server != nil && r.Scenario.Server.Mode != scenario.ServerNone) {
 		return nil
 	}
 	single := "server.mode=" + scenario.ServerSingleThread
-	if r.sc, err = r.sc.With(single); err == nil {
-		r.file, err = r.file.With(single)
+	if r.Scenario, err = r.Scenario.With(single); err == nil {
+		r.File, err = r.File.With(single)
 	}
 	if err != nil {
 		return fmt.Errorf("-calibrate %s: fitting %s needs server.mode single-thread: %v", path, strings.Join(fit, ","), err)
@@ -516,13 +574,13 @@ func (r *liveRun) addServer(byDefault bool, fit []string, earlier []liveRun, std
 }
 
 // unconstrained reports whether no run of runs constrains parameter p:
-// every run keeps its own value of every latency p scales (liveRun.keep),
+// every run keeps its own value of every latency p scales (Run.Keep),
 // so a fit to those runs alone leaves p wherever its search wandered. A
 // leave-one-out fit holds such a parameter at the full fit's value.
-func unconstrained(runs []liveRun, p fitParam) bool {
+func unconstrained(runs []Run, p Param) bool {
 	for _, r := range runs {
-		for _, leaf := range p.leaves {
-			if !r.keep[leaf] {
+		for _, leaf := range p.Leaves {
+			if !r.Keep[leaf] {
 				return false
 			}
 		}
@@ -535,7 +593,7 @@ func unconstrained(runs []liveRun, p fitParam) bool {
 // built-in target's store.latency on memory, store.kv on eventual). That
 // value is a known truth of the run, not something to fit: scaling it would
 // fit the model to a latency the run did not have. The fit keeps it at the
-// run's value for that run (liveRun.keep), as -compare does (fittedOrRun),
+// run's value for that run (Run.Keep), as -compare does (FittedOrRun),
 // and fits the latency to the other runs, whose value p then scales (its
 // base). A note names each such run, the latency and its value. When every
 // run keeps it, nothing is left to fit it to, and that is an error saying
@@ -543,34 +601,34 @@ func unconstrained(runs []liveRun, p fitParam) bool {
 // user's starting point for every run and is fitted as before. seen holds
 // the leaves already looked at by an earlier parameter (a scale and a
 // spread of the same latency), which are not noted twice.
-func keepRunValues(runs []liveRun, p *fitParam, user map[string]bool, seen map[string]bool, notes io.Writer) error {
-	for j, leaf := range p.leaves {
+func keepRunValues(runs []Run, p *Param, user map[string]bool, seen map[string]bool, notes io.Writer) error {
+	for j, leaf := range p.Leaves {
 		free := -1
 		var kept, said []string
 		for k := range runs {
 			r := &runs[k]
-			sets := runSetsOf(r.measured, leaf)
-			if len(sets) == 0 || anyRelated(user, leaf) || !ranWith(r.measured, leaf) {
+			sets := runSetsOf(r.Measured, leaf)
+			if len(sets) == 0 || anyRelated(user, leaf) || !ranWith(r.Measured, leaf) {
 				if free < 0 {
 					free = k
 				}
 				continue
 			}
-			v, _ := latencyAt(r.sc, leaf)
-			if r.keep == nil {
-				r.keep = map[string]bool{}
+			v, _ := latencyAt(r.Scenario, leaf)
+			if r.Keep == nil {
+				r.Keep = map[string]bool{}
 			}
-			r.keep[leaf] = true
-			kept = append(kept, fmt.Sprintf("%s (%s, on %s)", r.path, strings.Join(sets, " "), targetText(r.measured)))
-			p.kept = append(p.kept, fmt.Sprintf("%s: its own %s=%s kept, not fitted: it set it, and its target ran with it", r.path, leaf, v))
+			r.Keep[leaf] = true
+			kept = append(kept, fmt.Sprintf("%s (%s, on %s)", r.Path, strings.Join(sets, " "), targetText(r.Measured)))
+			p.kept = append(p.kept, fmt.Sprintf("%s: its own %s=%s kept, not fitted: it set it, and its target ran with it", r.Path, leaf, v))
 			said = append(said, fmt.Sprintf("%s set %s and %s ran with it: the fit keeps that run's %s at %s, a known value of the run, and fits it (-fit %s) to the other runs only; -compare predicts the run with its own value too",
-				r.path, strings.Join(sets, " "), targetText(r.measured), leaf, v, p.path))
+				r.Path, strings.Join(sets, " "), targetText(r.Measured), leaf, v, p.Path))
 		}
 		if free < 0 {
 			what := "leave it out of -fit"
-			if len(p.leaves) > 1 {
+			if len(p.Leaves) > 1 {
 				var others []string
-				for _, l := range p.leaves {
+				for _, l := range p.Leaves {
 					if l != leaf {
 						others = append(others, l)
 					}
@@ -582,7 +640,7 @@ func keepRunValues(runs []liveRun, p *fitParam, user map[string]bool, seen map[s
 				what = fmt.Sprintf("leave it out of -fit (fit the others as -fit %s%s)", prefix, strings.Join(others, "+"))
 			}
 			return fmt.Errorf("-fit %s: every run set %s and its target ran with that value: %s; each run's value is known, so there is nothing to fit %s to: %s (each run is then predicted with its own value), or calibrate on a run that does not set it too",
-				p.path, leaf, strings.Join(kept, "; "), leaf, what)
+				p.Path, leaf, strings.Join(kept, "; "), leaf, what)
 		}
 		if !seen[leaf] {
 			for _, n := range said {
@@ -593,7 +651,7 @@ func keepRunValues(runs []liveRun, p *fitParam, user map[string]bool, seen map[s
 		if free > 0 {
 			// The first run keeps its own value: p scales the value the
 			// runs it is fitted to have.
-			if l, ok := latencyAt(runs[free].sc, leaf); ok {
+			if l, ok := latencyAt(runs[free].Scenario, leaf); ok {
 				p.base[j] = l
 			}
 		}
@@ -656,24 +714,24 @@ func fitPaths(sc *scenario.Scenario) []string {
 	return out
 }
 
-// fitter evaluates the loss of a parameter vector (ln of each parameter's
+// Fitter evaluates the loss of a parameter vector (ln of each parameter's
 // scale) over its runs, with the same seed and trials every time, so that
 // the loss is a deterministic function and the search repeatable.
-type fitter struct {
-	runs    []liveRun
-	params  []fitParam
-	trials  int
-	seed    uint64
-	workers int
+type Fitter struct {
+	Runs    []Run
+	Params  []Param
+	Trials  int
+	Seed    uint64
+	Workers int
 	evals   int
-	onEval  func() // called at each evaluation (progress), when set
+	OnEval  func() // called at each evaluation (progress), when set
 }
 
 // with returns sc with the parameters at x: each latency scaled, its shape
-// kept, but for those in keep (a run's own, liveRun.keep), left as sc has
+// kept, but for those in keep (a run's own, Run.Keep), left as sc has
 // them.
-func (f *fitter) with(sc *scenario.Scenario, x []float64, keep map[string]bool) (*scenario.Scenario, error) {
-	sets, err := f.sets(x, keep)
+func (f *Fitter) With(sc *scenario.Scenario, x []float64, keep map[string]bool) (*scenario.Scenario, error) {
+	sets, err := f.Sets(x, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -683,11 +741,11 @@ func (f *fitter) with(sc *scenario.Scenario, x []float64, keep map[string]bool) 
 // sets are the overrides that put the parameters at x, leaving out the
 // latencies in keep. A latency that several parameters name (a scale and a
 // spread) gets each in turn.
-func (f *fitter) sets(x []float64, keep map[string]bool) ([]string, error) {
+func (f *Fitter) Sets(x []float64, keep map[string]bool) ([]string, error) {
 	cur := map[string]scenario.Latency{}
 	var order []string
-	for i, p := range f.params {
-		for j, leaf := range p.leaves {
+	for i, p := range f.Params {
+		for j, leaf := range p.Leaves {
 			if keep[leaf] {
 				continue
 			}
@@ -716,11 +774,11 @@ func (f *fitter) sets(x []float64, keep map[string]bool) ([]string, error) {
 // compare predicts run r at x and holds it against its measurement; it
 // also returns the prediction's median latency and allowed requests'
 // median latency, in ms.
-func (f *fitter) compare(r liveRun, x []float64) (measure.Comparison, target, error) {
+func (f *Fitter) compare(r Run, x []float64) (measure.Comparison, target, error) {
 	fail := func(err error) (measure.Comparison, target, error) {
-		return measure.Comparison{}, target{}, fmt.Errorf("%s: %v", r.path, err)
+		return measure.Comparison{}, target{}, fmt.Errorf("%s: %v", r.Path, err)
 	}
-	sc, err := f.with(r.sc, x, r.keep)
+	sc, err := f.With(r.Scenario, x, r.Keep)
 	if err != nil {
 		return fail(err)
 	}
@@ -728,12 +786,12 @@ func (f *fitter) compare(r liveRun, x []float64) (measure.Comparison, target, er
 	if err != nil {
 		return fail(err)
 	}
-	trials, err := model.RunTrials(pl, model.Options{Seed: f.seed, Trials: f.trials, Workers: f.workers, Context: context.Background()})
+	trials, err := model.RunTrials(pl, model.Options{Seed: f.Seed, Trials: f.Trials, Workers: f.Workers, Context: context.Background()})
 	if err != nil {
 		return fail(err)
 	}
-	s := measure.Summarize(model.Base(pl, f.seed), pl.Limiter.Limit, trials)
-	c := measure.Compare(&s, r.measured)
+	s := measure.Summarize(model.Base(pl, f.Seed), pl.Limiter.Limit, trials)
+	c := measure.Compare(&s, r.Measured)
 	pred := target{ratio: c.PredictedMedian, allowedP50: allowedP50(&s)}
 	if s.LatencyMs != nil {
 		pred.latencyP50, pred.latencyP99 = s.LatencyMs.P50, s.LatencyMs.P99
@@ -747,7 +805,7 @@ func (f *fitter) compare(r liveRun, x []float64) (measure.Comparison, target, er
 		}
 		pred.readGroup = float64(sum) / float64(len(g))
 	}
-	if n := commonRepeats([]liveRun{r}); n >= 2 {
+	if n := commonRepeats([]Run{r}); n >= 2 {
 		ratios := s.Overshoot.PerTrial.MaxRatios
 		pred.spread, pred.repeats = relSpread(expectedRange(ratios, n), c.PredictedMedian), n
 	}
@@ -764,14 +822,14 @@ func (f *fitter) compare(r liveRun, x []float64) (measure.Comparison, target, er
 // The read group is what tells apart where the time off the server's
 // thread is spent: a proxy fast on the way in hands the server's thread
 // more requests at once than one fast on the way out.
-func (f *fitter) loss(x []float64, targets []target) (float64, error) {
+func (f *Fitter) Loss(x []float64, targets []target) (float64, error) {
 	f.evals++
-	if f.onEval != nil {
-		f.onEval()
+	if f.OnEval != nil {
+		f.OnEval()
 	}
 	total := 0.0
-	for i, r := range f.runs {
-		t := targetOf(r.measured, -1)
+	for i, r := range f.Runs {
+		t := targetOf(r.Measured, -1)
 		if targets != nil {
 			t = targets[i]
 		}
@@ -802,8 +860,8 @@ func (f *fitter) loss(x []float64, targets []target) (float64, error) {
 // fitsSpread reports whether a spread is among the parameters: only then
 // is the p99 latency in the loss (scales alone cannot move it apart from
 // the median).
-func (f *fitter) fitsSpread() bool {
-	for _, p := range f.params {
+func (f *Fitter) fitsSpread() bool {
+	for _, p := range f.Params {
 		if p.spread {
 			return true
 		}
@@ -827,11 +885,11 @@ func sqLogErr(predicted, measured float64) float64 {
 // refitted to one repeat or to fewer runs) refines it: a first simplex of
 // refineStep and at most refineEvals evaluations. It is deterministic: the simplex starts at
 // fixed offsets and the loss is seeded.
-func (f *fitter) fit(start []float64, targets []target) ([]float64, float64, error) {
-	n := len(f.params)
+func (f *Fitter) Fit(start []float64, targets []target) ([]float64, float64, error) {
+	n := len(f.Params)
 	x0 := make([]float64, n)
-	for i, p := range f.params {
-		x0[i] = p.init
+	for i, p := range f.Params {
+		x0[i] = p.Init
 	}
 	if start != nil {
 		copy(x0, start)
@@ -841,14 +899,14 @@ func (f *fitter) fit(start []float64, targets []target) ([]float64, float64, err
 		if ferr != nil {
 			return math.Inf(1)
 		}
-		v, err := f.loss(x, targets)
+		v, err := f.Loss(x, targets)
 		if err != nil {
 			ferr = err
 			return math.Inf(1)
 		}
 		return v
 	}
-	step, evals := 0.5, maxEvals
+	step, evals := 0.5, MaxEvals
 	if start != nil {
 		step, evals = refineStep, refineEvals
 	}
@@ -917,7 +975,7 @@ func nelderMead(fn func([]float64) float64, x0 []float64, step float64, maxEvals
 	return s[0].x, s[0].v
 }
 
-// writeCalibrated writes the first run's scenario file with the fitted
+// WriteCalibrated writes the first run's scenario file with the fitted
 // values (and every default written out) to out/calibrated.yaml, each
 // fitted value named in a comment with the runs it came from, and the base
 // hash of that scenario in calibrated.base_hash, for -compare to check runs
@@ -929,25 +987,25 @@ func nelderMead(fn func([]float64) float64, x0 []float64, step float64, maxEvals
 // lasted (runLength): -compare shortens it for a run stopped early. The
 // alternatives are the fits to each repeat (xs) and the points that widen
 // the band by what an unidentified parameter could do (widen).
-func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64, xs, widen [][]float64, loo []measure.Comparison) (string, error) {
-	f := &fitter{params: params}
-	sc, err := f.with(runs[0].file, x, nil)
+func WriteCalibrated(out string, runs []Run, params []Param, x []float64, xs, widen [][]float64, loo []measure.Comparison) (string, error) {
+	f := &Fitter{Params: params}
+	sc, err := f.With(runs[0].File, x, nil)
 	if err != nil {
 		return "", err
 	}
-	cal := &scenario.Calibration{BaseHash: runs[0].sc.BaseHash()}
+	cal := &scenario.Calibration{BaseHash: runs[0].Scenario.BaseHash()}
 	for _, r := range runs {
-		cal.Runs = append(cal.Runs, r.path)
+		cal.Runs = append(cal.Runs, r.Path)
 	}
 	for _, p := range params {
-		cal.Fitted = append(cal.Fitted, p.path)
+		cal.Fitted = append(cal.Fitted, p.Path)
 	}
 	for _, c := range loo {
 		e, _ := c.RelErr()
 		cal.LeaveOneOut = append(cal.LeaveOneOut, math.Round(e*1000)/1000)
 	}
 	for _, xr := range append(slices.Clone(xs), widen...) {
-		alt, err := f.sets(xr, nil)
+		alt, err := f.Sets(xr, nil)
 		if err != nil {
 			return "", err
 		}
@@ -961,16 +1019,16 @@ func writeCalibrated(out string, runs []liveRun, params []fitParam, x []float64,
 	var b strings.Builder
 	var paths []string
 	for _, r := range runs {
-		paths = append(paths, r.path)
+		paths = append(paths, r.Path)
 	}
 	fmt.Fprintf(&b, "# Written by simulate -calibrate: %s fitted to %s.\n", plural(len(params), "value"), strings.Join(paths, ", "))
 	for i, p := range params {
-		fmt.Fprintf(&b, "#   %s: %s (from %s%s)\n", p.path, p.describe(x[i]), strings.Join(paths, ", "), spreadText(p, i, x, xs))
+		fmt.Fprintf(&b, "#   %s: %s (from %s%s)\n", p.Path, p.describe(x[i]), strings.Join(paths, ", "), spreadText(p, i, x, xs))
 		for _, k := range p.kept {
 			fmt.Fprintf(&b, "#     %s\n", k)
 		}
 	}
-	fmt.Fprintf(&b, "# simulate -compare accepts live runs of %s (base hash %s, before -set) only.\n", describeSource(runs[0].sc), cal.BaseHash)
+	fmt.Fprintf(&b, "# simulate -compare accepts live runs of %s (base hash %s, before -set) only.\n", describeSource(runs[0].Scenario), cal.BaseHash)
 	b.Write(body)
 	path := filepath.Join(out, CalibratedFile)
 	return path, writeAtomic(path, []byte(b.String()))
@@ -982,29 +1040,6 @@ func plural(n int, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
-}
-
-// fitProgress shows on a terminal which fit runs and how many evaluations
-// it has made, so that a calibration of a minute or two is not silent. It
-// is simulate's progress line (shown after two seconds, on a terminal
-// only, cleared by done) with its own words.
-type fitProgress struct {
-	*progress
-	name  string
-	evals int
-}
-
-// stage starts a new fit.
-func (p *fitProgress) stage(name string) {
-	p.name, p.evals = name, 0
-}
-
-// eval counts one evaluation of the loss.
-func (p *fitProgress) eval() {
-	p.evals++
-	p.show(func(el time.Duration) string {
-		return fmt.Sprintf("calibrate: %s, evaluation %d (at most %d), %s so far", p.name, p.evals, maxEvals, el.Round(time.Second))
-	})
 }
 
 // fittedLeaves are the latencies a calibrated scenario's fit set, with the
@@ -1043,7 +1078,7 @@ func anyRelated(paths map[string]bool, path string) bool {
 }
 
 // runSetsOf are the live run's own -set values (measured's
-// scenario.params) that change the value at path, each as "-set P=V".
+// scenario.Params) that change the value at path, each as "-set P=V".
 func runSetsOf(measured *measure.Summary, path string) []string {
 	var out []string
 	for _, p := range measured.Scenario.Params {
@@ -1105,7 +1140,7 @@ func targetText(measured *measure.Summary) string {
 	}
 }
 
-// fittedOrRun settles each fitted latency of the calibrated scenario file
+// FittedOrRun settles each fitted latency of the calibrated scenario file
 // that the live run's own -set values (in measured, at path) changed in sc,
 // the scenario as load built it: file with those values applied. Where the
 // target ran with the run's value (ranWith) it stays, since it is the
@@ -1115,7 +1150,7 @@ func targetText(measured *measure.Summary) string {
 // own leave-one-out predictions do. Either way a note names the latency,
 // both values and what the comparison then tests. A latency the user's
 // -set names (user) is the user's and is left alone.
-func fittedOrRun(file, sc *scenario.Scenario, measured *measure.Summary, path string, user map[string]bool) (*scenario.Scenario, []string, error) {
+func FittedOrRun(file, sc *scenario.Scenario, measured *measure.Summary, path string, user map[string]bool) (*scenario.Scenario, []string, error) {
 	var sets, notes []string
 	for _, fit := range fittedLeaves(file) {
 		runSets := runSetsOf(measured, fit.Path)
@@ -1146,12 +1181,12 @@ func fittedOrRun(file, sc *scenario.Scenario, measured *measure.Summary, path st
 	return out, notes, nil
 }
 
-// varied is the alternative alt (calibrated.alternatives, path=value) of
+// Varied is the alternative alt (calibrated.alternatives, path=value) of
 // the calibrated scenario base (as its file holds it) without the latencies
 // that point holds at another value than base: those a -set, the live run
 // or a sweep point put there, which the alternatives must not overwrite.
 // With no base, alt as it is.
-func varied(alt []string, base, point *scenario.Scenario) []string {
+func Varied(alt []string, base, point *scenario.Scenario) []string {
 	if base == nil {
 		return alt
 	}

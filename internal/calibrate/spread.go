@@ -1,4 +1,4 @@
-package simulatecmd
+package calibrate
 
 import (
 	"math"

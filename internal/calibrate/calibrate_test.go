@@ -1,0 +1,126 @@
+package calibrate
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/overshoot-dev/overshoot/internal/measure"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+// calibrateScenario is a wrangler-dev-like scenario: memory store behind
+// one thread.
+const calibrateScenario = `name: cal
+limiter: {limit: 5, window: 10s}
+store: {kind: memory}
+server: {mode: single-thread}
+traffic:
+  - name: bot
+    closed_loop: {concurrency: 1}
+live: {duration: 1s}
+`
+
+// TestNelderMead checks the search on a bowl with a known minimum.
+func TestNelderMead(t *testing.T) {
+	x, v := nelderMead(func(x []float64) float64 { return (x[0]-1)*(x[0]-1) + 4*(x[1]+2)*(x[1]+2) }, []float64{0, 0}, 0.5, 400, 1e-12)
+	if v > 1e-6 || abs(x[0]-1) > 1e-3 || abs(x[1]+2) > 1e-3 {
+		t.Errorf("minimum at %v (%v), want (1, -2)", x, v)
+	}
+}
+
+func abs(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}
+
+// TestStartingServerIsTheExample holds the starting values to their doc
+// comment: they are examples/worker/closed-loop.yaml's server section.
+func TestStartingServerIsTheExample(t *testing.T) {
+	ex, err := scenario.Load("../../examples/worker/closed-loop.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(t.TempDir(), "plain.yaml")
+	os.WriteFile(plain, []byte(strings.Replace(calibrateScenario, "server: {mode: single-thread}", "", 1)), 0o644)
+	sc, err := scenario.Load(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets, _, err := startingServer(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc, err = sc.With(sets...); err != nil {
+		t.Fatal(err)
+	}
+	got, want := sc.Server.Latencies(), ex.Server.Latencies()
+	if fmt.Sprint(got) != fmt.Sprint(want) || sc.Server.BatchMax != ex.Server.BatchMax {
+		t.Errorf("starting server %v (batch %d), want closed-loop.yaml's %v (batch %d)", got, sc.Server.BatchMax, want, ex.Server.BatchMax)
+	}
+}
+
+// TestTargetOf checks what a fit matches for a run: its own values without
+// repeats, the median over the repeats (the largest read group too, and
+// how far the repeats' max ratios spread), or one repeat's.
+func TestTargetOf(t *testing.T) {
+	one := &measure.Summary{}
+	one.Overshoot.Ratio.Max, one.Overshoot.LargestReadGroup = 2.5, 9
+	rep := &measure.Summary{}
+	rep.Overshoot.Ratio.Max, rep.Overshoot.LargestReadGroup = 3, 7
+	rep.Repeats = &measure.Repeats{Runs: []measure.RepeatRun{
+		{MaxRatio: 1, ReadGroup: 3, LatencyP50Ms: 10}, {MaxRatio: 3, ReadGroup: 7, LatencyP50Ms: 30}, {MaxRatio: 2, ReadGroup: 5, LatencyP50Ms: 20},
+	}, MaxRatio: measure.Spread{Median: 2, Min: 1, Max: 3}, LatencyP50Ms: measure.Spread{Median: 20}}
+	tests := []struct {
+		name string
+		s    *measure.Summary
+		i    int
+		want target
+	}{
+		{"one run", one, -1, target{ratio: 2.5, readGroup: 9, spread: -1}},
+		// The spread: the repeats' range (1 to 3) over their median (2).
+		{"median over repeats", rep, -1, target{ratio: 2, latencyP50: 20, readGroup: 5, spread: 1, repeats: 3}},
+		{"repeat 2", rep, 1, target{ratio: 3, latencyP50: 30, readGroup: 7, spread: -1}},
+	}
+	for _, tc := range tests {
+		if got := targetOf(tc.s, tc.i); got != tc.want {
+			t.Errorf("%s: target %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestUnconstrained checks which fit parameters a set of runs cannot fit:
+// those whose every latency each run keeps at its own value.
+func TestUnconstrained(t *testing.T) {
+	keeps := func(leaves ...string) Run {
+		r := Run{Keep: map[string]bool{}}
+		for _, l := range leaves {
+			r.Keep[l] = true
+		}
+		return r
+	}
+	store := Param{Path: "store.latency", Leaves: []string{"store.latency"}}
+	kv := Param{Path: "store.kv", Leaves: []string{"store.kv.hot_read", "store.kv.write"}}
+	tests := []struct {
+		name string
+		runs []Run
+		p    Param
+		want bool
+	}{
+		{"the only other run keeps it", []Run{keeps("store.latency")}, store, true},
+		{"every other run keeps it", []Run{keeps("store.latency"), keeps("store.latency", "server.rtt")}, store, true},
+		{"one run fits it", []Run{keeps("store.latency"), keeps()}, store, false},
+		{"no run keeps anything", []Run{{}, {}}, store, false},
+		{"one of a section's latencies is free", []Run{keeps("store.kv.write")}, kv, false},
+		{"all of a section's are kept", []Run{keeps("store.kv.write", "store.kv.hot_read")}, kv, true},
+	}
+	for _, tc := range tests {
+		if got := unconstrained(tc.runs, tc.p); got != tc.want {
+			t.Errorf("%s: unconstrained = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
