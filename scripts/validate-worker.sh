@@ -193,7 +193,7 @@ done
 # The matrix, from the files written above.
 {
 	echo
-	echo "| limit | C | role | live max ratio: median (range) | predicted median | predicted 95% band | inside | relative error | read on one count: live / model |"
+	echo "| limit | C | role | live max ratio: median (range) | predicted median | predicted 95% band (of the median of the repeats) | inside | relative error | read on one count: live / model |"
 	echo "|---|---|---|---|---|---|---|---|---|"
 	for limit in "${limit_list[@]}"; do
 		for c in "${c_list[@]}"; do

@@ -41,7 +41,10 @@ type Comparison struct {
 	MeasuredMaxRatio float64 `json:"measured_max_ratio"`
 	// Repeats is how many live runs MeasuredMaxRatio is the median of.
 	Repeats int `json:"repeats"`
-	// PredictedBand is [lo, hi]: the central 95% of the trials' max ratios.
+	// PredictedBand is [lo, hi]: the central 95% of the trials' max
+	// ratios or, when MeasuredMaxRatio is the median of Repeats > 1 runs,
+	// of the median of as many trials (MedianBand), which the live median
+	// is held against.
 	PredictedBand [2]float64 `json:"predicted_band"`
 	// PredictedMedian is the median of the trials' max ratios.
 	PredictedMedian float64 `json:"predicted_median"`
@@ -113,6 +116,10 @@ func Compare(predicted, measured *Summary) Comparison {
 	c.PredictedMedian = Median(pt.MaxRatios)
 	if len(pt.MaxRatios) == 0 {
 		c.PredictedMedian = pt.MaxRatio.Mean
+	} else if c.Repeats > 1 {
+		// The live value is the median of c.Repeats runs: the band is
+		// that of the median of as many trials.
+		c.PredictedBand = MedianBand(pt.MaxRatios, c.Repeats)
 	}
 	if len(pt.ReadGroups) > 0 {
 		g := make([]float64, len(pt.ReadGroups))

@@ -209,3 +209,43 @@ func TestSummarizeMechanism(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareBandOfMedian: the live value of a repeated run is the median
+// of its repeats, so it is held against the band of the median of as many
+// trials (MedianBand), narrower than one trial's; a single run against the
+// trials' own central 95%.
+func TestCompareBandOfMedian(t *testing.T) {
+	ratios := []float64{1.2, 2, 6, 8, 9, 9.4, 9.8, 10, 10.2, 10.4, 10.6, 10.8, 11, 11.4, 12, 12.4, 12.8, 13.2, 13.6, 14.4}
+	s := slices.Clone(ratios)
+	pred := &Summary{Trials: 20, Overshoot: Overshoot{KeyWindows: 20, PerTrial: PerTrial{
+		MaxRatio: Interval{Lo: Quantile(s, 0.025), Hi: Quantile(s, 0.975)}, MaxRatios: ratios}}}
+	rep := func(rs ...float64) *Repeats {
+		var runs []RepeatRun
+		for _, r := range rs {
+			runs = append(runs, RepeatRun{MaxRatio: r, KeyWindows: 1})
+		}
+		return NewRepeats(runs)
+	}
+	tests := []struct {
+		name    string
+		repeats *Repeats
+		band    [2]float64
+		inside  bool
+	}{
+		{name: "one run: the trials' 95%", band: [2]float64{1.2, 14.4}, inside: true},
+		{name: "median of 3: narrower", repeats: rep(1.2, 1.4, 14), band: MedianBand(ratios, 3), inside: false},
+		{name: "median of 3 inside", repeats: rep(9, 11, 14), band: MedianBand(ratios, 3), inside: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &Summary{Overshoot: Overshoot{KeyWindows: 1, Ratio: Stats{Max: 2}}, Repeats: tc.repeats}
+			c := Compare(pred, m)
+			if c.PredictedBand != tc.band || c.InsideBand != tc.inside {
+				t.Errorf("band %v, inside %v; want %v, %v", c.PredictedBand, c.InsideBand, tc.band, tc.inside)
+			}
+		})
+	}
+	if b := MedianBand(ratios, 3); b[0] <= 1.2 || b[1] >= 14.4 {
+		t.Errorf("the median of 3's band %v is not narrower than one trial's [1.2, 14.4]", b)
+	}
+}

@@ -160,7 +160,7 @@ func comparisonTable(c *measure.Comparison) table {
 	}
 	rows := [][]string{
 		{"Measured max ratio (" + what + ")", ratio(c.MeasuredMaxRatio)},
-		{"Predicted band (central 95% of the trials' max ratios)", ratio(c.PredictedBand[0]) + " to " + ratio(c.PredictedBand[1])},
+		{"Predicted band (central 95% of the " + c.BandText() + "' max ratios)", ratio(c.PredictedBand[0]) + " to " + ratio(c.PredictedBand[1])},
 		{"Predicted median of the trials' max ratios", ratio(c.PredictedMedian)},
 		{"Measured inside the predicted band?", verdict},
 		{"Relative error |measured - predicted median| / measured", rel},

@@ -656,3 +656,53 @@ func TestCalibrateHoldsUnconstrained(t *testing.T) {
 		t.Errorf("want one held line, after %s's leave-one-out line; got lines %v of:\n%s", plain, held, loo)
 	}
 }
+
+// TestCalibratePlainBandNotPoint: calibrated from a plain scenario (no
+// server: section) on hand-made runs at C = 1 and 8 whose repeats differ,
+// no predicted band is a point, in the fit per run nor for a run held out
+// (C = 4, repeats 1.6x to 2.8x; TestCalibrateBandsSpread checks a fitted
+// one). A fit that leaves the spread out
+// (-fit server.rtt on a server of constant steps) is shown to collapse its
+// band, and the calibration says so: the check can fail.
+func TestCalibratePlainBandNotPoint(t *testing.T) {
+	constServer := "server: {mode: single-thread, cpu: {before_read: 500us, between: 600us, after_write: 300us}}\n"
+	tests := []struct {
+		name   string
+		server string // appended to the plain scenario
+		fit    []string
+		point  bool // the band is expected to collapse
+	}{
+		{name: "plain scenario and the default fit"},
+		{name: "constant steps and no spread fitted", server: constServer, fit: []string{"-fit", "server.rtt"}, point: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			scPath := filepath.Join(dir, "plain.yaml")
+			os.WriteFile(scPath, []byte(plainScenario+tc.server), 0o644)
+			c1 := handRun(t, dir, scPath, []float64{1, 1, 1}, 2, 12, 5)
+			c8 := handRun(t, dir, scPath, []float64{2.2, 3.2, 4.8}, 9, 50, 14, "traffic.bot.closed_loop.concurrency=8")
+			c4 := handRun(t, dir, scPath, []float64{1.6, 2.4, 2.8}, 5, 30, 9, "traffic.bot.closed_loop.concurrency=4")
+			args := append([]string{"-calibrate", c1 + "," + c8, "-trials", "12", "-seed", "3", "-out", filepath.Join(dir, "out")}, tc.fit...)
+			code, out, stderr := runMain(t, args...)
+			if code != ExitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if said := strings.Contains(out, "the band is a point while the live repeats spread"); said != tc.point {
+				t.Errorf("the calibration says the band is a point: %v, want %v:\n%s", said, tc.point, out)
+			}
+			code, js, stderr := runMain(t, "-compare", c4, "-no-report", "-json", "-trials", "24", filepath.Join(dir, "out", CalibratedFile))
+			if code != ExitOK && code != ExitThreshold {
+				t.Fatalf("-compare: exit %d: %s", code, stderr)
+			}
+			var s struct{ Comparison measure.Comparison }
+			if err := json.Unmarshal([]byte(js), &s); err != nil {
+				t.Fatal(err)
+			}
+			band := s.Comparison.PredictedBand
+			if point := band[0] == band[1]; point != tc.point {
+				t.Errorf("the held-out run's band is %v (a point: %v, want %v) while its repeats run from 1.6 to 2.8", band, point, tc.point)
+			}
+		})
+	}
+}

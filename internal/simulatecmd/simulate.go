@@ -870,7 +870,7 @@ func writeComparison(w io.Writer, c *measure.Comparison) {
 		band = "OUTSIDE"
 	}
 	fmt.Fprintf(w, "\ncompared: measured max ratio %.3g (%s, %d key-windows)\n", c.MeasuredMaxRatio, what, c.KeyWindows)
-	fmt.Fprintf(w, "          predicted median %.3g, 95%% of trials in [%.3g, %.3g]: %s the band", c.PredictedMedian, c.PredictedBand[0], c.PredictedBand[1], band)
+	fmt.Fprintf(w, "          predicted median %.3g, 95%% of %s in [%.3g, %.3g]: %s the band", c.PredictedMedian, c.BandText(), c.PredictedBand[0], c.PredictedBand[1], band)
 	if c.RelativeError != nil {
 		fmt.Fprintf(w, "; relative error %.1f%%", 100**c.RelativeError)
 	}
