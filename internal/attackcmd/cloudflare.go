@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/cloudflare"
@@ -60,13 +61,14 @@ func (f *cloudflareFlags) validate(store plan.LiveStore, url string) error {
 // cloudflare it reads the token and account from the environment and runs
 // the store's preflight (one read) before any load, so that a missing
 // variable, a refused token or an unknown namespace is a clear error before
-// anything is written.
-func (c *config) newBuiltinStore(ctx context.Context, pl *plan.Plan, seed uint64) (*BuiltinStore, error) {
+// anything is written. What a store says after its run (-redis-harness:
+// the faults it applied) goes to stderr.
+func (c *config) newBuiltinStore(ctx context.Context, pl *plan.Plan, seed uint64, stderr io.Writer) (*BuiltinStore, error) {
 	switch c.store {
 	case StoreCloudflare:
 		return newCloudflareStore(ctx, c.cf.namespace, c.cf.baseURL, c.timeout)
 	case StoreRedis:
-		return newRedisStore(ctx, &c.rd, pl, runDuration(c, pl), c.stderr)
+		return newRedisStore(ctx, &c.rd, pl, runDuration(c, pl), stderr)
 	}
 	return NewStore(c.store, pl, seed)
 }

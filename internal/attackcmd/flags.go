@@ -39,7 +39,6 @@ type config struct {
 	mergeArgs    []string        // merge: the shard files or folders
 	repeat       int             // -repeat N: independent runs, one summary
 	denyStatus   []int           // -deny-status: the statuses that are denials
-	stderr       io.Writer       // what a store says after its run (-redis-harness: the faults)
 }
 
 // Modes are attack's modes, each also the flag form it has always had.
@@ -121,7 +120,6 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 		return nil, err
 	}
 	c := p.Config
-	c.stderr = stderr
 	switch p.Mode.Name {
 	case "merge":
 		if len(p.Args) == 0 {
@@ -162,7 +160,7 @@ func (c *config) check() error {
 		return err
 	}
 	if c.rd.harness && c.serve {
-		return fmt.Errorf("-redis-harness starts servers for an attack run and faults them during it: not with serve")
+		return fmt.Errorf("-redis-harness starts servers for an attack run and faults them during it: not with -serve")
 	}
 	if c.timeout < MinTimeout {
 		return fmt.Errorf("-timeout %v is too short for any answer, even on loopback: give %v or more (default 10s)", c.timeout, MinTimeout)

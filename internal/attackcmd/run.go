@@ -79,13 +79,11 @@ func Main(args []string, env Env) int {
 // options of the run, built once and completed as the target is known
 // (its URL, and the limit and window it states).
 type live struct {
-	sc   *scenario.Scenario
-	pl   *plan.Plan
-	lim  *limiter.Limiter
-	opts attack.Options
-	// started is the built-in store's, told when its run starts (a store
-	// that applies the scenario's faults at their times); nil for none.
-	started func(time.Time)
+	sc      *scenario.Scenario
+	pl      *plan.Plan
+	lim     *limiter.Limiter
+	opts    attack.Options
+	started func(time.Time) // the current store's BuiltinStore.Started
 }
 
 // prepare reads the scenario and checks everything the run derives from
@@ -200,17 +198,16 @@ func (r *live) startTarget(ctx context.Context, c *config, stderr io.Writer) (*l
 	if c.url != "" {
 		return r.preflightURL(ctx, c, stderr)
 	}
-	bs, err := c.newBuiltinStore(ctx, r.pl, r.opts.Seed)
+	bs, err := c.newBuiltinStore(ctx, r.pl, r.opts.Seed, stderr)
 	if err != nil {
 		return nil, err
 	}
 	t := &liveTarget{bstore: bs, store: c.store, what: "built-in target, store " + bs.Describe}
-	r.started = bs.Started
 	if t.srv, err = r.newServer(c, bs); err != nil {
 		t.close()
 		return nil, err
 	}
-	t.url, r.opts.KV = t.srv.URL(), bs.AddTo
+	t.url, r.opts.KV, r.started = t.srv.URL(), bs.AddTo, bs.Started
 	return t, nil
 }
 
@@ -323,7 +320,7 @@ func (r *live) attack(ctx context.Context, c *config, t *liveTarget, env Env, st
 	o.Series, o.Samples = &extra.LiveSeries, &extra.LatencySamples
 	o.Progress = r.progress(c, env, stderr, &run)
 	o.StartWhen = r.startWhen(c, stderr)
-	s, runErr := runRepeats(ctx, c.repeat, o, r.freshTargets(ctx, c, t), announceRuns(c, stderr, &run, o.Progress != nil))
+	s, runErr := runRepeats(ctx, c.repeat, o, r.freshTargets(ctx, c, t, stderr), announceRuns(c, stderr, &run, o.Progress != nil))
 	if o.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -392,22 +389,23 @@ func (r *live) startWhen(c *config, stderr io.Writer) func() time.Time {
 
 // freshTargets gives each repeat of a run on the built-in target a fresh
 // store and server; nil for one run, or a URL.
-func (r *live) freshTargets(ctx context.Context, c *config, t *liveTarget) freshTarget {
+func (r *live) freshTargets(ctx context.Context, c *config, t *liveTarget, stderr io.Writer) freshTarget {
 	if t.srv == nil || c.repeat < 2 {
 		return nil
 	}
 	prev := t.srv
 	return func(i int) (string, func(*measure.KVCounters), func(), error) {
 		prev.Close() // its port may be the one asked for
-		bs, err := c.newBuiltinStore(ctx, r.pl, r.opts.Seed+uint64(i))
+		bs, err := c.newBuiltinStore(ctx, r.pl, r.opts.Seed+uint64(i), stderr)
 		if err != nil {
 			return "", nil, nil, err
 		}
+		r.started = bs.Started
 		ns, err := r.newServer(c, bs)
 		if err != nil {
 			return "", nil, nil, err
 		}
-		prev, r.started = ns, bs.Started
+		prev = ns
 		return ns.URL(), bs.AddTo, func() {
 			ns.Close()
 			if bs.Close != nil {

@@ -23,13 +23,13 @@
 // one-way latency there, and answer after the way back.
 //
 // A limiter of the atomic shape (limiter.update atomic) makes one call
-// instead of its reads and write: on the memory and redis stores
-// (atomicStore), the update reaches the store one latency draw after the
-// request is sent and is applied then, in one event (the keys' values, the
-// limiter's Update on them, its write committed at once; on redis at the
-// node it was sent to, replicated as a write), and the response reaches
-// the client at that instant; at a Durable Object's owner, Update replaces
-// Decide. Workers KV and the
+// instead of its reads and write: on the memory store, the update reaches
+// the store one latency draw after the request is sent and is applied then,
+// in one event (the keys' values, the limiter's Update on them, its write
+// committed at once), and the response reaches the client at that instant;
+// on the redis store, the same at the node clients take for the primary
+// (a script), the write then replicated like any other; at a Durable
+// Object's owner, Update replaces Decide. Workers KV and the
 // per-location counters have no atomic update, and a serving side is
 // modelled for read-then-write steps only: the model refuses those pairs.
 //

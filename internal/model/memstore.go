@@ -17,7 +17,7 @@ import (
 // rules every Workers KV put obeys (key length, expirationTtl >= 60 s) and
 // nothing else. Races between a request's read and its write remain, which
 // is what it is for. A limiter of the atomic shape has it apply its update
-// in one step instead (atomicStore): no race remains.
+// in one step instead (UpdateLatency, Update, Apply): no race remains.
 type Memory struct {
 	lat       plan.Dist
 	rng       *rand.Rand
@@ -110,17 +110,16 @@ func (m *Memory) Commit(now time.Duration, w PendingWrite) {
 	c.value, c.version, c.committed, c.expires = w.Value, m.version, t, after(t, int64(w.TTL))
 }
 
-// SendUpdate implements atomicStore: an atomic update takes one
-// operation's latency, at whose end it is applied (ReadUpdate,
-// ApplyUpdate) and its answer known.
-func (m *Memory) SendUpdate(now time.Duration, loc int, key string) (int, time.Duration, error) {
-	return 0, m.lat.Sample(m.rng), nil
-}
+// UpdateLatency draws how long an atomic update takes: one operation, at
+// whose end the update is applied (Update) and its answer known.
+func (m *Memory) UpdateLatency() time.Duration { return m.lat.Sample(m.rng) }
 
-// ReadUpdate implements atomicStore: the first half of an atomic update
-// at now, the keys' live values read and counted; the caller decides on
-// them and, in the same event, calls ApplyUpdate with the write.
-func (m *Memory) ReadUpdate(now time.Duration, node int, keys *[2]string, n int, cur *[2]limiter.Read, versions *[2]uint64) error {
+// Update is the first half of an atomic update at now: it reads the first
+// n of keys into cur, counting the reads, and returns the first error (a
+// key over 512 bytes). The caller decides on cur and, in the same event,
+// with nothing between, calls Apply with the write: the update is one
+// step at the store.
+func (m *Memory) Update(now time.Duration, keys *[2]string, n int, cur *[2]limiter.Read) error {
 	t := int64(now)
 	m.tick(t)
 	for i := 0; i < n; i++ {
@@ -128,16 +127,16 @@ func (m *Memory) ReadUpdate(now time.Duration, node int, keys *[2]string, n int,
 		if r.Err != nil {
 			return r.Err
 		}
-		cur[i], versions[i] = limiter.Read{Value: r.Value, Found: r.Found}, r.Version
+		cur[i] = limiter.Read{Value: r.Value, Found: r.Found}
 	}
 	return nil
 }
 
-// ApplyUpdate implements atomicStore: it commits an atomic update's write
-// at now, at once. A key that holds a live value keeps its expiry when
+// Apply commits an atomic update's write at now, at once: the second half
+// of Update. A key that holds a live value keeps its expiry when
 // w.KeepTTL. It obeys the rules Write does (key length, TTL >= 60 s); no
 // update is ever lost, since nothing came between its read and its write.
-func (m *Memory) ApplyUpdate(now time.Duration, node int, w *limiter.Write, readVersion uint64) error {
+func (m *Memory) Apply(now time.Duration, w *limiter.Write) error {
 	t := int64(now)
 	err := kv.CheckPut(w.Key, w.TTL)
 	if m.ctr != nil {

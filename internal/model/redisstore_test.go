@@ -336,3 +336,31 @@ func TestRedisRefusesBadConfig(t *testing.T) {
 		t.Errorf("a TTL under a second: %v, want InvalidTTL (EX takes whole seconds)", err)
 	}
 }
+
+// TestRedisFailoverRun: one client, a command 1 ms, think 9 ms, the
+// primary killed at 1 s. Until the clients reconnect at 2.6 s (down_after
+// 1 s, failover 500 ms, reconnect 100 ms) every read is refused at once
+// and the error policy lets the request through: 160 fail-opens, each a
+// 10 ms cycle. The writes that commit at 981 ms and 992 ms (every 11 ms,
+// 2 ms after each send) reach the replica 20 ms later, after the kill:
+// 2 lost updates. The same plan on another store kind is refused.
+func TestRedisFailoverRun(t *testing.T) {
+	sc := memoryScenario(1_000_000, time.Minute, ms(1), 4*time.Second, closedLoop(bot("a"), 1, ms(9)))
+	sc.Store = scenario.Store{Kind: scenario.KindRedis, Redis: &scenario.Redis{Replicas: 1, Read: scenario.RedisReadPrimary,
+		ReplicationLag: ms(20), Latency: ms(1), Timeout: dur(time.Second), DownAfter: dur(time.Second), Failover: ms(500), Reconnect: ms(100)}}
+	sc.Faults = []scenario.Fault{{At: dur(time.Second), Kind: scenario.FaultKillPrimary, Target: scenario.FaultTargetPrimary}}
+	pl := planOf(t, sc)
+	s, err := Run(pl, Options{Trials: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Totals.FailOpen != 160 || s.KV.ReadErrors != 160 {
+		t.Errorf("fail-open %d, read errors %d; want 160 and 160", s.Totals.FailOpen, s.KV.ReadErrors)
+	}
+	if s.KV.LostUpdates != 2 {
+		t.Errorf("lost updates %d, want 2", s.KV.LostUpdates)
+	}
+	if _, err := Run(pl.WithStore(plan.Memory), Options{Trials: 1}); err == nil || !strings.Contains(err.Error(), "faults: store kind memory does not model faults") {
+		t.Errorf("faults on the memory store: %v", err)
+	}
+}

@@ -84,9 +84,8 @@ func compile(pl *plan.Plan) (*compiled, error) {
 }
 
 // checkUpdate refuses a limiter of the atomic shape on a store the model
-// cannot apply its update on in one step: the memory and redis stores
-// apply it at commit (an atomicStore), a Durable Object at its owner;
-// Workers KV has no atomic update.
+// cannot apply its update on in one step: the memory store applies it at
+// commit, a Durable Object at its owner; Workers KV has no atomic update.
 func (c *compiled) checkUpdate() error {
 	if !c.lim.Atomic() {
 		return nil
@@ -95,7 +94,7 @@ func (c *compiled) checkUpdate() error {
 	case k != plan.Memory && k != plan.DurableObject && k != plan.Redis:
 		return fmt.Errorf("limiter.update atomic: the model's %s store has no atomic update: use read-then-write, or store.kind memory, redis or durable-object", k)
 	case k == plan.Redis && c.plan.Store.Redis.Wait > 0:
-		return fmt.Errorf("limiter.update atomic: WAIT after the script (store.redis.wait) is not modelled: set store.redis.wait to 0, or use read-then-write")
+		return fmt.Errorf("limiter.update atomic: the model's redis store does not WAIT after a script: set store.redis.wait to 0, or use read-then-write")
 	case c.plan.Server.Mode != plan.ServerNone:
 		return fmt.Errorf("limiter.update atomic: the serving side's model runs read-then-write steps only: use read-then-write, or server.mode none")
 	}
@@ -166,8 +165,8 @@ type trial struct {
 	q       queue
 	now     int64
 	store   Store
-	kv      *KV         // store, when it is the KV model: called with key refs
-	atomic  atomicStore // store, when the limiter's updates are atomic: one update a request (updateDone)
+	kv      *KV     // store, when it is the KV model: called with key refs
+	mem     updater // store, when the limiter's updates are atomic: one update a request (updateDone)
 	owned   Owned
 	rec     *measure.Recorder
 	clients []client
@@ -237,7 +236,7 @@ func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
 	t.srv = newServer(t)
 	t.kv, _ = t.store.(*KV)
 	if c.lim.Atomic() {
-		t.atomic, _ = t.store.(atomicStore)
+		t.mem, _ = t.store.(updater)
 	}
 	t.direct = t.owned == nil && t.srv == nil
 	t.clients = newClients(c.pops, c.nClients, plan.NewStream(seed, i))
@@ -408,8 +407,8 @@ func (t *trial) send(c *client, ci int32, r *request, ri int32) {
 		t.onSend(c, ci, n, loc)
 	}
 	r.win, r.into = t.planFor(c)
-	if t.atomic != nil {
-		t.sendUpdate(r, ri)
+	if t.mem != nil {
+		t.push(t.now+int64(t.mem.UpdateLatency()), evUpdate, ri)
 		return
 	}
 	if t.direct {
@@ -563,58 +562,23 @@ func (t *trial) readDone(ri int32) {
 	t.push(t.now+int64(lat), evCommit, ri)
 }
 
-// atomicStore is a Store that applies a limiter's atomic update in one
-// step at its primary: the update is sent, and after its latency read,
-// decided and written in one event, with nothing between.
-type atomicStore interface {
-	// SendUpdate sends an update of key from loc at now: the node it goes
-	// to, and the latency after which it is applied and answered, or the
-	// error the client sees after that latency.
-	SendUpdate(now time.Duration, loc int, key string) (node int, lat time.Duration, err error)
-	// ReadUpdate reads the first n of keys at node for an update applied
-	// at now, into cur and versions (counting the reads), or fails.
-	ReadUpdate(now time.Duration, node int, keys *[2]string, n int, cur *[2]limiter.Read, versions *[2]uint64) error
-	// ApplyUpdate commits the update's write w at node, at now, over the
-	// version readVersion of its key the update read.
-	ApplyUpdate(now time.Duration, node int, w *limiter.Write, readVersion uint64) error
-}
-
-// sendUpdate sends request r's atomic update: it is applied at its node
-// (kept in r.dom) when evUpdate fires, or fails then with the store's error.
-func (t *trial) sendUpdate(r *request, ri int32) {
-	node, lat, err := t.atomic.SendUpdate(time.Duration(t.now), int(r.loc), r.win.plan.Keys[0])
-	r.dom, r.err = int32(node), err
-	t.push(t.now+int64(lat), evUpdate, ri)
-}
-
-// updateDone applies request ri's atomic update at its store, now, in one
-// step: the values its keys hold, the limiter's Update on them, its write
-// committed at once. The response reaches the client now.
+// updateDone applies request ri's atomic update at the memory store, now,
+// in one step: the values its keys hold, the limiter's Update on them,
+// its write committed at once. The response reaches the client now.
 func (t *trial) updateDone(ri int32) {
 	r := &t.reqs[ri]
 	now := time.Duration(t.now)
 	p := t.planOf(r)
 	d := &t.dec
-	node := int(r.dom)
-	err := r.err
-	r.err = nil
-	if err == nil {
-		err = t.atomic.ReadUpdate(now, node, &p.Keys, p.NKeys, &r.got, &r.versions)
-	}
-	if err == nil {
+	if err := t.mem.Update(now, &p.Keys, p.NKeys, &r.got); err != nil {
+		*d = t.c.lim.Failed(*p, err)
+	} else {
 		t.c.lim.UpdateInto(d, p, &r.got)
 		if d.Write.Key != "" {
-			version := UnknownVersion
-			for i := 0; i < p.NKeys; i++ {
-				if p.Keys[i] == d.Write.Key {
-					version = r.versions[i]
-				}
+			if err := t.mem.Apply(now, &d.Write); err != nil {
+				*d = t.c.lim.Failed(*p, err)
 			}
-			err = t.atomic.ApplyUpdate(now, node, &d.Write, version)
 		}
-	}
-	if err != nil {
-		*d = t.c.lim.Failed(*p, err)
 	}
 	t.record(r, d)
 	t.done(r, ri)

@@ -3,6 +3,7 @@ package redis_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -10,15 +11,24 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/redis"
 )
 
-// mapStore is a store on a map, with Delete (a test's failover).
-type mapStore map[string]string
+// mapStore is a store on a map; during, when set, runs in the middle of
+// the next Get, after it has read (a write that lands while the read is on
+// its way back).
+type mapStore struct {
+	m      map[string]string
+	during func()
+}
 
-func (m mapStore) Get(_ context.Context, key string) (string, bool, error) {
-	v, ok := m[key]
+func (m *mapStore) Get(_ context.Context, key string) (string, bool, error) {
+	v, ok := m.m[key]
+	if f := m.during; f != nil {
+		m.during = nil
+		f()
+	}
 	return v, ok, nil
 }
-func (m mapStore) Put(_ context.Context, key, value string, _ time.Duration) error {
-	m[key] = value
+func (m *mapStore) Put(_ context.Context, key, value string, _ time.Duration) error {
+	m.m[key] = value
 	return nil
 }
 
@@ -33,12 +43,13 @@ func (failing) Put(context.Context, string, string, time.Duration) error {
 }
 
 // TestLedger checks what the ledger counts as lost: acknowledged counts
-// that a later read finds missing (a failover's, a stale write's), and
-// nothing for a count that only grows, a key never written, a failed
-// write, or a value that is not a count.
+// that a later read finds missing (a failover's, a stale write's), a count
+// acknowledged twice (the read-then-write race), and nothing for a count
+// that only grows, a key never written, a failed write, or a value that is
+// not a count.
 func TestLedger(t *testing.T) {
 	type step struct {
-		op    string // put (through the ledger), behind (straight to the store, as a failover or a stale writer), get
+		op    string // put (through the ledger), behind (straight to the store, as a failover or a stale writer), get, or race (a get during which value is put)
 		key   string
 		value string
 	}
@@ -50,16 +61,21 @@ func TestLedger(t *testing.T) {
 	}{
 		{"counts that only grow", []step{{"put", "a", "1"}, {"get", "a", ""}, {"put", "a", "2"}, {"get", "a", ""}}, 0, map[string]int64{"a": 2}},
 		{"a failover loses three", []step{{"put", "a", "1"}, {"put", "a", "2"}, {"put", "a", "3"}, {"put", "a", "4"}, {"behind", "a", "1"}, {"get", "a", ""}}, 3, map[string]int64{"a": 4}},
-		{"counted once, then from what was read", []step{{"put", "a", "5"}, {"behind", "a", "2"}, {"get", "a", ""}, {"get", "a", ""}, {"put", "a", "3"}, {"behind", "a", "1"}, {"get", "a", ""}}, 5, map[string]int64{"a": 2}},
-		{"a key gone is a count of zero", []step{{"put", "a", "2"}, {"behind", "a", ""}, {"get", "a", ""}}, 2, map[string]int64{"a": 1}},
+		{"counted once, then from what was read", []step{{"put", "a", "1"}, {"put", "a", "2"}, {"put", "a", "3"}, {"behind", "a", "1"}, {"get", "a", ""}, {"get", "a", ""},
+			{"put", "a", "2"}, {"put", "a", "3"}, {"behind", "a", "2"}, {"get", "a", ""}}, 3, map[string]int64{"a": 5}},
+		{"a key gone is a count of zero", []step{{"put", "a", "1"}, {"put", "a", "2"}, {"behind", "a", ""}, {"get", "a", ""}}, 2, map[string]int64{"a": 2}},
 		{"a read of a key never written", []step{{"behind", "b", "7"}, {"get", "b", ""}}, 0, map[string]int64{}},
 		{"not a count", []step{{"put", "g", "1700000000.5"}, {"behind", "g", "1"}, {"get", "g", ""}}, 0, map[string]int64{}},
 		{"keys apart", []step{{"put", "a", "3"}, {"put", "b", "1"}, {"behind", "b", "0"}, {"get", "a", ""}, {"get", "b", ""}}, 1, map[string]int64{"a": 1, "b": 1}},
+		{"two writers read the same count", []step{{"put", "a", "5"}, {"get", "a", ""}, {"get", "a", ""}, {"put", "a", "6"}, {"put", "a", "6"}}, 1, map[string]int64{"a": 3}},
+		{"a stale write takes the count back", []step{{"put", "a", "6"}, {"put", "a", "7"}, {"put", "a", "6"}, {"get", "a", ""}, {"put", "a", "7"}}, 2, map[string]int64{"a": 4}},
+		{"a write acknowledged while a read is on its way back", []step{{"put", "a", "6"}, {"put", "a", "7"}, {"behind", "a", "6"}, {"race", "a", "7"}}, 1, map[string]int64{"a": 3}},
+		{"a write after a failover's loss is not lost again", []step{{"put", "a", "1"}, {"put", "a", "2"}, {"put", "a", "3"}, {"behind", "a", "1"}, {"get", "a", ""}, {"put", "a", "2"}}, 2, map[string]int64{"a": 4}},
 	}
 	ctx := context.Background()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			mem := mapStore{}
+			mem := &mapStore{m: map[string]string{}}
 			l := redis.NewLedger(mem)
 			for _, s := range tc.steps {
 				var err error
@@ -67,9 +83,12 @@ func TestLedger(t *testing.T) {
 				case s.op == "put":
 					err = l.Put(ctx, s.key, s.value, time.Minute)
 				case s.op == "behind" && s.value == "":
-					delete(mem, s.key)
+					delete(mem.m, s.key)
 				case s.op == "behind":
 					err = mem.Put(ctx, s.key, s.value, time.Minute)
+				case s.op == "race":
+					mem.during = func() { err = l.Put(ctx, s.key, s.value, time.Minute) }
+					_, _, _ = l.Get(ctx, s.key)
 				default:
 					_, _, err = l.Get(ctx, s.key)
 				}
@@ -103,4 +122,46 @@ func TestLedger(t *testing.T) {
 			t.Errorf("lost %d, acked %v after failures: want nothing", l.Lost(), l.Acked())
 		}
 	})
+}
+
+// TestLedgerUpdate checks that the ledger counts an atomic update as a
+// read of what the key held and a write of the count it made: increments
+// acknowledged by updates, then missing at the next update (a failover),
+// are lost; a ledger over a store that cannot update refuses, and says so
+// through CanUpdate.
+func TestLedgerUpdate(t *testing.T) {
+	ctx := context.Background()
+	m := kv.NewMemory(kv.MemoryOptions{})
+	l := redis.NewLedger(m)
+	if !kv.CanUpdate(l) {
+		t.Fatal("a ledger over the memory store cannot update")
+	}
+	incr := &kv.Update{Keys: [2]string{"w"}, NKeys: 1, Apply: func(cur [2]kv.Value) (kv.Put, bool) {
+		n, _ := strconv.Atoi(cur[0].Value)
+		return kv.Put{Key: "w", Value: strconv.Itoa(n + 1), TTL: time.Minute, KeepTTL: true}, true
+	}}
+	for range 5 {
+		if _, err := l.Update(ctx, incr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Put(ctx, "w", "2", time.Minute); err != nil { // the promoted replica had 2 of the 5
+		t.Fatal(err)
+	}
+	if _, err := l.Update(ctx, incr); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Lost(); got != 3 {
+		t.Errorf("lost %d after 5 acknowledged and a store left at 2, want 3", got)
+	}
+	if got := l.Acked()["w"]; got != 6 {
+		t.Errorf("acknowledged %d updates of w, want 6", got)
+	}
+	nl := redis.NewLedger(&mapStore{m: map[string]string{}})
+	if kv.CanUpdate(nl) {
+		t.Error("a ledger over a store without updates says it can update")
+	}
+	if _, err := nl.Update(ctx, incr); !errors.Is(err, kv.ErrNoUpdate) {
+		t.Errorf("update through a ledger over a store without: %v, want ErrNoUpdate", err)
+	}
 }

@@ -31,7 +31,7 @@ var assumptions = map[string][]Assumption{
 		{Path: "store.durable_object.rtt", What: "a cross-region round trip of lognormal(50 ms, p99 200 ms)", Alternatives: []string{"10ms", "150ms"}},
 	},
 	KindMemory: {
-		{Path: "store.latency", What: "each operation takes lognormal(1 ms, p99 5 ms)", Alternatives: []string{"0s", "20ms"}},
+		{Path: "store.latency", What: "each operation takes lognormal(1 ms, p99 5 ms)", Alternatives: []string{"100us", "20ms"}},
 	},
 	KindRedis: {
 		{Path: "store.redis.replication_lag", What: "a write reaches a replica after lognormal(1 ms, p99 10 ms) (asynchronous replication; its lag unpublished)",
@@ -43,7 +43,7 @@ var assumptions = map[string][]Assumption{
 	KindPerLocation: {
 		{Path: "store.rate_limit.sync", What: "a location's cached count is refreshed when older than 1 s (counters updated asynchronously; unpublished)",
 			Alternatives: []string{"0s", "10s"}},
-		{Path: "store.latency", What: "each operation takes lognormal(1 ms, p99 5 ms)", Alternatives: []string{"0s", "20ms"}},
+		{Path: "store.latency", What: "each operation takes lognormal(1 ms, p99 5 ms)", Alternatives: []string{"100us", "20ms"}},
 	},
 }
 

@@ -41,3 +41,21 @@ func TestAssumptions(t *testing.T) {
 		t.Errorf("a write latency the scenario sets is still an assumption: %v", got)
 	}
 }
+
+// TestAssumptionsNoZeroLatency: no alternative sets a store latency to 0,
+// which would leave a closed loop that does not think stuck at one instant
+// (simulate's "how sure" re-prediction then failed the whole run).
+func TestAssumptionsNoZeroLatency(t *testing.T) {
+	for kind, as := range assumptions {
+		for _, a := range as {
+			if a.Path != "store.latency" && a.Path != "store.redis.latency" {
+				continue
+			}
+			for _, alt := range a.Alternatives {
+				if d, err := ParseDuration(alt); err == nil && d == 0 {
+					t.Errorf("%s: %s has the alternative %s", kind, a.Path, alt)
+				}
+			}
+		}
+	}
+}

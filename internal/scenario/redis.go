@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/limiter"
 )
 
 // The redis store's read modes (store.redis.read).
@@ -171,6 +173,9 @@ func (s *Scenario) validateRedis() error {
 	}
 	if r.Wait < 0 || r.Wait > r.Replicas {
 		return errAt("store.redis.wait", "%d is out of range: give 0 (no WAIT) to store.redis.replicas (%d)", r.Wait, r.Replicas)
+	}
+	if r.Wait > 0 && limiter.Update(s.Limiter.Update) == limiter.Atomic {
+		return errAt("store.redis.wait", "%d with limiter.update atomic: the model's redis store does not WAIT after a script; set wait: 0, or use read-then-write", r.Wait)
 	}
 	if r.WaitTimeout < 0 {
 		return errAt("store.redis.wait_timeout", "%v is negative: give 0 (WAIT blocks) or more", r.WaitTimeout)

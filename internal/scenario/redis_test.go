@@ -39,12 +39,18 @@ func TestRedisSchema(t *testing.T) {
 		{"kill for", "store: {kind: redis}\nfaults: [{at: 1s, kind: kill-primary, for: 5s}]\n", "faults.0.for: is 5s but a killed primary does not come back"},
 		{"latency on a pause", "store: {kind: redis}\nfaults: [{at: 1s, kind: pause, target: primary, latency: 5ms}]\n", "faults.0.latency: latency and jitter are set but kind is pause"},
 		{"link-latency without latency", "store: {kind: redis}\nfaults: [{at: 1s, kind: link-latency, target: replica-1}]\n", "faults.0.latency: is missing"},
+		{"atomic with wait", "limiter: {limit: 5, window: 1m, update: atomic}\nstore: {kind: redis, redis: {wait: 1}}\n", "store.redis.wait: 1 with limiter.update atomic"},
+		{"atomic", "limiter: {limit: 5, window: 1m, update: atomic}\nstore: {kind: redis}\n", ""},
 		{"advise redis", "store: {kind: redis}\nadvise: {stores: [memory, redis]}\n", "advise.stores.1: redis is not among the designs simulate -advise tries yet"},
 		{"second fault", "store: {kind: redis}\nfaults: [{at: 1s, kind: partition}, {at: 3m, kind: partition}]\n", "x.yaml:2:42: faults.1.at: 3m is outside the run"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := Parse("x.yaml", []byte(tc.data+redisBase))
+			base := redisBase
+			if strings.HasPrefix(tc.data, "limiter:") {
+				_, base, _ = strings.Cut(redisBase, "\n") // the case gives its own limiter
+			}
+			s, err := Parse("x.yaml", []byte(tc.data+base))
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("Parse: %v", err)

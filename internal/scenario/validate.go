@@ -234,10 +234,6 @@ func (s *Scenario) validateUpdate() error {
 		return errAt("limiter.update", "atomic: Workers KV has no atomic update (a get and a put are two calls, and the last write wins): use read-then-write on store kv, or store.kind redis, memory or durable-object")
 	case KindPerLocation:
 		return errAt("limiter.update", "atomic: the per-location store (the Rate Limiting binding) counts in its own shape: use read-then-write on it, or store.kind redis, memory or durable-object")
-	case KindRedis:
-		if s.Store.Redis.Wait > 0 {
-			return errAt("limiter.update", "atomic: WAIT after the script (store.redis.wait %d) is not modelled: set store.redis.wait to 0, or use read-then-write", s.Store.Redis.Wait)
-		}
 	}
 	if s.Server != nil && s.Server.Mode != "" && s.Server.Mode != ServerNone {
 		return errAt("limiter.update", "atomic: the model of the serving side (server.mode %s) runs read-then-write steps only: use read-then-write, or server.mode none", s.Server.Mode)

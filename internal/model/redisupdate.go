@@ -1,0 +1,95 @@
+package model
+
+import (
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/limiter"
+)
+
+// updater is a store that applies a limiter's atomic update in one step
+// (limiter.update atomic): the memory store under its lock, the redis
+// store as a script at the primary. The engine draws the update's round
+// trip (UpdateLatency) when the request is sent; at its end it calls
+// Update, decides on what it read, and calls Apply, in one event.
+type updater interface {
+	UpdateLatency() time.Duration
+	Update(now time.Duration, keys *[2]string, n int, cur *[2]limiter.Read) error
+	Apply(now time.Duration, w *limiter.Write) error
+}
+
+var (
+	_ updater = (*Memory)(nil)
+	_ updater = (*Redis)(nil)
+)
+
+// UpdateLatency draws an atomic update's round trip: one command (the
+// script's EVALSHA), at whose end the update is applied at the node
+// clients take for the primary.
+func (s *Redis) UpdateLatency() time.Duration { return s.p.Latency.Sample(s.rng) }
+
+// Update is the first half of an atomic update at now, at the node
+// clients take for the primary: it reads the first n of keys into cur,
+// counting the reads, or returns the error the client sees: a dead node
+// refuses, a paused one times out (at the end of the round trip drawn: the
+// model does not stretch it to the client's timeout), a replica answers
+// READONLY.
+func (s *Redis) Update(now time.Duration, keys *[2]string, n int, cur *[2]limiter.Read) error {
+	t := s.advance(int64(now))
+	nd := s.nodes[s.client]
+	var err error
+	switch {
+	case nd.dead:
+		err = kv.NewUnavailable("get", keys[0], "redis: connection refused: the server is down")
+	case nd.paused:
+		err = kv.NewUnavailable("get", keys[0], "redis: timeout: the server does not answer")
+	case !nd.isPrimary:
+		err = kv.NewUnavailable("get", keys[0], "redis: READONLY You can't write against a read only replica")
+	}
+	if err != nil {
+		if s.ctr != nil {
+			s.ctr.Read(err)
+		}
+		return err
+	}
+	for i := 0; i < n; i++ {
+		e := nd.data[keys[i]]
+		cur[i] = limiter.Read{}
+		if v := e.live(t); v != 0 {
+			cur[i] = limiter.Read{Value: e.value, Found: true}
+		}
+		if s.ctr != nil {
+			s.ctr.Read(nil)
+			if cur[i].Found {
+				s.ctr.Visibility(time.Duration(t-e.committed), 0, true)
+			}
+		}
+	}
+	return nil
+}
+
+// Apply commits an atomic update's write at now at the same node, the
+// second half of Update: a live key keeps its expiry when w.KeepTTL. It is
+// replicated and lost at a failover like any write; none is lost to a
+// race, since nothing came between its read and its write. A TTL under a
+// second is refused, as EX and PEXPIRE in whole seconds are by the live
+// store.
+func (s *Redis) Apply(now time.Duration, w *limiter.Write) error {
+	t := s.advance(int64(now))
+	var err error
+	if w.TTL < time.Second {
+		err = kv.NewInvalidTTL(w.Key, w.TTL)
+	}
+	if s.ctr != nil {
+		s.ctr.Write(err)
+	}
+	if err != nil {
+		return err
+	}
+	ttl := w.TTL
+	if e := s.nodes[s.client].data[w.Key]; w.KeepTTL && e.live(t) != 0 {
+		ttl = time.Duration(e.expires - t)
+	}
+	s.commit(t, PendingWrite{Key: w.Key, Value: w.Value, TTL: ttl, Domain: s.client, ReadVersion: UnknownVersion}, nil)
+	return nil
+}
