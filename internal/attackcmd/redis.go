@@ -154,7 +154,7 @@ func openRedis(ctx context.Context, cfg redis.Config, alg limiter.Algorithm, tim
 	}
 	var st kv.Store = s
 	var led *redis.Ledger
-	if !cfg.ReadReplicas && alg != limiter.TokenBucket {
+	if !cfg.ReadReplicas && alg != limiter.TokenBucket && alg != limiter.GCRA { // a TAT is no count
 		led = redis.NewLedger(s)
 		st = led
 	}

@@ -13,7 +13,7 @@ import (
 const redisRaceYAML = `
 name: redis-race
 limiter: {name: t, limit: 5, window: 10s, update: UPDATE}
-store: {kind: memory}
+store: {kind: redis}
 traffic:
   - name: bots
     clients: 16
@@ -25,8 +25,8 @@ live: {duration: 800ms, max_requests: 100000}
 // TestRedisStoreAttackAtomic runs the race on a real redis-server with
 // -store redis in both shapes: the atomic one (a Lua script a request)
 // allows exactly the limit in the window and says so in the summary. The
-// scenario's store.kind is memory: the model has no redis store yet, and
-// Workers KV (the default) has no atomic update.
+// scenario names store.kind redis: Workers KV, the default, has no atomic
+// update.
 func TestRedisStoreAttackAtomic(t *testing.T) {
 	srv := redistest.StartServer(t)
 	for _, update := range []string{"read-then-write", "atomic"} {
