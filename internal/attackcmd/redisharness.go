@@ -14,7 +14,8 @@ import (
 )
 
 // redisHarness is a Redis that attack started for one run (-redis-harness):
-// a primary, two replicas and three sentinels on loopback
+// a primary, the scenario's store.redis.replicas and three sentinels
+// watching with its store.redis.down_after, on loopback
 // (internal/redis/harness), and the scenario's faults, which it applies to
 // them from the run's start (internal/faults).
 type redisHarness struct {
@@ -37,7 +38,8 @@ func startRedisHarness(pl *plan.Plan, runFor time.Duration, notes io.Writer) (*r
 	if err != nil {
 		return nil, fmt.Errorf("-redis-harness: a temporary directory for the servers: %w", err)
 	}
-	c, err := harness.Start(dir)
+	r := pl.Store.Redis // the servers the model's store.redis stands for
+	c, err := harness.StartWith(dir, harness.Options{Replicas: r.Replicas, DownAfter: r.DownAfter})
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("-redis-harness: %w", err)

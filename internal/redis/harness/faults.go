@@ -31,7 +31,8 @@ const (
 )
 
 // FailoverTimeout bounds KillPrimary's wait for Sentinel to promote a
-// replica: DownAfter, then an election and the promotion.
+// replica: DownAfter, then an election and the promotion (a schedule's
+// kill waits a cluster's own down-after more).
 const FailoverTimeout = 15 * time.Second
 
 // servers returns the primary and the replicas, in start order.
@@ -259,12 +260,12 @@ func (c *Cluster) stopUndos() {
 func (c *Cluster) Faults() FaultTarget { return FaultTarget{c} }
 
 // FaultTarget is a Cluster as a schedule's target: its KillPrimary waits at
-// most FailoverTimeout for the promotion.
+// most the cluster's down-after plus FailoverTimeout for the promotion.
 type FaultTarget struct{ *Cluster }
 
 // KillPrimary kills the current primary and waits for the promotion.
 func (f FaultTarget) KillPrimary() error {
-	_, _, err := f.Cluster.KillPrimary(FailoverTimeout)
+	_, _, err := f.Cluster.KillPrimary(f.downAfter + FailoverTimeout)
 	return err
 }
 

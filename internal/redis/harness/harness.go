@@ -90,6 +90,8 @@ type Cluster struct {
 	Replicas  []*Server
 	Sentinels []*Server
 
+	downAfter time.Duration // the sentinels' down-after-milliseconds
+
 	stops   []func() // run in reverse by Stop
 	mu      sync.Mutex
 	timers  []*time.Timer // the faults' undos (faults.go)
@@ -135,18 +137,48 @@ func StartServer(dir string) (*Server, error) {
 	return launch(dir, server, "redis", nil)
 }
 
+// Options are what StartWith starts a Cluster with; a zero field takes
+// Start's value.
+type Options struct {
+	// Replicas is the number of replicas, 1 to MaxReplicas (0: 2).
+	Replicas int
+	// DownAfter is the sentinels' down-after-milliseconds (0: DownAfter).
+	DownAfter time.Duration
+}
+
+// MaxReplicas bounds Options.Replicas: each server connects from a
+// loopback address of its own.
+const MaxReplicas = 8
+
 // Start starts, in new directories under dir, a primary, two replicas of it
 // and three sentinels monitoring it as MasterName (quorum 2), every server
 // behind a proxy of its own, and waits until both replicas are online and
 // every sentinel sees two replicas and two other sentinels. On an error it
 // stops what it started. Stop it when done.
-func Start(dir string) (*Cluster, error) {
+func Start(dir string) (*Cluster, error) { return StartWith(dir, Options{}) }
+
+// StartWith starts a Cluster as Start does, with o's replicas and
+// down-after (a live run's, so that its failover takes what the model's
+// store.redis says).
+func StartWith(dir string, o Options) (*Cluster, error) {
+	if o.Replicas == 0 {
+		o.Replicas = 2
+	}
+	if o.DownAfter == 0 {
+		o.DownAfter = DownAfter
+	}
+	if o.Replicas < 1 || o.Replicas > MaxReplicas {
+		return nil, fmt.Errorf("harness: %d replicas: give 1 to %d", o.Replicas, MaxReplicas)
+	}
+	if o.DownAfter < time.Millisecond {
+		return nil, fmt.Errorf("harness: down-after %v: give 1ms or more", o.DownAfter)
+	}
 	server, sentinel, err := Binaries()
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{}
-	if err := c.start(dir, server, sentinel); err != nil {
+	c := &Cluster{downAfter: o.DownAfter}
+	if err := c.start(dir, server, sentinel, o.Replicas); err != nil {
 		c.Stop()
 		return nil, err
 	}
@@ -154,13 +186,13 @@ func Start(dir string) (*Cluster, error) {
 }
 
 // start does Start's work, registering each stop as it goes.
-func (c *Cluster) start(dir, server, sentinel string) error {
+func (c *Cluster) start(dir, server, sentinel string, replicas int) error {
 	var err error
 	if c.Primary, err = c.launchServer(dir, server, "primary", 0); err != nil {
 		return err
 	}
 	host, port, _ := net.SplitHostPort(c.Primary.Addr)
-	for i := range 2 {
+	for i := range replicas {
 		r, err := c.launchServer(dir, server, fmt.Sprintf("replica%d", i+1), i+1)
 		if err != nil {
 			return err
@@ -179,7 +211,7 @@ func (c *Cluster) start(dir, server, sentinel string) error {
 			"bind-source-addr " + SentinelSource,
 			"sentinel announce-ip 127.0.0.1",
 			fmt.Sprintf("sentinel monitor %s %s %s 2", MasterName, host, port),
-			fmt.Sprintf("sentinel down-after-milliseconds %s %d", MasterName, DownAfter.Milliseconds()),
+			fmt.Sprintf("sentinel down-after-milliseconds %s %d", MasterName, c.downAfter.Milliseconds()),
 			fmt.Sprintf("sentinel failover-timeout %s 10000", MasterName),
 			fmt.Sprintf("sentinel parallel-syncs %s 1", MasterName),
 		})

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	goredis "github.com/redis/go-redis/v9"
 )
 
 // TestStartPortTaken makes the first port a server is given one that
@@ -74,5 +77,39 @@ func TestServersDieWithAttack(t *testing.T) {
 			t.Fatalf("the server (process %d) outlived the process that started it by 5s", pid)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestStartWith starts a cluster of one replica whose sentinels wait 2 s
+// before a failover, as a scenario's store.redis can ask, and checks that
+// the sentinels see one replica and that down-after; bad options are
+// refused before anything starts.
+func TestStartWith(t *testing.T) {
+	for _, o := range []Options{{Replicas: MaxReplicas + 1}, {Replicas: -1}, {DownAfter: time.Microsecond}} {
+		if _, err := StartWith(t.TempDir(), o); err == nil {
+			t.Errorf("StartWith(%+v) started", o)
+		}
+	}
+	if _, _, err := Binaries(); err != nil {
+		t.Skip(err)
+	}
+	c, err := StartWith(t.TempDir(), Options{Replicas: 1, DownAfter: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	if len(c.Replicas) != 1 {
+		t.Errorf("%d replicas, want 1", len(c.Replicas))
+	}
+	sc := goredis.NewClient(&goredis.Options{Addr: c.Sentinels[0].Addr, DisableIdentity: true})
+	defer sc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	m, err := SentinelMaster(ctx, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m["down-after-milliseconds"] != "2000" || m["num-slaves"] != "1" {
+		t.Errorf("the sentinel sees down-after %s ms and %s replicas, want 2000 and 1", m["down-after-milliseconds"], m["num-slaves"])
 	}
 }
