@@ -16,6 +16,10 @@
 //	X-Overshoot-Fail-Closed: 1   (the store failed and the error policy denied)
 //	X-Overshoot-Service-Us: <microseconds from taking the request to answering it>
 //
+// A request with X-Overshoot-Warmup: 1 (attack's warm-up, which only opens
+// connections) is answered 200 at once, without the limiter: the store
+// does none of the work the model's trials do not, and counts none.
+//
 // The service time is the target's own: the limiter's reads and writes,
 // without the HTTP hop between the attacker and the target, which is what
 // the model's request latency stands for when it predicts a run of the
@@ -62,6 +66,9 @@ const (
 	HeaderFailOpen = "X-Overshoot-Fail-Open"
 	// HeaderFailClosed is "1" when the store failed and the request was denied.
 	HeaderFailClosed = "X-Overshoot-Fail-Closed"
+	// HeaderWarmup is "1" on attack's warm-up requests, which open the
+	// run's connections: the target answers them without the limiter.
+	HeaderWarmup = "X-Overshoot-Warmup"
 	// HeaderRateLimitPolicy and HeaderRateLimit are the IETF draft
 	// RateLimit header fields (draft-ietf-httpapi-ratelimit-headers).
 	HeaderRateLimitPolicy = "Ratelimit-Policy"
@@ -102,6 +109,7 @@ type Handler struct {
 var (
 	bodyAllowed = []byte("ok\n")
 	bodyDenied  = []byte("Too many requests\n")
+	bodyWarmup  = []byte("warm-up: not counted\n")
 	one         = []string{"1"}
 	textPlain   = []string{"text/plain; charset=utf-8"}
 )
@@ -141,6 +149,12 @@ func secs(d time.Duration) string {
 // ServeHTTP decides for the request's caller and answers 200 or 429.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	began := time.Now() // the service time's, on the monotonic clock, whatever h.now is
+	if v := r.Header[HeaderWarmup]; len(v) > 0 && v[0] == "1" {
+		// A body, so that the connection stays the warm-up's until it is read.
+		w.Header()["Content-Type"] = textPlain
+		w.Write(bodyWarmup)
+		return
+	}
 	caller := h.key.Caller(h.token.Token(r), r.Header)
 	// Every request gets its own store context (location, and the reads
 	// the eventual store remembers for lost-update accounting).
