@@ -100,6 +100,7 @@ func (s *Store) Get(ctx context.Context, key string) (string, bool, error) {
 	s.mu.Unlock()
 	req.noteRead(key, r.Version)
 	req.noteDomain(r.Domain)
+	req.noteLatency(r.Latency)
 	if !s.wait(ctx, r.Latency) {
 		return "", false, kv.WrapUnavailable("get", key, ctx.Err())
 	}
@@ -110,13 +111,15 @@ func (s *Store) Get(ctx context.Context, key string) (string, bool, error) {
 // first, the write still commits when its latency is over (it was sent),
 // and Put returns the context's error.
 func (s *Store) Put(ctx context.Context, key, value string, ttl time.Duration) error {
-	version, ok := requestFrom(ctx).readOf(key)
+	req := requestFrom(ctx)
+	version, ok := req.readOf(key)
 	if !ok {
 		version = model.UnknownVersion
 	}
 	s.mu.Lock()
-	w, lat, err := s.m.Write(s.elapsed(), s.loc(ctx), requestFrom(ctx).domainOf(), key, value, ttl, version)
+	w, lat, err := s.m.Write(s.elapsed(), s.loc(ctx), req.domainOf(), key, value, ttl, version)
 	s.mu.Unlock()
+	req.noteLatency(lat)
 	if err != nil {
 		s.wait(ctx, lat)
 		return err
@@ -138,6 +141,19 @@ func (s *Store) Put(ctx context.Context, key, value string, ttl time.Duration) e
 	}
 	commit()
 	return nil
+}
+
+// StoreTime returns the sum of the latencies the model gave the operations
+// of the request ctx carries (kv.WithLocation), and true; false when ctx
+// carries none. The built-in target states it beside its service time:
+// the rest is its own (CPU, timers, scheduling), which the model has no
+// part for.
+func (s *Store) StoreTime(ctx context.Context) (time.Duration, bool) {
+	r := requestFrom(ctx)
+	if r == nil {
+		return 0, false
+	}
+	return r.slept, true
 }
 
 // Wait waits for writes still committing after their callers gave up.

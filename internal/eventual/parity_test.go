@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 	"time"
 
@@ -56,6 +57,9 @@ func liveParity(t *testing.T, pl *plan.Plan, seed uint64) parity {
 		rec := httptest.NewRecorder()
 		slept = 0
 		h.ServeHTTP(rec, req)
+		if got, want := rec.Header().Get(target.HeaderStore), strconv.FormatInt(slept.Microseconds(), 10); got != want {
+			t.Fatalf("request %d: %s %q, want %s (what it slept)", n, target.HeaderStore, got, want)
+		}
 		if clock.Now().Sub(pl.Start) >= pl.Duration {
 			break // answered after the end: the model records no latency for it
 		}
@@ -95,7 +99,8 @@ func modelParity(t *testing.T, pl *plan.Plan, seed uint64) parity {
 // same live plan and seed: one closed loop of the default scenario (and
 // of variants that reach the store's other paths) must meet the same
 // decisions with the same latencies, request by request, and do the same
-// KV work. A difference is systematic: an operation one side does and the
+// KV work; the target's X-Overshoot-Store-Us is what it slept. A
+// difference is systematic: an operation one side does and the
 // other does not, or a latency one side gives another part of a request.
 func TestTargetSleepsAsTheModelTimes(t *testing.T) {
 	for _, tc := range []struct {

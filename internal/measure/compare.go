@@ -94,6 +94,11 @@ type MechanismCheck struct {
 	// time, without the HTTP hop the model has no part for), not by the
 	// attacker.
 	AtTarget bool `json:"at_target,omitempty"`
+	// Overhead is the target's own time per request (ms, the live runs'
+	// median of service time less the store's modeled latencies), added to
+	// the model's latencies in PredictedBand and PredictedMedian; 0 when
+	// the target did not state it.
+	Overhead float64 `json:"target_overhead_ms,omitempty"`
 }
 
 // Compare holds predicted (a simulate summary) against measured (an attack
@@ -354,7 +359,11 @@ func (k MechanismCheck) Format() string {
 	if k.AtTarget {
 		at = " at the target"
 	}
-	return fmt.Sprintf("%s%s, predicted %s (trials %s to %s): %s", k.Value(k.Measured), at, k.Value(k.PredictedMedian), k.Value(k.PredictedBand[0]), k.Value(k.PredictedBand[1]), in)
+	with := ""
+	if k.Overhead > 0 {
+		with = fmt.Sprintf(" with the target's own %s", k.Value(k.Overhead))
+	}
+	return fmt.Sprintf("%s%s, predicted %s%s (trials %s to %s): %s", k.Value(k.Measured), at, k.Value(k.PredictedMedian), with, k.Value(k.PredictedBand[0]), k.Value(k.PredictedBand[1]), in)
 }
 
 // NotLikeForLike marks c not like for like for a reason Compare cannot see

@@ -40,6 +40,10 @@ type MechanismTrial struct {
 	// quantiles at the target (Trial.Service); 0 when it stated none.
 	ServiceP50Ms float64 `json:"service_p50_ms,omitempty"`
 	ServiceP99Ms float64 `json:"service_p99_ms,omitempty"`
+	// OverheadP50Ms is a live run's median overhead at the target, its
+	// service time less its store's modeled latencies (Trial.Overhead);
+	// 0 when it stated none.
+	OverheadP50Ms float64 `json:"overhead_p50_ms,omitempty"`
 }
 
 // mechanismOf is a trial's mechanism counts.
@@ -57,6 +61,9 @@ func mechanismOf(t *Trial) MechanismTrial {
 	if t.Service.N > 0 {
 		st := t.Service.Stats()
 		m.ServiceP50Ms, m.ServiceP99Ms = st.P50, st.P99
+	}
+	if t.Overhead.N > 0 {
+		m.OverheadP50Ms = t.Overhead.Stats().P50
 	}
 	return m
 }
@@ -149,6 +156,9 @@ func pooledMechanism(s *Summary) MechanismTrial {
 	if s.Live != nil && s.Live.ServiceMs != nil && s.Live.ServiceMs.N > 0 {
 		m.ServiceP50Ms, m.ServiceP99Ms = s.Live.ServiceMs.P50, s.Live.ServiceMs.P99
 	}
+	if s.Live != nil && s.Live.OverheadMs != nil && s.Live.OverheadMs.N > 0 {
+		m.OverheadP50Ms = s.Live.OverheadMs.P50
+	}
 	return m
 }
 
@@ -184,6 +194,20 @@ func atTarget(runs []MechanismTrial) ([]MechanismTrial, bool) {
 		out[i].LatencyP50Ms, out[i].LatencyP99Ms = out[i].ServiceP50Ms, out[i].ServiceP99Ms
 	}
 	return out, len(out) > 0
+}
+
+// overheadOf is the live runs' median overhead at the target (the median
+// of each run's median), or 0 when some run stated none: the time the
+// target spends on a request beyond its store's modeled latencies.
+func overheadOf(runs []MechanismTrial) float64 {
+	var o []float64
+	for _, m := range runs {
+		if m.OverheadP50Ms <= 0 {
+			return 0
+		}
+		o = append(o, m.OverheadP50Ms)
+	}
+	return Median(o)
 }
 
 // observes reports whether measured saw figure name: a simulation sees
@@ -229,6 +253,10 @@ func checks(predicted, measured *Summary, kept []int) []MechanismCheck {
 	if measured.Mode == "attack" {
 		runs, service = atTarget(runs)
 	}
+	overhead := 0.0
+	if service {
+		overhead = overheadOf(runs)
+	}
 	var out []MechanismCheck
 	for _, f := range mechanismFigures {
 		model, live := f.values(predicted.Mechanism.Trials), f.values(runs)
@@ -236,10 +264,13 @@ func checks(predicted, measured *Summary, kept []int) []MechanismCheck {
 		if service && (f.name == CheckLatencyP50 || f.name == CheckLatencyP99) {
 			c.What += " at the target (its own time, without the HTTP hop, which the model has no part for)"
 			c.AtTarget = true
+			if c.Overhead = overhead; overhead > 0 {
+				c.What += ", predicted as the model's latency plus the target's own overhead the run measured (its median, service time less the store's modeled latencies)"
+			}
 		}
 		if len(model) > 0 {
-			c.PredictedBand = [2]float64{model[0], model[len(model)-1]}
-			c.PredictedMedian = Median(model)
+			c.PredictedBand = [2]float64{model[0] + c.Overhead, model[len(model)-1] + c.Overhead}
+			c.PredictedMedian = Median(model) + c.Overhead
 		}
 		if len(live) > 0 {
 			c.Measured = Median(live)

@@ -678,6 +678,10 @@ type Trial struct {
 	// target states it (the built-in target does): latency without the
 	// HTTP hop. Empty in the model, whose latency has no hop.
 	Service LogHist
+	// Overhead is a live run's per-request service time less what the
+	// target's store's modeled latencies stood for: the target's own
+	// time. Empty unless the target states both.
+	Overhead LogHist
 }
 
 // Finish closes every open key-window and returns the trial's results;

@@ -20,10 +20,16 @@
 // connections) is answered 200 at once, without the limiter: the store
 // does none of the work the model's trials do not, and counts none.
 //
+//	X-Overshoot-Store-Us: <microseconds of it the store's modeled latencies stood for>
+//	                            (only over a store that models them: eventual)
+//
 // The service time is the target's own: the limiter's reads and writes,
 // without the HTTP hop between the attacker and the target, which is what
 // the model's request latency stands for when it predicts a run of the
-// built-in target.
+// built-in target. Over the eventual store the target also states how much
+// of it was the model's latencies (what the store slept): the rest is the
+// target's own overhead (its CPU, the timers' lateness, waiting for a
+// core), which the model has no part for.
 //
 // RateLimit-Policy and RateLimit are the IETF draft's
 // (draft-ietf-httpapi-ratelimit-headers, checked against revision 11).
@@ -61,6 +67,9 @@ const (
 	// HeaderService carries the target's own time for the request, from
 	// taking it to answering it, in whole microseconds.
 	HeaderService = "X-Overshoot-Service-Us"
+	// HeaderStore carries how much of the service time the store's modeled
+	// latencies stood for, in whole microseconds (a TimedStore only).
+	HeaderStore = "X-Overshoot-Store-Us"
 	// HeaderFailOpen is "1" when the store failed and the request was allowed
 	// anyway (the seed's behaviour); the example Worker sets the same header.
 	HeaderFailOpen = "X-Overshoot-Fail-Open"
@@ -76,6 +85,13 @@ const (
 	// HeaderRetryAfter is on every 429: seconds until the window resets.
 	HeaderRetryAfter = "Retry-After"
 )
+
+// TimedStore is a store whose operations sleep latencies it models (the
+// eventual store): it says how long the operations of the request ctx
+// carries stood for, and false when it does not know.
+type TimedStore interface {
+	StoreTime(ctx context.Context) (time.Duration, bool)
+}
 
 // PolicyName is the policy name the target uses in its RateLimit headers.
 const PolicyName = "default"
@@ -185,6 +201,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hdr[HeaderFailClosed] = one
 	}
 	hdr[HeaderService] = []string{strconv.FormatInt(time.Since(began).Microseconds(), 10)}
+	if ts, ok := h.store.(TimedStore); ok {
+		if d, ok := ts.StoreTime(ctx); ok {
+			hdr[HeaderStore] = []string{strconv.FormatInt(d.Microseconds(), 10)}
+		}
+	}
 	if !d.Allowed {
 		hdr[HeaderRetryAfter] = []string{strconv.FormatInt(reset, 10)}
 		w.WriteHeader(http.StatusTooManyRequests)
