@@ -135,21 +135,20 @@ func TestCompareMechanism(t *testing.T) {
 			m.Live.ServiceMs = &st
 			m.Live.ServiceMs.P50 = 9
 		}, verdict: VerdictFails, outside: []string{CheckLatencyP50}, why: []string{"at the target"}},
-		// The target's own overhead (service less the store's modeled
-		// latencies) is added to the model's: 2 ms over the band's top
-		// 2.9 ms holds with 1.5 ms of its own, not with none; an overhead
-		// does not hide a store slower than the model's.
-		{name: "the target's own overhead, unstated", edit: func(m *Summary) {
+		// Over the eventual store the target also states what its store's
+		// modeled latencies stood for: that, without the target's own time,
+		// is what the model's latency is made of, and is held against it.
+		{name: "the target's own time, its store's unstated", edit: func(m *Summary) {
 			m.Live.ServiceMs = &Stats{N: 1000, P50: 4, P99: 85}
 		}, verdict: VerdictFails, outside: []string{CheckLatencyP50}},
-		{name: "the target's own overhead, stated", edit: func(m *Summary) {
+		{name: "the target's own time, its store's stated", edit: func(m *Summary) {
 			m.Live.ServiceMs = &Stats{N: 1000, P50: 4, P99: 85}
-			m.Live.OverheadMs = &Stats{N: 1000, P50: 1.5, P99: 3}
+			m.Live.StoreMs = &Stats{N: 1000, P50: 2.5, P99: 84}
 		}, verdict: VerdictHolds},
-		{name: "a slower store with the target's overhead", edit: func(m *Summary) {
-			m.Live.ServiceMs = &Stats{N: 1000, P50: 4, P99: 200}
-			m.Live.OverheadMs = &Stats{N: 1000, P50: 1.5, P99: 3}
-		}, verdict: VerdictFails, outside: []string{CheckLatencyP99}, why: []string{"latency.p99_ms 200 ms at the target against 81.5 ms to 90.5 ms"}},
+		{name: "a slower store, stated", edit: func(m *Summary) {
+			m.Live.ServiceMs = &Stats{N: 1000, P50: 4, P99: 201}
+			m.Live.StoreMs = &Stats{N: 1000, P50: 2.5, P99: 200}
+		}, verdict: VerdictFails, outside: []string{CheckLatencyP99}, why: []string{"latency.p99_ms 200 ms of the target's store against 80 ms to 89 ms"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -225,9 +224,9 @@ func TestSummarizeMechanism(t *testing.T) {
 	}
 }
 
-// TestMechanismCheckFormat: a check says what was measured, the model's
-// prediction and band, and, at the target, the target's own overhead the
-// prediction includes.
+// TestMechanismCheckFormat: a check says what was measured, where, the
+// model's prediction and band; a latency of the target's store shows the
+// target's service time beside it.
 func TestMechanismCheckFormat(t *testing.T) {
 	tests := []struct {
 		k    MechanismCheck
@@ -235,8 +234,8 @@ func TestMechanismCheckFormat(t *testing.T) {
 	}{
 		{MechanismCheck{Name: CheckFailOpen, Observed: true, Measured: 0.02, PredictedMedian: 0.018, PredictedBand: [2]float64{0.011, 0.0235}, InsideBand: true},
 			"2%, predicted 1.8% (trials 1.1% to 2.35%): inside"},
-		{MechanismCheck{Name: CheckLatencyP50, Observed: true, AtTarget: true, Measured: 2.32, PredictedMedian: 2.36, PredictedBand: [2]float64{2.24, 2.44}, InsideBand: true, Overhead: 0.3},
-			"2.32 ms at the target, predicted 2.36 ms with the target's own 0.3 ms (trials 2.24 ms to 2.44 ms): inside"},
+		{MechanismCheck{Name: CheckLatencyP50, Observed: true, AtTarget: true, AtStore: true, Service: 2.56, Measured: 2.05, PredictedMedian: 2.06, PredictedBand: [2]float64{1.94, 2.14}, InsideBand: true},
+			"2.05 ms of the target's store (its service time 2.56 ms: the rest is its own), predicted 2.06 ms (trials 1.94 ms to 2.14 ms): inside"},
 		{MechanismCheck{Name: CheckLatencyP99, Observed: true, AtTarget: true, Measured: 200, PredictedMedian: 84, PredictedBand: [2]float64{66, 119}},
 			"200 ms at the target, predicted 84 ms (trials 66 ms to 119 ms): OUTSIDE"},
 	}
