@@ -9,76 +9,79 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
-// loopGapYAML has a bot loop with no think time, a loop with an
-// exponential one and an open loop.
+// loopGapYAML is a bot loop with no think time and a second one thinking
+// 1 ms, 4 s live.
 const loopGapYAML = `name: gap
 limiter: {limit: 5, window: 10s}
 store: {kind: kv}
 traffic:
   - name: bot
     closed_loop: {concurrency: 1, think: 0s}
-  - name: slow
-    closed_loop: {concurrency: 1, think: {dist: exponential, mean: 1s}}
-  - name: open
-    open_loop: {rate: 1/s}
+  - name: two
+    clients: 2
+    closed_loop: {concurrency: 2, think: 1ms}
 live: {duration: 4s}
 `
 
-// TestLoopGap: -compare predicts a closed loop with the live run's time
-// beyond its store's latencies (the attacker's mean latency less the
-// store's mean time) added to a constant think time, and says so; an
-// exponential think time, or one the user set, is kept with a note; a run
-// that did not state its store's time (a URL, the memory store) changes
-// nothing.
+// TestLoopGap: -compare predicts closed loops with the live run's time
+// beyond its store's latencies added to their constant think times, taken
+// from the loops' cycles over the run's sending time, and says so. Here the
+// run sent 500 + 1,000 requests over 1 + 4 slots in 4 s with the store's
+// 4 ms a request: (5 x 4 s - 1,000 x 1 ms) / 1,500 - 4 ms = 8.667 ms. A
+// run that overran its 4 s is taken over 4 s, one stopped at 2 s over 2 s
+// ((10 s - 1 s) / 1,500 - 4 ms = 2 ms);
+// a think time that is not constant, or that the user set, is kept with a
+// note, and a run that did not state its store's time changes nothing.
 func TestLoopGap(t *testing.T) {
-	sc, err := scenario.Parse("gap.yaml", []byte(loopGapYAML))
+	base, err := scenario.Parse("gap.yaml", []byte(loopGapYAML))
 	if err != nil {
 		t.Fatal(err)
 	}
-	live := func(latency, store float64) *measure.Summary {
-		lv := &measure.Live{LatencyMs: measure.Stats{N: 100, Mean: latency}}
+	exp, err := base.With("traffic.two.closed_loop.think={dist: exponential, mean: 1s}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := func(secs, store float64) *measure.Summary {
+		s := &measure.Summary{Live: &measure.Live{DurationSecs: secs}, Populations: []measure.Population{{Name: "bot", Requests: 500}, {Name: "two", Requests: 1000}}}
 		if store > 0 {
-			lv.StoreMs = &measure.Stats{N: 100, Mean: store}
+			s.Live.StoreMs = &measure.Stats{N: 1500, Mean: store}
 		}
-		return &measure.Summary{Live: lv}
+		return s
 	}
 	tests := []struct {
 		name     string
+		sc       *scenario.Scenario
 		measured *measure.Summary
 		user     map[string]bool
-		think    time.Duration // the bot's, predicted
-		notes    []string
+		bot, two time.Duration // the think times predicted (two: when constant)
+		note     string
 	}{
-		{"the store's time stated", live(6.5, 4.75), nil, 1750 * time.Microsecond,
-			[]string{"the model's closed loops think that much longer: the live run's requests took 1.75 ms", "think time of [slow] is kept"}},
-		{"the bot's think set by the user", live(6.5, 4.75), map[string]bool{"traffic.bot.closed_loop.think": true}, 0,
-			[]string{"think time of [bot slow] is kept"}},
-		{"no store time stated", live(6.5, 0), nil, 0, nil},
-		{"no time beyond the store's", live(4, 4.75), nil, 0, nil},
+		{"the store's time stated", base, live(4, 4), nil, 8667 * time.Microsecond, 9667 * time.Microsecond, "the model's closed loops think 8.667ms longer"},
+		{"a run that overran", base, live(5.5, 4), nil, 8667 * time.Microsecond, 9667 * time.Microsecond, "in 4s"},
+		{"a run stopped early", base, live(2, 4), nil, 2 * time.Millisecond, 3 * time.Millisecond, "in 2s"},
+		{"a think time set by the user", base, live(4, 4), map[string]bool{"traffic.two.closed_loop.think": true}, 0, time.Millisecond, "the think time of [two] is kept"},
+		{"a think time not constant", exp, live(4, 4), nil, 0, 0, "the think time of [two] is kept"},
+		{"no store time stated", base, live(4, 0), nil, 0, time.Millisecond, ""},
+		{"no time beyond the store's", base, live(4, 20), nil, 0, time.Millisecond, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, notes, err := loopGap(sc, tc.measured, tc.user)
+			out, notes, err := loopGap(tc.sc, tc.measured, tc.user)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := out.Traffic[0].ClosedLoop.Think; got.Value.D() != tc.think || (got.Dist != "" && got.Dist != scenario.DistConstant) {
-				t.Errorf("bot's think %v, want constant %v", got, tc.think)
+			if got := out.Traffic[0].ClosedLoop.Think.Value.D(); got != tc.bot {
+				t.Errorf("bot's think %v, want %v", got, tc.bot)
 			}
-			if got := out.Traffic[1].ClosedLoop.Think; got.Dist != scenario.DistExponential || got.Mean.D() != time.Second {
-				t.Errorf("slow's think %v, want exponential mean 1s, as written", got)
+			if th := out.Traffic[1].ClosedLoop.Think; th.Dist != scenario.DistExponential && th.Value.D() != tc.two {
+				t.Errorf("two's think %v, want %v", th, tc.two)
 			}
-			if len(notes) != len(tc.notes) {
-				t.Fatalf("notes %q, want %d", notes, len(tc.notes))
-			}
-			for i, w := range tc.notes {
-				if !strings.Contains(notes[i], w) {
-					t.Errorf("note %q does not say %q", notes[i], w)
-				}
+			if (tc.note == "") != (len(notes) == 0) || (tc.note != "" && !strings.Contains(notes[0], tc.note)) {
+				t.Errorf("notes %q, want one saying %q", notes, tc.note)
 			}
 		})
 	}
-	if sc.Traffic[0].ClosedLoop.Think.Value != 0 {
-		t.Errorf("the scenario given was changed: think %v", sc.Traffic[0].ClosedLoop.Think)
+	if base.Traffic[0].ClosedLoop.Think.Value != 0 {
+		t.Errorf("the scenario given was changed: think %v", base.Traffic[0].ClosedLoop.Think)
 	}
 }
