@@ -18,7 +18,7 @@ import (
 //
 // The time is taken from the loops' cycles: each slot of a closed loop
 // spends the run's sending time (the live duration, or less when the run
-// stopped early) on its requests, each its store's time, its think time
+// stopped early; with repeats, one run's share) on its requests, each its store's time, its think time
 // and the gap, so gap = (slot time - requests x think) / requests - the
 // store's mean time. The attacker's mean latency would count a stall after
 // the last send (a run that overran) as if the loop had waited it. It is
@@ -33,8 +33,14 @@ func loopGap(sc *scenario.Scenario, measured *measure.Summary, user map[string]b
 	if lv == nil || lv.StoreMs == nil || lv.StoreMs.N == 0 || len(sc.Traffic) == 0 {
 		return sc, nil, nil
 	}
+	// Repeated runs (attack -repeat) sum their durations and requests:
+	// one run's share of each is what a trial stands for.
+	runs := int64(1)
+	if r := measured.Repeats; r != nil && len(r.Runs) > 1 {
+		runs = int64(len(r.Runs))
+	}
 	sending := sc.Live.Duration.D()
-	if d := time.Duration(lv.DurationSecs * float64(time.Second)); d > 0 && (sending <= 0 || d < sending) {
+	if d := time.Duration(lv.DurationSecs * float64(time.Second) / float64(runs)); d > 0 && (sending <= 0 || d < sending) {
 		sending = d
 	}
 	var slotTime, thinkTime time.Duration
@@ -47,7 +53,7 @@ func loopGap(sc *scenario.Scenario, measured *measure.Summary, user map[string]b
 			kept = append(kept, p.Name)
 			continue
 		}
-		n := populationRequests(measured, p.Name)
+		n := populationRequests(measured, p.Name) / runs
 		end := sending
 		if p.Duration > 0 {
 			end = min(end, p.Start.D()+p.Duration.D())

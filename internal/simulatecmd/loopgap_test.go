@@ -29,7 +29,7 @@ live: {duration: 4s}
 // run sent 500 + 1,000 requests over 1 + 4 slots in 4 s with the store's
 // 4 ms a request: (5 x 4 s - 1,000 x 1 ms) / 1,500 - 4 ms = 8.667 ms. A
 // run that overran its 4 s is taken over 4 s, one stopped at 2 s over 2 s
-// ((10 s - 1 s) / 1,500 - 4 ms = 2 ms);
+// ((10 s - 1 s) / 1,500 - 4 ms = 2 ms), and three repeated runs as one;
 // a think time that is not constant, or that the user set, is kept with a
 // note, and a run that did not state its store's time changes nothing.
 func TestLoopGap(t *testing.T) {
@@ -48,6 +48,15 @@ func TestLoopGap(t *testing.T) {
 		}
 		return s
 	}
+	// repeated is s as attack -repeat n pools n runs like it: durations
+	// and requests summed.
+	repeated := func(n int, s *measure.Summary) *measure.Summary {
+		s.Repeats = &measure.Repeats{Runs: make([]measure.RepeatRun, n)}
+		for i := range s.Populations {
+			s.Populations[i].Requests *= int64(n)
+		}
+		return s
+	}
 	tests := []struct {
 		name     string
 		sc       *scenario.Scenario
@@ -59,6 +68,7 @@ func TestLoopGap(t *testing.T) {
 		{"the store's time stated", base, live(4, 4), nil, 8667 * time.Microsecond, 9667 * time.Microsecond, "the model's closed loops think 8.667ms longer"},
 		{"a run that overran", base, live(5.5, 4), nil, 8667 * time.Microsecond, 9667 * time.Microsecond, "in 4s"},
 		{"a run stopped early", base, live(2, 4), nil, 2 * time.Millisecond, 3 * time.Millisecond, "in 2s"},
+		{"three repeated runs", base, repeated(3, live(12, 4)), nil, 8667 * time.Microsecond, 9667 * time.Microsecond, "in 4s"},
 		{"a think time set by the user", base, live(4, 4), map[string]bool{"traffic.two.closed_loop.think": true}, 0, time.Millisecond, "the think time of [two] is kept"},
 		{"a think time not constant", exp, live(4, 4), nil, 0, 0, "the think time of [two] is kept"},
 		{"no store time stated", base, live(4, 0), nil, 0, time.Millisecond, ""},
