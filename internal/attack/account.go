@@ -36,7 +36,12 @@ type accountant struct {
 	// service is the target's own time per request (milliseconds), from
 	// the built-in target's X-Overshoot-Service-Us: latency without the
 	// HTTP hop. Empty for a target that does not say.
-	service   measure.LogHist
+	service measure.LogHist
+	// store is the store's modeled latencies per request
+	// (X-Overshoot-Store-Us) and overhead service less it, the target's
+	// own time, for the requests that state both.
+	store, overhead measure.LogHist
+
 	status    [600]int64 // by status code; 0 is a transport error
 	ambiguous int64
 	results   int64
@@ -160,6 +165,10 @@ func (a *accountant) add(r *vegeta.Result, sentKey string, client int) {
 	a.lat.Add(float64(r.Latency) / float64(time.Millisecond))
 	if us, err := strconv.ParseInt(first(r.Headers, target.HeaderService), 10, 64); err == nil && us >= 0 {
 		a.service.Add(float64(us) / 1000)
+		if st, err := strconv.ParseInt(first(r.Headers, target.HeaderStore), 10, 64); err == nil && st >= 0 {
+			a.store.Add(float64(st) / 1000)
+			a.overhead.Add(float64(max(us-st, 0)) / 1000)
+		}
 	}
 	pop, ok := a.pops[r.Attack]
 	if !ok {

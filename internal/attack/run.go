@@ -393,7 +393,7 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 // offered the requests its schedules called for in it.
 func (a *accountant) summarize(base measure.Summary, limit int64, elapsed time.Duration, offered float64, url, resultsFile string, out *measure.Trial) measure.Summary {
 	trial := a.rec.Finish(elapsed)
-	trial.Service = a.service
+	trial.Service, trial.Store = a.service, a.store
 	if out != nil {
 		*out = trial
 	}
@@ -410,6 +410,10 @@ func (a *accountant) summarize(base measure.Summary, limit int64, elapsed time.D
 	if a.service.N > 0 {
 		st := a.service.Stats()
 		live.ServiceMs = &st
+	}
+	if a.store.N > 0 {
+		st, ov := a.store.Stats(), a.overhead.Stats()
+		live.StoreMs, live.OverheadMs = &st, &ov
 	}
 	s.Live = live
 	if live.LatencyMs.N > 0 {

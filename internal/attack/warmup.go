@@ -3,11 +3,13 @@ package attack
 import (
 	"context"
 	"fmt"
-	"github.com/overshoot-dev/overshoot/internal/redact"
 	"io"
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/redact"
+	"github.com/overshoot-dev/overshoot/internal/target"
 )
 
 // maxWarmup bounds the connections a warm-up opens: beyond it, a run's
@@ -103,6 +105,10 @@ func warmOne(ctx context.Context, base http.RoundTripper, w warmRequest, all *sy
 	// not a request of the run.
 	req.Header = id.header(w.c, id.runID+"warmup", "", "")
 	delete(req.Header, HeaderClient)
+	// The built-in target answers it without its limiter, so that its
+	// store's work is the run's alone; another target counts it under
+	// its own token.
+	req.Header[target.HeaderWarmup] = []string{"1"}
 	resp, err := base.RoundTrip(req)
 	all.Done()
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/target"
 )
 
 // TestWarmup holds live.warmup to its word: against a target that counts
@@ -46,6 +48,11 @@ func TestWarmup(t *testing.T) {
 					if r.Header.Get(HeaderClient) != "" {
 						t.Errorf("a warm-up request names a client of the run")
 					}
+					if r.Header.Get(target.HeaderWarmup) != "1" {
+						t.Errorf("a warm-up request does not say it is one (%s)", target.HeaderWarmup)
+					}
+				} else if r.Header.Get(target.HeaderWarmup) != "" {
+					t.Errorf("a request of the run says it is a warm-up")
 				} else {
 					mu.Lock()
 					runReqs++

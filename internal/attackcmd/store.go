@@ -64,9 +64,13 @@ func sampler(d plan.Dist, seed uint64) func() time.Duration {
 
 // newEventual returns the eventual store for a live plan: the simulator's
 // Workers KV model with the plan's KV parameters and locations, on the wall
-// clock.
+// clock. Its draws (latencies, lags) are the store's, live: seeded from
+// seed and the clock, not from seed alone, which would make them the
+// model's trial 0 of that seed and every run of one seed the same sample
+// of the store, so that simulate -compare held one trial's draws against
+// the band of the trials it is one of.
 func newEventual(pl *plan.Plan, seed uint64) (*BuiltinStore, error) {
-	s, err := eventual.New(eventual.Options{KV: pl.Store.KV, Locations: pl.Locations, Seed: seed})
+	s, err := eventual.New(eventual.Options{KV: pl.Store.KV, Locations: pl.Locations, Seed: liveStoreSeed(seed)})
 	if err != nil {
 		return nil, err
 	}
@@ -79,4 +83,10 @@ func newEventual(pl *plan.Plan, seed uint64) (*BuiltinStore, error) {
 		desc += fmt.Sprintf("; note: the scenario's store is %s, the live target models kv", pl.Store.Kind)
 	}
 	return &BuiltinStore{Store: s, AddTo: func(k *measure.KVCounters) { s.Wait(); s.AddTo(k) }, Describe: desc}, nil
+}
+
+// liveStoreSeed mixes seed with the clock, so that each live store draws
+// its own sample.
+func liveStoreSeed(seed uint64) uint64 {
+	return rand.New(rand.NewPCG(seed, uint64(time.Now().UnixNano()))).Uint64()
 }

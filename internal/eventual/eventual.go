@@ -25,6 +25,11 @@ type Options struct {
 	Seed uint64
 	// Start is the wall-clock instant of the model's time 0; zero means now.
 	Start time.Time
+	// Now and Sleep, when set, stand for the wall clock and kv.Sleep: a
+	// test drives the store on a virtual clock with them (Sleep moving
+	// Now on). nil means the real ones.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Store is the live eventual store: a kv.Store over internal/model's KV state
@@ -36,6 +41,8 @@ type Store struct {
 	mu    sync.Mutex
 	m     *model.KV
 	start time.Time
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
 	locs  map[string]int
 	ctr   *measure.KVCounters
 	// pending counts writes committing in the background after their
@@ -48,8 +55,14 @@ func New(o Options) (*Store, error) {
 	if len(o.Locations) == 0 {
 		o.Locations = []string{""}
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Sleep == nil {
+		o.Sleep = kv.Sleep
+	}
 	if o.Start.IsZero() {
-		o.Start = time.Now()
+		o.Start = o.Now()
 	}
 	locs := make(map[string]int, len(o.Locations))
 	for i, l := range o.Locations {
@@ -61,7 +74,7 @@ func New(o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eventual store: %w", err)
 	}
-	return &Store{m: m, start: o.Start, locs: locs, ctr: ctr}, nil
+	return &Store{m: m, start: o.Start, now: o.Now, sleep: o.Sleep, locs: locs, ctr: ctr}, nil
 }
 
 // loc returns the model's index of the request's location.
@@ -69,9 +82,12 @@ func (s *Store) loc(ctx context.Context) int {
 	return s.locs[kv.LocationFrom(ctx)] // unknown or empty: 0, the first
 }
 
-// sleep waits d or until ctx ends, reporting whether it waited it all.
-func sleep(ctx context.Context, d time.Duration) bool {
-	return d <= 0 || kv.Sleep(ctx, d) == nil
+// elapsed is the model's now: the time since Start.
+func (s *Store) elapsed() time.Duration { return s.now().Sub(s.start) }
+
+// wait sleeps d or until ctx ends, reporting whether it waited it all.
+func (s *Store) wait(ctx context.Context, d time.Duration) bool {
+	return d <= 0 || s.sleep(ctx, d) == nil
 }
 
 // Get reads key as a Worker at the request's location would: from that
@@ -80,11 +96,12 @@ func sleep(ctx context.Context, d time.Duration) bool {
 func (s *Store) Get(ctx context.Context, key string) (string, bool, error) {
 	req := requestFrom(ctx)
 	s.mu.Lock()
-	r := s.m.Read(time.Since(s.start), s.loc(ctx), req.domainOf(), key)
+	r := s.m.Read(s.elapsed(), s.loc(ctx), req.domainOf(), key)
 	s.mu.Unlock()
 	req.noteRead(key, r.Version)
 	req.noteDomain(r.Domain)
-	if !sleep(ctx, r.Latency) {
+	req.noteLatency(r.Latency)
+	if !s.wait(ctx, r.Latency) {
 		return "", false, kv.WrapUnavailable("get", key, ctx.Err())
 	}
 	return r.Value, r.Found, r.Err
@@ -94,24 +111,26 @@ func (s *Store) Get(ctx context.Context, key string) (string, bool, error) {
 // first, the write still commits when its latency is over (it was sent),
 // and Put returns the context's error.
 func (s *Store) Put(ctx context.Context, key, value string, ttl time.Duration) error {
-	version, ok := requestFrom(ctx).readOf(key)
+	req := requestFrom(ctx)
+	version, ok := req.readOf(key)
 	if !ok {
 		version = model.UnknownVersion
 	}
 	s.mu.Lock()
-	w, lat, err := s.m.Write(time.Since(s.start), s.loc(ctx), requestFrom(ctx).domainOf(), key, value, ttl, version)
+	w, lat, err := s.m.Write(s.elapsed(), s.loc(ctx), req.domainOf(), key, value, ttl, version)
 	s.mu.Unlock()
+	req.noteLatency(lat)
 	if err != nil {
-		sleep(ctx, lat)
+		s.wait(ctx, lat)
 		return err
 	}
 	commit := func() {
 		s.mu.Lock()
-		s.m.Commit(time.Since(s.start), w)
+		s.m.Commit(s.elapsed(), w)
 		s.mu.Unlock()
 	}
 	deadline := time.Now().Add(lat)
-	if !sleep(ctx, lat) {
+	if !s.wait(ctx, lat) {
 		s.pending.Add(1)
 		go func() {
 			defer s.pending.Done()
@@ -122,6 +141,19 @@ func (s *Store) Put(ctx context.Context, key, value string, ttl time.Duration) e
 	}
 	commit()
 	return nil
+}
+
+// StoreTime returns the sum of the latencies the model gave the operations
+// of the request ctx carries (kv.WithLocation), and true; false when ctx
+// carries none. The built-in target states it beside its service time:
+// the rest is its own (CPU, timers, scheduling), which the model has no
+// part for.
+func (s *Store) StoreTime(ctx context.Context) (time.Duration, bool) {
+	r := requestFrom(ctx)
+	if r == nil {
+		return 0, false
+	}
+	return r.slept, true
 }
 
 // Wait waits for writes still committing after their callers gave up.

@@ -2,6 +2,7 @@ package eventual
 
 import (
 	"context"
+	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/model"
@@ -15,6 +16,9 @@ type request struct {
 	domain int // the cache domain its first read used (model.AnyDomain before)
 	reads  [2]readVersion
 	n      int
+	// slept is the sum of the latencies the model gave its operations:
+	// what the model's request latency is made of (StoreTime).
+	slept time.Duration
 }
 
 type readVersion struct {
@@ -79,5 +83,13 @@ func (r *request) domainOf() int {
 func (r *request) noteDomain(dom int) {
 	if r != nil {
 		r.domain = dom
+	}
+}
+
+// noteLatency adds the latency the model gave one of the request's
+// operations.
+func (r *request) noteLatency(d time.Duration) {
+	if r != nil && d > 0 {
+		r.slept += d
 	}
 }

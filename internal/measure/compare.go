@@ -97,6 +97,12 @@ type MechanismCheck struct {
 	// time, without the HTTP hop the model has no part for), not by the
 	// attacker.
 	AtTarget bool `json:"at_target,omitempty"`
+	// AtStore says a latency at the target was taken from what its
+	// store's modeled latencies stood for (X-Overshoot-Store-Us), the
+	// model's latency's parts alone; Service is then the same quantile of
+	// the target's service time, which also holds the target's own time.
+	AtStore bool    `json:"at_store,omitempty"`
+	Service float64 `json:"service_ms,omitempty"`
 }
 
 // Compare holds predicted (a simulate summary) against measured (an attack
@@ -294,7 +300,10 @@ func judge(c *Comparison, predicted, measured *Summary, perTrial int64) {
 		case !k.InsideBand:
 			c.Outside = append(c.Outside, k.Name)
 			at := ""
-			if k.AtTarget {
+			switch {
+			case k.AtStore:
+				at = " of the target's store"
+			case k.AtTarget:
 				at = " at the target"
 			}
 			outside = append(outside, fmt.Sprintf("%s %s%s against %s to %s", k.Name, k.Value(k.Measured), at, k.Value(k.PredictedBand[0]), k.Value(k.PredictedBand[1])))
@@ -323,8 +332,8 @@ var remedy = map[string]string{
 	CheckLostUpdates: "how the live store serves reads and writes (its caches, lag and consistency) against the model's",
 	CheckStaleReads:  "how the live store serves reads and writes (its caches, lag and consistency) against the model's",
 	CheckFailOpen:    "which store errors the live run met (429s, outages, error rates) against the model's",
-	CheckLatencyP50:  "the live latencies against the model's: the live ones hold what the model has no part for, the HTTP hop to the target or, measured at the target, its own timers and HTTP server (simulate -calibrate fits the model's to live runs)",
-	CheckLatencyP99:  "the live latencies against the model's: the live ones hold what the model has no part for, the HTTP hop to the target or, measured at the target, its own timers and HTTP server (simulate -calibrate fits the model's to live runs)",
+	CheckLatencyP50:  "the live latencies against the model's: by the attacker's clock they hold the HTTP hop and at the target its own time, which the model has no part for; of the target's store, which the model's are made of, the store's latencies or the mix of requests (a closed loop slowed by the hop sends fewer, so more of them write) (simulate -calibrate fits the model's to live runs)",
+	CheckLatencyP99:  "the live latencies against the model's: by the attacker's clock they hold the HTTP hop and at the target its own time, which the model has no part for; of the target's store, which the model's are made of, the store's latencies or the mix of requests (a closed loop slowed by the hop sends fewer, so more of them write) (simulate -calibrate fits the model's to live runs)",
 }
 
 // remedies says where to look for the figures outside their bands, each
@@ -358,7 +367,10 @@ func (k MechanismCheck) Format() string {
 		in = "OUTSIDE"
 	}
 	at := ""
-	if k.AtTarget {
+	switch {
+	case k.AtStore:
+		at = fmt.Sprintf(" of the target's store (its service time %s: the rest is its own)", k.Value(k.Service))
+	case k.AtTarget:
 		at = " at the target"
 	}
 	return fmt.Sprintf("%s%s, predicted %s (trials %s to %s): %s", k.Value(k.Measured), at, k.Value(k.PredictedMedian), k.Value(k.PredictedBand[0]), k.Value(k.PredictedBand[1]), in)

@@ -135,6 +135,20 @@ func TestCompareMechanism(t *testing.T) {
 			m.Live.ServiceMs = &st
 			m.Live.ServiceMs.P50 = 9
 		}, verdict: VerdictFails, outside: []string{CheckLatencyP50}, why: []string{"at the target"}},
+		// Over the eventual store the target also states what its store's
+		// modeled latencies stood for: that, without the target's own time,
+		// is what the model's latency is made of, and is held against it.
+		{name: "the target's own time, its store's unstated", edit: func(m *Summary) {
+			m.Live.ServiceMs = &Stats{N: 1000, P50: 4, P99: 85}
+		}, verdict: VerdictFails, outside: []string{CheckLatencyP50}},
+		{name: "the target's own time, its store's stated", edit: func(m *Summary) {
+			m.Live.ServiceMs = &Stats{N: 1000, P50: 4, P99: 85}
+			m.Live.StoreMs = &Stats{N: 1000, P50: 2.5, P99: 84}
+		}, verdict: VerdictHolds},
+		{name: "a slower store, stated", edit: func(m *Summary) {
+			m.Live.ServiceMs = &Stats{N: 1000, P50: 4, P99: 201}
+			m.Live.StoreMs = &Stats{N: 1000, P50: 2.5, P99: 200}
+		}, verdict: VerdictFails, outside: []string{CheckLatencyP99}, why: []string{"latency.p99_ms 200 ms of the target's store against 80 ms to 89 ms"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -247,5 +261,27 @@ func TestCompareBandOfMedian(t *testing.T) {
 	}
 	if b := MedianBand(ratios, 3); b[0] <= 1.2 || b[1] >= 14.4 {
 		t.Errorf("the median of 3's band %v is not narrower than one trial's [1.2, 14.4]", b)
+	}
+}
+
+// TestMechanismCheckFormat: a check says what was measured, where, the
+// model's prediction and band; a latency of the target's store shows the
+// target's service time beside it.
+func TestMechanismCheckFormat(t *testing.T) {
+	tests := []struct {
+		k    MechanismCheck
+		want string
+	}{
+		{MechanismCheck{Name: CheckFailOpen, Observed: true, Measured: 0.02, PredictedMedian: 0.018, PredictedBand: [2]float64{0.011, 0.0235}, InsideBand: true},
+			"2%, predicted 1.8% (trials 1.1% to 2.35%): inside"},
+		{MechanismCheck{Name: CheckLatencyP50, Observed: true, AtTarget: true, AtStore: true, Service: 2.56, Measured: 2.05, PredictedMedian: 2.06, PredictedBand: [2]float64{1.94, 2.14}, InsideBand: true},
+			"2.05 ms of the target's store (its service time 2.56 ms: the rest is its own), predicted 2.06 ms (trials 1.94 ms to 2.14 ms): inside"},
+		{MechanismCheck{Name: CheckLatencyP99, Observed: true, AtTarget: true, Measured: 200, PredictedMedian: 84, PredictedBand: [2]float64{66, 119}},
+			"200 ms at the target, predicted 84 ms (trials 66 ms to 119 ms): OUTSIDE"},
+	}
+	for _, tc := range tests {
+		if got := tc.k.Format(); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.k.Name, got, tc.want)
+		}
 	}
 }

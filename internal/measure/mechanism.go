@@ -40,6 +40,12 @@ type MechanismTrial struct {
 	// quantiles at the target (Trial.Service); 0 when it stated none.
 	ServiceP50Ms float64 `json:"service_p50_ms,omitempty"`
 	ServiceP99Ms float64 `json:"service_p99_ms,omitempty"`
+	// StoreP50Ms and StoreP99Ms are the quantiles of what a live run's
+	// store's modeled latencies stood for per request at the target
+	// (Trial.Store): the part of its service time the model's latency
+	// stands for; 0 when it stated none.
+	StoreP50Ms float64 `json:"store_p50_ms,omitempty"`
+	StoreP99Ms float64 `json:"store_p99_ms,omitempty"`
 }
 
 // mechanismOf is a trial's mechanism counts.
@@ -57,6 +63,10 @@ func mechanismOf(t *Trial) MechanismTrial {
 	if t.Service.N > 0 {
 		st := t.Service.Stats()
 		m.ServiceP50Ms, m.ServiceP99Ms = st.P50, st.P99
+	}
+	if t.Store.N > 0 {
+		st := t.Store.Stats()
+		m.StoreP50Ms, m.StoreP99Ms = st.P50, st.P99
 	}
 	return m
 }
@@ -149,6 +159,9 @@ func pooledMechanism(s *Summary) MechanismTrial {
 	if s.Live != nil && s.Live.ServiceMs != nil && s.Live.ServiceMs.N > 0 {
 		m.ServiceP50Ms, m.ServiceP99Ms = s.Live.ServiceMs.P50, s.Live.ServiceMs.P99
 	}
+	if s.Live != nil && s.Live.StoreMs != nil && s.Live.StoreMs.N > 0 {
+		m.StoreP50Ms, m.StoreP99Ms = s.Live.StoreMs.P50, s.Live.StoreMs.P99
+	}
 	return m
 }
 
@@ -169,21 +182,59 @@ func liveRuns(measured *Summary, kept []int) []MechanismTrial {
 	return out
 }
 
+// Where a live run's latency figures were taken, nearest the model's
+// first: what its store's modeled latencies stood for at the target,
+// the target's service time, or the attacker's clock.
+const (
+	atClient = iota
+	atService
+	atStore
+)
+
 // atTarget returns the live runs with their latency figures replaced by
-// the target's own service times, and true, when every run's target
-// stated them (the built-in target): the model's latency has no HTTP hop,
-// so that is what it predicts. Otherwise runs as they are, and false.
-func atTarget(runs []MechanismTrial) ([]MechanismTrial, bool) {
+// what was measured nearest to what the model's latency stands for, and
+// where that was: the store's modeled latencies at the target when every
+// run's target stated them (the built-in target over the eventual store:
+// the model's latency is made of them alone, while the target's service
+// time also holds its own CPU, late timers and waits for a core); else
+// its service times when every run stated them (without the HTTP hop,
+// which the model has no part for); else the runs as they are.
+func atTarget(runs []MechanismTrial) ([]MechanismTrial, int) {
+	at := atStore
 	for _, m := range runs {
-		if m.ServiceP50Ms <= 0 {
-			return runs, false
+		switch {
+		case m.ServiceP50Ms <= 0:
+			return runs, atClient
+		case m.StoreP50Ms <= 0:
+			at = atService
 		}
+	}
+	if len(runs) == 0 {
+		return runs, atClient
 	}
 	out := slices.Clone(runs)
 	for i := range out {
-		out[i].LatencyP50Ms, out[i].LatencyP99Ms = out[i].ServiceP50Ms, out[i].ServiceP99Ms
+		if at == atStore {
+			out[i].LatencyP50Ms, out[i].LatencyP99Ms = out[i].StoreP50Ms, out[i].StoreP99Ms
+		} else {
+			out[i].LatencyP50Ms, out[i].LatencyP99Ms = out[i].ServiceP50Ms, out[i].ServiceP99Ms
+		}
 	}
-	return out, len(out) > 0
+	return out, at
+}
+
+// serviceFigure is the live runs' median service time quantile for a
+// latency figure (name), for a check taken at the store to show beside.
+func serviceFigure(runs []MechanismTrial, name string) float64 {
+	var v []float64
+	for _, m := range runs {
+		if name == CheckLatencyP50 {
+			v = append(v, m.ServiceP50Ms)
+		} else {
+			v = append(v, m.ServiceP99Ms)
+		}
+	}
+	return Median(v)
 }
 
 // observes reports whether measured saw figure name: a simulation sees
@@ -225,17 +276,20 @@ func checks(predicted, measured *Summary, kept []int) []MechanismCheck {
 		return nil
 	}
 	runs := liveRuns(measured, kept)
-	var service bool
+	at := atClient
 	if measured.Mode == "attack" {
-		runs, service = atTarget(runs)
+		runs, at = atTarget(runs)
 	}
 	var out []MechanismCheck
 	for _, f := range mechanismFigures {
 		model, live := f.values(predicted.Mechanism.Trials), f.values(runs)
 		c := MechanismCheck{Name: f.name, What: f.what, Observed: observes(measured, f.name, runs)}
-		if service && (f.name == CheckLatencyP50 || f.name == CheckLatencyP99) {
+		if latency := f.name == CheckLatencyP50 || f.name == CheckLatencyP99; latency && at == atService {
 			c.What += " at the target (its own time, without the HTTP hop, which the model has no part for)"
 			c.AtTarget = true
+		} else if latency && at == atStore {
+			c.What += " of the target's store (what its modeled latencies stood for, without the HTTP hop and the target's own time, which the model has no part for)"
+			c.AtTarget, c.AtStore, c.Service = true, true, serviceFigure(runs, f.name)
 		}
 		if len(model) > 0 {
 			c.PredictedBand = [2]float64{model[0], model[len(model)-1]}

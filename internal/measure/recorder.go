@@ -678,6 +678,11 @@ type Trial struct {
 	// target states it (the built-in target does): latency without the
 	// HTTP hop. Empty in the model, whose latency has no hop.
 	Service LogHist
+	// Store is a live run's per-request time the target's store's modeled
+	// latencies stood for (X-Overshoot-Store-Us): what the model's latency
+	// is made of, without the target's own time. Empty unless the target
+	// states it (over the eventual store).
+	Store LogHist
 }
 
 // Finish closes every open key-window and returns the trial's results;

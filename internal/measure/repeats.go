@@ -43,7 +43,8 @@ func RepeatRunOf(id string, s *Summary) RepeatRun {
 func PooledLive(sums []Summary) *Live {
 	out := &Live{Status: map[string]int64{}}
 	var offered, achieved float64
-	var mean, p50, p95, p99 []float64
+	var mean, p50, p95, p99, storeMean []float64
+	var storeN int64
 	for i, s := range sums {
 		l := s.Live
 		if l == nil {
@@ -63,6 +64,14 @@ func PooledLive(sums []Summary) *Live {
 		out.LatencyMs.Max = max(out.LatencyMs.Max, l.LatencyMs.Max)
 		mean, p50 = append(mean, l.LatencyMs.Mean), append(p50, l.LatencyMs.P50)
 		p95, p99 = append(p95, l.LatencyMs.P95), append(p99, l.LatencyMs.P99)
+		if l.StoreMs != nil {
+			storeMean, storeN = append(storeMean, l.StoreMs.Mean), storeN+l.StoreMs.N
+		}
+	}
+	if len(storeMean) == len(sums) && storeN > 0 {
+		// Each run's store time is in its mechanism; the mean is kept for
+		// -compare's closed loops (loopGap), the median of the runs'.
+		out.StoreMs = &Stats{N: storeN, Mean: Median(storeMean)}
 	}
 	if out.DurationSecs > 0 {
 		out.OfferedRate, out.AchievedRate = offered/out.DurationSecs, achieved/out.DurationSecs

@@ -424,6 +424,13 @@ type Live struct {
 	// HTTP hop between attacker and target, which the model's latency
 	// stands for. nil for a target that does not state it.
 	ServiceMs *Stats `json:"service_ms,omitempty"`
+	// StoreMs is what the target's store's modeled latencies stood for
+	// per request (X-Overshoot-Store-Us), the part of ServiceMs the
+	// model's latency stands for, and OverheadMs the rest: the target's
+	// own time (CPU, late timers, waits for a core), which the model has
+	// no part for. nil unless the store models its latencies (eventual).
+	StoreMs    *Stats `json:"store_ms,omitempty"`
+	OverheadMs *Stats `json:"overhead_ms,omitempty"`
 	// LatencyNote says how latency was measured and what it hides.
 	LatencyNote string           `json:"latency_note"`
 	Status      map[string]int64 `json:"status"`

@@ -199,6 +199,9 @@ func mechanismTable(c *measure.Comparison) table {
 		meas, in := "not observed", "not checked"
 		if k.Observed {
 			meas, in = k.Value(k.Measured), yesNo(k.InsideBand)
+			if k.AtStore {
+				meas += " (service time " + k.Value(k.Service) + ")"
+			}
 		}
 		t.Rows = append(t.Rows, []string{k.Name, k.What, meas, k.Value(k.PredictedMedian), k.Value(k.PredictedBand[0]) + " to " + k.Value(k.PredictedBand[1]), in})
 	}

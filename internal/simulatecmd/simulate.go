@@ -459,8 +459,9 @@ func setPaths(sets []string) map[string]bool {
 
 // measuredProfile is the scenario as the live run that wrote measured ran
 // it: what the run itself reports wins over the file: what it reported
-// about its target (targetProfile) and how long it really ran (runLength: a
-// run stopped early covers less). compilePoint then compiles it as a live
+// about its target (targetProfile), how long it really ran (runLength: a
+// run stopped early covers less) and how long its closed loops waited
+// beyond its store's latencies (loopGap). compilePoint then compiles it as a live
 // run (plan.CompileLive), with the same time scale the live store played.
 //
 // A path the user set with -set (in user) is kept as given, with a note
@@ -470,8 +471,11 @@ func measuredProfile(sc *scenario.Scenario, measured *measure.Summary, user map[
 	if err != nil {
 		return nil, nil, err
 	}
-	out, err = runLength(out, measured, user)
-	return out, notes, err
+	if out, err = runLength(out, measured, user); err != nil {
+		return nil, nil, err
+	}
+	out, more, err := loopGap(out, measured, user)
+	return out, append(notes, more...), err
 }
 
 // targetProfile is sc with what the live run that wrote measured reported

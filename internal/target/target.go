@@ -16,10 +16,20 @@
 //	X-Overshoot-Fail-Closed: 1   (the store failed and the error policy denied)
 //	X-Overshoot-Service-Us: <microseconds from taking the request to answering it>
 //
+// A request with X-Overshoot-Warmup: 1 (attack's warm-up, which only opens
+// connections) is answered 200 at once, without the limiter: the store
+// does none of the work the model's trials do not, and counts none.
+//
+//	X-Overshoot-Store-Us: <microseconds of it the store's modeled latencies stood for>
+//	                            (only over a store that models them: eventual)
+//
 // The service time is the target's own: the limiter's reads and writes,
 // without the HTTP hop between the attacker and the target, which is what
 // the model's request latency stands for when it predicts a run of the
-// built-in target.
+// built-in target. Over the eventual store the target also states how much
+// of it was the model's latencies (what the store slept): the rest is the
+// target's own overhead (its CPU, the timers' lateness, waiting for a
+// core), which the model has no part for.
 //
 // RateLimit-Policy and RateLimit are the IETF draft's
 // (draft-ietf-httpapi-ratelimit-headers, checked against revision 11).
@@ -57,11 +67,17 @@ const (
 	// HeaderService carries the target's own time for the request, from
 	// taking it to answering it, in whole microseconds.
 	HeaderService = "X-Overshoot-Service-Us"
+	// HeaderStore carries how much of the service time the store's modeled
+	// latencies stood for, in whole microseconds (a TimedStore only).
+	HeaderStore = "X-Overshoot-Store-Us"
 	// HeaderFailOpen is "1" when the store failed and the request was allowed
 	// anyway (the seed's behaviour); the example Worker sets the same header.
 	HeaderFailOpen = "X-Overshoot-Fail-Open"
 	// HeaderFailClosed is "1" when the store failed and the request was denied.
 	HeaderFailClosed = "X-Overshoot-Fail-Closed"
+	// HeaderWarmup is "1" on attack's warm-up requests, which open the
+	// run's connections: the target answers them without the limiter.
+	HeaderWarmup = "X-Overshoot-Warmup"
 	// HeaderRateLimitPolicy and HeaderRateLimit are the IETF draft
 	// RateLimit header fields (draft-ietf-httpapi-ratelimit-headers).
 	HeaderRateLimitPolicy = "Ratelimit-Policy"
@@ -69,6 +85,13 @@ const (
 	// HeaderRetryAfter is on every 429: seconds until the window resets.
 	HeaderRetryAfter = "Retry-After"
 )
+
+// TimedStore is a store whose operations sleep latencies it models (the
+// eventual store): it says how long the operations of the request ctx
+// carries stood for, and false when it does not know.
+type TimedStore interface {
+	StoreTime(ctx context.Context) (time.Duration, bool)
+}
 
 // PolicyName is the policy name the target uses in its RateLimit headers.
 const PolicyName = "default"
@@ -102,6 +125,7 @@ type Handler struct {
 var (
 	bodyAllowed = []byte("ok\n")
 	bodyDenied  = []byte("Too many requests\n")
+	bodyWarmup  = []byte("warm-up: not counted\n")
 	one         = []string{"1"}
 	textPlain   = []string{"text/plain; charset=utf-8"}
 )
@@ -146,6 +170,12 @@ func secs(d time.Duration) string {
 // ServeHTTP decides for the request's caller and answers 200 or 429.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	began := time.Now() // the service time's, on the monotonic clock, whatever h.now is
+	if v := r.Header[HeaderWarmup]; len(v) > 0 && v[0] == "1" {
+		// A body, so that the connection stays the warm-up's until it is read.
+		w.Header()["Content-Type"] = textPlain
+		w.Write(bodyWarmup)
+		return
+	}
 	caller := h.key.Caller(h.token.Token(r), r.Header)
 	// Every request gets its own store context (location, and the reads
 	// the eventual store remembers for lost-update accounting).
@@ -176,6 +206,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hdr[HeaderFailClosed] = one
 	}
 	hdr[HeaderService] = []string{strconv.FormatInt(time.Since(began).Microseconds(), 10)}
+	if ts, ok := h.store.(TimedStore); ok {
+		if d, ok := ts.StoreTime(ctx); ok {
+			hdr[HeaderStore] = []string{strconv.FormatInt(d.Microseconds(), 10)}
+		}
+	}
 	if !d.Allowed {
 		hdr[HeaderRetryAfter] = []string{strconv.FormatInt(reset, 10)}
 		w.WriteHeader(http.StatusTooManyRequests)

@@ -255,3 +255,47 @@ func TestServiceTime(t *testing.T) {
 		}
 	}
 }
+
+// countingStore counts the operations that reach a store.
+type countingStore struct {
+	kv.Store
+	ops int
+}
+
+func (c *countingStore) Get(ctx context.Context, key string) (string, bool, error) {
+	c.ops++
+	return c.Store.Get(ctx, key)
+}
+
+func (c *countingStore) Put(ctx context.Context, key, value string, ttl time.Duration) error {
+	c.ops++
+	return c.Store.Put(ctx, key, value, ttl)
+}
+
+// TestWarmupSkipsTheLimiter: attack's warm-up requests (X-Overshoot-Warmup:
+// 1) are answered 200 with a body and reach neither the limiter nor the
+// store, so the store's work is the run's alone, as in the model; any
+// other value of the header is an ordinary request.
+func TestWarmupSkipsTheLimiter(t *testing.T) {
+	now := time.Unix(1000, 0)
+	st := &countingStore{Store: kv.NewMemory(kv.MemoryOptions{Now: func() time.Time { return now }})}
+	h := newHandler(t, 1, 10*time.Second, st, "", func() time.Time { return now })
+	caller := map[string]string{"X-Anon-Token": "tok", "X-Forwarded-For": "10.0.0.1"}
+	warm := map[string]string{"X-Anon-Token": "tok", "X-Forwarded-For": "10.0.0.1", HeaderWarmup: "1"}
+	for i := range 3 {
+		w := get(h, warm)
+		if w.Code != http.StatusOK || w.Body.Len() == 0 || w.Header().Get(HeaderWindow) != "" {
+			t.Errorf("warm-up %d: status %d, body %q, window %q; want 200, a body, no limiter headers", i, w.Code, w.Body, w.Header().Get(HeaderWindow))
+		}
+	}
+	if st.ops != 0 {
+		t.Errorf("the warm-ups made %d store operations, want 0", st.ops)
+	}
+	if w := get(h, caller); w.Code != http.StatusOK || w.Header().Get(HeaderRateLimit) != `"default";r=0;t=10` {
+		t.Errorf("first request after the warm-ups: %d %q, want 200 with r=0 (the warm-ups were not counted)", w.Code, w.Header().Get(HeaderRateLimit))
+	}
+	caller[HeaderWarmup] = "0"
+	if w := get(h, caller); w.Code != http.StatusTooManyRequests {
+		t.Errorf("X-Overshoot-Warmup: 0 got %d, want 429: an ordinary request", w.Code)
+	}
+}
