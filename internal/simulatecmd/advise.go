@@ -281,8 +281,9 @@ func writeAdvice(out string, sc *scenario.Scenario, doc adviceJSON, budget []mea
 	var points []report.AdvicePoint
 	for i, r := range rs {
 		allowed, _ := x.Value(r.Summary)
-		usd, _ := r.Cost()
-		points = append(points, report.AdvicePoint{Rank: i + 1, Allowed: allowed, Denied: r.LegitDenied(), Cost: usd, Meets: r.Meets, Unbound: r.NeverBinds})
+		usd, priced := r.Cost()
+		points = append(points, report.AdvicePoint{Rank: i + 1, Allowed: allowed, Denied: r.LegitDenied(), Cost: usd, NotPriced: !priced,
+			Meets: r.Meets, Unbound: r.NeverBinds})
 	}
 	b, err := json.MarshalIndent(&doc, "", "  ")
 	if err != nil {
