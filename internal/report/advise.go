@@ -154,7 +154,7 @@ func ParetoFigure(points []AdvicePoint, x measure.Metric, bound float64) *Figure
 		sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: 4, Shape: shape}
 		sc.GlyphStyleFunc = func(i int) draw.GlyphStyle {
 			if squares[i] && kind != 2 {
-				return draw.GlyphStyle{Color: c, Radius: sizes[i], Shape: draw.SquareGlyph{}}
+				return draw.GlyphStyle{Color: c, Radius: sizes[i], Shape: draw.BoxGlyph{}}
 			}
 			return draw.GlyphStyle{Color: c, Radius: sizes[i], Shape: shape}
 		}
