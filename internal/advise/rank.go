@@ -414,7 +414,7 @@ func redisChange(d Design) string {
 	if d.update() == limiter.Atomic {
 		script := map[limiter.Algorithm]string{
 			limiter.FixedWindow:   "INCR and EXPIRE of the window's key",
-			limiter.SlidingWindow: "the two-counter sliding window (the previous window's count weighted by what is left of it)",
+			limiter.SlidingWindow: "the two-counter sliding window, the previous window's count weighted by what is left of it",
 			limiter.TokenBucket:   "GCRA over one stored timestamp (go-redis/redis_rate's)",
 		}[d.Algorithm]
 		return "move the counter to Redis and update it on the primary in one script (" + script + "), instead of a read and a write"

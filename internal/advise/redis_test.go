@@ -76,3 +76,30 @@ func TestVariantFaults(t *testing.T) {
 		t.Errorf("Redis designs alone on the scenario's redis: notes %q, want none", notes)
 	}
 }
+
+// TestRedisSnippet: the snippet of each Redis design is a scenario's
+// limiter and store that compile to that design (its update shape and
+// where it reads), and the Worker change says how the count reaches Redis.
+func TestRedisSnippet(t *testing.T) {
+	pl := compile(t, strings.Replace(redisScenario, "%s", "", 1))
+	for _, d := range RedisSpace(pl) {
+		r := Result{Design: d, Limit: 7}
+		snip := Snippet(r, "60s")
+		q := compile(t, "name: s\nduration: 2m\n"+snip+"traffic:\n  - name: bot\n    closed_loop: {concurrency: 1}\n")
+		if q.Limiter.Update != d.update() || q.Store.Kind != plan.Redis || q.Store.Redis.ReadReplica != d.ReadReplica ||
+			q.Limiter.Algorithm != d.Algorithm || q.Limiter.Policy != d.Policy || q.Limiter.Limit != 7 {
+			t.Errorf("%s: the snippet compiles to %s %s on %s (replica reads %v), limit %d:\n%s", d, q.Limiter.Algorithm, q.Limiter.Update,
+				q.Store.Kind, q.Store.Redis.ReadReplica, q.Limiter.Limit, snip)
+		}
+		want := "reading and writing it on the primary"
+		switch {
+		case d.update() == limiter.Atomic:
+			want = "on the primary in one script"
+		case d.ReadReplica:
+			want = "reading it from a replica"
+		}
+		if w := WorkerChange(r); !strings.Contains(w, want) {
+			t.Errorf("%s: worker change %q lacks %q", d, w, want)
+		}
+	}
+}
