@@ -10,7 +10,9 @@
 # link-latency on both replicas for the whole run) in -lags x reads from the
 # primary or a replica x C in -c; then the failover cells (-failover): the
 # primary killed at -kill-at, with fail-open and fail-closed, read-then-write
-# and limiter.update atomic, at C = -failover-c with the lag -failover-lag.
+# and limiter.update atomic, at C = -failover-c with the lag -failover-lag, each
+# run -failover-duration long (the promoted replica must serve before the run
+# ends: the harness's sentinels take a second to call the primary down).
 # The model is calibrated once (`simulate calibrate -fit -fit`) on the cells
 # lag 0, primary, C in -fit-c, and every other cell is predicted from that
 # calibration; nothing is set per cell but the cell's own -set values, which
@@ -29,7 +31,7 @@
 # Usage: scripts/validate-redis.sh [-lags 0,20ms,200ms] [-reads primary,replica]
 #          [-c 1,8,32] [-fit-c 1,8] [-failover 1|0] [-failover-c 8]
 #          [-failover-lag 200ms] [-kill-at 1s] [-policies fail-open,fail-closed]
-#          [-updates read-then-write,atomic] [-repeat 3] [-duration 3s]
+#          [-updates read-then-write,atomic] [-failover-duration 8s] [-repeat 3] [-duration 3s]
 #          [-fit PATHS] [-trials N] [-calibrated FILE] [-out DIR] [-from DIR]
 #          [-check] [-max-error PCT]
 #   -fit         what simulate calibrate fits (default store.redis.latency,spread:store.redis.latency)
@@ -54,6 +56,7 @@ failover=1
 failc=8
 policies=fail-open,fail-closed
 updates=read-then-write,atomic
+failduration=8s
 faillag=200ms
 killat=1s
 repeat=3
@@ -66,7 +69,7 @@ from=""
 check=0
 maxerr=""
 scenario=examples/redis/plain.yaml
-usage="usage: $0 [-lags 0,20ms,200ms] [-reads primary,replica] [-c 1,8,32] [-fit-c 1,8] [-failover 1|0] [-failover-c 8] [-failover-lag 200ms] [-kill-at 1s] [-policies fail-open,fail-closed] [-updates read-then-write,atomic] [-repeat 3] [-duration 3s] [-fit PATHS] [-trials N] [-calibrated FILE] [-out DIR] [-from DIR] [-check] [-max-error PCT]"
+usage="usage: $0 [-lags 0,20ms,200ms] [-reads primary,replica] [-c 1,8,32] [-fit-c 1,8] [-failover 1|0] [-failover-c 8] [-failover-lag 200ms] [-kill-at 1s] [-policies fail-open,fail-closed] [-updates read-then-write,atomic] [-failover-duration 8s] [-repeat 3] [-duration 3s] [-fit PATHS] [-trials N] [-calibrated FILE] [-out DIR] [-from DIR] [-check] [-max-error PCT]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-lags) lags=$2; shift 2 ;;
@@ -79,6 +82,7 @@ while [ $# -gt 0 ]; do
 	-kill-at) killat=$2; shift 2 ;;
 	-policies) policies=$2; shift 2 ;;
 	-updates) updates=$2; shift 2 ;;
+	-failover-duration) failduration=$2; shift 2 ;;
 	-repeat) repeat=$2; shift 2 ;;
 	-duration) duration=$2; shift 2 ;;
 	-fit) fit=$2; shift 2 ;;
@@ -118,7 +122,7 @@ cells=()
 for lag in "${lag_list[@]}"; do
 	for rd in "${read_list[@]}"; do
 		for c in "${c_list[@]}"; do
-			sets="store.redis.read=$rd;traffic.caller.closed_loop.concurrency=$c"
+			sets="live.duration=$duration;duration=$duration;store.redis.read=$rd;traffic.caller.closed_loop.concurrency=$c"
 			[ "$lag" = 0 ] || sets="$sets;faults=[{at: 0s, kind: link-latency, target: replicas, latency: $lag}]"
 			cells+=("lag$lag-$rd-C$c|$sets|$rd")
 		done
@@ -127,14 +131,15 @@ done
 if [ "$failover" = 1 ]; then
 	for pol in "${policy_list[@]}"; do
 		for up in "${update_list[@]}"; do
-			sets="store.redis.read=primary;traffic.caller.closed_loop.concurrency=$failc;limiter.error_policy=$pol;limiter.update=$up"
+			sets="live.duration=$failduration;duration=$failduration;store.redis.read=primary;traffic.caller.closed_loop.concurrency=$failc;limiter.error_policy=$pol;limiter.update=$up"
 			sets="$sets;faults=[{at: 0s, kind: link-latency, target: replicas, latency: $faillag}, {at: $killat, kind: kill-primary}]"
 			cells+=("kill-$pol-$up|$sets|primary")
 		done
 	done
 fi
+given=$calibrated # a calibration given: no cell was fitted
 is_fit() {
-	[ -z "$calibrated" ] || return 1
+	[ -z "$given" ] || return 1
 	local c
 	for c in "${fit_list[@]}"; do [ "$1" = "lag0-primary-C$c" ] && return 0; done
 	return 1
@@ -158,7 +163,7 @@ for cell in "${cells[@]}"; do
 	echo "$name: attack -repeat $repeat" >&2
 	mapfile -d '' sa < <(setargs "$sets")
 	"$bin/attack" -store redis -redis-harness -redis-read "$rd" -redis-timeout 300ms -no-report -json -repeat "$repeat" \
-		-set "live.duration=$duration" -set "duration=$duration" "${sa[@]}" "$scenario" >"$out/$name.json" 2>"$out/$name.err" ||
+		"${sa[@]}" "$scenario" >"$out/$name.json" 2>"$out/$name.err" ||
 		{ echo "validate-redis.sh: the attack of cell $name failed:" >&2; cat "$out/$name.err" >&2; exit 1; }
 done
 
