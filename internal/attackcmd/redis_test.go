@@ -298,3 +298,36 @@ func TestRedisLostUpdatesShared(t *testing.T) {
 		t.Errorf("the server counts %d, the ledger %d writes not lost: want them within 2%%", held, notLost)
 	}
 }
+
+// TestRedisReadAgainstScenario checks that a run reading elsewhere than
+// its scenario's store.redis.read says so, since simulate compare predicts
+// the scenario's reads, and that a run that agrees says nothing.
+func TestRedisReadAgainstScenario(t *testing.T) {
+	srv := redistest.StartServer(t)
+	const note = "attack: note: -redis-read replica reads where the scenario's store.redis.read does not"
+	for _, tc := range []struct {
+		read string
+		want bool
+	}{{"primary", true}, {"replica", false}} {
+		t.Run(tc.read, func(t *testing.T) {
+			sc := cliScenario(t, `
+name: redis-read
+limiter: {name: t, limit: 5, window: 10s}
+store: {kind: redis, redis: {read: `+tc.read+`}}
+traffic:
+  - name: bot
+    identity: {token: per-client, ip: none}
+    closed_loop: {concurrency: 1, think: 20ms}
+live: {duration: 200ms, max_requests: 1000, warmup: false}
+`)
+			code, _, stderr := runMain(t, Env{}, "-out", t.TempDir(), "-store", "redis", "-redis-addr", srv.Addr,
+				"-redis-read", "replica", "-redis-replicas", srv.Addr, sc)
+			if code != cli.ExitOK {
+				t.Fatalf("exit %d; stderr: %s", code, stderr)
+			}
+			if got := strings.Contains(stderr, note); got != tc.want {
+				t.Errorf("store.redis.read %s: note %v, want %v; stderr: %s", tc.read, got, tc.want, stderr)
+			}
+		})
+	}
+}
