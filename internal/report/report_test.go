@@ -222,7 +222,7 @@ func TestNeverOverwrite(t *testing.T) {
 	if d1 == d2 || filepath.Dir(d1) != filepath.Join(root, "a-b-c") || filepath.Base(d2) != "20261130T080000Z-2" {
 		t.Fatalf("NewDir gave %s then %s", d1, d2)
 	}
-	s := sampleSimulate()
+	s := sampleTwoFigures()
 	if err := Write(d1, s, Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -244,6 +244,7 @@ func TestNeverOverwrite(t *testing.T) {
 }
 
 func TestNonFiniteAndLogAxes(t *testing.T) {
+	t.Parallel()
 	s := sampleSimulate()
 	s.KV.Visibility = []measure.VisibilityPoint{
 		{SinceMs: -5, Reads: 10, Fresh: 1, P: 0.1}, {SinceMs: 0, Reads: 10, Fresh: 2, P: 0.2},
