@@ -915,7 +915,7 @@ func finish(c *config, sc *scenario.Scenario, s measure.Summary, measured *measu
 	}
 	if !c.noReport {
 		opts := report.Options{Compare: measured, Traffic: s.Scenario.Traffic}
-		dir, err := report.WriteNew(c.out, &s, time.Now(), opts)
+		dir, err := writeReport(c.out, &s, time.Now(), opts)
 		if err != nil {
 			fmt.Fprintln(stderr, "simulate: the summary is above, but the report was not written:", err)
 			return ExitFailure
