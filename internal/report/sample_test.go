@@ -100,8 +100,11 @@ func sampleSimulate() *measure.Summary {
 // (histogram and CDF) draw: for tests of how a report's files are put in
 // place, which hold for any number of figures, without drawing seven
 // (seconds each under the race detector).
-func sampleTwoFigures() *measure.Summary {
-	s := sampleSimulate()
+func sampleTwoFigures() *measure.Summary { return twoFigures(sampleSimulate()) }
+
+// twoFigures leaves s (a sample) with only what its own two ratio figures
+// draw, and returns it; a sweep's points keep theirs.
+func twoFigures(s *measure.Summary) *measure.Summary {
 	s.Overshoot.PerTrial.MaxRatios = nil
 	s.WorstKeys = nil
 	s.KV = measure.KVWork{}
