@@ -1,13 +1,16 @@
 package redis
 
 import (
+	"cmp"
 	"context"
 	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/measure"
 )
 
 // Ledger wraps a store whose values are counts (a counting limiter's
@@ -25,17 +28,34 @@ import (
 //     clients find out when they next read the key (a key not read again
 //     is not counted); with one writer per key at a time it is exact.
 //
-// Neither depends on the order the acknowledgements arrive in. Reads from
-// replicas are stale by design: do not wrap them. A value that is not a
-// whole number (a GCRA timestamp) is ignored. It holds every count
-// acknowledged, so its memory grows with the writes of a run.
+// Neither depends on the order the acknowledgements arrive in. A value
+// that is not a whole number (a GCRA timestamp) is ignored. It holds every
+// count acknowledged, so its memory grows with the writes of a run.
+//
+// It also counts, as the model's redis store does, the visibility of each
+// successful read of a key written before the read was sent (Counters):
+// fresh when it returned at least the highest count acknowledged before
+// it was sent, stale otherwise. Reading from the primary (NewLedger) a
+// read that returns less is a loss, above, and not a stale read: the
+// primary is what the model holds the truth. Reading from replicas
+// (NewReplicaLedger) it is a stale read, with how long the count it
+// returned had been outdated (since the first count above it was
+// acknowledged), and not a loss: a replica's lag says nothing of what the
+// primary holds, so lost updates are counted from the acknowledged writes
+// alone (a count acknowledged twice). Those miss what a stale write took
+// back and nothing wrote again before the key's last write (at most the
+// staleness of the last reads of each key); a failover's losses are
+// counted only when a write acknowledges a count again.
 //
 // Safe for concurrent use.
 type Ledger struct {
 	kv.Store
-	mu   sync.Mutex
-	keys map[string]*entry
-	lost int64
+	replica bool
+	now     func() time.Time
+	mu      sync.Mutex
+	keys    map[string]*entry
+	lost    int64
+	ctr     *measure.KVCounters
 }
 
 // entry is what the ledger knows of one key.
@@ -43,46 +63,96 @@ type entry struct {
 	acked int64           // writes acknowledged
 	seen  map[int64]int64 // counts acknowledged and not found lost since -> when (acked then)
 	high  int64           // the highest count acknowledged and not found lost
+	// tops are the acknowledgements that raised the highest count
+	// acknowledged, in order: each count and when it was acknowledged.
+	tops []top
 }
 
-// NewLedger wraps s.
-func NewLedger(s kv.Store) *Ledger { return &Ledger{Store: s, keys: map[string]*entry{}} }
+// top is an acknowledgement that raised a key's highest count.
+type top struct {
+	n  int64
+	at time.Time
+}
+
+// NewLedger wraps s, whose reads go to the primary.
+func NewLedger(s kv.Store) *Ledger {
+	return &Ledger{Store: s, now: time.Now, keys: map[string]*entry{}, ctr: measure.NewKVCounters()}
+}
+
+// NewReplicaLedger wraps s, whose reads go to replicas.
+func NewReplicaLedger(s kv.Store) *Ledger {
+	l := NewLedger(s)
+	l.replica = true
+	return l
+}
 
 // Get reads through the wrapped store; the counts acknowledged before the
-// read was sent and above what it returns are counted as lost.
+// read was sent and above what it returns are counted as lost (primary
+// reads) or make it a stale read (replica reads).
 func (l *Ledger) Get(ctx context.Context, key string) (string, bool, error) {
-	before, asOf := l.sent(key)
+	r := l.sent(key)
 	v, found, err := l.Store.Get(ctx, key)
 	if err != nil {
 		return v, found, err
 	}
-	l.returned(key, v, found, before, asOf)
+	l.returned(key, v, found, r)
 	return v, found, nil
 }
 
-// sent returns key's highest count and its acknowledgements when a read
-// of it is sent.
-func (l *Ledger) sent(key string) (before, asOf int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if e := l.keys[key]; e != nil {
-		return e.high, e.acked
-	}
-	return 0, 0
+// read is what the ledger knew of a key when a read of it was sent.
+type read struct {
+	before, asOf int64     // the highest count, and the acknowledgements
+	sentAt       time.Time // when it was sent
 }
 
-// returned notes that a read of key sent when sent said before and asOf
-// returned v (found or not).
-func (l *Ledger) returned(key, v string, found bool, before, asOf int64) {
+// sent returns what the ledger knows of key when a read of it is sent.
+func (l *Ledger) sent(key string) read {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := read{sentAt: l.now()}
+	if e := l.keys[key]; e != nil {
+		r.before, r.asOf = e.high, e.acked
+	}
+	return r
+}
+
+// returned notes that read r of key returned v (found or not).
+func (l *Ledger) returned(key, v string, found bool, r read) {
 	n, ok := int64(0), true
 	if found {
 		n, ok = count(v)
 	}
-	if ok && n < before {
-		l.mu.Lock()
-		l.missing(l.keys[key], n, before, asOf)
-		l.mu.Unlock()
+	if !ok || r.asOf == 0 {
+		return
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e := l.keys[key]
+	since := r.sentAt.Sub(e.latest(r.sentAt))
+	switch {
+	case n >= r.before || !l.replica:
+		if n < r.before {
+			l.missing(e, n, r.before, r.asOf)
+		}
+		l.ctr.Visibility(since, 0, true)
+	default:
+		l.ctr.Visibility(since, r.sentAt.Sub(e.outdated(n)), false)
+	}
+}
+
+// latest returns when the highest count acknowledged by t was.
+func (e *entry) latest(t time.Time) time.Time {
+	i := len(e.tops) - 1
+	for i > 0 && e.tops[i].at.After(t) {
+		i--
+	}
+	return e.tops[i].at
+}
+
+// outdated returns when the first count above n was acknowledged.
+func (e *entry) outdated(n int64) time.Time {
+	i, _ := slices.BinarySearchFunc(e.tops, n+1, func(t top, n int64) int { return cmp.Compare(t.n, n) })
+	return e.tops[min(i, len(e.tops)-1)].at
 }
 
 // missing counts as lost the counts of e in (n, before] acknowledged
@@ -103,6 +173,11 @@ func (l *Ledger) missing(e *entry, n, before, asOf int64) {
 	}
 	if e.high <= before { // nothing higher was acknowledged meanwhile
 		e.high = kept
+		i := len(e.tops)
+		for i > 0 && e.tops[i-1].n > kept {
+			i--
+		}
+		e.tops = e.tops[:i]
 	}
 }
 
@@ -137,6 +212,9 @@ func (l *Ledger) acknowledged(key, value string) {
 	e.acked++
 	e.seen[n] = e.acked
 	e.high = max(e.high, n)
+	if len(e.tops) == 0 || n > e.tops[len(e.tops)-1].n {
+		e.tops = append(e.tops, top{n: n, at: l.now()})
+	}
 }
 
 // CanUpdate reports whether the wrapped store applies atomic updates.
@@ -152,21 +230,38 @@ func (l *Ledger) Update(ctx context.Context, u *kv.Update) ([2]kv.Value, error) 
 		return [2]kv.Value{}, kv.ErrNoUpdate
 	}
 	n := min(u.NKeys, len(u.Keys))
-	var before, asOf [2]int64
+	var r [2]read
 	for i := range n {
-		before[i], asOf[i] = l.sent(u.Keys[i])
+		r[i] = l.sent(u.Keys[i])
 	}
 	cur, err := up.Update(ctx, u)
 	if err != nil {
 		return cur, err
 	}
 	for i := range n {
-		l.returned(u.Keys[i], cur[i].Value, cur[i].Found, before[i], asOf[i])
+		l.returned(u.Keys[i], cur[i].Value, cur[i].Found, r[i])
 	}
 	if w, _ := u.Apply(cur); w.Key != "" {
 		l.acknowledged(w.Key, w.Value)
 	}
 	return cur, nil
+}
+
+// AddTo adds the ledger's lost updates and the visibility of its reads to
+// k.
+func (l *Ledger) AddTo(k *measure.KVCounters) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c := *l.ctr
+	c.LostUpdates = l.lost
+	k.Add(c)
+}
+
+// Stale returns the stale reads counted so far.
+func (l *Ledger) Stale() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ctr.StaleReads
 }
 
 // Lost returns the updates lost so far.

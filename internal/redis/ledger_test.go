@@ -3,11 +3,13 @@ package redis_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/redis"
 )
 
@@ -163,5 +165,88 @@ func TestLedgerUpdate(t *testing.T) {
 	}
 	if _, err := nl.Update(ctx, incr); !errors.Is(err, kv.ErrNoUpdate) {
 		t.Errorf("update through a ledger over a store without: %v, want ErrNoUpdate", err)
+	}
+}
+
+// replicaStore writes to a primary and reads from a replica, which has
+// the primary's keys only once sync copies them.
+type replicaStore struct{ primary, replica map[string]string }
+
+func (r *replicaStore) Get(_ context.Context, key string) (string, bool, error) {
+	v, ok := r.replica[key]
+	return v, ok, nil
+}
+func (r *replicaStore) Put(_ context.Context, key, value string, _ time.Duration) error {
+	r.primary[key] = value
+	return nil
+}
+func (r *replicaStore) sync() { maps.Copy(r.replica, r.primary) }
+
+// TestReplicaLedger checks what a ledger over replica reads counts: a read
+// that returns less than the highest count acknowledged before it was sent
+// is stale, outdated since the first count above it was acknowledged, and
+// no loss; a read of a key never written is not a read of a written key;
+// lost updates are the counts acknowledged twice (a writer that read a
+// stale count), and a stale write's take-back that no write repeats is
+// not counted.
+func TestReplicaLedger(t *testing.T) {
+	type step struct {
+		op    string // put, get, sync (the replica catches up), wait (ms pass)
+		key   string
+		value string
+		ms    int
+	}
+	tests := []struct {
+		name               string
+		steps              []step
+		reads, stale, lost int64
+		staleMax           float64 // ms
+	}{
+		{"caught up: fresh", []step{{op: "put", key: "a", value: "1"}, {op: "sync"}, {op: "wait", ms: 5}, {op: "get", key: "a"}}, 1, 0, 0, 0},
+		{"behind: stale since the first count above", []step{{op: "put", key: "a", value: "1"}, {op: "sync"}, {op: "wait", ms: 10},
+			{op: "put", key: "a", value: "2"}, {op: "wait", ms: 20}, {op: "put", key: "a", value: "3"}, {op: "wait", ms: 30}, {op: "get", key: "a"}}, 1, 1, 0, 50},
+		{"never replicated: stale, a count of zero", []step{{op: "put", key: "a", value: "1"}, {op: "wait", ms: 40}, {op: "get", key: "a"}}, 1, 1, 0, 40},
+		{"a key never written", []step{{op: "get", key: "b"}}, 0, 0, 0, 0},
+		{"a writer that read a stale count", []step{{op: "put", key: "a", value: "1"}, {op: "sync"}, {op: "put", key: "a", value: "2"},
+			{op: "get", key: "a"}, {op: "put", key: "a", value: "2"}, {op: "sync"}, {op: "get", key: "a"}, {op: "put", key: "a", value: "3"}}, 2, 1, 1, 0},
+		{"a take-back no write repeats", []step{{op: "put", key: "a", value: "1"}, {op: "put", key: "a", value: "2"}, {op: "put", key: "a", value: "3"},
+			{op: "put", key: "a", value: "2"}, {op: "sync"}, {op: "get", key: "a"}}, 1, 1, 1, 0},
+	}
+	ctx := context.Background()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &replicaStore{primary: map[string]string{}, replica: map[string]string{}}
+			l := redis.NewReplicaLedger(st)
+			now := time.Unix(1000, 0)
+			redis.SetClock(l, func() time.Time { return now })
+			for _, s := range tc.steps {
+				var err error
+				switch s.op {
+				case "put":
+					err = l.Put(ctx, s.key, s.value, time.Minute)
+				case "get":
+					_, _, err = l.Get(ctx, s.key)
+				case "sync":
+					st.sync()
+				case "wait":
+					now = now.Add(time.Duration(s.ms) * time.Millisecond)
+				}
+				if err != nil {
+					t.Fatalf("%+v: %v", s, err)
+				}
+			}
+			k := measure.NewKVCounters()
+			l.AddTo(k)
+			var reads int64
+			for _, n := range k.VisReads {
+				reads += n
+			}
+			if reads != tc.reads || k.StaleReads != tc.stale || k.LostUpdates != tc.lost || l.Stale() != tc.stale {
+				t.Errorf("reads of written %d, stale %d (Stale %d), lost %d; want %d, %d, %d", reads, k.StaleReads, l.Stale(), k.LostUpdates, tc.reads, tc.stale, tc.lost)
+			}
+			if got := k.Staleness.Stats().Max; tc.staleMax > 0 && (got < tc.staleMax*0.9 || got > tc.staleMax*1.1) {
+				t.Errorf("staleness max %v ms, want %v", got, tc.staleMax)
+			}
+		})
 	}
 }
