@@ -1,10 +1,8 @@
 package redis
 
 import (
-	"cmp"
 	"context"
 	"maps"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -33,19 +31,21 @@ import (
 // count acknowledged, so its memory grows with the writes of a run.
 //
 // It also counts, as the model's redis store does, the visibility of each
-// successful read of a key written before the read was sent (Counters):
-// fresh when it returned at least the highest count acknowledged before
-// it was sent, stale otherwise. Reading from the primary (NewLedger) a
-// read that returns less is a loss, above, and not a stale read: the
-// primary is what the model holds the truth. Reading from replicas
-// (NewReplicaLedger) it is a stale read, with how long the count it
-// returned had been outdated (since the first count above it was
-// acknowledged), and not a loss: a replica's lag says nothing of what the
-// primary holds, so lost updates are counted from the acknowledged writes
-// alone (a count acknowledged twice). Those miss what a stale write took
-// back and nothing wrote again before the key's last write (at most the
-// staleness of the last reads of each key); a failover's losses are
-// counted only when a write acknowledges a count again.
+// successful read of a key written before the read was sent (AddTo):
+// fresh when it returned the count last acknowledged before it was sent
+// (what the primary holds, with one writer per key at a time), stale
+// otherwise. Reading from the primary (NewLedger) every such read is
+// fresh, as in the model (the primary is what it holds the truth), and
+// one that returns less is a loss, above. Reading from replicas
+// (NewReplicaLedger) a read that returns another count is a stale read,
+// with how long the count it returned had been outdated (since the write
+// acknowledged after that count's last acknowledgement; for a count never
+// acknowledged, since the first write), and not a loss: a replica's lag
+// says nothing of what the primary holds, so lost updates are counted from
+// the acknowledged writes alone (a count acknowledged twice). Those miss
+// what a stale write took back that no later write repeats (the highest
+// count acknowledged less the count the key is left with); a failover's
+// losses are counted only when a write acknowledges a count again.
 //
 // Safe for concurrent use.
 type Ledger struct {
@@ -63,13 +63,12 @@ type entry struct {
 	acked int64           // writes acknowledged
 	seen  map[int64]int64 // counts acknowledged and not found lost since -> when (acked then)
 	high  int64           // the highest count acknowledged and not found lost
-	// tops are the acknowledgements that raised the highest count
-	// acknowledged, in order: each count and when it was acknowledged.
-	tops []top
+	// hist is every acknowledgement, in order: the count and when.
+	hist []ack
 }
 
-// top is an acknowledgement that raised a key's highest count.
-type top struct {
+// ack is an acknowledged write: its count, and when.
+type ack struct {
 	n  int64
 	at time.Time
 }
@@ -128,31 +127,31 @@ func (l *Ledger) returned(key, v string, found bool, r read) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e := l.keys[key]
-	since := r.sentAt.Sub(e.latest(r.sentAt))
+	last := e.hist[r.asOf-1]
+	since := r.sentAt.Sub(last.at)
 	switch {
-	case n >= r.before || !l.replica:
+	case !l.replica:
 		if n < r.before {
 			l.missing(e, n, r.before, r.asOf)
 		}
 		l.ctr.Visibility(since, 0, true)
+	case n == last.n:
+		l.ctr.Visibility(since, 0, true)
 	default:
-		l.ctr.Visibility(since, r.sentAt.Sub(e.outdated(n)), false)
+		l.ctr.Visibility(since, r.sentAt.Sub(e.replaced(n, r.asOf)), false)
 	}
 }
 
-// latest returns when the highest count acknowledged by t was.
-func (e *entry) latest(t time.Time) time.Time {
-	i := len(e.tops) - 1
-	for i > 0 && e.tops[i].at.After(t) {
-		i--
+// replaced returns when a count of n was replaced, among the first asOf
+// acknowledgements: by the one after n's last, or the first when n was
+// never acknowledged (a key not yet there).
+func (e *entry) replaced(n, asOf int64) time.Time {
+	for i := asOf - 2; i >= 0; i-- {
+		if e.hist[i].n == n {
+			return e.hist[i+1].at
+		}
 	}
-	return e.tops[i].at
-}
-
-// outdated returns when the first count above n was acknowledged.
-func (e *entry) outdated(n int64) time.Time {
-	i, _ := slices.BinarySearchFunc(e.tops, n+1, func(t top, n int64) int { return cmp.Compare(t.n, n) })
-	return e.tops[min(i, len(e.tops)-1)].at
+	return e.hist[0].at
 }
 
 // missing counts as lost the counts of e in (n, before] acknowledged
@@ -173,11 +172,6 @@ func (l *Ledger) missing(e *entry, n, before, asOf int64) {
 	}
 	if e.high <= before { // nothing higher was acknowledged meanwhile
 		e.high = kept
-		i := len(e.tops)
-		for i > 0 && e.tops[i-1].n > kept {
-			i--
-		}
-		e.tops = e.tops[:i]
 	}
 }
 
@@ -212,9 +206,7 @@ func (l *Ledger) acknowledged(key, value string) {
 	e.acked++
 	e.seen[n] = e.acked
 	e.high = max(e.high, n)
-	if len(e.tops) == 0 || n > e.tops[len(e.tops)-1].n {
-		e.tops = append(e.tops, top{n: n, at: l.now()})
-	}
+	e.hist = append(e.hist, ack{n: n, at: l.now()})
 }
 
 // CanUpdate reports whether the wrapped store applies atomic updates.
