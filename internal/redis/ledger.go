@@ -94,7 +94,7 @@ func (l *Ledger) Get(ctx context.Context, key string) (string, bool, error) {
 	if err != nil {
 		return v, found, err
 	}
-	l.returned(key, v, found, r)
+	l.returned(key, v, found, r, !l.replica)
 	return v, found, nil
 }
 
@@ -115,8 +115,9 @@ func (l *Ledger) sent(key string) read {
 	return r
 }
 
-// returned notes that read r of key returned v (found or not).
-func (l *Ledger) returned(key, v string, found bool, r read) {
+// returned notes that read r of key, from the primary or not, returned v
+// (found or not).
+func (l *Ledger) returned(key, v string, found bool, r read, primary bool) {
 	n, ok := int64(0), true
 	if found {
 		n, ok = count(v)
@@ -130,7 +131,7 @@ func (l *Ledger) returned(key, v string, found bool, r read) {
 	last := e.hist[r.asOf-1]
 	since := r.sentAt.Sub(last.at)
 	switch {
-	case !l.replica:
+	case primary:
 		if n < r.before {
 			l.missing(e, n, r.before, r.asOf)
 		}
@@ -231,7 +232,7 @@ func (l *Ledger) Update(ctx context.Context, u *kv.Update) ([2]kv.Value, error) 
 		return cur, err
 	}
 	for i := range n {
-		l.returned(u.Keys[i], cur[i].Value, cur[i].Found, r[i])
+		l.returned(u.Keys[i], cur[i].Value, cur[i].Found, r[i], true) // a script runs on the primary
 	}
 	if w, _ := u.Apply(cur); w.Key != "" {
 		l.acknowledged(w.Key, w.Value)

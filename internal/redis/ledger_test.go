@@ -126,38 +126,46 @@ func TestLedger(t *testing.T) {
 	})
 }
 
+// incr is an atomic increment of key w.
+var incr = &kv.Update{Keys: [2]string{"w"}, NKeys: 1, Apply: func(cur [2]kv.Value) (kv.Put, bool) {
+	n, _ := strconv.Atoi(cur[0].Value)
+	return kv.Put{Key: "w", Value: strconv.Itoa(n + 1), TTL: time.Minute, KeepTTL: true}, true
+}}
+
 // TestLedgerUpdate checks that the ledger counts an atomic update as a
 // read of what the key held and a write of the count it made: increments
 // acknowledged by updates, then missing at the next update (a failover),
-// are lost; a ledger over a store that cannot update refuses, and says so
-// through CanUpdate.
+// are lost, and no read is stale, with -redis-read replica too (a script
+// runs on the primary); a ledger over a store that cannot update refuses,
+// and says so through CanUpdate.
 func TestLedgerUpdate(t *testing.T) {
 	ctx := context.Background()
-	m := kv.NewMemory(kv.MemoryOptions{})
-	l := redis.NewLedger(m)
-	if !kv.CanUpdate(l) {
-		t.Fatal("a ledger over the memory store cannot update")
-	}
-	incr := &kv.Update{Keys: [2]string{"w"}, NKeys: 1, Apply: func(cur [2]kv.Value) (kv.Put, bool) {
-		n, _ := strconv.Atoi(cur[0].Value)
-		return kv.Put{Key: "w", Value: strconv.Itoa(n + 1), TTL: time.Minute, KeepTTL: true}, true
-	}}
-	for range 5 {
+	for name, mk := range map[string]func(kv.Store) *redis.Ledger{"primary reads": redis.NewLedger, "replica reads": redis.NewReplicaLedger} {
+		m := kv.NewMemory(kv.MemoryOptions{})
+		l := mk(m)
+		if !kv.CanUpdate(l) {
+			t.Fatalf("%s: a ledger over the memory store cannot update", name)
+		}
+		for range 5 {
+			if _, err := l.Update(ctx, incr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := m.Put(ctx, "w", "2", time.Minute); err != nil { // the promoted replica had 2 of the 5
+			t.Fatal(err)
+		}
 		if _, err := l.Update(ctx, incr); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := m.Put(ctx, "w", "2", time.Minute); err != nil { // the promoted replica had 2 of the 5
-		t.Fatal(err)
-	}
-	if _, err := l.Update(ctx, incr); err != nil {
-		t.Fatal(err)
-	}
-	if got := l.Lost(); got != 3 {
-		t.Errorf("lost %d after 5 acknowledged and a store left at 2, want 3", got)
-	}
-	if got := l.Acked()["w"]; got != 6 {
-		t.Errorf("acknowledged %d updates of w, want 6", got)
+		if got := l.Lost(); got != 3 {
+			t.Errorf("%s: lost %d after 5 acknowledged and a store left at 2, want 3", name, got)
+		}
+		if got := l.Acked()["w"]; got != 6 {
+			t.Errorf("%s: acknowledged %d updates of w, want 6", name, got)
+		}
+		if got := l.Stale(); got != 0 {
+			t.Errorf("%s: %d stale reads by updates on the primary, want none", name, got)
+		}
 	}
 	nl := redis.NewLedger(&mapStore{m: map[string]string{}})
 	if kv.CanUpdate(nl) {
