@@ -45,7 +45,9 @@ import (
 // the acknowledged writes alone (a count acknowledged twice). Those miss
 // what a stale write took back that no later write repeats (the highest
 // count acknowledged less the count the key is left with); a failover's
-// losses are counted only when a write acknowledges a count again.
+// losses are counted only when a write acknowledges a count again. An
+// atomic update's read (Update) is a primary read in either: a script
+// runs on the primary.
 //
 // Safe for concurrent use.
 type Ledger struct {
