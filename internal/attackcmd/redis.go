@@ -115,6 +115,9 @@ func newRedisStore(ctx context.Context, f *redisFlags, pl *plan.Plan, runFor tim
 	}
 	prefix := "overshoot:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"
 	cfg := f.config(prefix)
+	if pl.Store.Kind == plan.Redis && pl.Store.Redis.ReadReplica != cfg.ReadReplicas {
+		fmt.Fprintf(notes, "attack: note: -redis-read %s reads where the scenario's store.redis.read does not; simulate compare predicts the scenario's: add -set store.redis.read=%s\n", f.read, f.read)
+	}
 	var h *redisHarness
 	if f.harness {
 		var err error

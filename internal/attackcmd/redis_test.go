@@ -300,11 +300,11 @@ func TestRedisLostUpdatesShared(t *testing.T) {
 }
 
 // Four callers, each on its own key, with the replication links 50 ms
-// behind for the whole run.
+// behind for the whole run; READ is where the counts are read.
 const redisLagYAML = `
 name: redis-lag
 limiter: {name: t, limit: 100000000, window: 1h, error_policy: fail-open}
-store: {kind: redis}
+store: {kind: redis, redis: {read: READ}}
 duration: 3s
 traffic:
   - name: bot
@@ -327,8 +327,8 @@ func TestRedisStaleReadsAttack(t *testing.T) {
 	for _, read := range []string{"replica", "primary"} {
 		t.Run(read, func(t *testing.T) {
 			out := t.TempDir()
-			code, _, stderr := runMain(t, Env{}, "-out", out, "-store", "redis", "-redis-harness", "-redis-read", read, cliScenario(t, redisLagYAML))
-			if code != cli.ExitOK {
+			code, _, stderr := runMain(t, Env{}, "-out", out, "-store", "redis", "-redis-harness", "-redis-read", read, cliScenario(t, strings.ReplaceAll(redisLagYAML, "READ", read)))
+			if code != cli.ExitOK || strings.Contains(stderr, "-redis-read") {
 				t.Fatalf("exit %d; stderr: %s", code, stderr)
 			}
 			s, _ := readSummary(t, out)
@@ -348,6 +348,39 @@ func TestRedisStaleReadsAttack(t *testing.T) {
 			}
 			if s.KV.StaleReads < reads/10 || s.KV.StaleReads > reads || s.KV.StalenessMs.N != s.KV.StaleReads {
 				t.Errorf("%d stale reads of %d, staleness of %d: want many, each with its staleness", s.KV.StaleReads, reads, s.KV.StalenessMs.N)
+			}
+		})
+	}
+}
+
+// TestRedisReadAgainstScenario checks that a run reading elsewhere than
+// its scenario's store.redis.read says so, since simulate compare predicts
+// the scenario's reads, and that a run that agrees says nothing.
+func TestRedisReadAgainstScenario(t *testing.T) {
+	srv := redistest.StartServer(t)
+	const note = "attack: note: -redis-read replica reads where the scenario's store.redis.read does not"
+	for _, tc := range []struct {
+		read string
+		want bool
+	}{{"primary", true}, {"replica", false}} {
+		t.Run(tc.read, func(t *testing.T) {
+			sc := cliScenario(t, `
+name: redis-read
+limiter: {name: t, limit: 5, window: 10s}
+store: {kind: redis, redis: {read: `+tc.read+`}}
+traffic:
+  - name: bot
+    identity: {token: per-client, ip: none}
+    closed_loop: {concurrency: 1, think: 20ms}
+live: {duration: 200ms, max_requests: 1000, warmup: false}
+`)
+			code, _, stderr := runMain(t, Env{}, "-out", t.TempDir(), "-store", "redis", "-redis-addr", srv.Addr,
+				"-redis-read", "replica", "-redis-replicas", srv.Addr, sc)
+			if code != cli.ExitOK {
+				t.Fatalf("exit %d; stderr: %s", code, stderr)
+			}
+			if got := strings.Contains(stderr, note); got != tc.want {
+				t.Errorf("store.redis.read %s: note %v, want %v; stderr: %s", tc.read, got, tc.want, stderr)
 			}
 		})
 	}

@@ -26,6 +26,10 @@ type AdvicePoint struct {
 	Allowed, Denied float64
 	// Cost is dollars per million requests (0 when not priced).
 	Cost float64
+	// NotPriced says the design has no price per request (Redis, billed
+	// by its host's hours): it is drawn as a square of a fixed size, not
+	// as the cheapest.
+	NotPriced bool
 	// Meets says whether the design meets the budget; Unbound that its
 	// limit never binds (drawn as a ring).
 	Meets, Unbound bool
@@ -82,6 +86,7 @@ func ParetoFigure(points []AdvicePoint, x measure.Metric, bound float64) *Figure
 	type group struct {
 		x, y, cost float64
 		kind       int // 0 meets, 1 misses, 2 the limit never binds
+		notPriced  bool
 		ranks      []int
 	}
 	kindOf := func(pt AdvicePoint) int {
@@ -99,12 +104,12 @@ func ParetoFigure(points []AdvicePoint, x measure.Metric, bound float64) *Figure
 		gx, gy := tx(pt.Allowed), 100*pt.Denied
 		var g *group
 		for _, h := range groups {
-			if h.kind == kindOf(pt) && math.Abs(h.x-gx) <= dx && math.Abs(h.y-gy) <= dy {
+			if h.kind == kindOf(pt) && h.notPriced == pt.NotPriced && math.Abs(h.x-gx) <= dx && math.Abs(h.y-gy) <= dy {
 				g = h
 			}
 		}
 		if g == nil {
-			g = &group{x: gx, y: gy, kind: kindOf(pt)}
+			g = &group{x: gx, y: gy, kind: kindOf(pt), notPriced: pt.NotPriced}
 			groups = append(groups, g)
 		}
 		g.ranks = append(g.ranks, pt.Rank)
@@ -118,18 +123,18 @@ func ParetoFigure(points []AdvicePoint, x measure.Metric, bound float64) *Figure
 		}
 	}
 	var marks []labelMark
+	unpriced := false
 	for kind := range 3 {
 		var xys plotter.XYs
 		var sizes []vg.Length
+		var squares []bool
 		for _, g := range groups {
 			if g.kind != kind {
 				continue
 			}
-			r := vg.Length(4)
-			if maxCost > 0 {
-				r = 3 + vg.Length(4*g.cost/maxCost)
-			}
-			xys, sizes = append(xys, plotter.XY{X: g.x, Y: g.y}), append(sizes, r)
+			r := markerRadius(g.cost, maxCost, g.notPriced)
+			unpriced = unpriced || g.notPriced
+			xys, sizes, squares = append(xys, plotter.XY{X: g.x, Y: g.y}), append(sizes, r), append(squares, g.notPriced)
 			marks = append(marks, labelMark{x: (g.x - xMin) / (xMax - xMin), y: g.y / yMax, r: float64(r), text: rankLabel(g.ranks)})
 		}
 		if len(xys) == 0 {
@@ -148,6 +153,9 @@ func ParetoFigure(points []AdvicePoint, x measure.Metric, bound float64) *Figure
 		}
 		sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: 4, Shape: shape}
 		sc.GlyphStyleFunc = func(i int) draw.GlyphStyle {
+			if squares[i] && kind != 2 {
+				return draw.GlyphStyle{Color: c, Radius: sizes[i], Shape: draw.BoxGlyph{}}
+			}
 			return draw.GlyphStyle{Color: c, Radius: sizes[i], Shape: shape}
 		}
 		p.Add(sc)
@@ -162,8 +170,20 @@ func ParetoFigure(points []AdvicePoint, x measure.Metric, bound float64) *Figure
 		}
 	}
 	p.Legend.Top = true
-	return &Figure{Name: "pareto", Title: p.Title.Text, Plot: p,
-		Caption: "Each design at the product's limit (or, with -search-limit, at the largest limit meeting the budget), labelled with its rank in the table (designs with about the same numbers share a marker); a larger marker costs more per million requests at published prices (docs/facts.md: the store and the Workers request fee). The dashed line is the budget's bound on the x axis."}
+	caption := "Each design at the product's limit (or, with -search-limit, at the largest limit meeting the budget), labelled with its rank in the table (designs with about the same numbers share a marker); a larger marker costs more per million requests at published prices (docs/facts.md: the store and the Workers request fee)."
+	if unpriced {
+		caption += " A square is a design not priced per request (Redis, billed by its host's instance hours), drawn at a fixed size: its size is no price."
+	}
+	return &Figure{Name: "pareto", Title: p.Title.Text, Plot: p, Caption: caption + " The dashed line is the budget's bound on the x axis."}
+}
+
+// markerRadius is a Pareto marker's radius: 3 to 7 points by cost, the
+// costliest largest; 4 when no design is priced, or this one is not.
+func markerRadius(cost, maxCost float64, notPriced bool) vg.Length {
+	if notPriced || maxCost <= 0 {
+		return 4
+	}
+	return 3 + vg.Length(4*cost/maxCost)
 }
 
 // labelPt is the size of the Pareto figure's labels, in points.
