@@ -299,6 +299,60 @@ func TestRedisLostUpdatesShared(t *testing.T) {
 	}
 }
 
+// Four callers, each on its own key, with the replication links 50 ms
+// behind for the whole run; READ is where the counts are read.
+const redisLagYAML = `
+name: redis-lag
+limiter: {name: t, limit: 100000000, window: 1h, error_policy: fail-open}
+store: {kind: redis, redis: {read: READ}}
+duration: 3s
+traffic:
+  - name: bot
+    identity: {token: per-client, ip: none}
+    closed_loop: {concurrency: 4, think: 5ms}
+faults:
+  - {at: 0s, kind: link-latency, target: replicas, latency: 50ms}
+live: {duration: 2s, max_requests: 1000000, warmup: false}
+`
+
+// TestRedisStaleReadsAttack runs attack -store redis -redis-harness with
+// the replicas 50 ms behind: reading from the replicas, the summary counts
+// stale reads (redis.Ledger; TestStaleReadsReplicas checks that count
+// against the primary) among the reads of written keys, with their
+// staleness; reading from the primary, none among as many.
+func TestRedisStaleReadsAttack(t *testing.T) {
+	if _, _, err := harness.Binaries(); err != nil {
+		t.Skip(err)
+	}
+	for _, read := range []string{"replica", "primary"} {
+		t.Run(read, func(t *testing.T) {
+			out := t.TempDir()
+			code, _, stderr := runMain(t, Env{}, "-out", out, "-store", "redis", "-redis-harness", "-redis-read", read, cliScenario(t, strings.ReplaceAll(redisLagYAML, "READ", read)))
+			if code != cli.ExitOK || strings.Contains(stderr, "-redis-read") {
+				t.Fatalf("exit %d; stderr: %s", code, stderr)
+			}
+			s, _ := readSummary(t, out)
+			var reads int64
+			for _, v := range s.KV.Visibility {
+				reads += v.Reads
+			}
+			t.Logf("%s reads: %d reads of written keys, %d stale (staleness p50 %.1f ms), %d lost", read, reads, s.KV.StaleReads, s.KV.StalenessMs.P50, s.KV.LostUpdates)
+			if reads < 100 {
+				t.Fatalf("%d reads of written keys in the summary: want the run's", reads)
+			}
+			if read == "primary" {
+				if s.KV.StaleReads != 0 {
+					t.Errorf("%d stale reads from the primary, want none", s.KV.StaleReads)
+				}
+				return
+			}
+			if s.KV.StaleReads < reads/10 || s.KV.StaleReads > reads || s.KV.StalenessMs.N != s.KV.StaleReads {
+				t.Errorf("%d stale reads of %d, staleness of %d: want many, each with its staleness", s.KV.StaleReads, reads, s.KV.StalenessMs.N)
+			}
+		})
+	}
+}
+
 // TestRedisReadAgainstScenario checks that a run reading elsewhere than
 // its scenario's store.redis.read says so, since simulate compare predicts
 // the scenario's reads, and that a run that agrees says nothing.
