@@ -21,8 +21,9 @@
 # It prints, and writes to OUT/matrix.md, one line per cell: the live max
 # ratio (median of the repeats, and their range), the predicted median and
 # band, whether the live median is inside, the relative error, and the
-# mechanism: the lost updates the live ledger counted and the stale reads
-# (live Redis does not measure them: "-"), beside the model's rates. A cell
+# mechanism: the lost updates and the stale reads the live ledger counted
+# ("-" where it counts none: a token bucket's timestamps), beside the
+# model's rates. A cell
 # the model cannot predict (the model's redis store without an atomic
 # update) is marked "model: not yet" and left out of the bar. Then, over
 # the held-out cells, the share inside the band and the median relative
@@ -204,7 +205,7 @@ done
 			(if $k.not_yet then "model: not yet | - | - | - |"
 			 else "\($k.predicted_median | r3) | \($k.predicted_band[0] | r3)-\($k.predicted_band[1] | r3) | \(if $k.inside_band then "yes" else "NO" end) | \($k.relative_error * 1000 | round / 10)% |" end) +
 			" \(.kv.lost_updates) / \((if .kv.writes > 0 then .kv.lost_updates / .kv.writes else 0 end) | r3), \(chk("lost_update.rate").predicted_median // "-" | if type == "number" then r3 else . end) |" +
-			" - / \(chk("stale_read.rate").predicted_median // "-" | if type == "number" then r3 else . end) |"' "$out/$name.json"
+			" \(chk("stale_read.rate") | if . != null and .observed then (.measured | r3) else "-" end) / \(chk("stale_read.rate").predicted_median // "-" | if type == "number" then r3 else . end) |"' "$out/$name.json"
 	done
 	echo
 	[ ! -f "$out/cal.txt" ] || { echo "calibrated on lag 0, primary, C in {$fitc}:"; sed -n '1,/^$/p' "$out/cal.txt"; }
