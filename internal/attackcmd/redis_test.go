@@ -182,7 +182,7 @@ func TestRedisStoreAttackFailover(t *testing.T) {
 const redisFaultsYAML = `
 name: redis-faults
 limiter: {name: t, limit: 100000000, window: 1h, error_policy: fail-open}
-store: {kind: redis}
+store: {kind: redis, redis: {down_after: 1s}}
 duration: 10s
 traffic:
   - name: bot

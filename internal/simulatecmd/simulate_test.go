@@ -202,9 +202,8 @@ func TestCompareFollowsTheMeasuredRun(t *testing.T) {
 	b, _ := json.Marshal(measured)
 	path := filepath.Join(dir, "summary.json")
 	os.WriteFile(path, b, 0o644)
-	// What is predicted, not how it moves with the assumptions
-	// (TestSensitivity): no sensitivity.
-	code, stdout, stderr := runMain(t, "-json", "-sensitivity=false", "-out", filepath.Join(dir, "out"), "-trials", "2", "-compare", path)
+	// compare predicts, and runs no sensitivity (it takes no -sensitivity).
+	code, stdout, stderr := runMain(t, "-json", "-out", filepath.Join(dir, "out"), "-trials", "2", "-compare", path)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -228,7 +227,7 @@ func TestCompareFollowsTheMeasuredRun(t *testing.T) {
 	measured.Repeats = measure.NewRepeats([]measure.RepeatRun{{MaxRatio: 1}, {MaxRatio: 1}, {MaxRatio: 1}})
 	b, _ = json.Marshal(measured)
 	os.WriteFile(path, b, 0o644)
-	code, stdout, stderr = runMain(t, "-json", "-no-report", "-sensitivity=false", "-trials", "2", "-compare", path)
+	code, stdout, stderr = runMain(t, "-json", "-no-report", "-trials", "2", "-compare", path)
 	if code != ExitOK {
 		t.Fatalf("repeats: exit %d: %s", code, stderr)
 	}
