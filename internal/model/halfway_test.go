@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
@@ -74,4 +78,70 @@ func TestHalfwayTranscript(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHalfwayLiveAndModel: one client sends two requests gap apart to a
+// memory store of 40 ms per operation, limit 1. In both drivers (the
+// model's memory store, and limiter.Check on the live kv.Memory at the
+// model's send times, on the wall clock) the first request reads at 20 ms
+// and commits at 60 ms; the second reads at gap+20 ms. A gap of 20 ms
+// races (2 allowed); 60 ms and 100 ms do not (1 allowed). Each margin is
+// 20 ms, far above the live store's timing error. (With the read taking
+// effect when sent and the write when its latency ends, the model let the
+// 60 ms gap through while the live store did not.)
+func TestHalfwayLiveAndModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sleeps on the wall clock")
+	}
+	const lat = 40 * time.Millisecond
+	for _, tt := range []struct {
+		gap     time.Duration
+		allowed int64
+	}{{20 * time.Millisecond, 2}, {60 * time.Millisecond, 1}, {100 * time.Millisecond, 1}} {
+		p := burst(bot("bot"), 2, 0, 0)
+		p.Burst.Spread = dur(2 * tt.gap)
+		pl := planOf(t, memoryScenario(1, time.Hour, ms(float64(lat/time.Millisecond)), time.Second, p))
+		s, err := Run(pl, Options{Seed: 1, Trials: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, reqs := sentBy(t, pl)
+		if len(reqs) != 2 || time.Duration(reqs[1].at-reqs[0].at) != tt.gap {
+			t.Fatalf("gap %v: the model sent %+v, want two requests gap apart", tt.gap, reqs)
+		}
+		live := liveRace(t, c, pl, reqs, lat)
+		if s.Totals.Allowed != tt.allowed || live != tt.allowed {
+			t.Errorf("gap %v: the model allowed %d, the live kv.Memory %d; want %d in both", tt.gap, s.Totals.Allowed, live, tt.allowed)
+		}
+	}
+}
+
+// liveRace sends reqs through limiter.Check on a kv.Memory of latency lat
+// at their times on the wall clock, concurrently, and counts those
+// allowed.
+func liveRace(t *testing.T, c *compiled, pl *plan.Plan, reqs []sent, lat time.Duration) int64 {
+	ctx := context.Background()
+	store := kv.NewMemory(kv.MemoryOptions{Latency: lat})
+	var n atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for _, r := range reqs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			at := time.Duration(r.at)
+			if err := kv.Sleep(ctx, time.Until(start.Add(at))); err != nil {
+				t.Error(err)
+				return
+			}
+			d := c.lim.Check(ctx, store, pl.Start.Add(at), r.caller)
+			if d.Err != nil {
+				t.Error(d.Err)
+			} else if d.Allowed {
+				n.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	return n.Load()
 }
