@@ -15,8 +15,8 @@ import (
 // Each operation's round trip is drawn from one distribution
 // (store.latency); driven by the engine (halfway), an operation takes
 // effect half-way through it and answers at its end. Through the Store
-// interface, a read takes effect when called and a write when committed. It enforces the
-// rules every Workers KV put obeys (key length, expirationTtl >= 60 s) and
+// interface, a read takes effect when called and a write when committed.
+// It enforces the rules every Workers KV put obeys (key length, expirationTtl >= 60 s) and
 // nothing else. Races between a request's read and its write remain, which
 // is what it is for. A limiter of the atomic shape has it apply its update
 // in one step instead (UpdateLatency, Update, Apply): no race remains.
