@@ -31,7 +31,8 @@ type BuiltinStore struct {
 // live plan, whose latencies are already divided by the run's time scale.
 //
 // memory is kv.Memory (linearizable) with the plan's store latency drawn
-// before every operation; eventual is the simulator's Workers KV model on the
+// for every operation, which takes effect half-way through it (kv.Delayed),
+// as in the model; eventual is the simulator's Workers KV model on the
 // wall clock (internal/eventual).
 func NewStore(kind plan.LiveStore, pl *plan.Plan, seed uint64) (*BuiltinStore, error) {
 	switch kind {

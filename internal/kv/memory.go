@@ -32,8 +32,9 @@ type MemoryOptions struct {
 	// Now is the clock TTLs and the write limit are measured on; nil means
 	// time.Now. Tests inject a fake one.
 	Now func() time.Time
-	// Latency is slept before each operation takes effect, so that a read
-	// and the write that follows it are separated as over a network.
+	// Latency is each operation's round trip, so that a read and the write
+	// that follows it are separated as over a network: the operation takes
+	// effect half-way through it (after Latency/2) and returns at its end.
 	Latency time.Duration
 	// WriteLimit enforces Workers KV's one write per second per key, failing
 	// faster writes with the 429 error.
@@ -48,8 +49,16 @@ func NewMemory(opts MemoryOptions) *Memory {
 	return &Memory{entries: map[string]memEntry{}, opts: opts}
 }
 
-// wait sleeps the configured latency, or returns early when ctx ends.
-func (m *Memory) wait(ctx context.Context) error { return Sleep(ctx, m.opts.Latency) }
+// there sleeps the way there, half the configured latency: an operation
+// takes effect half-way through its round trip, as at a server. It
+// returns early when ctx ends.
+func (m *Memory) there(ctx context.Context) error { return Sleep(ctx, m.opts.Latency/2) }
+
+// back sleeps the way back, the rest of the configured latency, after the
+// operation took effect, or returns early when ctx ends.
+func (m *Memory) back(ctx context.Context) error {
+	return Sleep(ctx, m.opts.Latency-m.opts.Latency/2)
+}
 
 // Sleep waits d, as a store's operation takes time, or returns ctx's error
 // as soon as ctx ends. A d of 0 or less does not wait. It keeps to d
@@ -78,16 +87,25 @@ func (m *Memory) Get(ctx context.Context, key string) (string, bool, error) {
 	if len(key) > MaxKeyBytes {
 		return "", false, NewKeyTooLong("get", key)
 	}
-	if err := m.wait(ctx); err != nil {
+	if err := m.there(ctx); err != nil {
 		return "", false, WrapUnavailable("get", key, err)
 	}
+	value, found := m.get(key)
+	if err := m.back(ctx); err != nil {
+		return "", false, WrapUnavailable("get", key, err)
+	}
+	return value, found, nil
+}
+
+// get returns the live value under key, now.
+func (m *Memory) get(key string) (string, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e, ok := m.entries[key]
 	if !ok || !m.opts.Now().Before(e.expires) {
-		return "", false, nil
+		return "", false
 	}
-	return e.value, true, nil
+	return e.value, true
 }
 
 // Put stores value under key until ttl from now; every put restarts the TTL.
@@ -95,9 +113,19 @@ func (m *Memory) Put(ctx context.Context, key, value string, ttl time.Duration) 
 	if err := CheckPut(key, ttl); err != nil {
 		return err
 	}
-	if err := m.wait(ctx); err != nil {
+	if err := m.there(ctx); err != nil {
 		return WrapUnavailable("put", key, err)
 	}
+	err := m.put(key, value, ttl)
+	if berr := m.back(ctx); berr != nil && err == nil {
+		return WrapUnavailable("put", key, berr) // stored, though the caller cannot know
+	}
+	return err
+}
+
+// put stores value under key until ttl from now, or refuses it (the
+// write limit).
+func (m *Memory) put(key, value string, ttl time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.opts.Now()
@@ -110,8 +138,8 @@ func (m *Memory) Put(ctx context.Context, key, value string, ttl time.Duration) 
 }
 
 // Update implements Updater: under the store's lock, it reads u's keys,
-// calls u.Apply and stores the write it returns, after the store's latency
-// (one round trip, as a script). The write obeys the rules Put does, except
+// calls u.Apply and stores the write it returns, half-way through the
+// store's latency (one round trip, as a script), and returns at its end. The write obeys the rules Put does, except
 // the write limit: an atomic update is one operation at the primary.
 func (m *Memory) Update(ctx context.Context, u *Update) ([2]Value, error) {
 	var cur [2]Value
@@ -123,9 +151,19 @@ func (m *Memory) Update(ctx context.Context, u *Update) ([2]Value, error) {
 			return cur, NewKeyTooLong("put", k)
 		}
 	}
-	if err := m.wait(ctx); err != nil {
+	if err := m.there(ctx); err != nil {
 		return cur, WrapUnavailable("put", u.Keys[0], err)
 	}
+	cur, err := m.update(u)
+	if berr := m.back(ctx); berr != nil && err == nil {
+		return cur, WrapUnavailable("put", u.Keys[0], berr) // applied, though the caller cannot know
+	}
+	return cur, err
+}
+
+// update applies u under the store's lock, now.
+func (m *Memory) update(u *Update) ([2]Value, error) {
+	var cur [2]Value
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.opts.Now()

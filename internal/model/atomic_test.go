@@ -59,10 +59,16 @@ func TestAtomicExactDecisions(t *testing.T) {
 	}
 }
 
-// liveAllowed sends the requests of trial 0 of pl, at the times the model
-// sends them, through limiter.Check on a kv.Memory whose clock is the
-// request's time, and counts those allowed.
-func liveAllowed(t *testing.T, pl *plan.Plan) int64 {
+// sent is a request the model sent: when, and for which caller.
+type sent struct {
+	at     int64
+	caller string
+}
+
+// sentBy runs trial 0 of pl and returns the plan compiled and the
+// requests it sent.
+func sentBy(t *testing.T, pl *plan.Plan) (*compiled, []sent) {
+	t.Helper()
 	c, err := compile(pl)
 	if err != nil {
 		t.Fatal(err)
@@ -71,15 +77,19 @@ func liveAllowed(t *testing.T, pl *plan.Plan) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type sent struct {
-		at     int64
-		caller string
-	}
 	var reqs []sent
 	tr.onSend = func(cl *client, _ int32, _ int64, _ int32) { reqs = append(reqs, sent{tr.now, cl.caller}) }
 	if _, err := tr.run(context.Background(), -1); err != nil {
 		t.Fatal(err)
 	}
+	return c, reqs
+}
+
+// liveAllowed sends the requests of trial 0 of pl, at the times the model
+// sends them, through limiter.Check on a kv.Memory whose clock is the
+// request's time, and counts those allowed.
+func liveAllowed(t *testing.T, pl *plan.Plan) int64 {
+	c, reqs := sentBy(t, pl)
 	var now time.Time
 	store := kv.NewMemory(kv.MemoryOptions{Now: func() time.Time { return now }})
 	l := c.lim

@@ -12,8 +12,11 @@
 // copy: a request arrives, the limiter's Plan names the keys to read, each
 // read is an event that takes effect at the store when issued and returns
 // its latency later, then Decide runs on what was read, and the write it
-// asks for is submitted to the store and commits its latency later. The
-// response reaches the client after the commit, as the seed awaits its put;
+// asks for is submitted to the store and commits its latency later. At the
+// memory and redis stores (halfway) an operation takes effect half-way
+// through its latency instead, and answers at its end: a read at half its
+// round trip, a write's commit at half its own. The response reaches the
+// client at the end of the write's latency, as the seed awaits its put;
 // a closed-loop client then thinks and sends again. Any read or write error
 // hands the request to the limiter's error policy (Failed). Every request is
 // recorded once, with measure.Event, at the moment its decision is made (a
@@ -24,9 +27,10 @@
 //
 // A limiter of the atomic shape (limiter.update atomic) makes one call
 // instead of its reads and write: on the memory store, the update reaches
-// the store one latency draw after the request is sent and is applied then,
-// in one event (the keys' values, the limiter's Update on them, its write
-// committed at once), and the response reaches the client at that instant;
+// the store half a latency draw after the request is sent and is applied
+// then, in one event (the keys' values, the limiter's Update on them, its
+// write committed at once), and the response reaches the client at the end
+// of the draw;
 // on the redis store, the same at the node clients take for the primary
 // (a script), the write then replicated like any other; at a Durable
 // Object's owner, Update replaces Decide. Workers KV and the

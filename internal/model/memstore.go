@@ -12,9 +12,11 @@ import (
 )
 
 // Memory is the linearizable reference store: one map, no caches and no lag.
-// A read takes effect when called, a write when committed; each operation's
-// latency is drawn from one distribution (store.latency). It enforces the
-// rules every Workers KV put obeys (key length, expirationTtl >= 60 s) and
+// Each operation's round trip is drawn from one distribution
+// (store.latency); driven by the engine (halfway), an operation takes
+// effect half-way through it and answers at its end. Through the Store
+// interface, a read takes effect when called and a write when committed.
+// It enforces the rules every Workers KV put obeys (key length, expirationTtl >= 60 s) and
 // nothing else. Races between a request's read and its write remain, which
 // is what it is for. A limiter of the atomic shape has it apply its update
 // in one step instead (UpdateLatency, Update, Apply): no race remains.
@@ -44,6 +46,29 @@ func (m *Memory) Read(now time.Duration, loc, dom int, key string) ReadResult {
 	r := m.readAt(t, key)
 	r.Latency = lat
 	return r
+}
+
+// Draw implements halfway.
+func (m *Memory) Draw() time.Duration { return m.lat.Sample(m.rng) }
+
+// ReadHalf implements halfway.
+func (m *Memory) ReadHalf(now, lat time.Duration, loc, dom int, key string) ReadResult {
+	t := int64(now)
+	m.tick(t)
+	r := m.readAt(t, key)
+	_, r.Latency = half(lat)
+	return r
+}
+
+// WriteHalf implements halfway: the write commits half-way through its
+// round trip.
+func (m *Memory) WriteHalf(now time.Duration, loc, dom int, key, value string, ttl time.Duration, readVersion uint64) (PendingWrite, time.Duration, time.Duration, error) {
+	w, lat, err := m.Write(now, loc, dom, key, value, ttl, readVersion)
+	there, _ := half(lat)
+	if err != nil {
+		there = 0
+	}
+	return w, there, lat, err
 }
 
 // readAt reads key at t, counting the read, without a latency.
@@ -110,8 +135,9 @@ func (m *Memory) Commit(now time.Duration, w PendingWrite) {
 	c.value, c.version, c.committed, c.expires = w.Value, m.version, t, after(t, int64(w.TTL))
 }
 
-// UpdateLatency draws how long an atomic update takes: one operation, at
-// whose end the update is applied (Update) and its answer known.
+// UpdateLatency draws how long an atomic update takes: one operation,
+// half-way through which the update is applied (Update, Apply) and at
+// whose end its answer is known.
 func (m *Memory) UpdateLatency() time.Duration { return m.lat.Sample(m.rng) }
 
 // Update is the first half of an atomic update at now: it reads the first

@@ -242,23 +242,24 @@ func TestOracleRotatingBurst(t *testing.T) {
 }
 
 // TestOracleSpreadBurst: memory store, 5 ms per operation, limit 5; one
-// client bursts 10 requests spread over 100 ms, one every 10 ms.
+// client bursts 10 requests spread over 40 ms, one every 4 ms.
 //
-// Derivation. Request i is sent at 10i ms and its read takes effect then;
-// it decides at 10i+5 and its write commits at 10i+10, the instant request
-// i+1 reads. Events at one instant run in the order they were scheduled:
-// the send of i+1 was scheduled when the burst began, the commit of i at
-// 10i+5, so the read runs first and misses that write. Request i therefore
-// sees the write of request i-2: counts read are c(0) = c(1) = 0 and
-// c(i) = c(i-2)+1, i.e. 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, all under 5: all 10
-// allowed. Spread over 200 ms (one every 20 ms) every read comes after the
-// previous request's commit: counts 0, 1, 2, ..., so requests 0..4 are
-// allowed and 5..9 read 5 and are denied.
+// Derivation. Each operation takes effect half-way through its 5 ms:
+// request i is sent at 4i ms, reads at 4i+2.5, decides at 4i+5, and its
+// write commits at 4i+7.5 (it completes at 4i+10). Request i+1 reads at
+// 4i+6.5, before that commit; request i+2 at 4i+10.5, after it. Request i
+// therefore sees the write of request i-2: counts read are c(0) = c(1) = 0
+// and c(i) = c(i-2)+1, i.e. 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, all under 5: all
+// 10 allowed. Spread over 100 ms (one every 10 ms) request i+1 reads at
+// 10i+12.5, after request i's commit at 10i+7.5: counts 0, 1, 2, ..., so
+// requests 0..4 are allowed and 5..9 read 5 and are denied. (Were the read
+// to take effect when sent and the write when its latency ends, the race
+// window would be 10 ms and the 100 ms spread would allow all 10.)
 func TestOracleSpreadBurst(t *testing.T) {
 	for _, tt := range []struct {
 		spread  time.Duration
 		allowed int64
-	}{{100 * time.Millisecond, 10}, {200 * time.Millisecond, 5}} {
+	}{{40 * time.Millisecond, 10}, {100 * time.Millisecond, 5}} {
 		p := burst(bot("bot"), 10, 0, 0)
 		p.Burst.Spread = dur(tt.spread)
 		sc := memoryScenario(5, time.Hour, ms(5), time.Minute, p)

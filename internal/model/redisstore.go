@@ -16,9 +16,9 @@ import (
 // Sentinel (store.kind redis), a Store the engine drives op by op.
 //
 // Node 0 starts as the primary and nodes 1 to N as its replicas
-// (replica-1 to replica-N). Every command takes store.redis.latency; as in
-// the memory store, a read takes effect when it is sent and a write when
-// its latency has passed (Commit). A write committed at the primary is
+// (replica-1 to replica-N). Every command takes store.redis.latency, a
+// round trip; as in the memory store, driven by the engine (halfway) a
+// command takes effect half-way through it and answers at its end. A write committed at the primary is
 // applied at each replica after a lag drawn per replica per write, in
 // order per replica (a write never overtakes an earlier one). Reads go to
 // the primary, or, with read: replica, to a replica drawn at random per
@@ -44,9 +44,10 @@ import (
 // resynchronise from the promoted one: they keep the writes it has and
 // drop the others.
 //
-// Simplifications (docs/stores.md): a command meets its node as it is
-// when the command is sent (a write sent before a kill and due after it
-// is lost, though the limiter took it as written); a write that timed out
+// Simplifications (docs/stores.md): a write meets its node as it is
+// when the write is sent (a write sent before a kill and due after it
+// is lost, though the limiter took it as written), a read or an atomic
+// update when it reaches it, half-way; a write that timed out
 // at the client never
 // takes effect; a full resynchronisation is instant; a failover with no
 // reachable replica at promotion time does not happen and is not retried.
@@ -170,7 +171,25 @@ func (s *Redis) Primary() int { return s.primary }
 // Read implements Store.
 func (s *Redis) Read(now time.Duration, loc, dom int, key string) ReadResult {
 	t := s.advance(int64(now))
-	lat := s.p.Latency.Sample(s.rng)
+	return s.read(t, s.p.Latency.Sample(s.rng), dom, key)
+}
+
+// Draw implements halfway.
+func (s *Redis) Draw() time.Duration { return s.p.Latency.Sample(s.rng) }
+
+// ReadHalf implements halfway: the read meets its node, and is judged
+// (faults, timeout), when it reaches it, half-way through lat.
+func (s *Redis) ReadHalf(now, lat time.Duration, loc, dom int, key string) ReadResult {
+	t := s.advance(int64(now))
+	there, _ := half(lat)
+	r := s.read(t, lat, dom, key)
+	r.Latency = max(r.Latency-there, 0)
+	return r
+}
+
+// read reads key at t with round trip lat; the result's Latency is the
+// round trip as the faults and the client's timeout make it.
+func (s *Redis) read(t int64, lat time.Duration, dom int, key string) ReadResult {
 	n := s.client
 	if s.p.ReadReplica {
 		n = s.pickReplica(t)
@@ -214,12 +233,22 @@ func (s *Redis) visibility(t int64, n int, key string, e *rentry, got uint64) {
 	s.ctr.Visibility(since, staleFor, false)
 }
 
-// Write implements Store. The write goes to the node clients take for the
-// primary; it is refused at once by a dead node or a replica, and times
-// out at a paused one.
+// Write implements Store: WriteHalf's write, to be committed when its
+// answer comes.
 func (s *Redis) Write(now time.Duration, loc, dom int, key, value string, ttl time.Duration, readVersion uint64) (PendingWrite, time.Duration, error) {
+	w, _, answer, err := s.WriteHalf(now, loc, dom, key, value, ttl, readVersion)
+	return w, answer, err
+}
+
+// WriteHalf implements halfway. The write goes to the node clients take
+// for the primary; it is refused at once by a dead node or a replica, and
+// times out at a paused one; it is judged when it is sent. It takes effect
+// half-way through its round trip (after a paused node resumes, half-way
+// back from then).
+func (s *Redis) WriteHalf(now time.Duration, loc, dom int, key, value string, ttl time.Duration, readVersion uint64) (PendingWrite, time.Duration, time.Duration, error) {
 	t := s.advance(int64(now))
-	lat := s.p.Latency.Sample(s.rng)
+	raw := s.p.Latency.Sample(s.rng)
+	lat := raw
 	n := s.client
 	var err error
 	if ttl < time.Second {
@@ -227,17 +256,19 @@ func (s *Redis) Write(now time.Duration, loc, dom int, key, value string, ttl ti
 	} else if lat, err = s.reach(n, t, lat, "put", key); err == nil && !s.nodes[n].isPrimary {
 		err = kv.NewUnavailable("put", key, "redis: READONLY You can't write against a read only replica")
 	}
+	_, back := half(raw)
+	effect := max(lat-back, 0)
 	w := PendingWrite{Key: key, Value: value, TTL: ttl, Loc: loc, Domain: n, ReadVersion: readVersion}
 	if err == nil && s.p.Wait > 0 {
-		w, lat, err = s.wait(t, lat, w)
+		w, lat, err = s.wait(t, effect, lat, w)
 	}
 	if s.ctr != nil {
 		s.ctr.Write(err)
 	}
 	if err != nil {
-		return PendingWrite{}, lat, err
+		return PendingWrite{}, 0, lat, err
 	}
-	return w, lat, nil
+	return w, effect, lat, nil
 }
 
 // Commit implements Store. A write that WAITs was committed at its time
@@ -370,12 +401,13 @@ func (s *Redis) lag(r *rnode, t int64) int64 {
 }
 
 // wait is Write for a write followed by WAIT: the write commits at the
-// primary at t+lat (queued in s.waits), and the answer comes when
-// p.Wait replicas applied it, as their lags and the faults then in force
-// say, or after wait_timeout, one more round trip later. A WAIT that
-// outlasts the client's timeout is an error; the write stays committed.
-func (s *Redis) wait(t int64, lat time.Duration, w PendingWrite) (PendingWrite, time.Duration, error) {
-	e := t + int64(lat)
+// primary at t+effect (queued in s.waits), its answer comes at t+lat, and
+// WAIT's answer comes when p.Wait replicas applied it, as their lags and
+// the faults then in force say, or after wait_timeout, one more round
+// trip later. A WAIT that outlasts the client's timeout is an error; the
+// write stays committed.
+func (s *Redis) wait(t int64, effect, lat time.Duration, w PendingWrite) (PendingWrite, time.Duration, error) {
+	e := t + int64(effect)
 	lags := make([]int64, len(s.nodes))
 	etas := make([]int64, 0, len(s.nodes))
 	for i, r := range s.nodes {
@@ -395,9 +427,10 @@ func (s *Redis) wait(t int64, lat time.Duration, w PendingWrite) (PendingWrite, 
 	if wt := int64(s.p.WaitTimeout); wt > 0 {
 		ack = min(ack, after(e, wt))
 	}
+	sent := t + int64(lat) // WAIT is sent when the write's answer comes
 	half := int64(s.p.Latency.Sample(s.rng)) / 2
-	answer := after(max(after(e, half), ack), half)
-	if answer-e > int64(s.p.Timeout) {
+	answer := after(max(after(sent, half), ack), half)
+	if answer-sent > int64(s.p.Timeout) {
 		err := kv.NewUnavailable("put", w.Key, fmt.Sprintf("redis: WAIT %d: timeout: i/o timeout after %v", s.p.Wait, s.p.Timeout))
 		return PendingWrite{}, lat + s.p.Timeout, err
 	}

@@ -212,11 +212,13 @@ func TestRedisPauseAndPartition(t *testing.T) {
 // the same.
 func TestRedisWait(t *testing.T) {
 	s, ctr := newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Wait = 1 }))
-	// Committed at 2 ms, applied at 12 ms, answered 1 ms after that.
-	play(t, s, []step{{At: 0, Op: "write", Value: "1", Lat: 13 * msec}, {At: 3 * msec, Op: "read", Value: "1"}})
+	// Committed half-way, at 1 ms, applied at 11 ms; WAIT, sent with the
+	// write's answer at 2 ms, answered 1 ms after that.
+	play(t, s, []step{{At: 0, Op: "write", Value: "1", Lat: 12 * msec}, {At: 3 * msec, Op: "read", Value: "1"}})
 	s, _ = newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Wait, r.WaitTimeout = 2, dur(100*msec) }),
 		plan.Fault{At: 0, Kind: plan.Pause, Target: 1})
-	play(t, s, []step{{At: 1 * msec, Op: "write", Value: "1", Lat: 103 * msec}})
+	// Committed at 2 ms, WAIT times out at 102 ms, answered at 103 ms.
+	play(t, s, []step{{At: 1 * msec, Op: "write", Value: "1", Lat: 102 * msec}})
 	s, ctr = newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Wait = 2 }),
 		plan.Fault{At: 0, Kind: plan.Pause, Target: 1})
 	play(t, s, []step{{At: 1 * msec, Op: "write", Value: "1", Err: "WAIT 2: timeout", Lat: 1002 * msec},

@@ -10,8 +10,9 @@ import (
 // updater is a store that applies a limiter's atomic update in one step
 // (limiter.update atomic): the memory store under its lock, the redis
 // store as a script at the primary. The engine draws the update's round
-// trip (UpdateLatency) when the request is sent; at its end it calls
-// Update, decides on what it read, and calls Apply, in one event.
+// trip (UpdateLatency) when the request is sent; half-way through it calls
+// Update, decides on what it read, and calls Apply, in one event; the
+// answer reaches the client at its end.
 type updater interface {
 	UpdateLatency() time.Duration
 	Update(now time.Duration, keys *[2]string, n int, cur *[2]limiter.Read) error
@@ -24,8 +25,8 @@ var (
 )
 
 // UpdateLatency draws an atomic update's round trip: one command (the
-// script's EVALSHA), at whose end the update is applied at the node
-// clients take for the primary.
+// script's EVALSHA), half-way through which the update is applied at the
+// node clients take for the primary.
 func (s *Redis) UpdateLatency() time.Duration { return s.p.Latency.Sample(s.rng) }
 
 // Update is the first half of an atomic update at now, at the node

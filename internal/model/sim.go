@@ -23,6 +23,7 @@ const (
 	evOwner                   // a request reaches its key's owner (idx: request)
 	evDone                    // a response reaches its client (idx: request)
 	evUpdate                  // a request's atomic update reaches the store (idx: request)
+	evReadAt                  // a read reaches a halfway store (idx: request)
 )
 
 // compiled is a plan prepared once for the engine, shared read-only by
@@ -153,7 +154,7 @@ type request struct {
 	// stores nothing here.
 	err     error
 	w       PendingWrite
-	out     int64            // owned stores: the way back
+	out     int64            // owned stores and halfway ones: the way back (a read's: its round trip)
 	sentAt  int64            // when the request was sent, for its latency
 	decided measure.Decision // what it got, for its latency by decision
 }
@@ -167,6 +168,7 @@ type trial struct {
 	store   Store
 	kv      *KV     // store, when it is the KV model: called with key refs
 	mem     updater // store, when the limiter's updates are atomic: one update a request (updateDone)
+	hw      halfway // store, when its operations take effect half-way (with no serving side)
 	owned   Owned
 	rec     *measure.Recorder
 	clients []client
@@ -239,6 +241,9 @@ func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
 		t.mem, _ = t.store.(updater)
 	}
 	t.direct = t.owned == nil && t.srv == nil
+	if t.srv == nil {
+		t.hw, _ = t.store.(halfway)
+	}
 	t.clients = newClients(c.pops, c.nClients, plan.NewStream(seed, i))
 	t.schedule()
 	return t, nil
@@ -342,10 +347,16 @@ func (t *trial) step(e event) {
 		t.send(&t.clients[e.idx], e.idx, nil, 0)
 	case evRead:
 		t.readDone(e.idx)
+	case evReadAt:
+		t.readHalf(e.idx)
 	case evCommit:
 		r := &t.reqs[e.idx]
 		t.store.Commit(time.Duration(t.now), r.w)
-		t.done(r, e.idx)
+		if t.hw != nil {
+			t.push(t.now+r.out, evDone, e.idx)
+		} else {
+			t.done(r, e.idx)
+		}
 	case evOwner:
 		t.atOwner(e.idx)
 	case evDone:
@@ -408,7 +419,9 @@ func (t *trial) send(c *client, ci int32, r *request, ri int32) {
 	}
 	r.win, r.into = t.planFor(c)
 	if t.mem != nil {
-		t.push(t.now+int64(t.mem.UpdateLatency()), evUpdate, ri)
+		there, back := half(t.mem.UpdateLatency())
+		r.out = int64(back)
+		t.push(t.now+int64(there), evUpdate, ri)
 		return
 	}
 	if t.direct {
@@ -472,8 +485,16 @@ func (t *trial) planOf(r *request) *limiter.Plan {
 // done's, so that it is not indexed again: a pointer into t.reqs is good
 // until the next alloc). What it reads goes into r.got and r.versions at
 // once: the read takes effect when it is issued, and nothing looks at
-// them before readDone.
+// them before readDone. At a halfway store the read takes effect half-way
+// through its round trip (readHalf).
 func (t *trial) read(r *request, ri int32) {
+	if t.hw != nil {
+		lat := t.hw.Draw()
+		r.out = int64(lat)
+		there, _ := half(lat)
+		t.push(t.now+int64(there), evReadAt, ri)
+		return
+	}
 	var dom int
 	var lat time.Duration
 	var err error
@@ -491,6 +512,20 @@ func (t *trial) read(r *request, ri int32) {
 	}
 	r.dom = int32(dom)
 	t.push(t.now+int64(lat), evRead, ri)
+}
+
+// readHalf runs request ri's read at a halfway store, now, half-way
+// through the round trip read drew (r.out), and schedules its answer.
+func (t *trial) readHalf(ri int32) {
+	r := &t.reqs[ri]
+	res := t.hw.ReadHalf(time.Duration(t.now), time.Duration(r.out), int(r.loc), int(r.dom), r.win.plan.Keys[r.nread])
+	r.got[r.nread] = limiter.Read{Value: res.Value, Found: res.Found}
+	r.versions[r.nread] = res.Version
+	if res.Err != nil {
+		r.err = res.Err
+	}
+	r.dom = int32(res.Domain)
+	t.push(t.now+int64(res.Latency), evRead, ri)
 }
 
 // readDone takes a read's result: on error the error policy decides; after
@@ -542,6 +577,10 @@ func (t *trial) readDone(ri int32) {
 		t.srv.hold(t, ri, *d, version)
 		return
 	}
+	if t.hw != nil {
+		t.writeHalf(r, ri, d, version)
+		return
+	}
 	var w PendingWrite
 	var lat time.Duration
 	var err error
@@ -562,9 +601,27 @@ func (t *trial) readDone(ri int32) {
 	t.push(t.now+int64(lat), evCommit, ri)
 }
 
-// updateDone applies request ri's atomic update at the memory store, now,
-// in one step: the values its keys hold, the limiter's Update on them,
-// its write committed at once. The response reaches the client now.
+// writeHalf submits decision d's write for request r, &t.reqs[ri], to a
+// halfway store: it commits when the store says (half-way), and the
+// response reaches the client at the end of the write's round trip.
+func (t *trial) writeHalf(r *request, ri int32, d *limiter.Decision, version uint64) {
+	w, effect, answer, err := t.hw.WriteHalf(time.Duration(t.now), int(r.loc), int(r.dom), d.Write.Key, d.Write.Value, d.Write.TTL, version)
+	if err != nil {
+		d := t.c.lim.Failed(*t.planOf(r), err)
+		t.record(r, &d)
+		t.push(t.now+int64(answer), evDone, ri)
+		return
+	}
+	t.record(r, d)
+	r.w = w
+	r.out = int64(answer - effect)
+	t.push(t.now+int64(effect), evCommit, ri)
+}
+
+// updateDone applies request ri's atomic update at the store, now (half-way
+// through its round trip), in one step: the values its keys hold, the
+// limiter's Update on them, its write committed at once. The response
+// reaches the client at the end of the round trip, r.out later.
 func (t *trial) updateDone(ri int32) {
 	r := &t.reqs[ri]
 	now := time.Duration(t.now)
@@ -581,7 +638,7 @@ func (t *trial) updateDone(ri int32) {
 		}
 	}
 	t.record(r, d)
-	t.done(r, ri)
+	t.push(t.now+r.out, evDone, ri)
 }
 
 // atOwner runs the read, decision and write at the key's owner, atomically.

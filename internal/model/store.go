@@ -48,7 +48,9 @@ type PendingWrite struct {
 // memory. A read takes effect when it is called and its result reaches the
 // caller Latency later; a write is checked when it is submitted and takes
 // effect when Commit is called, its latency later. Times are virtual
-// durations since the store's start. Not safe for concurrent use: a
+// durations since the store's start. The engine drives the memory and
+// redis stores through halfway instead, which times each operation's effect
+// half-way through its latency. Not safe for concurrent use: a
 // wall-clock driver serialises calls with a mutex (see the package doc).
 type Store interface {
 	// Read reads key for a request arriving at location loc. dom is the
