@@ -35,21 +35,43 @@ import (
 
 // Design is one candidate: an algorithm, a store (Workers KV with one of
 // the cacheTtl values the platform allows, a Durable Object, per-location
-// counters, memory as the reference) and an error policy.
+// counters, Redis, memory as the reference), how the limiter reaches the
+// store (on Redis: read-then-write or atomic, reading from the primary or
+// a replica) and an error policy.
 type Design struct {
 	Algorithm limiter.Algorithm `json:"algorithm"`
 	Store     plan.StoreKind    `json:"-"`
 	StoreName string            `json:"store"`
 	// CacheTTL is Workers KV's cacheTtl (kv only).
-	CacheTTL time.Duration  `json:"-"`
-	Policy   limiter.Policy `json:"error_policy"`
+	CacheTTL time.Duration `json:"-"`
+	// Update is the limiter's update shape ("" is read-then-write); only
+	// the Redis designs are atomic.
+	Update limiter.Update `json:"update,omitempty"`
+	// ReadReplica reads the count from a replica (redis only).
+	ReadReplica bool           `json:"read_replica,omitempty"`
+	Policy      limiter.Policy `json:"error_policy"`
+}
+
+// update is d's update shape, read-then-write when unset.
+func (d Design) update() limiter.Update {
+	if d.Update == "" {
+		return limiter.ReadThenWrite
+	}
+	return d.Update
 }
 
 // String names the design for people.
 func (d Design) String() string {
 	s := string(d.Algorithm) + " on " + d.Store.String()
-	if d.Store == plan.KV {
+	switch d.Store {
+	case plan.KV:
 		s += " (cacheTtl " + strconv.FormatFloat(d.CacheTTL.Seconds(), 'f', -1, 64) + "s)"
+	case plan.Redis:
+		read := "primary"
+		if d.ReadReplica {
+			read = "replica reads"
+		}
+		s += " (" + string(d.update()) + ", " + read + ")"
 	}
 	return s + ", " + string(d.Policy)
 }
@@ -58,10 +80,15 @@ func (d Design) String() string {
 // (60 s) and the least the platform allows (30 s, changelog 2026-01-30).
 var KVCacheTTLs = []time.Duration{60 * time.Second, 30 * time.Second}
 
+// algorithms are the space's algorithms: gcra at its default burst decides
+// as token-bucket (on Redis, token-bucket is the GCRA script).
+var algorithms = []limiter.Algorithm{limiter.FixedWindow, limiter.SlidingWindow, limiter.TokenBucket}
+
 // Space returns the default design space for pl: every algorithm on every
 // store, fail-open and fail-closed. Per-location counters stand for the
 // Workers Rate Limiting binding, whose period is 10 s or 60 s: they are
-// tried only when the scenario's window is one of those.
+// tried only when the scenario's window is one of those. The Redis
+// designs (RedisSpace) are in it when the scenario's store is redis.
 func Space(pl *plan.Plan) []Design {
 	stores := []Design{}
 	for _, ttl := range KVCacheTTLs {
@@ -72,10 +99,38 @@ func Space(pl *plan.Plan) []Design {
 		stores = append(stores, Design{Store: plan.PerLocation})
 	}
 	stores = append(stores, Design{Store: plan.Memory})
+	out := cross(stores)
+	if pl.Store.Kind == plan.Redis {
+		out = append(out, RedisSpace(pl)...)
+	}
+	return out
+}
+
+// RedisSpace returns the Redis designs the model can run for pl, every
+// algorithm, fail-open and fail-closed: read-then-write on the primary
+// (the seed's GET and SET EX); atomic on the primary (INCR and EXPIRE for
+// the fixed window, the two-counter sliding window, GCRA for the token
+// bucket, each one script), unless the scenario WAITs after writes or
+// models the serving side (the model refuses atomic updates there); and
+// read-then-write reading the count from a replica, when there is one.
+// They run under the scenario's store.redis, or the model's redis
+// defaults when the scenario's store is another (see Notes).
+func RedisSpace(pl *plan.Plan) []Design {
+	r := pl.Store.Redis
+	shapes := []Design{{Store: plan.Redis, Update: limiter.ReadThenWrite}}
+	if r.Wait == 0 && pl.Server.Mode == plan.ServerNone {
+		shapes = append(shapes, Design{Store: plan.Redis, Update: limiter.Atomic})
+	}
+	if r.Replicas > 0 {
+		shapes = append(shapes, Design{Store: plan.Redis, Update: limiter.ReadThenWrite, ReadReplica: true})
+	}
+	return cross(shapes)
+}
+
+// cross is every algorithm on every store design, each error policy.
+func cross(stores []Design) []Design {
 	var out []Design
-	// gcra at its default burst decides as token-bucket; the Redis designs
-	// (atomic updates, gcra's burst) are not in the space yet.
-	for _, a := range []limiter.Algorithm{limiter.FixedWindow, limiter.SlidingWindow, limiter.TokenBucket} {
+	for _, a := range algorithms {
 		for _, st := range stores {
 			for _, p := range limiter.Policies {
 				d := st
@@ -83,6 +138,30 @@ func Space(pl *plan.Plan) []Design {
 				out = append(out, d)
 			}
 		}
+	}
+	return out
+}
+
+// Notes say, for people reading the advice on pl over designs, what the
+// designs run under when it is not the scenario's own: the Redis designs
+// on the model's redis defaults when the scenario's store is not redis,
+// and the other designs without the scenario's faults (the model runs
+// faults on redis only).
+func Notes(pl *plan.Plan, designs []Design) []string {
+	var redis, other bool
+	for _, d := range designs {
+		if d.Store == plan.Redis {
+			redis = true
+		} else {
+			other = true
+		}
+	}
+	var out []string
+	if redis && pl.Store.Kind != plan.Redis {
+		out = append(out, fmt.Sprintf("the scenario's store is %s: the Redis designs run on the model's redis defaults (a primary, %d replicas, docs/facts.md \"Redis\"), without faults", pl.Store.Kind, pl.Store.Redis.Replicas))
+	}
+	if other && len(pl.Faults) > 0 {
+		out = append(out, fmt.Sprintf("the scenario's %d faults apply to the Redis designs only: the other designs run without them (the model has faults on redis alone)", len(pl.Faults)))
 	}
 	return out
 }
@@ -364,19 +443,28 @@ func Unbound(s *measure.Summary) string {
 		t.Denied, strings.Join(why, ", "), s.Limiter.Limit)
 }
 
-// variant is pl with design d and limit. A design is read-then-write (the
-// space has no atomic designs yet), and only gcra keeps the scenario's
-// burst.
+// variant is pl with design d and limit: d's update shape (read-then-write
+// unless d is atomic) and, on Redis, where it reads; only gcra keeps the
+// scenario's burst. The scenario's faults stay with the Redis designs: the
+// others run without them.
 func variant(pl *plan.Plan, d Design, limit int64) *plan.Plan {
 	q := *pl
 	q.Limiter.Algorithm, q.Limiter.Policy, q.Limiter.Limit = d.Algorithm, d.Policy, limit
-	q.Limiter.Update = limiter.ReadThenWrite
+	q.Limiter.Update = d.update()
 	if d.Algorithm != limiter.GCRA {
 		q.Limiter.Burst = 0
 	}
 	q.Store.Kind = d.Store
-	if d.Store == plan.KV && d.CacheTTL > 0 {
-		q.Store.KV.CacheTTL = d.CacheTTL
+	switch d.Store {
+	case plan.KV:
+		if d.CacheTTL > 0 {
+			q.Store.KV.CacheTTL = d.CacheTTL
+		}
+	case plan.Redis:
+		q.Store.Redis.ReadReplica = d.ReadReplica
+	}
+	if d.Store != plan.Redis {
+		q.Faults = nil
 	}
 	return &q
 }

@@ -265,15 +265,19 @@ func Recommendation(budget []measure.Condition, rs []Result) string {
 		}
 		r := rs[i]
 		if r.Meets {
-			return fmt.Sprintf("Only the memory reference enforces the limit within the budget (%s at a limit of %d): no Workers store does.", r.Design, r.Limit)
+			return fmt.Sprintf("Only the memory reference enforces the limit within the budget (%s at a limit of %d): no store one can ship does.", r.Design, r.Limit)
 		}
 		return fmt.Sprintf("No design enforces a limit of %d within the budget. Closest: %s, which misses on %s.", r.Limit, r.Design, r.WhyNot())
 	}
 	r := rs[i]
 	allowed, _ := r.metric("allowed.p99")
 	ratio, _ := r.metric("ratio.max")
-	out := fmt.Sprintf("Recommended: %s, enforcing a limit of %d: one key-window lets at most %.0f through (%.2fx), the 99th percentile %.0f; legitimate requests denied (falsely) %s; cost %s per million requests; the budget holds in %.0f%% of %d trials.",
-		r.Design, r.Limit, r.most(), ratio, allowed, falseDenials(r.Summary), cost(r), 100*r.Confidence, r.Summary.Trials)
+	price := "cost " + cost(r) + " per million requests"
+	if _, ok := r.Cost(); !ok && r.Design.Store == plan.Redis {
+		price = "not priced per request (Redis is billed by its host's instance hours)"
+	}
+	out := fmt.Sprintf("Recommended: %s, enforcing a limit of %d: one key-window lets at most %.0f through (%.2fx), the 99th percentile %.0f; legitimate requests denied (falsely) %s; %s; the budget holds in %.0f%% of %d trials.",
+		r.Design, r.Limit, r.most(), ratio, allowed, falseDenials(r.Summary), price, 100*r.Confidence, r.Summary.Trials)
 	for _, v := range r.Verdicts {
 		if v.Warning != "" {
 			out += " Warning: " + v.Warning + "."
@@ -311,6 +315,8 @@ func falseDenials(s *measure.Summary) string {
 func cost(r Result) string {
 	v, ok := r.Cost()
 	switch {
+	case !ok && r.Design.Store == plan.Redis:
+		return "not priced (hourly)"
 	case !ok:
 		return "not priced"
 	case r.Design.Store == plan.Memory:
@@ -349,8 +355,18 @@ func Binding(vs []measure.Verdict) string {
 // store sections to put in the scenario (and the Worker's configuration).
 func Snippet(r Result, window string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "limiter: {algorithm: %s, limit: %d, window: %s, error_policy: %s}\n", r.Design.Algorithm, r.Limit, window, r.Design.Policy)
+	update := ""
+	if r.Design.update() == limiter.Atomic {
+		update = ", update: atomic"
+	}
+	fmt.Fprintf(&b, "limiter: {algorithm: %s, limit: %d, window: %s, error_policy: %s%s}\n", r.Design.Algorithm, r.Limit, window, r.Design.Policy, update)
 	switch r.Design.Store {
+	case plan.Redis:
+		read := "primary"
+		if r.Design.ReadReplica {
+			read = "replica"
+		}
+		fmt.Fprintf(&b, "store: {kind: redis, redis: {read: %s}}\n", read)
 	case plan.KV:
 		fmt.Fprintf(&b, "store: {kind: kv, kv: {cache_ttl: %s}}\n", strconv.FormatFloat(r.Design.CacheTTL.Seconds(), 'f', -1, 64)+"s")
 	default:
@@ -370,6 +386,8 @@ func WorkerChange(r Result) string {
 		out = append(out, "replace the KV counter with the Workers Rate Limiting binding (a 10 s or 60 s period; its counters are per location and updated asynchronously, so a key over N locations gets up to N times the limit)")
 	case plan.Memory:
 		out = append(out, "keep the count in a linearizable store (memory is the reference, not a Workers product: a Durable Object is the nearest)")
+	case plan.Redis:
+		out = append(out, redisChange(r.Design))
 	case plan.KV:
 		if r.Design.CacheTTL != 60*time.Second {
 			out = append(out, fmt.Sprintf("pass cacheTtl: %d to the KV get", int(r.Design.CacheTTL.Seconds())))
@@ -381,9 +399,28 @@ func WorkerChange(r Result) string {
 	case limiter.TokenBucket:
 		out = append(out, "keep a token bucket (one stored timestamp, GCRA) instead of a per-window count")
 	}
+	if r.Design.Store == plan.Redis && r.Design.update() == limiter.Atomic {
+		out = out[:1] // the script is the algorithm
+	}
 	if r.Design.Policy == limiter.FailClosed {
 		out = append(out, "deny when the store throws instead of allowing (fail closed)")
 	}
 	out = append(out, fmt.Sprintf("set the limit to %d", r.Limit))
 	return strings.Join(out, "; ")
+}
+
+// redisChange says how the count reaches Redis in design d.
+func redisChange(d Design) string {
+	if d.update() == limiter.Atomic {
+		script := map[limiter.Algorithm]string{
+			limiter.FixedWindow:   "INCR and EXPIRE of the window's key",
+			limiter.SlidingWindow: "the two-counter sliding window, the previous window's count weighted by what is left of it",
+			limiter.TokenBucket:   "GCRA over one stored timestamp (go-redis/redis_rate's)",
+		}[d.Algorithm]
+		return "move the counter to Redis and update it on the primary in one script (" + script + "), instead of a read and a write"
+	}
+	if d.ReadReplica {
+		return "move the counter to Redis, reading it from a replica (GET there, SET EX on the primary)"
+	}
+	return "move the counter to Redis, reading and writing it on the primary (GET, then SET EX)"
 }

@@ -648,8 +648,15 @@ live: {duration: 10s}
 			}
 			offered := s.Live.OfferedRate * s.Live.DurationSecs
 			sent := float64(s.Totals.Requests)
-			if sent < 30 || math.Abs(offered-sent) > 3 {
-				t.Errorf("offered %.1f requests, sent %.0f: want the offer counted until sending stopped", offered, sent)
+			// The schedule over the whole run, drain included, is what a
+			// wrong count would give. On a busy machine the pacer falls
+			// behind its schedule, so some requests it called for before
+			// the stop were never sent (5 to 16 at load average 18): the
+			// offer must be nearer the requests sent than that count.
+			wrong := 200 * s.Live.DurationSecs
+			if sent < 30 || math.Abs(offered-sent) >= (wrong-sent)/2 {
+				t.Errorf("offered %.1f requests, sent %.0f, the schedule over the whole %.2f s run %.0f: want the offer counted until sending stopped, near the requests sent",
+					offered, sent, s.Live.DurationSecs, wrong)
 			}
 			var fromSeries float64
 			for i, p := range series {

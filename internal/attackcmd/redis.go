@@ -107,14 +107,17 @@ func (f *redisFlags) validate(store plan.LiveStore, url string) error {
 // it starts for the run of length runFor, notes going to notes), with every
 // key under a prefix of its own (so that a run, and each run of -repeat,
 // starts on fresh counters however its keys are made), pings it before any
-// load, and wraps it to count KV work and, reading a counting limiter's
-// counts from the primary, the increments lost (redis.Ledger).
+// load, and wraps it to count KV work and, for a counting limiter, the
+// increments lost and the stale reads (redis.Ledger).
 func newRedisStore(ctx context.Context, f *redisFlags, pl *plan.Plan, runFor time.Duration, notes io.Writer) (*BuiltinStore, error) {
 	if len(pl.Faults) > 0 && !f.harness {
 		return nil, fmt.Errorf("the scenario has faults:, which attack applies only to servers it starts: add -redis-harness (or remove faults: to run on these servers)")
 	}
 	prefix := "overshoot:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"
 	cfg := f.config(prefix)
+	if pl.Store.Kind == plan.Redis && pl.Store.Redis.ReadReplica != cfg.ReadReplicas {
+		fmt.Fprintf(notes, "attack: note: -redis-read %s reads where the scenario's store.redis.read does not; simulate compare predicts the scenario's: add -set store.redis.read=%s\n", f.read, f.read)
+	}
 	var h *redisHarness
 	if f.harness {
 		var err error
@@ -140,7 +143,8 @@ func newRedisStore(ctx context.Context, f *redisFlags, pl *plan.Plan, runFor tim
 }
 
 // openRedis opens and pings the store cfg names, counting its work and,
-// for a counting algorithm read from the primary, its lost increments.
+// for a counting algorithm, its lost increments and stale reads (from
+// replicas; reads from the primary are fresh by definition).
 func openRedis(ctx context.Context, cfg redis.Config, alg limiter.Algorithm, timeout time.Duration) (*BuiltinStore, error) {
 	s, err := redis.New(cfg)
 	if err != nil {
@@ -154,15 +158,21 @@ func openRedis(ctx context.Context, cfg redis.Config, alg limiter.Algorithm, tim
 	}
 	var st kv.Store = s
 	var led *redis.Ledger
-	if !cfg.ReadReplicas && alg != limiter.TokenBucket && alg != limiter.GCRA { // a TAT is no count
+	switch {
+	case alg == limiter.TokenBucket || alg == limiter.GCRA: // a TAT is no count
+	case cfg.ReadReplicas:
+		led = redis.NewReplicaLedger(s)
+	default:
 		led = redis.NewLedger(s)
+	}
+	if led != nil {
 		st = led
 	}
 	cs := NewCountingStore(st)
 	addTo := func(k *measure.KVCounters) {
 		cs.AddTo(k)
 		if led != nil {
-			k.LostUpdates += led.Lost()
+			led.AddTo(k)
 		}
 	}
 	prefix := cfg.Prefix

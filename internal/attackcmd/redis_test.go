@@ -182,7 +182,7 @@ func TestRedisStoreAttackFailover(t *testing.T) {
 const redisFaultsYAML = `
 name: redis-faults
 limiter: {name: t, limit: 100000000, window: 1h, error_policy: fail-open}
-store: {kind: redis}
+store: {kind: redis, redis: {down_after: 1s}}
 duration: 10s
 traffic:
   - name: bot
@@ -296,5 +296,92 @@ func TestRedisLostUpdatesShared(t *testing.T) {
 	notLost := s.KV.Writes - s.KV.LostUpdates
 	if d := held - notLost; d > notLost/50 || -d > notLost/50 {
 		t.Errorf("the server counts %d, the ledger %d writes not lost: want them within 2%%", held, notLost)
+	}
+}
+
+// Four callers, each on its own key, with the replication links 50 ms
+// behind for the whole run; READ is where the counts are read.
+const redisLagYAML = `
+name: redis-lag
+limiter: {name: t, limit: 100000000, window: 1h, error_policy: fail-open}
+store: {kind: redis, redis: {read: READ}}
+duration: 3s
+traffic:
+  - name: bot
+    identity: {token: per-client, ip: none}
+    closed_loop: {concurrency: 4, think: 5ms}
+faults:
+  - {at: 0s, kind: link-latency, target: replicas, latency: 50ms}
+live: {duration: 2s, max_requests: 1000000, warmup: false}
+`
+
+// TestRedisStaleReadsAttack runs attack -store redis -redis-harness with
+// the replicas 50 ms behind: reading from the replicas, the summary counts
+// stale reads (redis.Ledger; TestStaleReadsReplicas checks that count
+// against the primary) among the reads of written keys, with their
+// staleness; reading from the primary, none among as many.
+func TestRedisStaleReadsAttack(t *testing.T) {
+	if _, _, err := harness.Binaries(); err != nil {
+		t.Skip(err)
+	}
+	for _, read := range []string{"replica", "primary"} {
+		t.Run(read, func(t *testing.T) {
+			out := t.TempDir()
+			code, _, stderr := runMain(t, Env{}, "-out", out, "-store", "redis", "-redis-harness", "-redis-read", read, cliScenario(t, strings.ReplaceAll(redisLagYAML, "READ", read)))
+			if code != cli.ExitOK || strings.Contains(stderr, "-redis-read") {
+				t.Fatalf("exit %d; stderr: %s", code, stderr)
+			}
+			s, _ := readSummary(t, out)
+			var reads int64
+			for _, v := range s.KV.Visibility {
+				reads += v.Reads
+			}
+			t.Logf("%s reads: %d reads of written keys, %d stale (staleness p50 %.1f ms), %d lost", read, reads, s.KV.StaleReads, s.KV.StalenessMs.P50, s.KV.LostUpdates)
+			if reads < 100 {
+				t.Fatalf("%d reads of written keys in the summary: want the run's", reads)
+			}
+			if read == "primary" {
+				if s.KV.StaleReads != 0 {
+					t.Errorf("%d stale reads from the primary, want none", s.KV.StaleReads)
+				}
+				return
+			}
+			if s.KV.StaleReads < reads/10 || s.KV.StaleReads > reads || s.KV.StalenessMs.N != s.KV.StaleReads {
+				t.Errorf("%d stale reads of %d, staleness of %d: want many, each with its staleness", s.KV.StaleReads, reads, s.KV.StalenessMs.N)
+			}
+		})
+	}
+}
+
+// TestRedisReadAgainstScenario checks that a run reading elsewhere than
+// its scenario's store.redis.read says so, since simulate compare predicts
+// the scenario's reads, and that a run that agrees says nothing.
+func TestRedisReadAgainstScenario(t *testing.T) {
+	srv := redistest.StartServer(t)
+	const note = "attack: note: -redis-read replica reads where the scenario's store.redis.read does not"
+	for _, tc := range []struct {
+		read string
+		want bool
+	}{{"primary", true}, {"replica", false}} {
+		t.Run(tc.read, func(t *testing.T) {
+			sc := cliScenario(t, `
+name: redis-read
+limiter: {name: t, limit: 5, window: 10s}
+store: {kind: redis, redis: {read: `+tc.read+`}}
+traffic:
+  - name: bot
+    identity: {token: per-client, ip: none}
+    closed_loop: {concurrency: 1, think: 20ms}
+live: {duration: 200ms, max_requests: 1000, warmup: false}
+`)
+			code, _, stderr := runMain(t, Env{}, "-out", t.TempDir(), "-store", "redis", "-redis-addr", srv.Addr,
+				"-redis-read", "replica", "-redis-replicas", srv.Addr, sc)
+			if code != cli.ExitOK {
+				t.Fatalf("exit %d; stderr: %s", code, stderr)
+			}
+			if got := strings.Contains(stderr, note); got != tc.want {
+				t.Errorf("store.redis.read %s: note %v, want %v; stderr: %s", tc.read, got, tc.want, stderr)
+			}
+		})
 	}
 }

@@ -691,7 +691,7 @@ func needsServer(fit []string) bool {
 
 // fitLatencies are the latencies -calibrate can fit in sc, with their
 // values: the server's (its defaults when sc has none yet), the memory and
-// per-location stores' and Workers KV's.
+// per-location stores', Workers KV's and, on store.kind redis, Redis's.
 func fitLatencies(sc *scenario.Scenario) []scenario.NamedLatency {
 	sv := sc.Server
 	if sv == nil || sv.Mode == scenario.ServerNone {
@@ -699,10 +699,17 @@ func fitLatencies(sc *scenario.Scenario) []scenario.NamedLatency {
 		sv = &d
 	}
 	kv := sc.Store.KV
-	return append(sv.Latencies(), scenario.NamedLatency{Path: "store.latency", Latency: sc.Store.Latency},
+	out := append(sv.Latencies(), scenario.NamedLatency{Path: "store.latency", Latency: sc.Store.Latency},
 		scenario.NamedLatency{Path: "store.kv.hot_read", Latency: kv.HotRead},
 		scenario.NamedLatency{Path: "store.kv.cold_read", Latency: kv.ColdRead},
 		scenario.NamedLatency{Path: "store.kv.write", Latency: kv.Write})
+	if r := sc.Store.Redis; r != nil {
+		out = append(out, scenario.NamedLatency{Path: "store.redis.latency", Latency: r.Latency},
+			scenario.NamedLatency{Path: "store.redis.replication_lag", Latency: r.ReplicationLag},
+			scenario.NamedLatency{Path: "store.redis.failover", Latency: r.Failover},
+			scenario.NamedLatency{Path: "store.redis.reconnect", Latency: r.Reconnect})
+	}
+	return out
 }
 
 // fitPaths names what fitLatencies finds, for an error.

@@ -124,3 +124,23 @@ func TestUnconstrained(t *testing.T) {
 		}
 	}
 }
+
+// TestFitPathsRedis checks that on store.kind redis the Redis model's
+// latencies can be fitted, and that another store does not offer them.
+func TestFitPathsRedis(t *testing.T) {
+	for _, tc := range []struct {
+		store string
+		want  bool
+	}{{"{kind: redis}", true}, {"{kind: memory}", false}} {
+		sc, err := scenario.Parse("cal.yaml", []byte(strings.Replace(calibrateScenario, "store: {kind: memory}\nserver: {mode: single-thread}", "store: "+tc.store, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths := strings.Join(fitPaths(sc), ",")
+		for _, p := range []string{"store.redis.latency", "store.redis.replication_lag", "store.redis.failover", "store.redis.reconnect"} {
+			if got := strings.Contains(paths, p); got != tc.want {
+				t.Errorf("store %s: %s offered %v, want %v (offered: %s)", tc.store, p, got, tc.want, paths)
+			}
+		}
+	}
+}

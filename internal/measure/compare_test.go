@@ -112,6 +112,12 @@ func TestCompareMechanism(t *testing.T) {
 			verdict: VerdictFails, outside: []string{CheckLostUpdates}},
 		{name: "memory store sees no lost updates", edit: func(m *Summary) { m.KV.LostUpdates = 15; m.Live.Target = "memory" },
 			verdict: VerdictHolds, why: []string{"not observed live", "lost_update.rate", "stale_read.rate"}},
+		// Redis counts both for a counting limiter (redis.Ledger): a run
+		// reading stale counts from lagging replicas is judged on them.
+		{name: "redis replica reads under lag", edit: func(m *Summary) { m.Live.Target = "redis"; m.KV.StaleReads = 30 },
+			verdict: VerdictFails, outside: []string{CheckStaleReads}, why: []string{"stale_read.rate 60%"}},
+		{name: "redis lost updates", edit: func(m *Summary) { m.Live.Target = "redis"; m.KV.LostUpdates = 15 },
+			verdict: VerdictFails, outside: []string{CheckLostUpdates}},
 		{name: "a URL hides its store", edit: func(m *Summary) { m.KV = KVWork{}; m.Live.Target = "url" },
 			verdict: VerdictHolds, why: []string{"write_429.rate"}},
 		{name: "no key-window", edit: func(m *Summary) { m.Overshoot = Overshoot{} },
@@ -282,6 +288,38 @@ func TestMechanismCheckFormat(t *testing.T) {
 	for _, tc := range tests {
 		if got := tc.k.Format(); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.k.Name, got, tc.want)
+		}
+	}
+}
+
+// TestObservesRedis checks which live stores -compare judges on lost
+// updates and stale reads: the eventual store, and Redis for a limiter
+// that stores counts (not a token bucket's or GCRA's timestamps); not the
+// memory store, a real namespace or a URL; every figure in a simulation.
+func TestObservesRedis(t *testing.T) {
+	tests := []struct {
+		mode, target, alg string
+		want              bool
+	}{
+		{"attack", "redis", "fixed-window", true},
+		{"attack", "redis", "sliding-window", true},
+		{"attack", "redis", "token-bucket", false},
+		{"attack", "redis", "gcra", false},
+		{"attack", "eventual", "gcra", true},
+		{"attack", "memory", "fixed-window", false},
+		{"attack", "cloudflare", "fixed-window", false},
+		{"attack", "url", "fixed-window", false},
+		{"simulate", "", "gcra", true},
+	}
+	for _, tc := range tests {
+		for _, name := range []string{CheckLostUpdates, CheckStaleReads} {
+			m := &Summary{Mode: tc.mode, Limiter: LimiterRef{Algorithm: tc.alg}, KV: KVWork{Observed: tc.target != "url"}}
+			if tc.mode == "attack" {
+				m.Live = &Live{Target: tc.target}
+			}
+			if got := observes(m, name, nil); got != tc.want {
+				t.Errorf("%s on %s with %s: observes %s %v, want %v", tc.mode, tc.target, tc.alg, name, got, tc.want)
+			}
 		}
 	}
 }

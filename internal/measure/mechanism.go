@@ -24,7 +24,7 @@ type MechanismTrial struct {
 	RateLimited int64 `json:"write_rate_limited"`
 	Committed   int64 `json:"committed_writes"`
 	// LostUpdates are committed writes that replaced a value they never
-	// read.
+	// read, or that a failover lost (Redis).
 	LostUpdates int64 `json:"lost_updates"`
 	// ReadsOfWritten are the successful reads of a key already written
 	// (those whose staleness is known), StaleReads those among them that
@@ -102,7 +102,7 @@ func share(n, of int64) (float64, bool) {
 var mechanismFigures = []mechanismFigure{
 	{CheckRateLimited, "writes the store refused with 429 (its write limit per key)",
 		func(m MechanismTrial) (float64, bool) { return share(m.RateLimited, m.Writes) }},
-	{CheckLostUpdates, "committed writes that replaced a count they never read (lost updates)",
+	{CheckLostUpdates, "committed writes that replaced a count they never read, or lost in a failover (lost updates)",
 		func(m MechanismTrial) (float64, bool) { return share(m.LostUpdates, m.Committed) }},
 	{CheckStaleReads, "reads of a written key that returned an older count (stale reads)",
 		func(m MechanismTrial) (float64, bool) { return share(m.StaleReads, m.ReadsOfWritten) }},
@@ -240,9 +240,11 @@ func serviceFigure(runs []MechanismTrial, name string) float64 {
 // observes reports whether measured saw figure name: a simulation sees
 // every figure; a live run its store's 429s only on the built-in target
 // (KV.Observed), lost updates and stale reads only on the built-in
-// eventual store (the memory store and a real namespace count neither),
-// fail-opens on the built-in target or a target that marks them, and its
-// latency when it timed a response.
+// eventual store and on Redis for a limiter that stores counts
+// (redis.Ledger; a token bucket's or GCRA's timestamps are not counted,
+// and the memory store and a real namespace count neither), fail-opens on
+// the built-in target or a target that marks them, and its latency when
+// it timed a response.
 func observes(measured *Summary, name string, runs []MechanismTrial) bool {
 	if measured.Mode != "attack" {
 		return true
@@ -252,7 +254,7 @@ func observes(measured *Summary, name string, runs []MechanismTrial) bool {
 	case CheckRateLimited:
 		return kv
 	case CheckLostUpdates, CheckStaleReads:
-		return kv && measured.Live != nil && measured.Live.Target == "eventual"
+		return kv && measured.Live != nil && countsLosses(measured.Live.Target, measured.Limiter.Algorithm)
 	case CheckFailOpen:
 		return kv || measured.Totals.FailOpen > 0
 	}
@@ -260,6 +262,18 @@ func observes(measured *Summary, name string, runs []MechanismTrial) bool {
 		if m.LatencyP50Ms > 0 {
 			return true
 		}
+	}
+	return false
+}
+
+// countsLosses reports whether the live store target counts lost updates
+// and stale reads for a limiter of algorithm alg.
+func countsLosses(target, alg string) bool {
+	switch target {
+	case "eventual":
+		return true
+	case "redis":
+		return alg != "token-bucket" && alg != "gcra"
 	}
 	return false
 }

@@ -310,7 +310,8 @@ type KVWork struct {
 	// Observed is false when the store was out of sight (attack -url): the
 	// counts below are then zero because nothing was measured, not because
 	// nothing happened. LostUpdates and staleness are only observed by the
-	// simulator and the eventual store.
+	// simulator, the eventual store and Redis (a limiter that stores
+	// counts; stale reads from replicas).
 	Observed         bool  `json:"observed"`
 	Reads            int64 `json:"reads"`
 	Writes           int64 `json:"writes"`

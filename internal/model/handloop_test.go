@@ -598,6 +598,7 @@ func handSiftDown(q []handEvent) {
 // Disagreement means one of them is wrong: the docs (docs/scenarios.md,
 // docs/facts.md) say which.
 func TestHandLoopMatchesModel(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		sets   []string

@@ -19,6 +19,7 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from the
 // (under the race detector, the first and last of each sweep) for one
 // trial: each must run without error and send requests.
 func TestScenarioLibrary(t *testing.T) {
+	t.Parallel()
 	files, err := fs.Glob(scenarios.FS, "*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenarios embedded: %v", err)

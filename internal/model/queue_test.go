@@ -183,6 +183,7 @@ func BenchmarkQueue(b *testing.B) {
 // calendar is rebuilt as the events grow, crowd and thin; they must come
 // out the same, in the same order.
 func TestQueueWaves(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 8))
 	var q queue
 	var want refQueue

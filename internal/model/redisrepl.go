@@ -22,13 +22,7 @@ func (s *Redis) enqueue(r *rnode, w PendingWrite, v, seq uint64, t, lag int64) {
 	*it = repItem{key: w.Key, value: w.Value, version: v, seq: seq, committed: t, expires: after(t, int64(w.TTL)),
 		applyAt: max(after(t, lag), r.lastApply)}
 	r.lastApply = it.applyAt
-	if r.tail == nil {
-		r.head = it
-	} else {
-		r.tail.next = it
-	}
-	r.tail = it
-	s.track(r, it)
+	s.push(r, it)
 }
 
 // track counts queued write it in its key's entry at r.
@@ -109,13 +103,7 @@ func (s *Redis) truncate(r *rnode, seq uint64) {
 	r.head, r.tail = nil, nil
 	for _, it := range kept {
 		it.next, it.nextCommit = nil, 0
-		if r.tail == nil {
-			r.head = it
-		} else {
-			r.tail.next = it
-		}
-		r.tail = it
-		s.track(r, it)
+		s.push(r, it)
 	}
 	if r.tail == nil {
 		r.lastApply = 0
@@ -133,4 +121,15 @@ func (s *Redis) resync(r, from *rnode) {
 		}
 	}
 	r.seq = from.seq
+}
+
+// push appends it to r's queue of writes to apply, in order, and tracks it.
+func (s *Redis) push(r *rnode, it *repItem) {
+	if r.tail == nil {
+		r.head = it
+	} else {
+		r.tail.next = it
+	}
+	r.tail = it
+	s.track(r, it)
 }

@@ -112,6 +112,7 @@ func TestRequestsMatchPlan(t *testing.T) {
 // TestGeneratedRequestsMatchPlan: for 1,000 generated scenarios covering
 // every traffic option, the model sends the plan's requests.
 func TestGeneratedRequestsMatchPlan(t *testing.T) {
+	t.Parallel()
 	n := 1000
 	if testing.Short() {
 		n = 200

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/measure"
 )
 
 // Ledger wraps a store whose values are counts (a counting limiter's
@@ -25,17 +26,38 @@ import (
 //     clients find out when they next read the key (a key not read again
 //     is not counted); with one writer per key at a time it is exact.
 //
-// Neither depends on the order the acknowledgements arrive in. Reads from
-// replicas are stale by design: do not wrap them. A value that is not a
-// whole number (a GCRA timestamp) is ignored. It holds every count
-// acknowledged, so its memory grows with the writes of a run.
+// Neither depends on the order the acknowledgements arrive in. A value
+// that is not a whole number (a GCRA timestamp) is ignored. It holds every
+// count acknowledged, so its memory grows with the writes of a run.
+//
+// It also counts, as the model's redis store does, the visibility of each
+// successful read of a key written before the read was sent (AddTo):
+// fresh when it returned the count last acknowledged before it was sent
+// (what the primary holds, with one writer per key at a time), stale
+// otherwise. Reading from the primary (NewLedger) every such read is
+// fresh, as in the model (the primary is what it holds the truth), and
+// one that returns less is a loss, above. Reading from replicas
+// (NewReplicaLedger) a read that returns another count is a stale read,
+// with how long the count it returned had been outdated (since the write
+// acknowledged after that count's last acknowledgement; for a count never
+// acknowledged, since the first write), and not a loss: a replica's lag
+// says nothing of what the primary holds, so lost updates are counted from
+// the acknowledged writes alone (a count acknowledged twice). Those miss
+// what a stale write took back that no later write repeats (the highest
+// count acknowledged less the count the key is left with); a failover's
+// losses are counted only when a write acknowledges a count again. An
+// atomic update's read (Update) is a primary read in either: a script
+// runs on the primary.
 //
 // Safe for concurrent use.
 type Ledger struct {
 	kv.Store
-	mu   sync.Mutex
-	keys map[string]*entry
-	lost int64
+	replica bool
+	now     func() time.Time
+	mu      sync.Mutex
+	keys    map[string]*entry
+	lost    int64
+	ctr     *measure.KVCounters
 }
 
 // entry is what the ledger knows of one key.
@@ -43,46 +65,96 @@ type entry struct {
 	acked int64           // writes acknowledged
 	seen  map[int64]int64 // counts acknowledged and not found lost since -> when (acked then)
 	high  int64           // the highest count acknowledged and not found lost
+	// hist is every acknowledgement, in order: the count and when.
+	hist []ack
 }
 
-// NewLedger wraps s.
-func NewLedger(s kv.Store) *Ledger { return &Ledger{Store: s, keys: map[string]*entry{}} }
+// ack is an acknowledged write: its count, and when.
+type ack struct {
+	n  int64
+	at time.Time
+}
+
+// NewLedger wraps s, whose reads go to the primary.
+func NewLedger(s kv.Store) *Ledger {
+	return &Ledger{Store: s, now: time.Now, keys: map[string]*entry{}, ctr: measure.NewKVCounters()}
+}
+
+// NewReplicaLedger wraps s, whose reads go to replicas.
+func NewReplicaLedger(s kv.Store) *Ledger {
+	l := NewLedger(s)
+	l.replica = true
+	return l
+}
 
 // Get reads through the wrapped store; the counts acknowledged before the
-// read was sent and above what it returns are counted as lost.
+// read was sent and above what it returns are counted as lost (primary
+// reads) or make it a stale read (replica reads).
 func (l *Ledger) Get(ctx context.Context, key string) (string, bool, error) {
-	before, asOf := l.sent(key)
+	r := l.sent(key)
 	v, found, err := l.Store.Get(ctx, key)
 	if err != nil {
 		return v, found, err
 	}
-	l.returned(key, v, found, before, asOf)
+	l.returned(key, v, found, r, !l.replica)
 	return v, found, nil
 }
 
-// sent returns key's highest count and its acknowledgements when a read
-// of it is sent.
-func (l *Ledger) sent(key string) (before, asOf int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if e := l.keys[key]; e != nil {
-		return e.high, e.acked
-	}
-	return 0, 0
+// read is what the ledger knew of a key when a read of it was sent.
+type read struct {
+	before, asOf int64     // the highest count, and the acknowledgements
+	sentAt       time.Time // when it was sent
 }
 
-// returned notes that a read of key sent when sent said before and asOf
-// returned v (found or not).
-func (l *Ledger) returned(key, v string, found bool, before, asOf int64) {
+// sent returns what the ledger knows of key when a read of it is sent.
+func (l *Ledger) sent(key string) read {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := read{sentAt: l.now()}
+	if e := l.keys[key]; e != nil {
+		r.before, r.asOf = e.high, e.acked
+	}
+	return r
+}
+
+// returned notes that read r of key, from the primary or not, returned v
+// (found or not).
+func (l *Ledger) returned(key, v string, found bool, r read, primary bool) {
 	n, ok := int64(0), true
 	if found {
 		n, ok = count(v)
 	}
-	if ok && n < before {
-		l.mu.Lock()
-		l.missing(l.keys[key], n, before, asOf)
-		l.mu.Unlock()
+	if !ok || r.asOf == 0 {
+		return
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e := l.keys[key]
+	last := e.hist[r.asOf-1]
+	since := r.sentAt.Sub(last.at)
+	switch {
+	case primary:
+		if n < r.before {
+			l.missing(e, n, r.before, r.asOf)
+		}
+		l.ctr.Visibility(since, 0, true)
+	case n == last.n:
+		l.ctr.Visibility(since, 0, true)
+	default:
+		l.ctr.Visibility(since, r.sentAt.Sub(e.replaced(n, r.asOf)), false)
+	}
+}
+
+// replaced returns when a count of n was replaced, among the first asOf
+// acknowledgements: by the one after n's last, or the first when n was
+// never acknowledged (a key not yet there).
+func (e *entry) replaced(n, asOf int64) time.Time {
+	for i := asOf - 2; i >= 0; i-- {
+		if e.hist[i].n == n {
+			return e.hist[i+1].at
+		}
+	}
+	return e.hist[0].at
 }
 
 // missing counts as lost the counts of e in (n, before] acknowledged
@@ -137,6 +209,7 @@ func (l *Ledger) acknowledged(key, value string) {
 	e.acked++
 	e.seen[n] = e.acked
 	e.high = max(e.high, n)
+	e.hist = append(e.hist, ack{n: n, at: l.now()})
 }
 
 // CanUpdate reports whether the wrapped store applies atomic updates.
@@ -152,21 +225,38 @@ func (l *Ledger) Update(ctx context.Context, u *kv.Update) ([2]kv.Value, error) 
 		return [2]kv.Value{}, kv.ErrNoUpdate
 	}
 	n := min(u.NKeys, len(u.Keys))
-	var before, asOf [2]int64
+	var r [2]read
 	for i := range n {
-		before[i], asOf[i] = l.sent(u.Keys[i])
+		r[i] = l.sent(u.Keys[i])
 	}
 	cur, err := up.Update(ctx, u)
 	if err != nil {
 		return cur, err
 	}
 	for i := range n {
-		l.returned(u.Keys[i], cur[i].Value, cur[i].Found, before[i], asOf[i])
+		l.returned(u.Keys[i], cur[i].Value, cur[i].Found, r[i], true) // a script runs on the primary
 	}
 	if w, _ := u.Apply(cur); w.Key != "" {
 		l.acknowledged(w.Key, w.Value)
 	}
 	return cur, nil
+}
+
+// AddTo adds the ledger's lost updates and the visibility of its reads to
+// k.
+func (l *Ledger) AddTo(k *measure.KVCounters) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c := *l.ctr
+	c.LostUpdates = l.lost
+	k.Add(c)
+}
+
+// Stale returns the stale reads counted so far.
+func (l *Ledger) Stale() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ctr.StaleReads
 }
 
 // Lost returns the updates lost so far.

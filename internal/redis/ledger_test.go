@@ -3,11 +3,13 @@ package redis_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/redis"
 )
 
@@ -124,38 +126,46 @@ func TestLedger(t *testing.T) {
 	})
 }
 
+// incr is an atomic increment of key w.
+var incr = &kv.Update{Keys: [2]string{"w"}, NKeys: 1, Apply: func(cur [2]kv.Value) (kv.Put, bool) {
+	n, _ := strconv.Atoi(cur[0].Value)
+	return kv.Put{Key: "w", Value: strconv.Itoa(n + 1), TTL: time.Minute, KeepTTL: true}, true
+}}
+
 // TestLedgerUpdate checks that the ledger counts an atomic update as a
 // read of what the key held and a write of the count it made: increments
 // acknowledged by updates, then missing at the next update (a failover),
-// are lost; a ledger over a store that cannot update refuses, and says so
-// through CanUpdate.
+// are lost, and no read is stale, with -redis-read replica too (a script
+// runs on the primary); a ledger over a store that cannot update refuses,
+// and says so through CanUpdate.
 func TestLedgerUpdate(t *testing.T) {
 	ctx := context.Background()
-	m := kv.NewMemory(kv.MemoryOptions{})
-	l := redis.NewLedger(m)
-	if !kv.CanUpdate(l) {
-		t.Fatal("a ledger over the memory store cannot update")
-	}
-	incr := &kv.Update{Keys: [2]string{"w"}, NKeys: 1, Apply: func(cur [2]kv.Value) (kv.Put, bool) {
-		n, _ := strconv.Atoi(cur[0].Value)
-		return kv.Put{Key: "w", Value: strconv.Itoa(n + 1), TTL: time.Minute, KeepTTL: true}, true
-	}}
-	for range 5 {
+	for name, mk := range map[string]func(kv.Store) *redis.Ledger{"primary reads": redis.NewLedger, "replica reads": redis.NewReplicaLedger} {
+		m := kv.NewMemory(kv.MemoryOptions{})
+		l := mk(m)
+		if !kv.CanUpdate(l) {
+			t.Fatalf("%s: a ledger over the memory store cannot update", name)
+		}
+		for range 5 {
+			if _, err := l.Update(ctx, incr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := m.Put(ctx, "w", "2", time.Minute); err != nil { // the promoted replica had 2 of the 5
+			t.Fatal(err)
+		}
 		if _, err := l.Update(ctx, incr); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := m.Put(ctx, "w", "2", time.Minute); err != nil { // the promoted replica had 2 of the 5
-		t.Fatal(err)
-	}
-	if _, err := l.Update(ctx, incr); err != nil {
-		t.Fatal(err)
-	}
-	if got := l.Lost(); got != 3 {
-		t.Errorf("lost %d after 5 acknowledged and a store left at 2, want 3", got)
-	}
-	if got := l.Acked()["w"]; got != 6 {
-		t.Errorf("acknowledged %d updates of w, want 6", got)
+		if got := l.Lost(); got != 3 {
+			t.Errorf("%s: lost %d after 5 acknowledged and a store left at 2, want 3", name, got)
+		}
+		if got := l.Acked()["w"]; got != 6 {
+			t.Errorf("%s: acknowledged %d updates of w, want 6", name, got)
+		}
+		if got := l.Stale(); got != 0 {
+			t.Errorf("%s: %d stale reads by updates on the primary, want none", name, got)
+		}
 	}
 	nl := redis.NewLedger(&mapStore{m: map[string]string{}})
 	if kv.CanUpdate(nl) {
@@ -163,5 +173,90 @@ func TestLedgerUpdate(t *testing.T) {
 	}
 	if _, err := nl.Update(ctx, incr); !errors.Is(err, kv.ErrNoUpdate) {
 		t.Errorf("update through a ledger over a store without: %v, want ErrNoUpdate", err)
+	}
+}
+
+// replicaStore writes to a primary and reads from a replica, which has
+// the primary's keys only once sync copies them.
+type replicaStore struct{ primary, replica map[string]string }
+
+func (r *replicaStore) Get(_ context.Context, key string) (string, bool, error) {
+	v, ok := r.replica[key]
+	return v, ok, nil
+}
+func (r *replicaStore) Put(_ context.Context, key, value string, _ time.Duration) error {
+	r.primary[key] = value
+	return nil
+}
+func (r *replicaStore) sync() { maps.Copy(r.replica, r.primary) }
+
+// TestReplicaLedger checks what a ledger over replica reads counts: a read
+// that returns another count than the last acknowledged before it was
+// sent is stale, outdated since the write after that count's last, and no
+// loss; a read of a key never written is not a read of a written key;
+// lost updates are the counts acknowledged twice (a writer that read a
+// stale count), and a stale write's take-back that no write repeats is
+// not counted.
+func TestReplicaLedger(t *testing.T) {
+	type step struct {
+		op    string // put, get, sync (the replica catches up), wait (ms pass)
+		key   string
+		value string
+		ms    int
+	}
+	tests := []struct {
+		name               string
+		steps              []step
+		reads, stale, lost int64
+		staleMax           float64 // ms
+	}{
+		{"caught up: fresh", []step{{op: "put", key: "a", value: "1"}, {op: "sync"}, {op: "wait", ms: 5}, {op: "get", key: "a"}}, 1, 0, 0, 0},
+		{"behind: stale since the first count above", []step{{op: "put", key: "a", value: "1"}, {op: "sync"}, {op: "wait", ms: 10},
+			{op: "put", key: "a", value: "2"}, {op: "wait", ms: 20}, {op: "put", key: "a", value: "3"}, {op: "wait", ms: 30}, {op: "get", key: "a"}}, 1, 1, 0, 50},
+		{"never replicated: stale, a count of zero", []step{{op: "put", key: "a", value: "1"}, {op: "wait", ms: 40}, {op: "get", key: "a"}}, 1, 1, 0, 40},
+		{"a key never written", []step{{op: "get", key: "b"}}, 0, 0, 0, 0},
+		{"a writer that read a stale count", []step{{op: "put", key: "a", value: "1"}, {op: "sync"}, {op: "put", key: "a", value: "2"},
+			{op: "get", key: "a"}, {op: "put", key: "a", value: "2"}, {op: "sync"}, {op: "get", key: "a"}, {op: "put", key: "a", value: "3"}}, 2, 1, 1, 0},
+		{"a take-back no write repeats", []step{{op: "put", key: "a", value: "1"}, {op: "put", key: "a", value: "2"}, {op: "put", key: "a", value: "3"},
+			{op: "put", key: "a", value: "2"}, {op: "sync"}, {op: "get", key: "a"}}, 1, 0, 1, 0},
+		{"a take-back not yet replicated", []step{{op: "put", key: "a", value: "1"}, {op: "put", key: "a", value: "2"}, {op: "put", key: "a", value: "3"}, {op: "sync"}, {op: "wait", ms: 10},
+			{op: "put", key: "a", value: "2"}, {op: "wait", ms: 20}, {op: "get", key: "a"}}, 1, 1, 1, 20},
+	}
+	ctx := context.Background()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &replicaStore{primary: map[string]string{}, replica: map[string]string{}}
+			l := redis.NewReplicaLedger(st)
+			now := time.Unix(1000, 0)
+			redis.SetClock(l, func() time.Time { return now })
+			for _, s := range tc.steps {
+				var err error
+				switch s.op {
+				case "put":
+					err = l.Put(ctx, s.key, s.value, time.Minute)
+				case "get":
+					_, _, err = l.Get(ctx, s.key)
+				case "sync":
+					st.sync()
+				case "wait":
+					now = now.Add(time.Duration(s.ms) * time.Millisecond)
+				}
+				if err != nil {
+					t.Fatalf("%+v: %v", s, err)
+				}
+			}
+			k := measure.NewKVCounters()
+			l.AddTo(k)
+			var reads int64
+			for _, n := range k.VisReads {
+				reads += n
+			}
+			if reads != tc.reads || k.StaleReads != tc.stale || k.LostUpdates != tc.lost || l.Stale() != tc.stale {
+				t.Errorf("reads of written %d, stale %d (Stale %d), lost %d; want %d, %d, %d", reads, k.StaleReads, l.Stale(), k.LostUpdates, tc.reads, tc.stale, tc.lost)
+			}
+			if got := k.Staleness.Stats().Max; tc.staleMax > 0 && (got < tc.staleMax*0.9 || got > tc.staleMax*1.1) {
+				t.Errorf("staleness max %v ms, want %v", got, tc.staleMax)
+			}
+		})
 	}
 }

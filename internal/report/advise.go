@@ -27,6 +27,10 @@ type AdvicePoint struct {
 	Allowed, Denied float64
 	// Cost is dollars per million requests (0 when not priced).
 	Cost float64
+	// NotPriced says the design has no price per request (Redis, billed
+	// by its host's hours): it is drawn as a square of a fixed size, not
+	// as the cheapest.
+	NotPriced bool
 	// Meets says whether the design meets the budget; Unbound that its
 	// limit never binds (drawn as a ring).
 	Meets, Unbound bool
@@ -57,11 +61,14 @@ func ParetoFigure(points []AdvicePoint, x measure.Metric, bound float64) *Figure
 	if bound > 0 {
 		addBudgetLine(p, x, bound, sc)
 	}
-	marks := addParetoMarkers(p, groups, sc)
+	marks, unpriced := addParetoMarkers(p, groups, sc)
 	addParetoLabels(p, marks, sc)
 	p.Legend.Top = true
-	return &Figure{Name: "pareto", Title: p.Title.Text, Plot: p,
-		Caption: "Each design at the product's limit (or, with -search-limit, at the largest limit meeting the budget), labelled with its rank in the table (designs with about the same numbers share a marker); a larger marker costs more per million requests at published prices (docs/facts.md: the store and the Workers request fee). The dashed line is the budget's bound on the x axis."}
+	caption := "Each design at the product's limit (or, with -search-limit, at the largest limit meeting the budget), labelled with its rank in the table (designs with about the same numbers share a marker); a larger marker costs more per million requests at published prices (docs/facts.md: the store and the Workers request fee)."
+	if unpriced {
+		caption += " A square is a design not priced per request (Redis, billed by its host's instance hours), drawn at a fixed size: its size is no price."
+	}
+	return &Figure{Name: "pareto", Title: p.Title.Text, Plot: p, Caption: caption + " The dashed line is the budget's bound on the x axis."}
 }
 
 // paretoScale is the Pareto figure's axes: x from 0 (or, log, from below
@@ -113,6 +120,7 @@ func (sc paretoScale) tx(v float64) float64 {
 type paretoGroup struct {
 	x, y, cost float64
 	kind       int // 0 meets, 1 misses, 2 the limit never binds
+	notPriced  bool
 	ranks      []int
 }
 
@@ -128,8 +136,8 @@ func paretoKind(pt AdvicePoint) int {
 	return 1
 }
 
-// groupDesigns puts designs of one kind within 1.5% of the axes of each
-// other under one marker, which costs the most of theirs.
+// groupDesigns puts designs of one kind, priced alike, within 1.5% of the
+// axes of each other under one marker, which costs the most of theirs.
 func groupDesigns(points []AdvicePoint, sc paretoScale) []*paretoGroup {
 	dx, dy := 0.015*(sc.xMax-sc.xMin), 0.015*sc.yMax
 	var groups []*paretoGroup
@@ -137,12 +145,12 @@ func groupDesigns(points []AdvicePoint, sc paretoScale) []*paretoGroup {
 		gx, gy := sc.tx(pt.Allowed), 100*pt.Denied
 		var g *paretoGroup
 		for _, h := range groups {
-			if h.kind == paretoKind(pt) && math.Abs(h.x-gx) <= dx && math.Abs(h.y-gy) <= dy {
+			if h.kind == paretoKind(pt) && h.notPriced == pt.NotPriced && math.Abs(h.x-gx) <= dx && math.Abs(h.y-gy) <= dy {
 				g = h
 			}
 		}
 		if g == nil {
-			g = &paretoGroup{x: gx, y: gy, kind: paretoKind(pt)}
+			g = &paretoGroup{x: gx, y: gy, kind: paretoKind(pt), notPriced: pt.NotPriced}
 			groups = append(groups, g)
 		}
 		g.ranks = append(g.ranks, pt.Rank)
@@ -162,22 +170,23 @@ func addBudgetLine(p *plot.Plot, x measure.Metric, bound float64, sc paretoScale
 }
 
 // addParetoMarkers draws the groups, one scatter and legend entry per
-// kind, a marker's size growing with its cost, and returns the labels to
-// place, in axis fractions.
-func addParetoMarkers(p *plot.Plot, groups []*paretoGroup, sc paretoScale) []labelMark {
+// kind, a marker's size growing with its cost (a not-priced design a
+// square), and returns the labels to place, in axis fractions, and
+// whether any design is not priced.
+func addParetoMarkers(p *plot.Plot, groups []*paretoGroup, sc paretoScale) ([]labelMark, bool) {
 	var marks []labelMark
+	unpriced := false
 	for kind := range 3 {
 		var xys plotter.XYs
 		var sizes []vg.Length
+		var squares []bool
 		for _, g := range groups {
 			if g.kind != kind {
 				continue
 			}
-			r := vg.Length(4)
-			if sc.maxCost > 0 {
-				r = 3 + vg.Length(4*g.cost/sc.maxCost)
-			}
-			xys, sizes = append(xys, plotter.XY{X: g.x, Y: g.y}), append(sizes, r)
+			r := markerRadius(g.cost, sc.maxCost, g.notPriced)
+			unpriced = unpriced || g.notPriced
+			xys, sizes, squares = append(xys, plotter.XY{X: g.x, Y: g.y}), append(sizes, r), append(squares, g.notPriced)
 			marks = append(marks, labelMark{x: (g.x - sc.xMin) / (sc.xMax - sc.xMin), y: g.y / sc.yMax, r: float64(r), text: rankLabel(g.ranks)})
 		}
 		if len(xys) == 0 {
@@ -196,12 +205,15 @@ func addParetoMarkers(p *plot.Plot, groups []*paretoGroup, sc paretoScale) []lab
 		}
 		s.GlyphStyle = draw.GlyphStyle{Color: c, Radius: 4, Shape: shape}
 		s.GlyphStyleFunc = func(i int) draw.GlyphStyle {
+			if squares[i] && kind != 2 {
+				return draw.GlyphStyle{Color: c, Radius: sizes[i], Shape: draw.BoxGlyph{}}
+			}
 			return draw.GlyphStyle{Color: c, Radius: sizes[i], Shape: shape}
 		}
 		p.Add(s)
 		p.Legend.Add(name, s)
 	}
-	return marks
+	return marks, unpriced
 }
 
 // addParetoLabels places the markers' rank labels (placeLabels) and
@@ -215,6 +227,15 @@ func addParetoLabels(p *plot.Plot, marks []labelMark, sc paretoScale) {
 			p.Add(l)
 		}
 	}
+}
+
+// markerRadius is a Pareto marker's radius: 3 to 7 points by cost, the
+// costliest largest; 4 when no design is priced, or this one is not.
+func markerRadius(cost, maxCost float64, notPriced bool) vg.Length {
+	if notPriced || maxCost <= 0 {
+		return 4
+	}
+	return 3 + vg.Length(4*cost/maxCost)
 }
 
 // labelPt is the size of the Pareto figure's labels, in points.

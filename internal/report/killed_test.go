@@ -24,7 +24,7 @@ func TestKilledWhileWriting(t *testing.T) {
 				syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			}
 		}
-		Write(os.Getenv("OVERSHOOT_REPORT_DIR"), sampleSimulate(), Options{Generated: when})
+		Write(os.Getenv("OVERSHOOT_REPORT_DIR"), sampleTwoFigures(), Options{Generated: when})
 		return
 	}
 	if testing.Short() {
@@ -33,10 +33,14 @@ func TestKilledWhileWriting(t *testing.T) {
 	// How many files a whole report puts in place, in order.
 	var names []string
 	testHookPut = func(name string) { names = append(names, name) }
-	err := Write(t.TempDir(), sampleSimulate(), Options{Generated: when})
+	err := Write(t.TempDir(), sampleTwoFigures(), Options{Generated: when})
 	testHookPut = nil
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The stages below need a figure between the mark and the text.
+	if len(names) < 6 || !strings.HasSuffix(names[1], ".png") {
+		t.Fatalf("a report put %v in place: want the mark, then figures, then the text", names)
 	}
 	stages := []int{1, 2, len(names) - 2, len(names) - 1, len(names)}
 	for _, k := range stages {

@@ -88,6 +88,7 @@ func domTable(dom, title string) [][]string {
 // the results table's first row for a single run), with each point's value.
 func TestLibraryReportsInChromium(t *testing.T) {
 	bin := chromiumPath(t)
+	t.Parallel()
 	files, err := filepath.Glob("../../scenarios/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no library scenarios: %v", err)
@@ -95,6 +96,7 @@ func TestLibraryReportsInChromium(t *testing.T) {
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s := simulateLibrary(t, file)
 			m := s.Scenario.HeadlineMetric()
 			if s.Scenario.Headline != m.Name {

@@ -96,6 +96,22 @@ func sampleSimulate() *measure.Summary {
 	}
 }
 
+// sampleTwoFigures is sampleSimulate with only what its two ratio figures
+// (histogram and CDF) draw: for tests of how a report's files are put in
+// place, which hold for any number of figures, without drawing seven
+// (seconds each under the race detector).
+func sampleTwoFigures() *measure.Summary { return twoFigures(sampleSimulate()) }
+
+// twoFigures leaves s (a sample) with only what its own two ratio figures
+// draw, and returns it; a sweep's points keep theirs.
+func twoFigures(s *measure.Summary) *measure.Summary {
+	s.Overshoot.PerTrial.MaxRatios = nil
+	s.WorstKeys = nil
+	s.KV = measure.KVWork{}
+	s.Cost = measure.Cost{}
+	return s
+}
+
 // timeline is a worst key's allowed times: a burst of n in the first
 // round trips after start (seconds from the run's start), spaced by gap.
 func timeline(trial int, key string, n int64, start, gap float64) measure.KeyTimeline {

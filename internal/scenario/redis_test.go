@@ -41,7 +41,7 @@ func TestRedisSchema(t *testing.T) {
 		{"link-latency without latency", "store: {kind: redis}\nfaults: [{at: 1s, kind: link-latency, target: replica-1}]\n", "faults.0.latency: is missing"},
 		{"atomic with wait", "limiter: {limit: 5, window: 1m, update: atomic}\nstore: {kind: redis, redis: {wait: 1}}\n", "store.redis.wait: 1 with limiter.update atomic"},
 		{"atomic", "limiter: {limit: 5, window: 1m, update: atomic}\nstore: {kind: redis}\n", ""},
-		{"advise redis", "store: {kind: redis}\nadvise: {stores: [memory, redis]}\n", "advise.stores.1: redis is not among the designs simulate -advise tries yet"},
+		{"advise redis", "store: {kind: redis}\nadvise: {stores: [memory, redis]}\n", ""},
 		{"second fault", "store: {kind: redis}\nfaults: [{at: 1s, kind: partition}, {at: 3m, kind: partition}]\n", "x.yaml:2:42: faults.1.at: 3m is outside the run"},
 	}
 	for _, tc := range tests {

@@ -563,9 +563,6 @@ func (s *Scenario) validateAdvise() error {
 		if !slices.Contains(StoreKinds, x) {
 			return errAt(fmt.Sprintf("advise.stores.%d", i), "%q is unknown: use one of %s", x, strings.Join(StoreKinds, ", "))
 		}
-		if x == KindRedis {
-			return errAt(fmt.Sprintf("advise.stores.%d", i), "redis is not among the designs simulate -advise tries yet: leave it out, and compare Redis setups with a sweep (e.g. over store.redis.read)")
-		}
 	}
 	for i, x := range a.Policies {
 		if !slices.Contains(limiter.Policies, limiter.Policy(x)) {

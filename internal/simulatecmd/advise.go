@@ -43,6 +43,9 @@ type adviceBody struct {
 	Snippet      string `json:"snippet,omitempty"`
 	WorkerChange string `json:"worker_change,omitempty"`
 	Binding      string `json:"binding,omitempty"`
+	// Notes say what designs run under when it is not the scenario's own
+	// (advise.Notes).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // adviceOption is one design in advice.json.
@@ -50,6 +53,8 @@ type adviceOption struct {
 	Algorithm   string             `json:"algorithm"`
 	Store       string             `json:"store"`
 	CacheTTL    string             `json:"cache_ttl,omitempty"`
+	Update      string             `json:"update,omitempty"`
+	RedisRead   string             `json:"redis_read,omitempty"`
 	ErrorPolicy string             `json:"error_policy"`
 	Limit       int64              `json:"limit"`
 	Meets       bool               `json:"meets"`
@@ -80,11 +85,16 @@ func budgetOf(sc *scenario.Scenario, extra []string) ([]measure.Condition, error
 	return out, nil
 }
 
-// designSpace is the default space narrowed to what the scenario's advise
-// section lists.
+// designSpace is the default space, with the Redis designs when the
+// scenario's advise section names redis, narrowed to what that section
+// lists.
 func designSpace(pl *plan.Plan, a scenario.Advise) []advise.Design {
+	space := advise.Space(pl)
+	if pl.Store.Kind != plan.Redis && slices.Contains(a.Stores, scenario.KindRedis) {
+		space = append(space, advise.RedisSpace(pl)...)
+	}
 	var out []advise.Design
-	for _, d := range advise.Space(pl) {
+	for _, d := range space {
 		if len(a.Algorithms) > 0 && !slices.Contains(a.Algorithms, string(d.Algorithm)) ||
 			len(a.Stores) > 0 && !slices.Contains(a.Stores, d.Store.String()) ||
 			len(a.Policies) > 0 && !slices.Contains(a.Policies, string(d.Policy)) {
@@ -153,10 +163,12 @@ func runAdvise(ctx context.Context, c *config, sc *scenario.Scenario, points []s
 		return ExitFailure
 	}
 	doc := adviceDoc(sc, pl, seed, budget, results)
+	doc.Advice.Notes = advise.Notes(pl, space)
 	if c.json {
 		b, _ := json.MarshalIndent(&doc, "", "  ")
 		stdout.Write(append(b, '\n'))
 	} else {
+		writeNotes(stdout, doc.Advice)
 		advise.WriteTable(stdout, budget, results)
 		writeShip(stdout, doc.Advice)
 	}
@@ -193,8 +205,14 @@ func adviceDoc(sc *scenario.Scenario, pl *plan.Plan, seed uint64, budget []measu
 		o := adviceOption{Algorithm: string(r.Design.Algorithm), Store: r.Design.Store.String(), ErrorPolicy: string(r.Design.Policy),
 			Limit: r.Limit, Meets: r.Meets, NeverBinds: r.NeverBinds, WhyNot: r.WhyNot(), Confidence: r.Confidence, Monotone: r.Monotone, Note: r.Note, Metrics: map[string]float64{},
 			Summary: r.Summary}
-		if r.Design.Store == plan.KV {
+		switch r.Design.Store {
+		case plan.KV:
 			o.CacheTTL = scenario.Duration(r.Design.CacheTTL).String()
+		case plan.Redis:
+			o.Update, o.RedisRead = string(r.Design.Update), scenario.RedisReadPrimary
+			if r.Design.ReadReplica {
+				o.RedisRead = scenario.RedisReadReplica
+			}
 		}
 		for _, m := range measure.Metrics {
 			if v, ok := m.Value(r.Summary); ok {
@@ -222,6 +240,13 @@ func writeShip(w io.Writer, a adviceBody) {
 		return
 	}
 	fmt.Fprintf(w, "\nAs a scenario:\n\n%s\nIn the Worker: %s.\n", indent(a.Snippet), a.WorkerChange)
+}
+
+// writeNotes writes the advice's notes, one a line.
+func writeNotes(w io.Writer, a adviceBody) {
+	for _, n := range a.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 }
 
 // indent indents every line of s by two spaces.
@@ -256,8 +281,9 @@ func writeAdvice(out string, sc *scenario.Scenario, doc adviceJSON, budget []mea
 	var points []report.AdvicePoint
 	for i, r := range rs {
 		allowed, _ := x.Value(r.Summary)
-		usd, _ := r.Cost()
-		points = append(points, report.AdvicePoint{Rank: i + 1, Allowed: allowed, Denied: r.LegitDenied(), Cost: usd, Meets: r.Meets, Unbound: r.NeverBinds})
+		usd, priced := r.Cost()
+		points = append(points, report.AdvicePoint{Rank: i + 1, Allowed: allowed, Denied: r.LegitDenied(), Cost: usd, NotPriced: !priced,
+			Meets: r.Meets, Unbound: r.NeverBinds})
 	}
 	b, err := json.MarshalIndent(&doc, "", "  ")
 	if err != nil {
@@ -273,6 +299,7 @@ func writeAdvice(out string, sc *scenario.Scenario, doc adviceJSON, budget []mea
 	var md bytes.Buffer
 	fmt.Fprintf(&md, "# Advice: %s\n\n%s\n\n", escape.MarkdownCell(sc.Name), escape.Markdown(sc.Question))
 	fmt.Fprintln(&md, "```")
+	writeNotes(&md, doc.Advice)
 	advise.WriteTable(&md, budget, rs)
 	writeShip(&md, doc.Advice)
 	fmt.Fprintln(&md, "```")

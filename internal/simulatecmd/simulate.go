@@ -800,7 +800,7 @@ func finish(c *config, p *prediction, s measure.Summary, stdout, stderr io.Write
 	}
 	if !c.noReport {
 		opts := report.Options{Compare: measured, Traffic: s.Scenario.Traffic}
-		dir, err := report.WriteNew(c.out, &s, time.Now(), opts)
+		dir, err := writeReport(c.out, &s, time.Now(), opts)
 		if err != nil {
 			fmt.Fprintln(stderr, "simulate: the summary is above, but the report was not written:", err)
 			return ExitFailure

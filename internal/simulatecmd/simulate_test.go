@@ -133,19 +133,20 @@ func TestSameSeedSameSummary(t *testing.T) {
 func TestThresholdExits3(t *testing.T) {
 	// The default scenario's bot gets far past a limit of 5 (the 1 write/s
 	// limit fails its writes open), so a gate at 1.5x breaks and one at
-	// 1000x holds.
-	code, _, stderr := runMain(t, "-no-report", "-trials", "2", "-max-ratio", "1.5")
+	// 1000x holds. The gates read the run's own figures, not the
+	// sensitivity's (TestSensitivity), which would take most of the time.
+	code, _, stderr := runMain(t, "-no-report", "-sensitivity=false", "-trials", "2", "-max-ratio", "1.5")
 	if code != ExitThreshold || !strings.Contains(stderr, "simulate: threshold broken: ✗ ratio.max<=1.5: ") {
 		t.Errorf("exit %d, stderr %q; want exit 3 naming the threshold", code, stderr)
 	}
-	code, _, stderr = runMain(t, "-no-report", "-trials", "2", "-max-ratio", "1000", "-at", "p99")
+	code, _, stderr = runMain(t, "-no-report", "-sensitivity=false", "-trials", "2", "-max-ratio", "1000", "-at", "p99")
 	if code != ExitOK || !strings.Contains(stderr, "simulate: threshold ✓ ratio.p99<=1000: ") {
 		t.Errorf("exit %d, want 0 and the passing gate printed: %s", code, stderr)
 	}
 	// The gates a CI job of one's own would set: the interval and the
 	// false denials, read back from the JUnit file.
 	junit := filepath.Join(t.TempDir(), "gates.xml")
-	code, _, stderr = runMain(t, "-no-report", "-trials", "2", "-threshold", "interval.max<=1000", "-threshold", "errors.rate<1%",
+	code, _, stderr = runMain(t, "-no-report", "-sensitivity=false", "-trials", "2", "-threshold", "interval.max<=1000", "-threshold", "errors.rate<1%",
 		"-threshold", "false_denials.rate<=0.1%", "-junit", junit)
 	b, _ := os.ReadFile(junit)
 	// The default scenario has no legitimate population: its false
@@ -201,6 +202,7 @@ func TestCompareFollowsTheMeasuredRun(t *testing.T) {
 	b, _ := json.Marshal(measured)
 	path := filepath.Join(dir, "summary.json")
 	os.WriteFile(path, b, 0o644)
+	// compare predicts, and runs no sensitivity (it takes no -sensitivity).
 	code, stdout, stderr := runMain(t, "-json", "-out", filepath.Join(dir, "out"), "-trials", "2", "-compare", path)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
