@@ -274,6 +274,50 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 			return measure.Summary{}, err
 		}
 	}
+	start := waitForStart(ctx, &o)
+	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Algorithm: string(pl.Limiter.Algorithm), Start: start, Populations: pl.MeasurePopulations()})
+	acct := newAccountant(rec, pops, len(specs), o.Window, o.Skew, start, o.DenyStatus)
+	acct.step = seriesStep(dur)
+	for _, sp := range specs {
+		acct.closed[sp.index] = sp.closed
+	}
+
+	sink := newResultSink(&o, acct, start)
+	var wg sync.WaitGroup
+	for _, s := range specs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.run(ctx, start, sink.consume)
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	sink.flush()
+
+	if o.KV != nil {
+		o.KV(&rec.KV)
+	}
+	ref := o.Summary
+	ref.Mode, ref.Seed, ref.Complete = "attack", o.Seed, ctx.Err() == nil
+	s := acct.summarize(ref, o.Limit, elapsed, offeredRequests(acct, specs), o.URL, o.ResultsFile, o.Trial)
+	s.Live.WarmupRequests = int64(warmed)
+	// Without the store's counters (any URL) the KV work was not seen: its
+	// zeros are not measurements.
+	s.KV.Observed = o.KV != nil
+	if o.Series != nil {
+		*o.Series = liveSeries(acct, specs, elapsed)
+	}
+	if o.Samples != nil {
+		*o.Samples = acct.latencySamples()
+	}
+	return s, sink.err
+}
+
+// waitForStart sets o.Start from o.StartWhen when it is unset, waits until
+// o.Start (or until ctx is cancelled) and returns the run's start: o.Start,
+// or now when there is none.
+func waitForStart(ctx context.Context, o *Options) time.Time {
 	if o.Start.IsZero() && o.StartWhen != nil {
 		o.Start = o.StartWhen()
 	}
@@ -289,81 +333,85 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	if !o.Start.IsZero() {
 		start = o.Start
 	}
-	rec := measure.NewRecorder(measure.Config{Limit: o.Limit, Window: o.Window, Algorithm: string(pl.Limiter.Algorithm), Start: start, Populations: pl.MeasurePopulations()})
-	acct := newAccountant(rec, pops, len(specs), o.Window, o.Skew, start, o.DenyStatus)
-	acct.step = seriesStep(dur)
-	for _, sp := range specs {
-		acct.closed[sp.index] = sp.closed
-	}
+	return start
+}
 
-	var (
-		bw  *bufio.Writer
-		enc vegeta.Encoder
-	)
+// resultSink is the one consumer of every population's results, under a
+// mutex: one gob encoder for the whole run (gob streams cannot be
+// concatenated) and one recorder. Each attack's own goroutine does the
+// work as it reads its results, as the vegeta CLI's main loop does, with
+// no hand-off between goroutines per result.
+type resultSink struct {
+	o      *Options
+	acct   *accountant
+	start  time.Time
+	redURL string
+	bw     *bufio.Writer
+	enc    vegeta.Encoder
+
+	mu   sync.Mutex
+	err  error // the first error writing the results file
+	tick time.Time
+}
+
+// newResultSink returns the sink of a run that started at start, writing
+// its results to o.Results when it is set.
+func newResultSink(o *Options, acct *accountant, start time.Time) *resultSink {
+	k := &resultSink{o: o, acct: acct, start: start}
 	if o.Results != nil {
-		bw = bufio.NewWriterSize(o.Results, 256<<10)
-		enc = vegeta.NewEncoder(bw)
+		k.bw = bufio.NewWriterSize(o.Results, 256<<10)
+		k.enc = vegeta.NewEncoder(k.bw)
 	}
+	k.tick = time.Now()
+	k.redURL = redact.URL(o.URL)
+	return k
+}
 
-	// Every population's results go to one consumer, under a mutex: one
-	// gob encoder for the whole run (gob streams cannot be concatenated)
-	// and one recorder. Each attack's own goroutine does the work as it
-	// reads its results, as the vegeta CLI's main loop does, with no
-	// hand-off between goroutines per result.
-	var (
-		mu     sync.Mutex
-		encErr error
-		tick   = time.Now()
-	)
-	// client is the index of the client that sent r, or -1 when only r's
-	// internal headers say.
-	redURL := redact.URL(o.URL)
-	consume := func(r *vegeta.Result, client int) {
-		if r.Method == "" && r.URL == "" {
-			// The fake result of a targeter that stopped the attack: the
-			// budget was spent.
-			return
-		}
-		sentKey, sentClient := internalHeaders(r, o.Shard.Count > 1)
-		if client < 0 {
-			client = sentClient
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		acct.add(r, sentKey, client)
-		if redURL != o.URL {
-			// The results file keeps no secret of the URL (redact).
-			r.URL, r.Error = redURL, redact.Text(o.URL, r.Error)
-		}
-		if enc != nil && encErr == nil {
-			if err := enc.Encode(r); err != nil {
-				encErr = fmt.Errorf("writing results to %s: %w", o.ResultsFile, err)
-			}
-		}
-		if o.Progress != nil && time.Since(tick) >= time.Second {
-			tick = time.Now()
-			o.Progress(acct.results, tick.Sub(start))
+// consume counts result r and writes it to the results file, reporting
+// progress at most once a second. client is the index of the client that
+// sent r, or -1 when only r's internal headers say.
+func (k *resultSink) consume(r *vegeta.Result, client int) {
+	o := k.o
+	if r.Method == "" && r.URL == "" {
+		// The fake result of a targeter that stopped the attack: the
+		// budget was spent.
+		return
+	}
+	sentKey, sentClient := internalHeaders(r, o.Shard.Count > 1)
+	if client < 0 {
+		client = sentClient
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.acct.add(r, sentKey, client)
+	if k.redURL != o.URL {
+		// The results file keeps no secret of the URL (redact).
+		r.URL, r.Error = k.redURL, redact.Text(o.URL, r.Error)
+	}
+	if k.enc != nil && k.err == nil {
+		if err := k.enc.Encode(r); err != nil {
+			k.err = fmt.Errorf("writing results to %s: %w", o.ResultsFile, err)
 		}
 	}
-	var wg sync.WaitGroup
-	for _, s := range specs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.run(ctx, start, consume)
-		}()
+	if o.Progress != nil && time.Since(k.tick) >= time.Second {
+		k.tick = time.Now()
+		o.Progress(k.acct.results, k.tick.Sub(k.start))
 	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	if bw != nil && encErr == nil {
-		if err := bw.Flush(); err != nil {
-			encErr = fmt.Errorf("writing results to %s: %w", o.ResultsFile, err)
-		}
-	}
+}
 
-	if o.KV != nil {
-		o.KV(&rec.KV)
+// flush writes out the buffered results once every attack has ended,
+// keeping the first error in k.err.
+func (k *resultSink) flush() {
+	if k.bw != nil && k.err == nil {
+		if err := k.bw.Flush(); err != nil {
+			k.err = fmt.Errorf("writing results to %s: %w", k.o.ResultsFile, err)
+		}
 	}
+}
+
+// offeredRequests is the requests the run's schedules called for: what
+// closed loops sent, and what open schedules called for while active.
+func offeredRequests(acct *accountant, specs []*spec) float64 {
 	var offered float64
 	for _, sp := range specs {
 		if sp.closed {
@@ -372,20 +420,7 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 			offered += sp.scheduledByActive
 		}
 	}
-	ref := o.Summary
-	ref.Mode, ref.Seed, ref.Complete = "attack", o.Seed, ctx.Err() == nil
-	s := acct.summarize(ref, o.Limit, elapsed, offered, o.URL, o.ResultsFile, o.Trial)
-	s.Live.WarmupRequests = int64(warmed)
-	// Without the store's counters (any URL) the KV work was not seen: its
-	// zeros are not measurements.
-	s.KV.Observed = o.KV != nil
-	if o.Series != nil {
-		*o.Series = liveSeries(acct, specs, elapsed)
-	}
-	if o.Samples != nil {
-		*o.Samples = acct.latencySamples()
-	}
-	return s, encErr
+	return offered
 }
 
 // summarize pools what the accountant saw into the run's summary, base

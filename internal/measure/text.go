@@ -179,7 +179,7 @@ func (p *printer) f(format string, args ...any) {
 
 // body prints one (non-sweep) summary's numbers.
 func (p *printer) body(s *Summary, what string) {
-	t, o := s.Totals, s.Overshoot
+	t := s.Totals
 	p.f("\n")
 	if t.Requests == 0 {
 		if s.Live != nil && s.Live.Ambiguous > 0 {
@@ -197,6 +197,17 @@ func (p *printer) body(s *Summary, what string) {
 		}
 	}
 	p.answer(s.Answer, "")
+	p.overshoot(s, what)
+	p.requests(s)
+	p.store(s)
+	p.live(s.Live)
+}
+
+// overshoot prints how far past the limit what (the run) went: the worst
+// key-window, the spread over trials and key-windows, the exact
+// limiter's reference, the worst interval and the races.
+func (p *printer) overshoot(s *Summary, what string) {
+	t, o := s.Totals, s.Overshoot
 	p.f("  %s: a limit of %s per %s let through up to %s in one key-window (%.2fx);\n",
 		what, Thousands(s.Limiter.Limit), s.Limiter.Window, Thousands(o.MaxAllowed), o.Ratio.Max)
 	if s.Trials > 1 {
@@ -220,6 +231,11 @@ func (p *printer) body(s *Summary, what string) {
 	case o.LargestReadGroup > 1:
 		p.f("  races: up to %s requests of one key-window were allowed on the same count (they read it before any of their writes)\n", Thousands(o.LargestReadGroup))
 	}
+}
+
+// requests prints the run's request totals and each population's.
+func (p *printer) requests(s *Summary) {
+	t := s.Totals
 	p.f("\n  requests %s: allowed %s, denied %s, errors %s; fail-open %s, fail-closed %s\n",
 		Thousands(t.Requests), Thousands(t.Allowed), Thousands(t.Denied), Thousands(t.Errors), Thousands(t.FailOpen), Thousands(t.FailClosed))
 	for _, q := range s.Populations {
@@ -229,6 +245,11 @@ func (p *printer) body(s *Summary, what string) {
 		}
 		p.f("    %-16s requests %s, allowed %s, denied %s, errors %s%s\n", q.Name, Thousands(q.Requests), Thousands(q.Allowed), Thousands(q.Denied), Thousands(q.Errors), legit)
 	}
+}
+
+// store prints the store's work and the cost, or that the run could not
+// see the store.
+func (p *printer) store(s *Summary) {
 	if k := s.KV; k.Observed {
 		p.f("  %s: reads %s, writes %s, read errors %s, write errors %s (429: %s, quota: %s), lost updates %s, stale reads %s",
 			storeLabel(s.Limiter.Store), Thousands(k.Reads), Thousands(k.Writes), Thousands(k.ReadErrors), Thousands(k.WriteErrors), Thousands(k.WriteRateLimited),
@@ -246,26 +267,32 @@ func (p *printer) body(s *Summary, what string) {
 	} else {
 		p.f("  %s: not observed (the store is out of sight of this run), so no store work or cost\n", storeLabel(s.Limiter.Store))
 	}
-	if lv := s.Live; lv != nil {
-		p.f("  live: offered %.1f req/s, achieved %.1f req/s over %.1f s", lv.OfferedRate, lv.AchievedRate, lv.DurationSecs)
-		if lv.WarmupRequests > 0 {
-			p.f(", after %s warm-up requests that opened its connections (not counted)", Thousands(lv.WarmupRequests))
-		}
-		p.f("\n")
-		p.f("  latency p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, max %.2f ms (the attacker's clock; see latency_note)\n",
-			lv.LatencyMs.P50, lv.LatencyMs.P95, lv.LatencyMs.P99, lv.LatencyMs.Max)
-		codes := make([]string, 0, len(lv.Status))
-		for c := range lv.Status {
-			codes = append(codes, c)
-		}
-		sort.Strings(codes)
-		for i, c := range codes {
-			codes[i] = fmt.Sprintf("%s x%d", c, lv.Status[c])
-		}
-		p.f("  status %s\n", strings.Join(codes, ", "))
-		if lv.Ambiguous > 0 {
-			p.f("  %d responses were too close to a window boundary to attribute and were left out\n", lv.Ambiguous)
-		}
+}
+
+// live prints a live run's rates, latency and status codes; nothing for
+// a model run (lv nil).
+func (p *printer) live(lv *Live) {
+	if lv == nil {
+		return
+	}
+	p.f("  live: offered %.1f req/s, achieved %.1f req/s over %.1f s", lv.OfferedRate, lv.AchievedRate, lv.DurationSecs)
+	if lv.WarmupRequests > 0 {
+		p.f(", after %s warm-up requests that opened its connections (not counted)", Thousands(lv.WarmupRequests))
+	}
+	p.f("\n")
+	p.f("  latency p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, max %.2f ms (the attacker's clock; see latency_note)\n",
+		lv.LatencyMs.P50, lv.LatencyMs.P95, lv.LatencyMs.P99, lv.LatencyMs.Max)
+	codes := make([]string, 0, len(lv.Status))
+	for c := range lv.Status {
+		codes = append(codes, c)
+	}
+	sort.Strings(codes)
+	for i, c := range codes {
+		codes[i] = fmt.Sprintf("%s x%d", c, lv.Status[c])
+	}
+	p.f("  status %s\n", strings.Join(codes, ", "))
+	if lv.Ambiguous > 0 {
+		p.f("  %d responses were too close to a window boundary to attribute and were left out\n", lv.Ambiguous)
 	}
 }
 

@@ -82,6 +82,9 @@ func trialCount(pl *plan.Plan, opts Options) (int, error) {
 	return max(n, 1), nil
 }
 
+// runTrials compiles pl and runs its trials (those opts.Only picks) on
+// opts.Workers goroutines, returning the finished trials in trial order.
+// A cancelled run returns the trials that finished with ctx's error.
 func runTrials(pl *plan.Plan, opts Options) ([]measure.Trial, *compiled, error) {
 	c, err := compile(pl)
 	if err != nil {
@@ -95,12 +98,7 @@ func runTrials(pl *plan.Plan, opts Options) ([]measure.Trial, *compiled, error) 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var picked []int
-	for i := 0; i < n; i++ {
-		if opts.Only == nil || opts.Only(i) {
-			picked = append(picked, i)
-		}
-	}
+	picked := pickTrials(n, opts.Only)
 	if len(picked) == 0 {
 		return nil, c, nil
 	}
@@ -109,22 +107,44 @@ func runTrials(pl *plan.Plan, opts Options) ([]measure.Trial, *compiled, error) 
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, len(picked))
+	results := startTrials(ctx, c, opts.Seed, picked, workers)
+	finished, err := collectTrials(ctx, results, n, len(picked), opts.Progress)
+	return finished, c, err
+}
 
-	type result struct {
-		i   int
-		t   measure.Trial
-		err error
+// pickTrials is the indexes of the n trials that only picks (all of them
+// when only is nil), in order.
+func pickTrials(n int, only func(int) bool) []int {
+	var picked []int
+	for i := 0; i < n; i++ {
+		if only == nil || only(i) {
+			picked = append(picked, i)
+		}
 	}
+	return picked
+}
+
+// trialResult is trial i's outcome.
+type trialResult struct {
+	i   int
+	t   measure.Trial
+	err error
+}
+
+// startTrials runs the picked trials on workers goroutines, handing them
+// out until ctx is cancelled. The channel it returns carries each trial's
+// result and is closed when every worker has ended.
+func startTrials(ctx context.Context, c *compiled, seed uint64, picked []int, workers int) <-chan trialResult {
 	jobs := make(chan int)
-	results := make(chan result)
+	results := make(chan trialResult)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				t, err := safeTrial(ctx, c, opts.Seed, i)
-				results <- result{i, t, err}
+				t, err := safeTrial(ctx, c, seed, i)
+				results <- trialResult{i, t, err}
 			}
 		}()
 	}
@@ -142,7 +162,14 @@ func runTrials(pl *plan.Plan, opts Options) ([]measure.Trial, *compiled, error) 
 		wg.Wait()
 		close(results)
 	}()
+	return results
+}
 
+// collectTrials gathers the results of picked of n trials into trial
+// order, reporting progress as each finishes. An error other than ctx's
+// wins over ctx's and returns no trials; on cancellation it returns the
+// trials that finished with ctx's error.
+func collectTrials(ctx context.Context, results <-chan trialResult, n, picked int, progress func(done, total int)) ([]measure.Trial, error) {
 	out := make([]measure.Trial, n)
 	ok := make([]bool, n)
 	done := 0
@@ -156,15 +183,15 @@ func runTrials(pl *plan.Plan, opts Options) ([]measure.Trial, *compiled, error) 
 		}
 		out[r.i], ok[r.i] = r.t, true
 		done++
-		if opts.Progress != nil {
-			opts.Progress(done, len(picked))
+		if progress != nil {
+			progress(done, picked)
 		}
 	}
 	if firstErr == nil && ctx.Err() != nil {
 		firstErr = ctx.Err()
 	}
 	if firstErr != nil && firstErr != ctx.Err() {
-		return nil, c, firstErr
+		return nil, firstErr
 	}
 	finished := out[:0]
 	for i := range out {
@@ -172,7 +199,7 @@ func runTrials(pl *plan.Plan, opts Options) ([]measure.Trial, *compiled, error) 
 			finished = append(finished, out[i])
 		}
 	}
-	return finished, c, firstErr
+	return finished, firstErr
 }
 
 // safeTrial runs one trial, turning a panic (a bug) into an error that

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -46,6 +47,41 @@ type AdvicePoint struct {
 // marker when such a place is near (placeLabels). The designs nearest the
 // origin are worth shipping.
 func ParetoFigure(points []AdvicePoint, x measure.Metric, bound float64) *Figure {
+	sc := newParetoScale(points, bound)
+	xLabel := capitalize(x.Label) + " (" + x.Name + ")"
+	if sc.logX {
+		xLabel += ", log scale"
+	}
+	p := newPlot("What each design lets through, and whom it locks out", xLabel, "legitimate requests denied (%)")
+	if sc.logX {
+		p.X.Tick.Marker = log10Ticks{}
+	}
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = sc.xMin, sc.xMax, 0, sc.yMax
+	groups := groupDesigns(points, sc)
+	if bound > 0 {
+		addBudgetLine(p, x, bound, sc)
+	}
+	marks, unpriced := addParetoMarkers(p, groups, sc)
+	addParetoLabels(p, marks, sc)
+	p.Legend.Top = true
+	caption := "Each design at the product's limit (or, with -search-limit, at the largest limit meeting the budget), labelled with its rank in the table (designs with about the same numbers share a marker); a larger marker costs more per million requests at published prices (docs/facts.md: the store and the Workers request fee)."
+	if unpriced {
+		caption += " A square is a design not priced per request (Redis, billed by its host's instance hours), drawn at a fixed size: its size is no price."
+	}
+	return &Figure{Name: "pareto", Title: p.Title.Text, Plot: p, Caption: caption + " The dashed line is the budget's bound on the x axis."}
+}
+
+// paretoScale is the Pareto figure's axes: x from 0 (or, log, from below
+// the least value lo), y from 0 with room above for labels, and the
+// largest cost, which sizes the markers.
+type paretoScale struct {
+	logX                          bool
+	lo, xMin, xMax, yMax, maxCost float64
+}
+
+// newParetoScale fits the axes to the points and the budget's bound; an
+// all-zero y axis shows 0 to 1%.
+func newParetoScale(points []AdvicePoint, bound float64) paretoScale {
 	lo, hi, maxY, maxCost := math.Inf(1), 0.0, 0.0, 0.0
 	for _, pt := range points {
 		if pt.Allowed > 0 {
@@ -53,75 +89,91 @@ func ParetoFigure(points []AdvicePoint, x measure.Metric, bound float64) *Figure
 		}
 		hi, maxY, maxCost = max(hi, pt.Allowed), max(maxY, 100*pt.Denied), max(maxCost, pt.Cost)
 	}
-	logX := hi > 0 && lo < hi && hi/lo > 20
-	xLabel := capitalize(x.Label) + " (" + x.Name + ")"
-	if logX {
-		xLabel += ", log scale"
-	}
-	p := newPlot("What each design lets through, and whom it locks out", xLabel, "legitimate requests denied (%)")
-	tx := func(v float64) float64 {
-		if logX {
-			return math.Log10(max(v, lo))
-		}
-		return v
-	}
-	// The axes: x from 0 (or the least value, log), y from 0 with room
-	// above for labels; an all-zero y axis shows 0 to 1%.
-	xMin, xMax := 0.0, max(hi, bound)*1.12
-	if logX {
-		xMin, xMax = math.Log10(min(lo, bound)/1.5), math.Log10(max(hi, bound)*1.5)
+	sc := paretoScale{lo: lo, maxCost: maxCost}
+	sc.logX = hi > 0 && lo < hi && hi/lo > 20
+	sc.xMin, sc.xMax = 0.0, max(hi, bound)*1.12
+	if sc.logX {
+		sc.xMin, sc.xMax = math.Log10(min(lo, bound)/1.5), math.Log10(max(hi, bound)*1.5)
 		if bound <= 0 {
-			xMin = math.Log10(lo / 1.5)
+			sc.xMin = math.Log10(lo / 1.5)
 		}
-		p.X.Tick.Marker = log10Ticks{}
 	}
-	if !(xMax > xMin) {
-		xMax = xMin + 1
+	if !(sc.xMax > sc.xMin) {
+		sc.xMax = sc.xMin + 1
 	}
-	yMax := 1.0
+	sc.yMax = 1.0
 	if maxY > 0 {
-		yMax = maxY * 1.3
+		sc.yMax = maxY * 1.3
 	}
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xMin, xMax, 0, yMax
-	type group struct {
-		x, y, cost float64
-		kind       int // 0 meets, 1 misses, 2 the limit never binds
-		notPriced  bool
-		ranks      []int
+	return sc
+}
+
+// tx is v's place on the x axis.
+func (sc paretoScale) tx(v float64) float64 {
+	if sc.logX {
+		return math.Log10(max(v, sc.lo))
 	}
-	kindOf := func(pt AdvicePoint) int {
-		switch {
-		case pt.Meets:
-			return 0
-		case pt.Unbound:
-			return 2
-		}
-		return 1
+	return v
+}
+
+// paretoGroup is the designs one marker stands for.
+type paretoGroup struct {
+	x, y, cost float64
+	kind       int // 0 meets, 1 misses, 2 the limit never binds
+	notPriced  bool
+	ranks      []int
+}
+
+// paretoKind is the kind of marker a design gets: 0 it meets the budget,
+// 1 it misses it, 2 its limit never binds.
+func paretoKind(pt AdvicePoint) int {
+	switch {
+	case pt.Meets:
+		return 0
+	case pt.Unbound:
+		return 2
 	}
-	dx, dy := 0.015*(xMax-xMin), 0.015*yMax
-	var groups []*group
+	return 1
+}
+
+// groupDesigns puts designs of one kind, priced alike, within 1.5% of the
+// axes of each other under one marker, which costs the most of theirs.
+func groupDesigns(points []AdvicePoint, sc paretoScale) []*paretoGroup {
+	dx, dy := 0.015*(sc.xMax-sc.xMin), 0.015*sc.yMax
+	var groups []*paretoGroup
 	for _, pt := range points {
-		gx, gy := tx(pt.Allowed), 100*pt.Denied
-		var g *group
+		gx, gy := sc.tx(pt.Allowed), 100*pt.Denied
+		var g *paretoGroup
 		for _, h := range groups {
-			if h.kind == kindOf(pt) && h.notPriced == pt.NotPriced && math.Abs(h.x-gx) <= dx && math.Abs(h.y-gy) <= dy {
+			if h.kind == paretoKind(pt) && h.notPriced == pt.NotPriced && math.Abs(h.x-gx) <= dx && math.Abs(h.y-gy) <= dy {
 				g = h
 			}
 		}
 		if g == nil {
-			g = &group{x: gx, y: gy, kind: kindOf(pt), notPriced: pt.NotPriced}
+			g = &paretoGroup{x: gx, y: gy, kind: paretoKind(pt), notPriced: pt.NotPriced}
 			groups = append(groups, g)
 		}
 		g.ranks = append(g.ranks, pt.Rank)
 		g.cost = max(g.cost, pt.Cost)
 	}
-	if bound > 0 {
-		if l, err := plotter.NewLine(plotter.XYs{{X: tx(bound), Y: 0}, {X: tx(bound), Y: yMax}}); err == nil {
-			l.LineStyle = draw.LineStyle{Color: colorAt(1), Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
-			p.Add(l)
-			p.Legend.Add("budget: "+x.Name+" <= "+x.Format(bound), l)
-		}
+	return groups
+}
+
+// addBudgetLine draws the budget's bound on metric x as a dashed line,
+// with its legend entry.
+func addBudgetLine(p *plot.Plot, x measure.Metric, bound float64, sc paretoScale) {
+	if l, err := plotter.NewLine(plotter.XYs{{X: sc.tx(bound), Y: 0}, {X: sc.tx(bound), Y: sc.yMax}}); err == nil {
+		l.LineStyle = draw.LineStyle{Color: colorAt(1), Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+		p.Add(l)
+		p.Legend.Add("budget: "+x.Name+" <= "+x.Format(bound), l)
 	}
+}
+
+// addParetoMarkers draws the groups, one scatter and legend entry per
+// kind, a marker's size growing with its cost (a not-priced design a
+// square), and returns the labels to place, in axis fractions, and
+// whether any design is not priced.
+func addParetoMarkers(p *plot.Plot, groups []*paretoGroup, sc paretoScale) ([]labelMark, bool) {
 	var marks []labelMark
 	unpriced := false
 	for kind := range 3 {
@@ -132,15 +184,15 @@ func ParetoFigure(points []AdvicePoint, x measure.Metric, bound float64) *Figure
 			if g.kind != kind {
 				continue
 			}
-			r := markerRadius(g.cost, maxCost, g.notPriced)
+			r := markerRadius(g.cost, sc.maxCost, g.notPriced)
 			unpriced = unpriced || g.notPriced
 			xys, sizes, squares = append(xys, plotter.XY{X: g.x, Y: g.y}), append(sizes, r), append(squares, g.notPriced)
-			marks = append(marks, labelMark{x: (g.x - xMin) / (xMax - xMin), y: g.y / yMax, r: float64(r), text: rankLabel(g.ranks)})
+			marks = append(marks, labelMark{x: (g.x - sc.xMin) / (sc.xMax - sc.xMin), y: g.y / sc.yMax, r: float64(r), text: rankLabel(g.ranks)})
 		}
 		if len(xys) == 0 {
 			continue
 		}
-		sc, err := plotter.NewScatter(xys)
+		s, err := plotter.NewScatter(xys)
 		if err != nil {
 			continue
 		}
@@ -151,30 +203,30 @@ func ParetoFigure(points []AdvicePoint, x measure.Metric, bound float64) *Figure
 		case 2:
 			c, name, shape = grayColor, "limit never binds (store errors deny first)", draw.RingGlyph{}
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: 4, Shape: shape}
-		sc.GlyphStyleFunc = func(i int) draw.GlyphStyle {
+		s.GlyphStyle = draw.GlyphStyle{Color: c, Radius: 4, Shape: shape}
+		s.GlyphStyleFunc = func(i int) draw.GlyphStyle {
 			if squares[i] && kind != 2 {
 				return draw.GlyphStyle{Color: c, Radius: sizes[i], Shape: draw.BoxGlyph{}}
 			}
 			return draw.GlyphStyle{Color: c, Radius: sizes[i], Shape: shape}
 		}
-		p.Add(sc)
-		p.Legend.Add(name, sc)
+		p.Add(s)
+		p.Legend.Add(name, s)
 	}
+	return marks, unpriced
+}
+
+// addParetoLabels places the markers' rank labels (placeLabels) and
+// draws them.
+func addParetoLabels(p *plot.Plot, marks []labelMark, sc paretoScale) {
 	for _, m := range placeLabels(marks) {
-		xy := plotter.XY{X: xMin + m.x*(xMax-xMin), Y: m.y * yMax}
+		xy := plotter.XY{X: sc.xMin + m.x*(sc.xMax-sc.xMin), Y: m.y * sc.yMax}
 		if l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{xy}, Labels: []string{m.text}}); err == nil {
 			l.TextStyle[0].Font = font.From(Sans, labelPt)
 			l.Offset = vg.Point{X: vg.Points(m.dx), Y: vg.Points(m.dy)}
 			p.Add(l)
 		}
 	}
-	p.Legend.Top = true
-	caption := "Each design at the product's limit (or, with -search-limit, at the largest limit meeting the budget), labelled with its rank in the table (designs with about the same numbers share a marker); a larger marker costs more per million requests at published prices (docs/facts.md: the store and the Workers request fee)."
-	if unpriced {
-		caption += " A square is a design not priced per request (Redis, billed by its host's instance hours), drawn at a fixed size: its size is no price."
-	}
-	return &Figure{Name: "pareto", Title: p.Title.Text, Plot: p, Caption: caption + " The dashed line is the budget's bound on the x axis."}
 }
 
 // markerRadius is a Pareto marker's radius: 3 to 7 points by cost, the

@@ -239,18 +239,7 @@ func RepeatsFigure(pred, meas *measure.Summary) *Figure {
 	if r == nil || len(r.Runs) < 2 {
 		return nil
 	}
-	var vals []float64
-	for _, x := range r.Runs {
-		vals = append(vals, x.MaxRatio)
-	}
-	var band *measure.Interval
-	predMedian := 0.0
-	if pred != nil && pred.Overshoot.KeyWindows > 0 {
-		b := pred.Overshoot.PerTrial.MaxRatio
-		band = &b
-		predMedian = measure.Compare(pred, meas).PredictedMedian
-		vals = append(vals, b.Lo, b.Hi, predMedian)
-	}
+	vals, band, predMedian := repeatsValues(pred, meas)
 	lo, hi := math.Inf(1), 0.0
 	for _, v := range vals {
 		if finite(v) && v > 0 {
@@ -269,23 +258,68 @@ func RepeatsFigure(pred, meas *measure.Summary) *Figure {
 	n := float64(len(r.Runs))
 	x0, x1 := 0.5, n+0.5
 	if band != nil {
-		bl, ok1 := y(band.Lo)
-		bh, ok2 := y(band.Hi)
-		if ok1 && ok2 {
-			if bh-bl < 1e-9 {
-				addLine(p, "predicted band (95% of trials)", hline(bl, x0, x1, translucent(colorAt(2), 0x80)))
-			} else {
-				poly := band2(x0, x1, bl, bh, translucent(colorAt(2), 0x40))
-				addLine(p, "predicted band (95% of trials)", poly)
-			}
-		}
-		if v, ok := y(predMedian); ok {
-			addLine(p, "predicted median", hline(v, x0, x1, colorAt(2), 5, 3))
-		}
+		addPredictedBand(p, *band, predMedian, y, x0, x1)
 	}
 	if v, ok := y(r.MaxRatio.Median); ok {
 		addLine(p, "median of the runs", hline(v, x0, x1, colorAt(1), 2, 2))
 	}
+	addRunMarks(p, r, y)
+	p.X.Min, p.X.Max = x0, x1
+	entries := legendLen(p)
+	if logY {
+		l, h := math.Log10(lo), math.Log10(hi)
+		span := math.Max(h-l, 0.3)
+		p.Y.Min, p.Y.Max = l-0.1*span, h+(0.1+0.09*float64(entries))*span
+	} else {
+		p.Y.Min, p.Y.Max = 0, hi*(1.15+0.09*float64(entries))
+	}
+	p.Legend.Left = true
+	caption := fmt.Sprintf("The max ratio allowed/limit of each of the %d live runs (attack -repeat), in the order they ran, with their median (%s, from %s to %s).",
+		len(r.Runs), ratio(r.MaxRatio.Median), ratio(r.MaxRatio.Min), ratio(r.MaxRatio.Max))
+	if band != nil {
+		caption += fmt.Sprintf(" The shaded band is where the prediction puts 95%% of trials' max ratio (%s to %s), the dashed line its median (%s); simulate -compare holds the runs' median against the band.",
+			ratio(band.Lo), ratio(band.Hi), ratio(predMedian))
+	}
+	return &Figure{Name: "repeats", Title: title, Plot: p, Caption: caption}
+}
+
+// repeatsValues is every value the repeats figure draws (each run's max
+// ratio and, with a prediction that saw key-windows, its band and median),
+// with that band (nil without one) and median.
+func repeatsValues(pred, meas *measure.Summary) (vals []float64, band *measure.Interval, predMedian float64) {
+	for _, x := range meas.Repeats.Runs {
+		vals = append(vals, x.MaxRatio)
+	}
+	if pred != nil && pred.Overshoot.KeyWindows > 0 {
+		b := pred.Overshoot.PerTrial.MaxRatio
+		band = &b
+		predMedian = measure.Compare(pred, meas).PredictedMedian
+		vals = append(vals, b.Lo, b.Hi, predMedian)
+	}
+	return vals, band, predMedian
+}
+
+// addPredictedBand draws the prediction's band of trials' max ratios
+// from x0 to x1 (a line when it is one value) and its median.
+func addPredictedBand(p *plot.Plot, band measure.Interval, predMedian float64, y func(float64) (float64, bool), x0, x1 float64) {
+	bl, ok1 := y(band.Lo)
+	bh, ok2 := y(band.Hi)
+	if ok1 && ok2 {
+		if bh-bl < 1e-9 {
+			addLine(p, "predicted band (95% of trials)", hline(bl, x0, x1, translucent(colorAt(2), 0x80)))
+		} else {
+			poly := band2(x0, x1, bl, bh, translucent(colorAt(2), 0x40))
+			addLine(p, "predicted band (95% of trials)", poly)
+		}
+	}
+	if v, ok := y(predMedian); ok {
+		addLine(p, "predicted median", hline(v, x0, x1, colorAt(2), 5, 3))
+	}
+}
+
+// addRunMarks draws each run's max ratio at its place in the order the
+// runs ran, written beside it and numbered on the x axis up to 20 runs.
+func addRunMarks(p *plot.Plot, r *measure.Repeats, y func(float64) (float64, bool)) {
 	var pts plotter.XYs
 	var labels plotter.XYLabels
 	for i, x := range r.Runs {
@@ -306,23 +340,6 @@ func RepeatsFigure(pred, meas *measure.Summary) *Figure {
 	if len(ticks) <= 20 { // else niceTicks
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	}
-	p.X.Min, p.X.Max = x0, x1
-	entries := legendLen(p)
-	if logY {
-		l, h := math.Log10(lo), math.Log10(hi)
-		span := math.Max(h-l, 0.3)
-		p.Y.Min, p.Y.Max = l-0.1*span, h+(0.1+0.09*float64(entries))*span
-	} else {
-		p.Y.Min, p.Y.Max = 0, hi*(1.15+0.09*float64(entries))
-	}
-	p.Legend.Left = true
-	caption := fmt.Sprintf("The max ratio allowed/limit of each of the %d live runs (attack -repeat), in the order they ran, with their median (%s, from %s to %s).",
-		len(r.Runs), ratio(r.MaxRatio.Median), ratio(r.MaxRatio.Min), ratio(r.MaxRatio.Max))
-	if band != nil {
-		caption += fmt.Sprintf(" The shaded band is where the prediction puts 95%% of trials' max ratio (%s to %s), the dashed line its median (%s); simulate -compare holds the runs' median against the band.",
-			ratio(band.Lo), ratio(band.Hi), ratio(predMedian))
-	}
-	return &Figure{Name: "repeats", Title: title, Plot: p, Caption: caption}
 }
 
 // band2 is a filled rectangle from x0 to x1 between y0 and y1.

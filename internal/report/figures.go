@@ -276,62 +276,116 @@ func Timeline(s *measure.Summary) *Figure {
 		xlabel = "time from the key's first allowed request (s)"
 	}
 	p := newPlot("When did the worst keys get their requests through?", xlabel, "allowed so far (requests)")
-	drawn, dropped, partial := 0, 0, 0
-	xmin, xmax, ymax := 0.0, 0.0, 0.0
+	tl := drawTimelines(p, s, fromFirst)
+	if tl.drawn == 0 {
+		return nil
+	}
+	w := s.Limiter.WindowSecs
+	showEnd := addTimelineBounds(p, s, fromFirst, tl)
+	p.Legend.Left = true
+	padTop(p, 0.02+0.065*float64(legendLen(p))) // room for the legend
+	caption := fmt.Sprintf("Cumulative allowed requests of the %d key-windows that let the most through, each against time from its own window's start; the dashed red line is the limit, the dotted grey line the window's start", tl.drawn)
+	switch {
+	case fromFirst:
+		caption = fmt.Sprintf("Cumulative allowed requests of the %d key-windows that let the most through, each against time from its own first allowed request (their requests came at different points of their windows, so a common window-start axis would hide them); the dashed red line is the limit.", tl.drawn)
+	case showEnd:
+		caption += fmt.Sprintf(" and end (%s later).", duration(w))
+	case finite(w) && w > 0:
+		caption += fmt.Sprintf("; the window ends %s after its start, far right of the last allowed request, so its end is not drawn.", duration(w))
+	default:
+		caption += "."
+	}
+	if tl.partial > 0 {
+		caption += fmt.Sprintf(" %d of these keys allowed more requests than the summary kept times for, so their lines stop short of their totals.", tl.partial)
+	}
+	caption += droppedNote(tl.dropped, "times")
+	return &Figure{Name: "timeline", Title: p.Title.Text, Caption: caption, Plot: p}
+}
+
+// timelines is what drawTimelines drew: how many keys, how many times it
+// could not draw, how many keys' times stop short of their totals, and
+// the span of the lines.
+type timelines struct {
+	drawn, dropped, partial int
+	xmin, xmax, ymax        float64
+}
+
+// drawTimelines draws the cumulative allowed requests of up to
+// maxTimelines worst keys as step lines, from each window's start or,
+// fromFirst, from each key's first allowed request.
+func drawTimelines(p *plot.Plot, s *measure.Summary, fromFirst bool) timelines {
+	var tl timelines
 	names := timelineNames(s)
 	for ki, k := range s.WorstKeys {
-		if drawn == maxTimelines {
+		if tl.drawn == maxTimelines {
 			break
 		}
-		if !finite(k.WindowStartSecs) {
-			dropped++
-			continue
-		}
-		var ts []float64
-		for _, t := range k.AllowedAtSecs {
-			if x := t - k.WindowStartSecs; finite(x) {
-				ts = append(ts, x)
-			} else {
-				dropped++
-			}
-		}
+		ts, dropped := keyTimes(k, fromFirst)
+		tl.dropped += dropped
 		if len(ts) == 0 {
 			continue
-		}
-		sort.Float64s(ts)
-		if fromFirst {
-			for i := len(ts) - 1; i >= 0; i-- {
-				ts[i] -= ts[0]
-			}
 		}
 		pts := plotter.XYs{{X: math.Min(0, ts[0]), Y: 0}}
 		for i, t := range ts {
 			pts = append(pts, plotter.XY{X: t, Y: float64(i + 1)})
 		}
 		if int64(len(ts)) < k.Allowed {
-			partial++
+			tl.partial++
 		}
-		xmin = math.Min(xmin, ts[0])
-		xmax = math.Max(xmax, ts[len(ts)-1])
-		ymax = math.Max(ymax, float64(len(ts)))
-		addLine(p, names[ki], stepLine(pts, colorAt(drawn)))
-		drawn++
+		tl.xmin = math.Min(tl.xmin, ts[0])
+		tl.xmax = math.Max(tl.xmax, ts[len(ts)-1])
+		tl.ymax = math.Max(tl.ymax, float64(len(ts)))
+		addLine(p, names[ki], stepLine(pts, colorAt(tl.drawn)))
+		tl.drawn++
 	}
-	if drawn == 0 {
-		return nil
+	return tl
+}
+
+// keyTimes is key k's allowed times, sorted, from its window's start or,
+// fromFirst, from its first; and how many times it could not place (all
+// of them when its window's start is not finite).
+func keyTimes(k measure.KeyTimeline, fromFirst bool) ([]float64, int) {
+	if !finite(k.WindowStartSecs) {
+		return nil, 1
 	}
+	dropped := 0
+	var ts []float64
+	for _, t := range k.AllowedAtSecs {
+		if x := t - k.WindowStartSecs; finite(x) {
+			ts = append(ts, x)
+		} else {
+			dropped++
+		}
+	}
+	if len(ts) == 0 {
+		return nil, dropped
+	}
+	sort.Float64s(ts)
+	if fromFirst {
+		for i := len(ts) - 1; i >= 0; i-- {
+			ts[i] -= ts[0]
+		}
+	}
+	return ts, dropped
+}
+
+// addTimelineBounds draws the limit and, from the window's start, the
+// window's start and (when it is near enough to show) its end; it
+// reports whether the end was drawn.
+func addTimelineBounds(p *plot.Plot, s *measure.Summary, fromFirst bool, tl timelines) (showEnd bool) {
 	lim := float64(s.Limiter.Limit)
 	w := s.Limiter.WindowSecs
-	right := xmax * 1.05
+	right := tl.xmax * 1.05
 	if right <= 0 {
 		right = 1
 	}
-	showEnd := !fromFirst && finite(w) && w > 0 && w <= 10*math.Max(xmax, 1e-9)
+	showEnd = !fromFirst && finite(w) && w > 0 && w <= 10*math.Max(tl.xmax, 1e-9)
 	if showEnd {
 		right = math.Max(right, w*1.02)
 	}
+	ymax := tl.ymax
 	if lim > 0 && finite(lim) {
-		addLine(p, fmt.Sprintf("the limit (%s)", count(s.Limiter.Limit)), hline(lim, xmin, right, limitColor, 4, 2))
+		addLine(p, fmt.Sprintf("the limit (%s)", count(s.Limiter.Limit)), hline(lim, tl.xmin, right, limitColor, 4, 2))
 		ymax = math.Max(ymax, lim)
 	}
 	if !fromFirst {
@@ -340,24 +394,7 @@ func Timeline(s *measure.Summary) *Figure {
 	if showEnd {
 		addLine(p, "", vline(w, 0, ymax*1.05, grayColor, 2, 2))
 	}
-	p.Legend.Left = true
-	padTop(p, 0.02+0.065*float64(legendLen(p))) // room for the legend
-	caption := fmt.Sprintf("Cumulative allowed requests of the %d key-windows that let the most through, each against time from its own window's start; the dashed red line is the limit, the dotted grey line the window's start", drawn)
-	switch {
-	case fromFirst:
-		caption = fmt.Sprintf("Cumulative allowed requests of the %d key-windows that let the most through, each against time from its own first allowed request (their requests came at different points of their windows, so a common window-start axis would hide them); the dashed red line is the limit.", drawn)
-	case showEnd:
-		caption += fmt.Sprintf(" and end (%s later).", duration(w))
-	case finite(w) && w > 0:
-		caption += fmt.Sprintf("; the window ends %s after its start, far right of the last allowed request, so its end is not drawn.", duration(w))
-	default:
-		caption += "."
-	}
-	if partial > 0 {
-		caption += fmt.Sprintf(" %d of these keys allowed more requests than the summary kept times for, so their lines stop short of their totals.", partial)
-	}
-	caption += droppedNote(dropped, "times")
-	return &Figure{Name: "timeline", Title: p.Title.Text, Caption: caption, Plot: p}
+	return showEnd
 }
 
 // timelineFromFirst reports whether the worst keys got their requests at

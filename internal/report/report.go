@@ -201,6 +201,34 @@ func Write(dir string, s *measure.Summary, opts Options) (err error) {
 	if s == nil {
 		return errors.New("report: no summary to write (nil)")
 	}
+	if err := checkReportDir(dir); err != nil {
+		return err
+	}
+	d := build(s, opts)
+	w := &reportFiles{dir: dir}
+	defer func() {
+		if err != nil {
+			w.removeAll()
+		}
+	}()
+	if err := w.put(PartialFile, []byte(partialNote)); err != nil {
+		return err
+	}
+	if err := w.putFigures(d.Figures); err != nil {
+		return err
+	}
+	if err := w.putDocs(d, s, opts.Compare); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(dir, PartialFile)); err != nil {
+		return fmt.Errorf("report: the report is written, but its mark as partial is not removed: %w", err)
+	}
+	return nil
+}
+
+// checkReportDir checks that dir is an existing folder that holds no
+// report yet.
+func checkReportDir(dir string) error {
 	if fi, err := os.Stat(dir); err != nil {
 		return fmt.Errorf("report: report folder %s: %w (create it with report.NewDir)", dir, err)
 	} else if !fi.IsDir() {
@@ -211,33 +239,41 @@ func Write(dir string, s *measure.Summary, opts Options) (err error) {
 			return fmt.Errorf("report: %s already holds a report (%s exists); reports are never overwritten, use report.NewDir for a new folder", dir, name)
 		}
 	}
+	return nil
+}
 
-	d := build(s, opts)
-	var written []string
-	defer func() {
-		if err != nil {
-			for _, p := range written {
-				os.Remove(p)
-			}
-		}
-	}()
-	put := func(name string, data []byte) error {
-		p := filepath.Join(dir, name)
-		if err := writeAtomic(p, data); err != nil {
-			return err
-		}
-		written = append(written, p)
-		if testHookPut != nil {
-			testHookPut(name)
-		}
-		return nil
-	}
-	if err := put(PartialFile, []byte(partialNote)); err != nil {
+// reportFiles writes a report's files into dir and remembers them, so
+// that a failed Write can remove what it created.
+type reportFiles struct {
+	dir     string
+	written []string
+}
+
+// put writes data to dir/name atomically and remembers the file.
+func (w *reportFiles) put(name string, data []byte) error {
+	p := filepath.Join(w.dir, name)
+	if err := writeAtomic(p, data); err != nil {
 		return err
 	}
+	w.written = append(w.written, p)
+	if testHookPut != nil {
+		testHookPut(name)
+	}
+	return nil
+}
 
-	for i := range d.Figures {
-		f := &d.Figures[i]
+// removeAll removes every file put wrote.
+func (w *reportFiles) removeAll() {
+	for _, p := range w.written {
+		os.Remove(p)
+	}
+}
+
+// putFigures draws each figure that has a plot and writes it as PNG and
+// SVG, keeping the PNG in the figure for the HTML report.
+func (w *reportFiles) putFigures(figs []Figure) error {
+	for i := range figs {
+		f := &figs[i]
 		if f.Plot == nil {
 			continue // said in words
 		}
@@ -246,23 +282,29 @@ func Write(dir string, s *measure.Summary, opts Options) (err error) {
 			return fmt.Errorf("report: drawing figure %q: %w", f.Name, err)
 		}
 		f.png = png
-		if err := put(f.Name+".png", png); err != nil {
+		if err := w.put(f.Name+".png", png); err != nil {
 			return err
 		}
-		if err := put(f.Name+".svg", svg); err != nil {
+		if err := w.put(f.Name+".svg", svg); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// putDocs writes the compared summary (when there is one), report.md,
+// report.html and, last, summary.json.
+func (w *reportFiles) putDocs(d *doc, s, compare *measure.Summary) error {
 	js, err := indentJSON(s)
 	if err != nil {
 		return err
 	}
-	if opts.Compare != nil {
-		js, err := indentJSON(opts.Compare)
+	if compare != nil {
+		js, err := indentJSON(compare)
 		if err != nil {
 			return err
 		}
-		if err := put(CompareSummaryFile, js); err != nil {
+		if err := w.put(CompareSummaryFile, js); err != nil {
 			return err
 		}
 	}
@@ -270,23 +312,17 @@ func Write(dir string, s *measure.Summary, opts Options) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := put(MarkdownFile, md); err != nil {
+	if err := w.put(MarkdownFile, md); err != nil {
 		return err
 	}
 	html, err := d.html()
 	if err != nil {
 		return err
 	}
-	if err := put(HTMLFile, html); err != nil {
+	if err := w.put(HTMLFile, html); err != nil {
 		return err
 	}
-	if err := put(SummaryFile, js); err != nil {
-		return err
-	}
-	if err := os.Remove(filepath.Join(dir, PartialFile)); err != nil {
-		return fmt.Errorf("report: the report is written, but its mark as partial is not removed: %w", err)
-	}
-	return nil
+	return w.put(SummaryFile, js)
 }
 
 // indentJSON encodes a summary as indented JSON. NaN and Inf are not JSON:

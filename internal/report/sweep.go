@@ -243,8 +243,73 @@ func logValue(v float64) (float64, bool) {
 // axis (so linear growth reads as a straight line of slope 1, not as an
 // exponential), log y whenever the ratios span more than 20x.
 func sweepRatioFigure(s *measure.Summary, xa sweepAxis, others []sweepAxis, name string) *Figure {
-	var names []string
-	series := map[string][]sweepStat{}
+	ss, all := ratioSeries(s, xa, others)
+	if len(ss.names) == 0 {
+		return nil
+	}
+	title := "How does the overshoot change with " + xa.short() + "?"
+	p := newPlot(title, xa.label(), "allowed / limit (ratio)")
+	logX, tx := scaleX(p, xa)
+	logY := logX || logAxis(all)
+	ty := func(y float64) (float64, bool) { return y, finite(y) }
+	if logY {
+		ty = logValue
+		p.Y.Tick.Marker = log10Ticks{}
+		p.Y.Label.Text = "allowed / limit (ratio, log scale)"
+	}
+	multi := len(ss.names) > 1
+	lines, ext := ratioPlotLines(ss, tx, ty)
+	if !finite(ext.xmin) {
+		return nil
+	}
+	one, _ := ty(1)
+	p50Hidden, p99Hidden := hideAtLimit(ss.names, lines, one)
+	hiddenBy := hiddenLines(ss.names, lines)
+	for i, n := range ss.names {
+		legend := ratioLegendNames(lines[n], n, ss.names, hiddenBy, multi)
+		drawRatioSeries(p, xa, ss.by[n], lines[n], i, len(ss.names), tx, ty, legend)
+	}
+	ratioStyleLegend(p, xa, multi, ext.xmin, p50Hidden, p99Hidden)
+	addLine(p, "the limit (ratio 1)", hline(one, ext.xmin, ext.xmax, limitColor, 4, 2))
+	if logX {
+		p.X.Min, p.X.Max = ext.xmin-0.08, ext.xmax+0.08
+	} else if !xa.numeric {
+		p.X.Min, p.X.Max = -0.3, float64(len(xa.values))-0.7
+	}
+	if logY {
+		p.Y.Min = math.Min(ext.ymin, 0) - 0.1
+	} else {
+		p.Y.Min = 0
+	}
+	padTop(p, 0.02+0.065*float64(legendLen(p))) // room for the legend
+	p.Legend.Left = true
+	caption := ratioCaption(xa, others, multi, logX, logY, p50Hidden, p99Hidden, ext.dropped)
+	return &Figure{Name: name, Title: title, Caption: caption, Plot: p}
+}
+
+// namedSeries is a figure's series in the order their names were first
+// seen, one per combination of the other swept parameters.
+type namedSeries[T any] struct {
+	names []string
+	by    map[string][]T
+}
+
+// add appends v to the series named n, creating it if it is new.
+func (ns *namedSeries[T]) add(n string, v T) {
+	if ns.by == nil {
+		ns.by = map[string][]T{}
+	}
+	if _, seen := ns.by[n]; !seen {
+		ns.names = append(ns.names, n)
+	}
+	ns.by[n] = append(ns.by[n], v)
+}
+
+// ratioSeries gathers each drawable sweep point's ratio statistics into
+// series named for the other swept parameters, and returns every max, p99
+// and p50 drawn so the caller can choose the y scale.
+func ratioSeries(s *measure.Summary, xa sweepAxis, others []sweepAxis) (namedSeries[sweepStat], []float64) {
+	var ss namedSeries[sweepStat]
 	var all []float64
 	for _, pt := range s.Points {
 		ps := pt.Summary
@@ -261,63 +326,60 @@ func sweepRatioFigure(s *measure.Summary, xa sweepAxis, others []sweepAxis, name
 		if !finite(st.x) || !finite(st.max) {
 			continue
 		}
-		n := seriesName(pt, others)
-		if _, seen := series[n]; !seen {
-			names = append(names, n)
-		}
-		series[n] = append(series[n], st)
+		ss.add(seriesName(pt, others), st)
 		all = append(all, st.max, st.p99, st.p50)
 	}
-	if len(names) == 0 {
-		return nil
-	}
-	title := "How does the overshoot change with " + xa.short() + "?"
-	p := newPlot(title, xa.label(), "allowed / limit (ratio)")
-	logX, tx := scaleX(p, xa)
-	logY := logX || logAxis(all)
-	ty := func(y float64) (float64, bool) { return y, finite(y) }
-	if logY {
-		ty = logValue
-		p.Y.Tick.Marker = log10Ticks{}
-		p.Y.Label.Text = "allowed / limit (ratio, log scale)"
-	}
-	multi := len(names) > 1
-	dropped := 0
-	xmin, xmax, ymin := math.Inf(1), math.Inf(-1), math.Inf(1)
-	type drawn struct{ pMax, p99, p50 plotter.XYs }
-	lines := map[string]drawn{}
-	for _, n := range names {
-		sts := series[n]
+	return ss, all
+}
+
+// ratioLines is one series' max, p99 and p50 lines in plot coordinates.
+type ratioLines struct{ pMax, p99, p50 plotter.XYs }
+
+// ratioExtent is the span of the points drawn on a ratio figure and the
+// number of values a log axis could not draw.
+type ratioExtent struct {
+	xmin, xmax, ymin float64
+	dropped          int
+}
+
+// ratioPlotLines sorts each series by x and maps its statistics through
+// the axes' transforms, counting the values they could not draw.
+func ratioPlotLines(ss namedSeries[sweepStat], tx, ty func(float64) (float64, bool)) (map[string]ratioLines, ratioExtent) {
+	ext := ratioExtent{xmin: math.Inf(1), xmax: math.Inf(-1), ymin: math.Inf(1)}
+	lines := map[string]ratioLines{}
+	for _, n := range ss.names {
+		sts := ss.by[n]
 		sort.Slice(sts, func(a, b int) bool { return sts[a].x < sts[b].x })
-		var d drawn
+		var d ratioLines
 		for _, st := range sts {
 			x, ok := tx(st.x)
 			if !ok {
-				dropped++
+				ext.dropped++
 				continue
 			}
 			add := func(q *plotter.XYs, v float64) {
 				if y, ok := ty(v); ok {
 					*q = append(*q, plotter.XY{X: x, Y: y})
-					ymin = math.Min(ymin, y)
+					ext.ymin = math.Min(ext.ymin, y)
 				} else if finite(v) {
-					dropped++
+					ext.dropped++
 				}
 			}
 			add(&d.pMax, st.max)
 			add(&d.p99, st.p99)
 			add(&d.p50, st.p50)
-			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
+			ext.xmin, ext.xmax = math.Min(ext.xmin, x), math.Max(ext.xmax, x)
 		}
 		lines[n] = d
 	}
-	if !finite(xmin) {
-		return nil
-	}
-	// A statistic at the limit at every point lies under the limit line:
-	// it is not drawn, and the caption says where it is.
-	one, _ := ty(1)
-	atLimit := func(stat func(drawn) plotter.XYs) bool {
+	return lines, ext
+}
+
+// hideAtLimit removes the p50 and the p99 lines of every series when that
+// statistic is at the limit (y = one) at every point: it would lie under
+// the limit line, and the caption says where it is instead.
+func hideAtLimit(names []string, lines map[string]ratioLines, one float64) (p50Hidden, p99Hidden bool) {
+	atLimit := func(stat func(ratioLines) plotter.XYs) bool {
 		for _, n := range names {
 			for _, q := range stat(lines[n]) {
 				if math.Abs(q.Y-one) > 1e-9 {
@@ -327,8 +389,8 @@ func sweepRatioFigure(s *measure.Summary, xa sweepAxis, others []sweepAxis, name
 		}
 		return true
 	}
-	p50Hidden := atLimit(func(d drawn) plotter.XYs { return d.p50 })
-	p99Hidden := atLimit(func(d drawn) plotter.XYs { return d.p99 })
+	p50Hidden = atLimit(func(d ratioLines) plotter.XYs { return d.p50 })
+	p99Hidden = atLimit(func(d ratioLines) plotter.XYs { return d.p99 })
 	for _, n := range names {
 		d := lines[n]
 		if p50Hidden {
@@ -339,8 +401,13 @@ func sweepRatioFigure(s *measure.Summary, xa sweepAxis, others []sweepAxis, name
 		}
 		lines[n] = d
 	}
-	// A line hidden under another gets no legend entry of its own: its
-	// name joins the visible one's.
+	return p50Hidden, p99Hidden
+}
+
+// hiddenLines maps each series whose max line lies exactly on an earlier
+// visible series' max line to that series: it gets no legend entry of its
+// own, its name joins the visible one's.
+func hiddenLines(names []string, lines map[string]ratioLines) map[string]string {
 	hiddenBy := map[string]string{}
 	for i, n := range names {
 		for _, o := range names[:i] {
@@ -350,71 +417,91 @@ func sweepRatioFigure(s *measure.Summary, xa sweepAxis, others []sweepAxis, name
 			}
 		}
 	}
-	for i, n := range names {
-		c := colorAt(i)
-		d := lines[n]
-		sts := series[n]
-		var xs, los, his []float64
-		for _, st := range sts {
-			x, okx := tx(st.x)
-			lo, ok1 := ty(st.lo)
-			hi, ok2 := ty(st.hi)
-			if okx && ok1 && ok2 && hi >= lo {
-				xs, los, his = append(xs, x), append(los, lo), append(his, hi)
-			}
-		}
-		maxName, p99Name, p50Name, bandName := "max", "p99", "p50", "95% of trials' max"
-		switch {
-		case sameXYs(d.p99, d.pMax) && sameXYs(d.p50, d.pMax):
-			maxName, p99Name, p50Name = "max = p99 = p50", "", ""
-		case sameXYs(d.p99, d.pMax):
-			maxName, p99Name = "max = p99", ""
-		case sameXYs(d.p50, d.p99):
-			p99Name, p50Name = "p99 = p50", ""
-		}
-		if multi {
-			bandName, maxName, p99Name, p50Name = "", n, "", ""
-			if _, hidden := hiddenBy[n]; hidden {
-				maxName = ""
-			}
-			for _, o := range names {
-				if hiddenBy[o] == n {
-					maxName += " = " + o
-				}
-			}
-		}
-		if !xa.numeric {
-			// Categories have no order between them: points, dodged per
-			// series, and no connecting lines.
-			dodge := 0.0
-			if multi {
-				dodge = (float64(i) - float64(len(names)-1)/2) * 0.12
-			}
-			for k := range xs {
-				xs[k] += dodge
-			}
-			for _, q := range []plotter.XYs{d.pMax, d.p99, d.p50} {
-				for k := range q {
-					q[k].X += dodge
-				}
-			}
-			for k := range xs {
-				addLine(p, nameOnce(bandName, k), errBar(xs[k], los[k], his[k], c))
-			}
-			addLine(p, maxName, marks(d.pMax, c, draw.CircleGlyph{}, 3.5))
-			addLine(p, p99Name, marks(d.p99, c, draw.TriangleGlyph{}, 3))
-			addLine(p, p50Name, marks(d.p50, c, draw.SquareGlyph{}, 2.5))
-			continue
-		}
-		if len(xs) > 1 {
-			addLine(p, bandName, band(xs, los, his, translucent(c, 0x30)))
-		} else if len(xs) == 1 {
-			addLine(p, bandName, errBar(xs[0], los[0], his[0], c))
-		}
-		addLine(p, maxName, withPoints(p, line(d.pMax, c, 2)))
-		addLine(p, p99Name, line(d.p99, c, 1.4, 5, 3))
-		addLine(p, p50Name, line(d.p50, c, 1.4, 1, 2))
+	return hiddenBy
+}
+
+// ratioLegend is the legend entries of one series' band, max, p99 and
+// p50 lines; "" is no entry.
+type ratioLegend struct{ band, max, p99, p50 string }
+
+// ratioLegendNames is the legend entries of series n: one entry for lines
+// that coincide, and with several series only the series' name on its max
+// line.
+func ratioLegendNames(d ratioLines, n string, names []string, hiddenBy map[string]string, multi bool) ratioLegend {
+	maxName, p99Name, p50Name, bandName := "max", "p99", "p50", "95% of trials' max"
+	switch {
+	case sameXYs(d.p99, d.pMax) && sameXYs(d.p50, d.pMax):
+		maxName, p99Name, p50Name = "max = p99 = p50", "", ""
+	case sameXYs(d.p99, d.pMax):
+		maxName, p99Name = "max = p99", ""
+	case sameXYs(d.p50, d.p99):
+		p99Name, p50Name = "p99 = p50", ""
 	}
+	if multi {
+		bandName, maxName, p99Name, p50Name = "", n, "", ""
+		if _, hidden := hiddenBy[n]; hidden {
+			maxName = ""
+		}
+		for _, o := range names {
+			if hiddenBy[o] == n {
+				maxName += " = " + o
+			}
+		}
+	}
+	return ratioLegend{band: bandName, max: maxName, p99: p99Name, p50: p50Name}
+}
+
+// drawRatioSeries draws series i of count: its band of trials' max, and
+// its max, p99 and p50 as lines over numbers or as dodged marks over
+// categories, with the legend entries given.
+func drawRatioSeries(p *plot.Plot, xa sweepAxis, sts []sweepStat, d ratioLines, i, count int, tx, ty func(float64) (float64, bool), legend ratioLegend) {
+	bandName, maxName, p99Name, p50Name := legend.band, legend.max, legend.p99, legend.p50
+	c := colorAt(i)
+	var xs, los, his []float64
+	for _, st := range sts {
+		x, okx := tx(st.x)
+		lo, ok1 := ty(st.lo)
+		hi, ok2 := ty(st.hi)
+		if okx && ok1 && ok2 && hi >= lo {
+			xs, los, his = append(xs, x), append(los, lo), append(his, hi)
+		}
+	}
+	if !xa.numeric {
+		// Categories have no order between them: points, dodged per
+		// series, and no connecting lines.
+		dodge := 0.0
+		if count > 1 {
+			dodge = (float64(i) - float64(count-1)/2) * 0.12
+		}
+		for k := range xs {
+			xs[k] += dodge
+		}
+		for _, q := range []plotter.XYs{d.pMax, d.p99, d.p50} {
+			for k := range q {
+				q[k].X += dodge
+			}
+		}
+		for k := range xs {
+			addLine(p, nameOnce(bandName, k), errBar(xs[k], los[k], his[k], c))
+		}
+		addLine(p, maxName, marks(d.pMax, c, draw.CircleGlyph{}, 3.5))
+		addLine(p, p99Name, marks(d.p99, c, draw.TriangleGlyph{}, 3))
+		addLine(p, p50Name, marks(d.p50, c, draw.SquareGlyph{}, 2.5))
+		return
+	}
+	if len(xs) > 1 {
+		addLine(p, bandName, band(xs, los, his, translucent(c, 0x30)))
+	} else if len(xs) == 1 {
+		addLine(p, bandName, errBar(xs[0], los[0], his[0], c))
+	}
+	addLine(p, maxName, withPoints(p, line(d.pMax, c, 2)))
+	addLine(p, p99Name, line(d.p99, c, 1.4, 5, 3))
+	addLine(p, p50Name, line(d.p50, c, 1.4, 1, 2))
+}
+
+// ratioStyleLegend adds, when several series share the figure, gray
+// legend keys saying which mark or dash is the max, the p99 and the p50.
+func ratioStyleLegend(p *plot.Plot, xa sweepAxis, multi bool, xmin float64, p50Hidden, p99Hidden bool) {
 	if multi && !xa.numeric {
 		p.Legend.Add("max (circle)", glyphKey{draw.GlyphStyle{Color: grayColor, Shape: draw.CircleGlyph{}, Radius: 3.5}})
 		p.Legend.Add("p99 (triangle)", glyphKey{draw.GlyphStyle{Color: grayColor, Shape: draw.TriangleGlyph{}, Radius: 3}})
@@ -429,19 +516,11 @@ func sweepRatioFigure(s *measure.Summary, xa sweepAxis, others []sweepAxis, name
 			addLine(p, "p50 (dotted)", line(plotter.XYs{{X: xmin, Y: 0}}, grayColor, 1.4, 1, 2))
 		}
 	}
-	addLine(p, "the limit (ratio 1)", hline(one, xmin, xmax, limitColor, 4, 2))
-	if logX {
-		p.X.Min, p.X.Max = xmin-0.08, xmax+0.08
-	} else if !xa.numeric {
-		p.X.Min, p.X.Max = -0.3, float64(len(xa.values))-0.7
-	}
-	if logY {
-		p.Y.Min = math.Min(ymin, 0) - 0.1
-	} else {
-		p.Y.Min = 0
-	}
-	padTop(p, 0.02+0.065*float64(legendLen(p))) // room for the legend
-	p.Legend.Left = true
+}
+
+// ratioCaption is the ratio figure's caption: what is drawn, its scales,
+// the statistics hidden under the limit line and the values left out.
+func ratioCaption(xa sweepAxis, others []sweepAxis, multi, logX, logY, p50Hidden, p99Hidden bool, dropped int) string {
 	styles := "max (solid), p99 (dashed) and p50 (dotted)"
 	if !xa.numeric {
 		styles = "max (circle), p99 (triangle) and p50 (square)"
@@ -468,7 +547,7 @@ func sweepRatioFigure(s *measure.Summary, xa sweepAxis, others []sweepAxis, name
 	if dropped > 0 {
 		caption += fmt.Sprintf(" %d values of 0 or less cannot be drawn on a log axis and were left out.", dropped)
 	}
-	return &Figure{Name: name, Title: title, Caption: caption, Plot: p}
+	return caption
 }
 
 // sameXYs reports whether two lines have the same points, so that one
@@ -490,23 +569,7 @@ func sameXYs(a, b plotter.XYs) bool {
 // point measured anything above 0 it says so in words.
 func sweepMetricFigure(s *measure.Summary, m measure.Metric, xa sweepAxis, others []sweepAxis) *Figure {
 	title := fmt.Sprintf("How does the %s change with %s?", metricNoun(m), xa.short())
-	type val struct{ x, v float64 }
-	var names []string
-	series := map[string][]val{}
-	var all []float64
-	for _, pt := range s.Points {
-		v, ok := m.Value(pt.Summary)
-		xv, okx := paramValue(pt.Params, xa.path)
-		if !ok || !okx || !finite(v) {
-			continue
-		}
-		n := seriesName(pt, others)
-		if _, seen := series[n]; !seen {
-			names = append(names, n)
-		}
-		series[n] = append(series[n], val{xa.pos(xv), v})
-		all = append(all, v)
-	}
+	ss, all := metricSeries(s, m, xa, others)
 	if len(all) == 0 || slices.Max(all) <= 0 {
 		words := fmt.Sprintf("%s (%s) was 0 at every sweep point, so there is nothing to draw.", capitalize(m.Label), m.Name)
 		if len(all) == 0 {
@@ -526,14 +589,60 @@ func sweepMetricFigure(s *measure.Summary, m measure.Metric, xa sweepAxis, other
 		p.Y.Tick.Marker = log10Ticks{}
 		p.Y.Label.Text = strings.TrimSuffix(p.Y.Label.Text, ")") + ", log scale)"
 	}
-	multi := len(names) > 1
-	width := 0.6 / float64(len(names))
-	var lxys plotter.XYs
-	var labels []string
-	top := floor
-	for i, n := range names {
+	lxys, labels, top := drawMetricSeries(p, m, xa, ss, tx, ty, floor)
+	addValueLabels(p, plotter.XYLabels{XYs: lxys, Labels: labels}, 0.03*(top-floor))
+	if m.Unit == "ratio" {
+		metricLimitLine(p, xa, lxys, ty)
+	}
+	if !xa.numeric {
+		p.X.Min, p.X.Max = -0.5, float64(len(xa.values))-0.5
+	}
+	p.Y.Min = floor
+	p.Y.Max = top
+	padTop(p, 0.12+0.065*float64(legendLen(p)))
+	p.Legend.Left = true
+	caption := fmt.Sprintf("%s (%s), the metric this scenario's question is about, at each sweep point against %s, its value written at each %s",
+		capitalize(m.Label), m.Name, xa.path, map[bool]string{true: "point", false: "bar"}[xa.numeric])
+	if len(ss.names) > 1 {
+		caption += fmt.Sprintf("; one colour per value of %s", otherPaths(others))
+	}
+	caption += "."
+	if logY {
+		caption += " The value axis is logarithmic: the values span more than 20x."
+	}
+	return &Figure{Name: "sweep", Title: title, Caption: caption, Plot: p}
+}
+
+// metricVal is one sweep point's metric value v at axis position x.
+type metricVal struct{ x, v float64 }
+
+// metricSeries gathers each sweep point's finite value of m into series
+// named for the other swept parameters, and returns every value gathered.
+func metricSeries(s *measure.Summary, m measure.Metric, xa sweepAxis, others []sweepAxis) (namedSeries[metricVal], []float64) {
+	var ss namedSeries[metricVal]
+	var all []float64
+	for _, pt := range s.Points {
+		v, ok := m.Value(pt.Summary)
+		xv, okx := paramValue(pt.Params, xa.path)
+		if !ok || !okx || !finite(v) {
+			continue
+		}
+		ss.add(seriesName(pt, others), metricVal{xa.pos(xv), v})
+		all = append(all, v)
+	}
+	return ss, all
+}
+
+// drawMetricSeries draws each series as dodged bars over categories or a
+// line over numbers, values the axis cannot draw at floor. It returns the
+// points drawn with their value labels, and the highest y drawn.
+func drawMetricSeries(p *plot.Plot, m measure.Metric, xa sweepAxis, ss namedSeries[metricVal], tx, ty func(float64) (float64, bool), floor float64) (lxys plotter.XYs, labels []string, top float64) {
+	multi := len(ss.names) > 1
+	width := 0.6 / float64(len(ss.names))
+	top = floor
+	for i, n := range ss.names {
 		c := colorAt(i)
-		vs := series[n]
+		vs := ss.by[n]
 		sort.Slice(vs, func(a, b int) bool { return vs[a].x < vs[b].x })
 		var pts plotter.XYs
 		for _, v := range vs {
@@ -546,7 +655,7 @@ func sweepMetricFigure(s *measure.Summary, m measure.Metric, xa sweepAxis, other
 				y = floor
 			}
 			if !xa.numeric && multi {
-				x += (float64(i) - float64(len(names)-1)/2) * width
+				x += (float64(i) - float64(len(ss.names)-1)/2) * width
 			}
 			pts = append(pts, plotter.XY{X: x, Y: y})
 			top = math.Max(top, y)
@@ -567,35 +676,21 @@ func sweepMetricFigure(s *measure.Summary, m measure.Metric, xa sweepAxis, other
 		}
 		addLine(p, legend, withPoints(p, line(pts, c, 2)))
 	}
-	addValueLabels(p, plotter.XYLabels{XYs: lxys, Labels: labels}, 0.03*(top-floor))
-	if m.Unit == "ratio" {
-		one, _ := ty(1)
-		xlo, xhi := -0.5, float64(len(xa.values))-0.5
-		if xa.numeric {
-			xlo, xhi = math.Inf(1), math.Inf(-1)
-			for _, q := range lxys {
-				xlo, xhi = math.Min(xlo, q.X), math.Max(xhi, q.X)
-			}
+	return lxys, labels, top
+}
+
+// metricLimitLine draws the limit (ratio 1) across the categories, or
+// across the points drawn over numbers.
+func metricLimitLine(p *plot.Plot, xa sweepAxis, lxys plotter.XYs, ty func(float64) (float64, bool)) {
+	one, _ := ty(1)
+	xlo, xhi := -0.5, float64(len(xa.values))-0.5
+	if xa.numeric {
+		xlo, xhi = math.Inf(1), math.Inf(-1)
+		for _, q := range lxys {
+			xlo, xhi = math.Min(xlo, q.X), math.Max(xhi, q.X)
 		}
-		addLine(p, "the limit (ratio 1)", hline(one, xlo, xhi, limitColor, 4, 2))
 	}
-	if !xa.numeric {
-		p.X.Min, p.X.Max = -0.5, float64(len(xa.values))-0.5
-	}
-	p.Y.Min = floor
-	p.Y.Max = top
-	padTop(p, 0.12+0.065*float64(legendLen(p)))
-	p.Legend.Left = true
-	caption := fmt.Sprintf("%s (%s), the metric this scenario's question is about, at each sweep point against %s, its value written at each %s",
-		capitalize(m.Label), m.Name, xa.path, map[bool]string{true: "point", false: "bar"}[xa.numeric])
-	if multi {
-		caption += fmt.Sprintf("; one colour per value of %s", otherPaths(others))
-	}
-	caption += "."
-	if logY {
-		caption += " The value axis is logarithmic: the values span more than 20x."
-	}
-	return &Figure{Name: "sweep", Title: title, Caption: caption, Plot: p}
+	addLine(p, "the limit (ratio 1)", hline(one, xlo, xhi, limitColor, 4, 2))
 }
 
 // metricNoun is a metric's label made a noun phrase for a title.

@@ -418,6 +418,30 @@ func tables(s *measure.Summary) []table {
 		}
 		return nil
 	}
+	out := []table{resultsTable(s)}
+	if len(s.Populations) > 0 {
+		out = append(out, populationsTable(s.Populations))
+	}
+	out = append(out, storeTable(s))
+	if lv := s.Live; lv != nil {
+		out = append(out, liveTable(s, lv))
+	}
+	if r := s.Repeats; r != nil && len(r.Runs) > 0 {
+		out = append(out, repeatsTable(r))
+	}
+	if len(s.Points) > 0 {
+		out = append(out, sweepTable(s), sweepDetails(s))
+	}
+	if t, ok := sensitivityTable(s); ok {
+		out = append(out, t)
+	}
+	return out
+}
+
+// resultsTable is the run's headline numbers: the question's metric, the
+// decisions, the key-windows over the limit, the exact limiter's
+// reference and the ratios.
+func resultsTable(s *measure.Summary) table {
 	t := s.Totals
 	o := s.Overshoot
 	res := table{Title: "Results", Header: []string{"What", "Value"}}
@@ -448,71 +472,70 @@ func tables(s *measure.Summary) []table {
 			add("Per-trial max ratio: central 95% of trials", fmt.Sprintf("%s to %s", ratio(m.Lo), ratio(m.Hi)))
 		}
 	}
-	out := []table{res}
-	if len(s.Populations) > 0 {
-		pt := table{Title: "Populations", Header: []string{"Population", "Legitimate", "Requests", "Allowed", "Denied", "Errors", "False denials (clients)"}}
-		for _, p := range s.Populations {
-			fd := count(p.FalseDenials)
-			if p.Legitimate {
-				fd += " (" + count(p.FalselyDeniedClients) + ")"
-			}
-			pt.Rows = append(pt.Rows, []string{orDash(p.Name), yesNo(p.Legitimate), count(p.Requests), count(p.Allowed), count(p.Denied), count(p.Errors), fd})
+	return res
+}
+
+// populationsTable is each population's decisions and false denials.
+func populationsTable(pops []measure.Population) table {
+	pt := table{Title: "Populations", Header: []string{"Population", "Legitimate", "Requests", "Allowed", "Denied", "Errors", "False denials (clients)"}}
+	for _, p := range pops {
+		fd := count(p.FalseDenials)
+		if p.Legitimate {
+			fd += " (" + count(p.FalselyDeniedClients) + ")"
 		}
-		pt.Note = "A false denial is a legitimate request denied while its client had itself been allowed fewer than limit requests in the window (clients behind one NAT or token share a key)."
-		out = append(out, pt)
+		pt.Rows = append(pt.Rows, []string{orDash(p.Name), yesNo(p.Legitimate), count(p.Requests), count(p.Allowed), count(p.Denied), count(p.Errors), fd})
 	}
+	pt.Note = "A false denial is a legitimate request denied while its client had itself been allowed fewer than limit requests in the window (clients behind one NAT or token share a key)."
+	return pt
+}
+
+// storeTable is the store's work and the cost, or a note that the run
+// could not see the store.
+func storeTable(s *measure.Summary) table {
 	kv := s.KV
 	kt := table{Title: "KV work and cost", Header: []string{"What", "Value"}}
 	kadd := func(k, v string) { kt.Rows = append(kt.Rows, []string{k, v}) }
 	if !kv.Observed {
 		kt.Note = "The store was out of sight of this run (a URL was attacked), so its work, staleness and cost were not measured."
-		out = append(out, kt)
+		return kt
+	}
+	kadd("Reads / writes", count(kv.Reads)+" / "+count(kv.Writes))
+	kadd("Read errors / write errors", count(kv.ReadErrors)+" / "+count(kv.WriteErrors))
+	kadd("Writes rate-limited (429) / over quota", count(kv.WriteRateLimited)+" / "+count(kv.QuotaErrors))
+	kadd("Lost updates (a write replaced a count it never read)", count(kv.LostUpdates))
+	kadd("Stale reads", count(kv.StaleReads)+staleDetail(kv.StalenessMs))
+	c := s.Cost
+	kadd("Per million requests: reads, writes", num(c.ReadsPerMillionRequests)+", "+num(c.WritesPerMillionRequests))
+	if c.Priced() {
+		kadd("Cost per million requests (paid plan)", usd(c.USDPerMillionRequests))
+		if c.Basis != "" {
+			kadd("Priced at", c.Basis)
+		}
+		kadd("Free plan, on a steady day at this run's rates", capitalize(measure.FreePlanSentence(c)))
 	} else {
-		kadd("Reads / writes", count(kv.Reads)+" / "+count(kv.Writes))
-		kadd("Read errors / write errors", count(kv.ReadErrors)+" / "+count(kv.WriteErrors))
-		kadd("Writes rate-limited (429) / over quota", count(kv.WriteRateLimited)+" / "+count(kv.QuotaErrors))
-		kadd("Lost updates (a write replaced a count it never read)", count(kv.LostUpdates))
-		kadd("Stale reads", count(kv.StaleReads)+staleDetail(kv.StalenessMs))
-		c := s.Cost
-		kadd("Per million requests: reads, writes", num(c.ReadsPerMillionRequests)+", "+num(c.WritesPerMillionRequests))
-		if c.Priced() {
-			kadd("Cost per million requests (paid plan)", usd(c.USDPerMillionRequests))
-			if c.Basis != "" {
-				kadd("Priced at", c.Basis)
-			}
-			kadd("Free plan, on a steady day at this run's rates", capitalize(measure.FreePlanSentence(c)))
-		} else {
-			kadd("Cost", "Not priced: "+c.NotPriced)
+		kadd("Cost", "Not priced: "+c.NotPriced)
+	}
+	return kt
+}
+
+// liveTable is a live run's rates, latency (overall and per decision),
+// status codes and unattributed responses.
+func liveTable(s *measure.Summary, lv *measure.Live) table {
+	lt := table{Title: "Live run", Header: []string{"What", "Value"}}
+	ladd := func(k, v string) { lt.Rows = append(lt.Rows, []string{k, v}) }
+	ladd("Offered / achieved rate", num(lv.OfferedRate)+" / "+num(lv.AchievedRate)+" requests/s")
+	ladd("Duration", num(lv.DurationSecs)+" s")
+	l := lv.LatencyMs
+	ladd("Latency mean, p50, p95, p99, max", strings.Join([]string{num(l.Mean), num(l.P50), num(l.P95), num(l.P99), num(l.Max)}, ", ")+" ms")
+	for d := range measure.NumDecisions {
+		if st := s.LatencyByDecision.Of(d); st != nil && st.N > 0 {
+			ladd("Latency of "+d.String()+" responses ("+count(st.N)+"): p50, p99, max", strings.Join([]string{num(st.P50), num(st.P99), num(st.Max)}, ", ")+" ms")
 		}
-		out = append(out, kt)
 	}
-	if lv := s.Live; lv != nil {
-		lt := table{Title: "Live run", Header: []string{"What", "Value"}}
-		ladd := func(k, v string) { lt.Rows = append(lt.Rows, []string{k, v}) }
-		ladd("Offered / achieved rate", num(lv.OfferedRate)+" / "+num(lv.AchievedRate)+" requests/s")
-		ladd("Duration", num(lv.DurationSecs)+" s")
-		l := lv.LatencyMs
-		ladd("Latency mean, p50, p95, p99, max", strings.Join([]string{num(l.Mean), num(l.P50), num(l.P95), num(l.P99), num(l.Max)}, ", ")+" ms")
-		for d := range measure.NumDecisions {
-			if st := s.LatencyByDecision.Of(d); st != nil && st.N > 0 {
-				ladd("Latency of "+d.String()+" responses ("+count(st.N)+"): p50, p99, max", strings.Join([]string{num(st.P50), num(st.P99), num(st.Max)}, ", ")+" ms")
-			}
-		}
-		ladd("Status codes", statusList(lv.Status))
-		ladd("Responses too near a window boundary to attribute", count(lv.Ambiguous))
-		lt.Note = lv.LatencyNote
-		out = append(out, lt)
-	}
-	if r := s.Repeats; r != nil && len(r.Runs) > 0 {
-		out = append(out, repeatsTable(r))
-	}
-	if len(s.Points) > 0 {
-		out = append(out, sweepTable(s), sweepDetails(s))
-	}
-	if t, ok := sensitivityTable(s); ok {
-		out = append(out, t)
-	}
-	return out
+	ladd("Status codes", statusList(lv.Status))
+	ladd("Responses too near a window boundary to attribute", count(lv.Ambiguous))
+	lt.Note = lv.LatencyNote
+	return lt
 }
 
 // sweepColumn is one metric column of the sweep table.

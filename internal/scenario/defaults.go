@@ -244,6 +244,24 @@ func (s *Scenario) SetDefaults() {
 		s.Start = DefaultStart
 	}
 	s.Start = s.Start.UTC() // one instant, one canonical form
+	s.setLimiterDefaults()
+	if s.Duration == 0 && s.Limiter.Window > 0 && !s.given("duration") {
+		s.Duration = Duration(DefaultDuration(s.Limiter.Window.D()))
+	}
+	s.setLocationDefaults()
+	s.setStoreDefaults()
+	s.setTrafficDefaults(s.Locations[0].Name)
+	s.setLiveDefaults()
+	if s.Report.Headline == "" {
+		s.Report.Headline = measure.DefaultHeadline
+	}
+	s.setServerDefaults()
+}
+
+// setLimiterDefaults fills the limiter section: the seed's name,
+// algorithm, error policy, token and key, and no update mode when it is
+// the seed's.
+func (s *Scenario) setLimiterDefaults() {
 	l := &s.Limiter
 	if l.Name == "" {
 		l.Name = DefaultLimiterName
@@ -266,10 +284,11 @@ func (s *Scenario) SetDefaults() {
 	if l.Update == string(limiter.ReadThenWrite) {
 		l.Update = "" // the seed's, which the canonical form leaves out: one scenario, one hash
 	}
-	if s.Duration == 0 && l.Window > 0 && !s.given("duration") {
-		s.Duration = Duration(DefaultDuration(l.Window.D()))
-	}
+}
 
+// setLocationDefaults gives s one default location when it has none, and
+// each location a name and a weight of 1 when they are unset.
+func (s *Scenario) setLocationDefaults() {
 	if len(s.Locations) == 0 {
 		s.Locations = []Location{{Name: DefaultLocation}}
 	}
@@ -281,8 +300,12 @@ func (s *Scenario) SetDefaults() {
 			s.Locations[i].Weight = 1
 		}
 	}
-	first := s.Locations[0].Name
+}
 
+// setStoreDefaults fills the store section: its kind, the KV cache,
+// latencies, purges and write limit, the Durable Object's, the rate-limit
+// binding's sync, the store latency and redis.
+func (s *Scenario) setStoreDefaults() {
 	st := &s.Store
 	if st.Kind == "" {
 		st.Kind = KindKV
@@ -333,7 +356,11 @@ func (s *Scenario) SetDefaults() {
 	}
 	fillLatency(&st.Latency, DefaultStoreLatency())
 	s.setRedisDefaults()
+}
 
+// setTrafficDefaults fills each population: its name, clients, identity,
+// arrival (at location first when it arrives at one) and closed loop.
+func (s *Scenario) setTrafficDefaults(first string) {
 	for i := range s.Traffic {
 		p := &s.Traffic[i]
 		if p.Name == "" {
@@ -370,7 +397,11 @@ func (s *Scenario) SetDefaults() {
 			}
 		}
 	}
+}
 
+// setLiveDefaults fills the live section: its duration, time scale, and
+// a warm-up when a population keeps requests in flight.
+func (s *Scenario) setLiveDefaults() {
 	lv := &s.Live
 	if lv.Duration == 0 && !s.given("live.duration") {
 		lv.Duration = Duration(DefaultLiveDuration)
@@ -385,10 +416,6 @@ func (s *Scenario) SetDefaults() {
 		warm := true
 		lv.Warmup = &warm
 	}
-	if s.Report.Headline == "" {
-		s.Report.Headline = measure.DefaultHeadline
-	}
-	s.setServerDefaults()
 }
 
 // hasClosedLoop reports whether a population of s keeps requests in

@@ -594,44 +594,17 @@ func tidyTypeError(err error, msg string) string {
 func (d *decoder) apply(body ast.Node, o override) (ast.Node, error) {
 	o.canon = canonical(body, o.path)
 	d.overrides = append(d.overrides, o)
-	fail := func(msg string) error {
-		return &Error{File: d.file, Path: o.path, Origin: o.origin, Set: o.set, Msg: msg}
-	}
 	if _, err := typeAt(o.path, listNames(body)); err != nil {
-		return nil, fail(err.Error())
+		return nil, d.overrideError(o, err.Error())
 	}
 	// The same limits as a file's, before the parser spends memory on
 	// deep nesting.
 	if err := checkSize(d.file, []byte(o.value)); err != nil {
-		e := err.(*Error)
-		e.Path, e.Origin, e.Set = o.path, o.origin, o.set
-		if e.Set > 0 && e.Line == 1 {
-			e.Column += o.at
-		}
-		if e.Set == 0 { // a sweep value: Expand positions it in the file
-			e.Line, e.Column = 0, 0
-		}
-		e.Msg = strings.Replace(e.Msg, "the file is", "the value is", 1)
-		return nil, e
+		return nil, overrideSizeError(o, err.(*Error))
 	}
-	vf, err := parser.ParseBytes([]byte(o.value), 0)
+	value, err := d.parseOverride(o)
 	if err != nil {
-		var ye yaml.Error
-		if errors.As(err, &ye) {
-			e := fail(fmt.Sprintf("value %q is not valid YAML: %s", shorten(o.value), ye.GetMessage())).(*Error)
-			if o.set > 0 && ye.GetToken() != nil {
-				e.Line, e.Column = o.pos(ye.GetToken())
-			}
-			return nil, e
-		}
-		return nil, fail(fmt.Sprintf("value %q is not valid YAML: %v", shorten(o.value), err))
-	}
-	var value ast.Node
-	if len(vf.Docs) > 0 {
-		value = vf.Docs[0].Body
-	}
-	if value == nil {
-		value = newNull()
+		return nil, err
 	}
 	if d.values == nil {
 		d.values = map[ast.Node]int{}
@@ -641,6 +614,57 @@ func (d *decoder) apply(body ast.Node, o override) (ast.Node, error) {
 		body = newMapping()
 		d.created[body] = true
 	}
+	return d.setAt(body, o, value)
+}
+
+// overrideError is an error in override o, at its path and origin.
+func (d *decoder) overrideError(o override, msg string) *Error {
+	return &Error{File: d.file, Path: o.path, Origin: o.origin, Set: o.set, Msg: msg}
+}
+
+// overrideSizeError turns checkSize's error e about a file into one about
+// override o's value, positioned in the -set text (or, for a sweep value,
+// left for Expand to position in the file).
+func overrideSizeError(o override, e *Error) *Error {
+	e.Path, e.Origin, e.Set = o.path, o.origin, o.set
+	if e.Set > 0 && e.Line == 1 {
+		e.Column += o.at
+	}
+	if e.Set == 0 { // a sweep value: Expand positions it in the file
+		e.Line, e.Column = 0, 0
+	}
+	e.Msg = strings.Replace(e.Msg, "the file is", "the value is", 1)
+	return e
+}
+
+// parseOverride parses override o's value as YAML; an empty value is null.
+func (d *decoder) parseOverride(o override) (ast.Node, error) {
+	vf, err := parser.ParseBytes([]byte(o.value), 0)
+	if err != nil {
+		var ye yaml.Error
+		if errors.As(err, &ye) {
+			e := d.overrideError(o, fmt.Sprintf("value %q is not valid YAML: %s", shorten(o.value), ye.GetMessage()))
+			if o.set > 0 && ye.GetToken() != nil {
+				e.Line, e.Column = o.pos(ye.GetToken())
+			}
+			return nil, e
+		}
+		return nil, d.overrideError(o, fmt.Sprintf("value %q is not valid YAML: %v", shorten(o.value), err))
+	}
+	var value ast.Node
+	if len(vf.Docs) > 0 {
+		value = vf.Docs[0].Body
+	}
+	if value == nil {
+		value = newNull()
+	}
+	return value, nil
+}
+
+// setAt puts value at override o's path in body, walking list elements
+// by name or index and creating missing mappings on the way. It returns
+// the body, which is new when a one-pair body had to become a mapping.
+func (d *decoder) setAt(body ast.Node, o override, value ast.Node) (ast.Node, error) {
 	segs := splitPath(o.path)
 	n := body
 	listKey := ""
@@ -648,20 +672,9 @@ func (d *decoder) apply(body ast.Node, o override) (ast.Node, error) {
 		last := i == len(segs)-1
 		switch v := unwrap(n).(type) {
 		case *ast.SequenceNode:
-			found := -1
-			for j, e := range v.Values {
-				if elemName(e, j, listKey) == seg {
-					found = j
-					break
-				}
-			}
+			found := elemIndex(v, seg, listKey)
 			if found < 0 {
-				if j, err := strconv.Atoi(seg); err == nil && j >= 0 && j < len(v.Values) {
-					found = j
-				}
-			}
-			if found < 0 {
-				return nil, fail(fmt.Sprintf("unknown path %q: %s has no element %q (it has %d)", o.path, strings.Join(segs[:i], "."), seg, len(v.Values)))
+				return nil, d.overrideError(o, fmt.Sprintf("unknown path %q: %s has no element %q (it has %d)", o.path, strings.Join(segs[:i], "."), seg, len(v.Values)))
 			}
 			if last {
 				v.Values[found] = value
@@ -670,25 +683,7 @@ func (d *decoder) apply(body ast.Node, o override) (ast.Node, error) {
 			}
 		case *ast.MappingNode, *ast.MappingValueNode:
 			var hit *ast.MappingValueNode
-			for _, mv := range mappingValues(v) {
-				if keyString(mv.Key) == seg {
-					hit = mv
-				}
-			}
-			if hit == nil {
-				m, ok := unwrap(n).(*ast.MappingNode)
-				if !ok {
-					// A one-pair MappingValueNode: turn it into a mapping.
-					m = newMapping()
-					m.Values = append(m.Values, v.(*ast.MappingValueNode))
-					if n == body {
-						body = m
-					}
-				}
-				hit = newPair(seg)
-				m.Values = append(m.Values, hit)
-				d.created[hit.Value] = true
-			}
+			hit, body = d.pairFor(body, n, v, seg)
 			if last {
 				hit.Value = value
 			} else {
@@ -699,11 +694,53 @@ func (d *decoder) apply(body ast.Node, o override) (ast.Node, error) {
 				n = hit.Value
 			}
 		default:
-			return nil, fail(fmt.Sprintf("cannot set %q: %s is a single value in the file, not a mapping; set %s as a whole", o.path, strings.Join(segs[:i], "."), strings.Join(segs[:i], ".")))
+			return nil, d.overrideError(o, fmt.Sprintf("cannot set %q: %s is a single value in the file, not a mapping; set %s as a whole", o.path, strings.Join(segs[:i], "."), strings.Join(segs[:i], ".")))
 		}
 		listKey = seg
 	}
 	return body, nil
+}
+
+// elemIndex is the index of seq's element named seg (the name it has in
+// list listKey), else the element at index seg, else -1.
+func elemIndex(seq *ast.SequenceNode, seg, listKey string) int {
+	for j, e := range seq.Values {
+		if elemName(e, j, listKey) == seg {
+			return j
+		}
+	}
+	if j, err := strconv.Atoi(seg); err == nil && j >= 0 && j < len(seq.Values) {
+		return j
+	}
+	return -1
+}
+
+// pairFor returns the last pair keyed seg of mapping n (v unwrapped),
+// adding one when there is none; a one-pair node is turned into a mapping
+// first, and when it was body the new mapping is returned as the body.
+func (d *decoder) pairFor(body, n, v ast.Node, seg string) (*ast.MappingValueNode, ast.Node) {
+	var hit *ast.MappingValueNode
+	for _, mv := range mappingValues(v) {
+		if keyString(mv.Key) == seg {
+			hit = mv
+		}
+	}
+	if hit != nil {
+		return hit, body
+	}
+	m, ok := unwrap(n).(*ast.MappingNode)
+	if !ok {
+		// A one-pair MappingValueNode: turn it into a mapping.
+		m = newMapping()
+		m.Values = append(m.Values, v.(*ast.MappingValueNode))
+		if n == body {
+			body = m
+		}
+	}
+	hit = newPair(seg)
+	m.Values = append(m.Values, hit)
+	d.created[hit.Value] = true
+	return hit, body
 }
 
 // shorten cuts a value an error quotes to maxOrigin bytes.

@@ -391,6 +391,8 @@ func validateIdentity(pp string, id Identity) error {
 	return unused("ip_pool", id.IPPool, id.IP, "ip")
 }
 
+// validatePopulation checks population p, at path pp: its clients, its
+// identity, its arrival, its one kind of load and its start.
 func (s *Scenario) validatePopulation(pp string, p Population, checkLoc func(path, name string) error) error {
 	if p.Clients < 1 || p.Clients > MaxClients {
 		return errAt(pp+".clients", "%d is out of range: must be 1 to %d", p.Clients, MaxClients)
@@ -398,7 +400,21 @@ func (s *Scenario) validatePopulation(pp string, p Population, checkLoc func(pat
 	if err := validateIdentity(pp, p.Identity); err != nil {
 		return err
 	}
-	a := p.Arrive
+	if err := validateArrival(pp, p.Arrive, checkLoc); err != nil {
+		return err
+	}
+	if err := validateLoad(pp, p); err != nil {
+		return err
+	}
+	if p.Start >= s.Duration {
+		return errAt(pp+".start", "%v is not before the end of the trial (duration %v): the population would send nothing", p.Start, s.Duration)
+	}
+	return nil
+}
+
+// validateArrival checks population pp's arrive section a: per only with
+// spread and weighted, and the location or weights its mode needs.
+func validateArrival(pp string, a Arrive, checkLoc func(path, name string) error) error {
 	switch {
 	case a.Per != "" && a.Mode != "spread" && a.Mode != "weighted":
 		return errAt(pp+".arrive.per", "is set but arrive.mode is %s: per applies to spread and weighted only", a.Mode)
@@ -436,6 +452,12 @@ func (s *Scenario) validatePopulation(pp string, p Population, checkLoc func(pat
 	default:
 		return errAt(pp+".arrive.mode", "%q is unknown: use one, spread, weighted or alternate", a.Mode)
 	}
+	return nil
+}
+
+// validateLoad checks that population p, at path pp, gives exactly one of
+// closed_loop, open_loop and burst, and checks the one it gives.
+func validateLoad(pp string, p Population) error {
 	n := 0
 	if p.ClosedLoop != nil {
 		n++
@@ -451,48 +473,62 @@ func (s *Scenario) validatePopulation(pp string, p Population, checkLoc func(pat
 	}
 	switch {
 	case p.ClosedLoop != nil:
-		c := p.ClosedLoop
-		if c.Concurrency < 1 || c.Concurrency > MaxInFlight {
-			return errAt(pp+".closed_loop.concurrency", "%d is out of range: must be 1 to %d", c.Concurrency, MaxInFlight)
-		}
-		if n := int64(c.Concurrency) * int64(p.Clients); n > MaxInFlight {
-			return errAt(pp+".closed_loop.concurrency", "%d per client x %d clients = %d requests in flight, over the %d a run can hold: lower one of them", c.Concurrency, p.Clients, n, MaxInFlight)
-		}
-		if err := latency(pp+".closed_loop.think", c.Think); err != nil {
-			return err
-		}
+		return validateClosedLoop(pp, p)
 	case p.OpenLoop != nil:
-		o := p.OpenLoop
-		if !(o.Rate > 0) {
-			return errAt(pp+".open_loop.rate", "must be above 0, e.g. 10/s")
+		return validateOpenLoop(pp, p)
+	default:
+		return validateBurst(pp, p)
+	}
+}
+
+// validateClosedLoop checks population p's closed_loop: its concurrency,
+// alone and times the clients, and its think time.
+func validateClosedLoop(pp string, p Population) error {
+	c := p.ClosedLoop
+	if c.Concurrency < 1 || c.Concurrency > MaxInFlight {
+		return errAt(pp+".closed_loop.concurrency", "%d is out of range: must be 1 to %d", c.Concurrency, MaxInFlight)
+	}
+	if n := int64(c.Concurrency) * int64(p.Clients); n > MaxInFlight {
+		return errAt(pp+".closed_loop.concurrency", "%d per client x %d clients = %d requests in flight, over the %d a run can hold: lower one of them", c.Concurrency, p.Clients, n, MaxInFlight)
+	}
+	return latency(pp+".closed_loop.think", c.Think)
+}
+
+// validateOpenLoop checks population p's open_loop: its rate and its
+// ramp's, each within what a run can hold, and the ramp's length.
+func validateOpenLoop(pp string, p Population) error {
+	o := p.OpenLoop
+	if !(o.Rate > 0) {
+		return errAt(pp+".open_loop.rate", "must be above 0, e.g. 10/s")
+	}
+	if err := openRate(pp+".open_loop.rate", o.Rate, p.Clients); err != nil {
+		return err
+	}
+	if r := o.Ramp; r != nil {
+		if !(r.To > 0) {
+			return errAt(pp+".open_loop.ramp.to", "must be above 0, e.g. 100/s")
 		}
-		if err := openRate(pp+".open_loop.rate", o.Rate, p.Clients); err != nil {
+		if err := openRate(pp+".open_loop.ramp.to", r.To, p.Clients); err != nil {
 			return err
 		}
-		if r := o.Ramp; r != nil {
-			if !(r.To > 0) {
-				return errAt(pp+".open_loop.ramp.to", "must be above 0, e.g. 100/s")
-			}
-			if err := openRate(pp+".open_loop.ramp.to", r.To, p.Clients); err != nil {
-				return err
-			}
-			if r.Over <= 0 {
-				return errAt(pp+".open_loop.ramp.over", "must be above 0, e.g. 5m")
-			}
-		}
-	case p.Burst != nil:
-		if p.Burst.Size < 1 || p.Burst.Size > MaxInFlight {
-			return errAt(pp+".burst.size", "%d is out of range: must be 1 to %d", p.Burst.Size, MaxInFlight)
-		}
-		if n := int64(p.Burst.Size) * int64(p.Clients); n > MaxInFlight {
-			return errAt(pp+".burst.size", "%d per client x %d clients = %d requests at once, over the %d a run can hold: lower one of them", p.Burst.Size, p.Clients, n, MaxInFlight)
-		}
-		if p.Burst.Every > 0 && p.Burst.Spread > p.Burst.Every {
-			return errAt(pp+".burst.spread", "%v is longer than every (%v): bursts would overlap; make spread at most every", p.Burst.Spread, p.Burst.Every)
+		if r.Over <= 0 {
+			return errAt(pp+".open_loop.ramp.over", "must be above 0, e.g. 5m")
 		}
 	}
-	if p.Start >= s.Duration {
-		return errAt(pp+".start", "%v is not before the end of the trial (duration %v): the population would send nothing", p.Start, s.Duration)
+	return nil
+}
+
+// validateBurst checks population p's burst: its size, alone and times
+// the clients, and a spread no longer than its every.
+func validateBurst(pp string, p Population) error {
+	if p.Burst.Size < 1 || p.Burst.Size > MaxInFlight {
+		return errAt(pp+".burst.size", "%d is out of range: must be 1 to %d", p.Burst.Size, MaxInFlight)
+	}
+	if n := int64(p.Burst.Size) * int64(p.Clients); n > MaxInFlight {
+		return errAt(pp+".burst.size", "%d per client x %d clients = %d requests at once, over the %d a run can hold: lower one of them", p.Burst.Size, p.Clients, n, MaxInFlight)
+	}
+	if p.Burst.Every > 0 && p.Burst.Spread > p.Burst.Every {
+		return errAt(pp+".burst.spread", "%v is longer than every (%v): bursts would overlap; make spread at most every", p.Burst.Spread, p.Burst.Every)
 	}
 	return nil
 }
