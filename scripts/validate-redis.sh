@@ -27,7 +27,7 @@
 # the model cannot predict (the model's redis store without an atomic
 # update) is marked "model: not yet" and left out of the bar. Then, over
 # the held-out cells, the share inside the band and the median relative
-# error against issue 29's bar (>= 90% inside, median error <= 15%).
+# error against the bar (>= 90% inside, median error <= 15%).
 #
 # Usage: scripts/validate-redis.sh [-lags 0,20ms,200ms] [-reads primary,replica]
 #          [-c 1,8,32] [-fit-c 1,8] [-failover 1|0] [-failover-c 8]
