@@ -304,14 +304,6 @@ func writeAtomic(path string, b []byte) error {
 	return atomicfile.Replace(path, b)
 }
 
-// describeSource names where a scenario was read from.
-func describeSource(sc *scenario.Scenario) string {
-	if f := sc.Source(); f != "" {
-		return f
-	}
-	return "the embedded default"
-}
-
 // leaveOneOut predicts each run from a fit to the others (refining x),
 // with the parameters no other run constrains held at x; held names those,
 // per run. With one run there is nothing to leave out.
@@ -486,7 +478,7 @@ func Inputs(loaded []Run, o Options) ([]Run, []Param, error) {
 		sc := r.Scenario
 		if len(runs) > 0 && sc.BaseHash() != runs[0].Scenario.BaseHash() {
 			fmt.Fprintf(stderr, "simulate: note: %s ran scenario %s (base hash %s), not %s's (base hash %s): %s is written from the first run's, and -compare will accept live runs of that one only\n",
-				path, describeSource(sc), sc.BaseHash(), runs[0].Path, runs[0].Scenario.BaseHash(), CalibratedFile)
+				path, sc.SourceName(), sc.BaseHash(), runs[0].Path, runs[0].Scenario.BaseHash(), CalibratedFile)
 		}
 		runs = append(runs, r)
 	}
@@ -1035,7 +1027,7 @@ func WriteCalibrated(out string, runs []Run, params []Param, x []float64, xs, wi
 			fmt.Fprintf(&b, "#     %s\n", k)
 		}
 	}
-	fmt.Fprintf(&b, "# simulate -compare accepts live runs of %s (base hash %s, before -set) only.\n", describeSource(runs[0].Scenario), cal.BaseHash)
+	fmt.Fprintf(&b, "# simulate -compare accepts live runs of %s (base hash %s, before -set) only.\n", runs[0].Scenario.SourceName(), cal.BaseHash)
 	b.Write(body)
 	path := filepath.Join(out, CalibratedFile)
 	return path, writeAtomic(path, []byte(b.String()))
@@ -1167,7 +1159,7 @@ func FittedOrRun(file, sc *scenario.Scenario, measured *measure.Summary, path st
 		}
 		if ranWith(measured, fit.Path) {
 			notes = append(notes, fmt.Sprintf("%s: the live run set %s, and %s ran with it: the prediction uses the run's %s=%s, not the %s that %s fitted, so this comparison does not test the calibration's %s (compare a run that does not set it for that)",
-				path, strings.Join(runSets, " "), targetText(measured), fit.Path, run, fit.Latency, describeSource(file), fit.Path))
+				path, strings.Join(runSets, " "), targetText(measured), fit.Path, run, fit.Latency, file.SourceName(), fit.Path))
 			continue
 		}
 		b, err := json.Marshal(fit.Latency)
@@ -1176,14 +1168,14 @@ func FittedOrRun(file, sc *scenario.Scenario, measured *measure.Summary, path st
 		}
 		sets = append(sets, fit.Path+"="+string(b))
 		notes = append(notes, fmt.Sprintf("%s: the live run set %s (%s=%s), but %s did not run with it (it only tells the model what to assume) and %s fitted %s to measured runs: the prediction uses the fitted %s, as -calibrate's leave-one-out does; add %s to predict with the run's value instead",
-			path, strings.Join(runSets, " "), fit.Path, run, targetText(measured), describeSource(file), fit.Path, fit.Latency, strings.Join(runSets, " ")))
+			path, strings.Join(runSets, " "), fit.Path, run, targetText(measured), file.SourceName(), fit.Path, fit.Latency, strings.Join(runSets, " ")))
 	}
 	if len(sets) == 0 {
 		return sc, notes, nil
 	}
 	out, err := sc.With(sets...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("-compare %s: putting back the fitted values of %s: %v", path, describeSource(file), err)
+		return nil, nil, fmt.Errorf("-compare %s: putting back the fitted values of %s: %v", path, file.SourceName(), err)
 	}
 	return out, notes, nil
 }

@@ -340,6 +340,15 @@ func (s *Scenario) Source() string {
 	return s.src.file
 }
 
+// SourceName names where s was read from, for messages: its file, or "the
+// embedded default".
+func (s *Scenario) SourceName() string {
+	if f := s.Source(); f != "" {
+		return f
+	}
+	return "the embedded default"
+}
+
 // Overrides returns the -set overrides applied to s, as path=value.
 func (s *Scenario) Overrides() []string {
 	if s.src == nil {

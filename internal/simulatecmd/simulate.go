@@ -275,7 +275,7 @@ func sameScenario(sc *scenario.Scenario, measured *measure.Summary, path string,
 		return "", nil
 	case m.Name != name:
 		return "", fmt.Errorf("-compare %s: the live run ran scenario %q, but the scenario predicted is %q (%s): give the run's scenario file as the argument, or add -force",
-			path, m.Name, name, describeSource(sc))
+			path, m.Name, name, sc.SourceName())
 	case m.Hash != "" && m.Hash == hash:
 		return "", nil
 	case sc.Calibrated != nil:
@@ -284,7 +284,7 @@ func sameScenario(sc *scenario.Scenario, measured *measure.Summary, path string,
 		return fmt.Sprintf("%s records no scenario hash: only the scenario's name (%q) was checked", path, name), nil
 	case m.Hash != hash:
 		return "", fmt.Errorf("-compare %s: the live run ran scenario %q with hash %s, but the scenario predicted (%s, with the run's overrides %v) has hash %s: the file changed since the run, or is another file; give the file the run used, or add -force",
-			path, m.Name, m.Hash, describeSource(sc), m.Params, hash)
+			path, m.Name, m.Hash, sc.SourceName(), m.Params, hash)
 	}
 	return "", nil
 }
@@ -315,7 +315,7 @@ func forcedOther(sc *scenario.Scenario, measured *measure.Summary) string {
 // with a note saying why.
 func sameCalibrated(sc *scenario.Scenario, measured *measure.Summary, path string) (string, error) {
 	m, cal := measured.Scenario, sc.Calibrated
-	what := fmt.Sprintf("%s is scenario %q calibrated on %s (%s fitted)", describeSource(sc), sc.Name,
+	what := fmt.Sprintf("%s is scenario %q calibrated on %s (%s fitted)", sc.SourceName(), sc.Name,
 		strings.Join(cal.Runs, ", "), strings.Join(cal.Fitted, ", "))
 	if cal.BaseHash == "" {
 		return what + ": it records no calibrated.base_hash (an older simulate -calibrate wrote it), so the run's scenario was checked by name only, as calibrating changed its hash; calibrate again to have runs checked by their scenario file", nil
@@ -334,7 +334,7 @@ func sameCalibrated(sc *scenario.Scenario, measured *measure.Summary, path strin
 	}
 	if base != cal.BaseHash {
 		return "", fmt.Errorf("-compare %s: the live run ran scenario %q from %s, base hash %s (its file as written, before -set%s), but %s was calibrated on runs (%s) of scenario %q with base hash %s: another file of the same name, or the file changed since the calibration; compare a run of the scenario calibrated on, calibrate again on runs of this one, or add -force",
-			path, m.Name, runFile(m), base, how, describeSource(sc), strings.Join(cal.Runs, ", "), sc.Name, cal.BaseHash)
+			path, m.Name, runFile(m), base, how, sc.SourceName(), strings.Join(cal.Runs, ", "), sc.Name, cal.BaseHash)
 	}
 	return fmt.Sprintf("%s: the run's scenario was checked by name and base hash (%s, its file as written before -set%s), as calibrating changed its hash", what, cal.BaseHash, how), nil
 }
@@ -389,14 +389,6 @@ func runFile(m measure.ScenarioRef) string {
 		return "the embedded default"
 	}
 	return m.File
-}
-
-// describeSource names where a scenario was read from.
-func describeSource(sc *scenario.Scenario) string {
-	if f := sc.Source(); f != "" {
-		return f
-	}
-	return "the embedded default"
 }
 
 // resolveScenario finds the scenario file a summary names (findScenario),
@@ -635,7 +627,7 @@ func simulateWith(ctx context.Context, c *config, sc, calibrated *scenario.Scena
 		var trials []measure.Trial
 		if alts := p.Scenario.Calibrated; alts != nil && len(alts.Alternatives) > 0 {
 			if only != nil {
-				return nil, fmt.Errorf("%s is calibrated with alternatives, whose trials are spread over several parameter sets: it cannot be sharded yet; run it in one process", describeSource(p.Scenario))
+				return nil, fmt.Errorf("%s is calibrated with alternatives, whose trials are spread over several parameter sets: it cannot be sharded yet; run it in one process", p.Scenario.SourceName())
 			}
 			trials, err = calibratedTrials(p.Scenario, calibrated, pl, opts, trialCount(c, pl), c.compare != "")
 		} else {
