@@ -31,12 +31,11 @@ import (
 // -out; `attack -merge` accounts for all the shards' results as one run.
 // The shard files and the merge's checks are internal/shard's.
 
-// shardFlags are the flags of a sharded run and of its merge.
+// shardFlags are the flags of a sharded run.
 type shardFlags struct {
 	shard   *plan.Shard
 	startAt time.Time
 	runID   string
-	merge   bool
 }
 
 // register adds -start-at and -run-id to fs (-shard is a shared flag,
@@ -64,16 +63,7 @@ const maxEarly = 24 * time.Hour
 const maxLate = shard.MaxLate
 
 // validate checks the shard flags against the rest of the command line.
-func (f *shardFlags) validate(c *config, args []string) error {
-	if f.merge {
-		if len(args) == 0 {
-			return fmt.Errorf("-merge: give the shard files, or the folder the shards wrote under (-out)")
-		}
-		if f.shard != nil || c.url != "" || !f.startAt.IsZero() || f.runID != "" || len(c.sets) > 0 {
-			return fmt.Errorf("-merge takes the shards as they are: -shard, -url, -start-at, -run-id and -set go with the shard runs")
-		}
-		return nil
-	}
+func (f *shardFlags) validate(c *config) error {
 	if f.shard == nil {
 		if !f.startAt.IsZero() || f.runID != "" {
 			return fmt.Errorf("-start-at and -run-id go with -shard I/N")
