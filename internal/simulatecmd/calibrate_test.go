@@ -117,7 +117,7 @@ func TestCalibrate(t *testing.T) {
 	}
 
 	// The loss at the fit is no higher than at the start.
-	runs, params, err := calibrateInputs(&config{calibrate: a + "," + b, fit: "server.rtt=1ms"}, &strings.Builder{})
+	runs, params, err := calibrateInputs(&config{calibrate: []string{a, b}, fit: "server.rtt=1ms"}, &strings.Builder{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestCalibrateFitPaths(t *testing.T) {
 		{fit: "server.rtt=-1ms", err: "is not a duration above 0"},
 	}
 	for _, tc := range tests {
-		_, params, err := calibrateInputs(&config{calibrate: a, fit: tc.fit}, &strings.Builder{})
+		_, params, err := calibrateInputs(&config{calibrate: []string{a}, fit: tc.fit}, &strings.Builder{})
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("-fit %s: error %v, want one saying %q", tc.fit, err, tc.err)
@@ -258,7 +258,7 @@ func TestCalibrateDefaultFit(t *testing.T) {
 			os.WriteFile(scPath, []byte(strings.Replace(calibrateScenario, "server: {mode: single-thread}", tc.server, 1)), 0o644)
 			a := syntheticRun(t, dir, scPath, "traffic.bot.closed_loop.concurrency=2")
 			var notes strings.Builder
-			runs, params, err := calibrateInputs(&config{calibrate: a}, &notes)
+			runs, params, err := calibrateInputs(&config{calibrate: []string{a}}, &notes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -293,7 +293,7 @@ func TestCompareCalibrated(t *testing.T) {
 	os.WriteFile(otherPath, []byte(strings.Replace(calibrateScenario, "concurrency: 1", "concurrency: 4", 1)), 0o644)
 
 	fitted := syntheticRun(t, dir, scPath, "server.rtt=20ms", "traffic.bot.closed_loop.concurrency=2")
-	runs, params, err := calibrateInputs(&config{calibrate: fitted, fit: "server.rtt=1ms"}, io.Discard)
+	runs, params, err := calibrateInputs(&config{calibrate: []string{fitted}, fit: "server.rtt=1ms"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +325,7 @@ func TestCompareCalibrated(t *testing.T) {
 	itself := syntheticRun(t, dir, calPath, "server.rtt=20ms")
 	// Calibrating on runs of two files says which one -compare will accept.
 	var notes strings.Builder
-	if _, _, err := calibrateInputs(&config{calibrate: fitted + "," + other, fit: "server.rtt=1ms"}, &notes); err != nil {
+	if _, _, err := calibrateInputs(&config{calibrate: []string{fitted, other}, fit: "server.rtt=1ms"}, &notes); err != nil {
 		t.Fatal(err)
 	}
 	if want := "-compare will accept live runs of that one only"; !strings.Contains(notes.String(), want) || !strings.Contains(notes.String(), otherPath) {
@@ -436,7 +436,7 @@ func TestCompareCalibratedRunSet(t *testing.T) {
 	scPath := filepath.Join(dir, "cal.yaml")
 	os.WriteFile(scPath, []byte(calibrateScenario), 0o644)
 	first := syntheticRun(t, dir, scPath, "server.rtt=20ms", "traffic.bot.closed_loop.concurrency=2")
-	runs, params, err := calibrateInputs(&config{calibrate: first, fit: "server.rtt=3ms,store.latency=2ms"}, io.Discard)
+	runs, params, err := calibrateInputs(&config{calibrate: []string{first}, fit: "server.rtt=3ms,store.latency=2ms"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -522,7 +522,7 @@ func TestCalibratedKeepsFileLength(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			path := editSummary(t, run, "run.json", func(m *measure.Summary) { m.Live.DurationSecs = tc.secs })
-			runs, params, err := calibrateInputs(&config{calibrate: path, fit: "server.rtt=1ms"}, io.Discard)
+			runs, params, err := calibrateInputs(&config{calibrate: []string{path}, fit: "server.rtt=1ms"}, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -596,7 +596,7 @@ func TestCalibrateKeepsRunValues(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var notes strings.Builder
-			runs, params, err := calibrateInputs(&config{calibrate: strings.Join(tc.runs, ","), fit: tc.fit, sets: tc.sets}, &notes)
+			runs, params, err := calibrateInputs(&config{calibrate: tc.runs, fit: tc.fit, sets: tc.sets}, &notes)
 			if tc.err != nil {
 				if err == nil {
 					t.Fatalf("no error; want one saying %q", tc.err)

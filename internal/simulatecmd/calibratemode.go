@@ -62,8 +62,8 @@ func calibrateMain(c *config, stdout, stderr io.Writer) int {
 // (calibrate.Inputs).
 func calibrateInputs(c *config, stderr io.Writer) ([]calibrate.Run, []calibrate.Param, error) {
 	var runs []calibrate.Run
-	for _, path := range strings.Split(c.calibrate, ",") {
-		r, err := calibrateRun(c, strings.TrimSpace(path))
+	for _, path := range c.calibrate {
+		r, err := calibrateRun(c, path)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -91,7 +91,7 @@ func calibrateRun(c *config, path string) (calibrate.Run, error) {
 	cc := *c
 	cc.compare = path
 	if cc.file == "" && m.Scenario.File != "" {
-		if cc.file, err = resolveScenario(m.Scenario.File, path); err != nil {
+		if cc.file, err = resolveScenario("-calibrate", m.Scenario.File, path); err != nil {
 			return calibrate.Run{}, err
 		}
 	}

@@ -110,7 +110,7 @@ func TestWidenedAlternatives(t *testing.T) {
 	scPath := filepath.Join(dir, "plain.yaml")
 	os.WriteFile(scPath, []byte(plainScenario), 0o644)
 	run := handRun(t, dir, scPath, []float64{1, 1, 1}, 2, 12, 5)
-	runs, params, err := calibrateInputs(&config{calibrate: run, fit: "server.rtt=1ms"}, &strings.Builder{})
+	runs, params, err := calibrateInputs(&config{calibrate: []string{run}, fit: "server.rtt=1ms"}, &strings.Builder{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/overshoot-dev/overshoot/internal/cli"
@@ -35,7 +36,7 @@ type config struct {
 	gates       cli.Gates
 	compare     string      // compare: the live run's summary.json
 	force       bool        // -force: compare or calibrate even when scenario or mode differ
-	calibrate   string      // calibrate: live summaries to fit, comma-separated
+	calibrate   []string    // calibrate: the live summaries to fit (calibrateArgs)
 	fit         string      // -fit: the paths to fit (default DefaultFit)
 	shard       *plan.Shard // -shard I/N: run one shard, write its file under out
 	merge       []string    // merge: the shard files or folders to merge
@@ -52,7 +53,7 @@ type config struct {
 var Modes = []cli.Mode{
 	{Name: "run", Args: "[SCENARIO.yaml]", Help: "predict a scenario (the default)"},
 	{Name: "advise", Flag: "advise", Args: "[SCENARIO.yaml]", Help: "rank the designs that enforce the limit within a budget"},
-	{Name: "calibrate", Flag: "calibrate", Value: true, Args: "R1.json[,R2.json...] [SCENARIO.yaml]", Help: "fit the model to live runs' summaries"},
+	{Name: "calibrate", Flag: "calibrate", Value: true, Args: "R1.json [R2.json...] [SCENARIO.yaml]", Help: "fit the model to live runs' summaries"},
 	{Name: "compare", Flag: "compare", Value: true, Args: "RUN/summary.json [SCENARIO.yaml]", Help: "predict a live run and judge it"},
 	{Name: "diff", Flag: "diff", Args: "A/summary.json B/summary.json", Help: "two runs side by side"},
 	{Name: "merge", Flag: "merge", Args: "DIR|SHARD.json...", Help: "merge shards into one run"},
@@ -152,11 +153,10 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 			return nil, fmt.Errorf("simulate %s needs %s", c.mode, p.Mode.Args)
 		}
 		if c.mode == "compare" {
-			c.compare = rest[0]
+			c.compare, rest = rest[0], rest[1:]
 		} else {
-			c.calibrate = rest[0]
+			c.calibrate, rest = calibrateArgs(rest, p.Given["scenario"])
 		}
-		rest = rest[1:]
 	}
 	if err := c.scenarioArg(rest, p.Given["scenario"]); err != nil {
 		return nil, err
@@ -171,6 +171,31 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("-workers %d is negative: give 1 or more, or 0 for one per core", c.workers)
 	}
 	return c, c.gates.Validate()
+}
+
+// calibrateArgs splits calibrate's arguments into the live summaries to
+// fit and what is left (the scenario file, at most one): the last argument
+// is the scenario when it ends in .yaml or .yml, there is another before it
+// and -scenario did not name one (given). Each other argument is one
+// summary when a file has that name, else a comma-separated list of them
+// (the old form, R1.json,R2.json), so that a path with a comma in it can be
+// given as an argument of its own.
+func calibrateArgs(args []string, given bool) (summaries, rest []string) {
+	if n := len(args); n > 1 && !given && (strings.HasSuffix(args[n-1], ".yaml") || strings.HasSuffix(args[n-1], ".yml")) {
+		args, rest = args[:n-1], args[n-1:]
+	}
+	for _, a := range args {
+		if _, err := os.Stat(a); err == nil || !strings.Contains(a, ",") {
+			summaries = append(summaries, a)
+			continue
+		}
+		for _, s := range strings.Split(a, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				summaries = append(summaries, s)
+			}
+		}
+	}
+	return summaries, rest
 }
 
 // scenarioArg takes the scenario file from the arguments left, at most

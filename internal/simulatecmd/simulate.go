@@ -147,7 +147,7 @@ func withMeasured(c *config, stderr io.Writer) (*config, *measure.Summary, error
 		return c, measured, nil
 	}
 	cc := *c
-	if cc.file, err = resolveScenario(measured.Scenario.File, c.compare); err != nil {
+	if cc.file, err = resolveScenario("-compare", measured.Scenario.File, c.compare); err != nil {
 		return nil, nil, err
 	}
 	if cc.file == "" {
@@ -392,20 +392,20 @@ func runFile(m measure.ScenarioRef) string {
 }
 
 // resolveScenario finds the scenario file a summary names (findScenario),
-// or says where it looked. The default scenario not found on disk is the
+// or says where it looked, naming flag (-compare or -calibrate). The default scenario not found on disk is the
 // embedded one (a run of attack with no scenario, outside a clone): it
 // returns "", which load reads as the embedded default.
-func resolveScenario(file, summaryPath string) (string, error) {
+func resolveScenario(flag, file, summaryPath string) (string, error) {
 	found, tried, err := findScenario(file, summaryPath)
 	if err != nil {
-		return "", fmt.Errorf("-compare %s: %v", summaryPath, err)
+		return "", fmt.Errorf("%s %s: %v", flag, summaryPath, err)
 	}
 	if found == "" && file == "scenarios/"+scenarios.DefaultFile {
 		return "", nil
 	}
 	if found == "" {
-		return "", fmt.Errorf("-compare %s: the live run's scenario %s is not found (tried %s): give the scenario file as the argument",
-			summaryPath, file, strings.Join(tried, ", "))
+		return "", fmt.Errorf("%s %s: the live run's scenario %s is not found (tried %s): give the scenario file as the argument",
+			flag, summaryPath, file, strings.Join(tried, ", "))
 	}
 	return found, nil
 }
