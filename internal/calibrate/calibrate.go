@@ -124,6 +124,10 @@ func (p Param) Mean(x float64) time.Duration {
 // repeat's own).
 type target struct {
 	ratio, latencyP50, latencyP99, allowedP50, readGroup float64
+	// rate is the requests answered per second (0: unknown): of a live
+	// run, its achieved rate over all its repeats (every repeat's target
+	// has it too); of a prediction, the trials' requests over their time.
+	rate float64
 	// spread is how far the max ratios of the run's repeats spread
 	// (relSpread of their range), -1 when it has fewer than two; in a
 	// prediction, the range that as many of its trials are expected to
@@ -139,6 +143,9 @@ func targetOf(m *measure.Summary, i int) target {
 	t := target{ratio: m.Overshoot.Ratio.Max, allowedP50: allowedP50(m), readGroup: float64(m.Overshoot.LargestReadGroup), spread: -1}
 	if m.LatencyMs != nil {
 		t.latencyP50, t.latencyP99 = m.LatencyMs.P50, m.LatencyMs.P99
+	}
+	if m.Live != nil {
+		t.rate = m.Live.AchievedRate
 	}
 	if r := m.Repeats; r != nil && len(r.Runs) > 0 {
 		if i >= 0 {
@@ -243,8 +250,8 @@ func (res *Result) Report() (string, error) {
 	f, x := res.fitter, res.X
 	runs, params := f.Runs, f.Params
 	var text strings.Builder
-	fmt.Fprintf(&text, "calibrated on %d live run(s), %d trials per evaluation, seed %d; loss %.4g (sum over runs of squared log errors of the median max ratio, the median latency, the allowed requests' median latency, the largest read group and, when a spread is fitted, the p99 latency and the spread of the max ratio over the repeats)\n",
-		len(runs), f.Trials, f.Seed, res.Loss)
+	fmt.Fprintf(&text, "calibrated on %d live run(s), %d trials per evaluation, seed %d; loss %.4g (sum over runs of squared log errors of the median max ratio, the median latency, the allowed requests' median latency, the largest read group%s)\n",
+		len(runs), f.Trials, f.Seed, res.Loss, lossRest(f.fitsSpread(), f.fitsServer()))
 	if runs[0].Start != "" {
 		fmt.Fprintf(&text, "  %s\n", runs[0].Start)
 	}
@@ -277,6 +284,20 @@ func (res *Result) Report() (string, error) {
 		}
 	}
 	return text.String(), nil
+}
+
+// lossRest names the loss's terms beyond the four every fit has, as
+// runLoss adds them.
+func lossRest(spread, server bool) string {
+	switch {
+	case server && spread:
+		return ", the requests per second and the spread of the max ratio over the repeats"
+	case server:
+		return " and the requests per second"
+	case spread:
+		return ", the p99 latency and the spread of the max ratio over the repeats"
+	}
+	return ""
 }
 
 // Write writes calibrated.yaml (WriteCalibrated) and, beside it, the
@@ -795,6 +816,9 @@ func (f *Fitter) compare(r Run, x []float64) (measure.Comparison, target, error)
 	if s.LatencyMs != nil {
 		pred.latencyP50, pred.latencyP99 = s.LatencyMs.P50, s.LatencyMs.P99
 	}
+	if secs := s.Totals.SimulatedSeconds * float64(s.Trials); secs > 0 {
+		pred.rate = float64(s.Totals.Requests) / secs
+	}
 	// The mean, not the median, of the trials' largest read groups: whole
 	// numbers, whose median moves in steps that the search cannot follow.
 	if g := s.Overshoot.PerTrial.ReadGroups; len(g) > 0 {
@@ -811,16 +835,8 @@ func (f *Fitter) compare(r Run, x []float64) (measure.Comparison, target, error)
 	return c, pred, nil
 }
 
-// loss is the sum over runs of the squared log errors of the predicted
-// median max ratio, median latency, allowed requests' median latency and
-// largest read group against the targets (nil: each run's median over its
-// repeats), and, when a spread is fitted, of the p99 latency and of how far
-// the max ratios of as many trials as the run has repeats are expected to
-// spread against how far its repeats did (spreadErr). A latency or read
-// group the run did not measure is left out.
-// The read group is what tells apart where the time off the server's
-// thread is spent: a proxy fast on the way in hands the server's thread
-// more requests at once than one fast on the way out.
+// Loss is the sum over runs of runLoss: the prediction at x against the
+// targets (nil: each run's median over its repeats).
 func (f *Fitter) Loss(x []float64, targets []target) (float64, error) {
 	f.evals++
 	if f.OnEval != nil {
@@ -836,29 +852,72 @@ func (f *Fitter) Loss(x []float64, targets []target) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		total += sqLogErr(p.ratio, t.ratio)
-		if t.latencyP50 > 0 {
-			total += sqLogErr(p.latencyP50, t.latencyP50)
-		}
-		if t.allowedP50 > 0 {
-			total += sqLogErr(p.allowedP50, t.allowedP50)
-		}
-		if t.readGroup > 0 {
-			total += sqLogErr(p.readGroup, t.readGroup)
-		}
-		if t.latencyP99 > 0 && f.fitsSpread() {
-			total += sqLogErr(p.latencyP99, t.latencyP99)
-		}
-		if t.spread >= 0 && p.repeats == t.repeats && f.fitsSpread() {
-			total += spreadErr(p.spread, t.spread)
-		}
+		total += runLoss(p, t, f.fitsSpread(), f.fitsServer())
 	}
 	return total, nil
 }
 
+// runLoss is one run's loss: the squared log errors of the predicted median
+// max ratio, median latency, allowed requests' median latency and largest
+// read group against the target t, and, when a spread is fitted (spread),
+// of how far the max ratios of as many trials as the run has repeats are
+// expected to spread against how far its repeats did (spreadErr). A figure
+// the run did not measure is left out.
+//
+// The read group is what tells apart where the time off the server's
+// thread is spent: a proxy fast on the way in hands the server's thread
+// more requests at once than one fast on the way out.
+//
+// A fit of the serving side (server) also matches the requests answered
+// per second: in a closed loop of C in flight it is C over the mean
+// latency (Little's law), and at C > 1 it is set by the busiest thread, so
+// it pins the serving side's scale where the median latency alone does
+// not. It does not match the p99 latency: the live p99 is made of stalls
+// that the model has no part for (wrangler dev on a quiet machine, at C = 8:
+// p99 ten times the median, p95 three times), and matching it slowed the
+// whole serving side down to C = 8 latencies twice the live ones and a
+// race too high (docs/validation.md). Any other spread fit (a store's)
+// matches the p99 latency.
+func runLoss(p, t target, spread, server bool) float64 {
+	total := sqLogErr(p.ratio, t.ratio)
+	if t.latencyP50 > 0 {
+		total += sqLogErr(p.latencyP50, t.latencyP50)
+	}
+	if t.allowedP50 > 0 {
+		total += sqLogErr(p.allowedP50, t.allowedP50)
+	}
+	if t.readGroup > 0 {
+		total += sqLogErr(p.readGroup, t.readGroup)
+	}
+	if t.rate > 0 && server {
+		total += sqLogErr(p.rate, t.rate)
+	}
+	if t.latencyP99 > 0 && spread && !server {
+		total += sqLogErr(p.latencyP99, t.latencyP99)
+	}
+	if t.spread >= 0 && p.repeats == t.repeats && spread {
+		total += spreadErr(p.spread, t.spread)
+	}
+	return total
+}
+
+// fitsServer reports whether a parameter scales a latency of the serving
+// side (server.*): then runLoss matches the rate and not the p99.
+func (f *Fitter) fitsServer() bool {
+	for _, p := range f.Params {
+		for _, l := range p.Leaves {
+			if strings.HasPrefix(l, "server.") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // fitsSpread reports whether a spread is among the parameters: only then
-// is the p99 latency in the loss (scales alone cannot move it apart from
-// the median).
+// are the spread of the max ratios and, outside the serving side, the p99
+// latency in the loss (scales alone cannot move them apart from the
+// median).
 func (f *Fitter) fitsSpread() bool {
 	for _, p := range f.Params {
 		if p.spread {
