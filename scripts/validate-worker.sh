@@ -14,7 +14,9 @@
 # ratio (median of the repeats, and their range), the predicted median and
 # 95% band, whether the live median is inside the band, the relative
 # error, and the most requests allowed on one count, live and in the model
-# (the race: how many read a count before any of their writes); then, over the held-out cells, the share inside the band and the
+# (the race: how many read a count before any of their writes), and the
+# cells whose band is a point while their repeats differ (none, if the fit
+# is right); then, over the held-out cells, the share inside the band and the
 # median relative error, against issue 10's bar (>= 90% inside, median error
 # <= 15%).
 #
@@ -204,6 +206,17 @@ done
 				"$out/L$limit-C$c.json"
 		done
 	done
+	echo
+	# A band that is a point while the live repeats differ is a defect
+	# (issue 27): name every such cell, fitted or held out.
+	points=$(for limit in "${limit_list[@]}"; do
+		for c in "${c_list[@]}"; do
+			jq -r --arg cell "limit $limit, C=$c" --slurpfile cmp "$out/L$limit-C$c.cmp.json" \
+				'select($cmp[0].predicted_band[0] == $cmp[0].predicted_band[1] and .repeats.max_ratio.min != .repeats.max_ratio.max) | "\($cell) (band \($cmp[0].predicted_band[0]), repeats \(.repeats.max_ratio.min)-\(.repeats.max_ratio.max))"' \
+				"$out/L$limit-C$c.json"
+		done
+	done | paste -sd ';' -)
+	echo "bands that are a point while the live repeats differ: ${points:-none}"
 	echo
 	for limit in "${limit_list[@]}"; do
 		echo "limit $limit, calibrated on C in {$fitc}:"
