@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,8 @@ func redisParams(tb testing.TB, edit func(r *scenario.Redis)) plan.RedisParams {
 	return planOf(tb, sc).Store.Redis
 }
 
-// newTestRedis is a Redis store with p and faults, and counters ready.
+// newTestRedis is a Redis store with p and faults, and counters ready,
+// counting lost updates (the values written are counts).
 func newTestRedis(tb testing.TB, p plan.RedisParams, faults ...plan.Fault) (*Redis, *measure.KVCounters) {
 	tb.Helper()
 	ctr := &measure.NewRecorder(measure.Config{Limit: 1, Window: time.Minute, Populations: []measure.Population{{}}}).KV
@@ -39,6 +41,7 @@ func newTestRedis(tb testing.TB, p plan.RedisParams, faults ...plan.Fault) (*Red
 	if err != nil {
 		tb.Fatal(err)
 	}
+	s.CountIncrements()
 	return s, ctr
 }
 
@@ -54,7 +57,8 @@ type step struct {
 }
 
 // play runs a transcript on s, committing each write at its time (the
-// store's latency after it), in time order with the other steps.
+// store's latency after it), in time order with the other steps, and
+// settles its lost updates at the end (the values written are counts).
 func play(t *testing.T, s *Redis, steps []step) {
 	t.Helper()
 	type commit struct {
@@ -101,13 +105,19 @@ func play(t *testing.T, s *Redis, steps []step) {
 			t.Errorf("step %d: %s at %v took %v, want %v", i, st.Op, st.At, lat, st.Lat)
 		}
 	}
-	flush(time.Duration(1 << 62))
+	end := steps[len(steps)-1].At
+	if len(due) > 0 {
+		end = max(end, due[len(due)-1].at)
+	}
+	flush(end)
+	s.Settle(end)
 }
 
 // TestRedisReplicaReads: a replica answers from what it has applied, 10 ms
 // after each commit; a read before that is stale and counted; a write by
-// a writer that read the stale copy replaces a value it never saw: a lost
-// update. The primary's reads are always fresh.
+// a writer that read the stale copy writes the count again: two
+// increments acknowledged, a count of one, a lost update. The primary's
+// reads are always fresh.
 func TestRedisReplicaReads(t *testing.T) {
 	s, ctr := newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Replicas, r.Read = 1, scenario.RedisReadReplica }))
 	play(t, s, []step{
@@ -133,8 +143,9 @@ func TestRedisReplicaReads(t *testing.T) {
 // 1.105 s and promote at 1.605 s the replica that applied most: replica-2,
 // since a link latency holds replica-1 50 ms behind. Clients keep
 // failing at once until they reconnect at 1.705 s; the write replica-2
-// never applied is a lost update (once, though a writer read it), and the
-// new primary answers with what it had.
+// never applied is a lost update (once, though a writer read it: five
+// increments acknowledged, a count of 4 at the end), and the new primary
+// answers with what it had.
 func TestRedisFailoverTranscript(t *testing.T) {
 	s, ctr := newTestRedis(t, redisParams(t, nil),
 		plan.Fault{At: 0, Kind: plan.LinkLatency, Target: 0, Latency: 50 * msec},
@@ -176,7 +187,8 @@ func TestRedisFailoverTranscript(t *testing.T) {
 // makes clients wait (and time out past the client timeout) but is not
 // failed over; a partition longer than down_after is: the old primary keeps
 // taking its clients' writes until they reconnect, and every write it took
-// that the promoted replica never had is lost when it rejoins.
+// that the promoted replica never had is lost when it rejoins (four
+// increments acknowledged, a count of 2 at the end).
 func TestRedisPauseAndPartition(t *testing.T) {
 	s, ctr := newTestRedis(t, redisParams(t, nil),
 		plan.Fault{At: 10 * msec, Kind: plan.Pause, Target: plan.TargetPrimary, For: 300 * msec},
@@ -229,9 +241,11 @@ func TestRedisWait(t *testing.T) {
 }
 
 // TestRedisFailoverLosesUnapplied: under random lags and a steady stream
-// of writes, the lost updates of a kill are exactly the writes the
-// primary had committed that the promoted replica had not applied, and the
-// promoted replica is the one that had applied most.
+// of increments to seven keys until the kill, the lost updates are
+// exactly the writes the primary had committed that the promoted replica
+// had not applied, and those sent before the kill and due after it (the
+// increments acknowledged less the counts the promoted replica holds),
+// and the promoted replica is the one that had applied most.
 func TestRedisFailoverLosesUnapplied(t *testing.T) {
 	for seed := uint64(0); seed < 20; seed++ {
 		p := redisParams(t, func(r *scenario.Redis) {
@@ -246,6 +260,8 @@ func TestRedisFailoverLosesUnapplied(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		s.CountIncrements()
+		var counts [7]int
 		var applied [4]uint64
 		var committed, best, window uint64
 		type commit struct {
@@ -265,11 +281,15 @@ func TestRedisFailoverLosesUnapplied(t *testing.T) {
 				}
 				committed, best = applied[0], max(applied[1], applied[2], applied[3])
 			}
-			key := fmt.Sprintf("k%d", at/msec%7)
-			w, lat, err := s.Write(at, 0, AnyDomain, key, "1", time.Minute, UnknownVersion)
+			if at >= kill {
+				continue
+			}
+			k := at / msec % 7
+			w, lat, err := s.Write(at, 0, AnyDomain, fmt.Sprintf("k%d", k), strconv.Itoa(counts[k]+1), time.Minute, UnknownVersion)
 			if err != nil {
 				continue
 			}
+			counts[k]++
 			if at < kill && at+lat >= kill {
 				window++ // sent before the kill, due after: lost with the primary
 			}
@@ -279,6 +299,7 @@ func TestRedisFailoverLosesUnapplied(t *testing.T) {
 				due[i], due[i-1] = due[i-1], due[i]
 			}
 		}
+		s.Settle(3 * time.Second)
 		if s.Failovers() != 1 || s.nodes[s.Primary()].seq < best || applied[s.Primary()] != best {
 			t.Errorf("seed %d: promoted node %d (applied %d), want one that applied the most, %d", seed, s.Primary(), applied[s.Primary()], best)
 		}

@@ -502,7 +502,7 @@ func storeTable(s *measure.Summary) table {
 	kadd("Reads / writes", count(kv.Reads)+" / "+count(kv.Writes))
 	kadd("Read errors / write errors", count(kv.ReadErrors)+" / "+count(kv.WriteErrors))
 	kadd("Writes rate-limited (429) / over quota", count(kv.WriteRateLimited)+" / "+count(kv.QuotaErrors))
-	kadd("Lost updates (a write replaced a count it never read)", count(kv.LostUpdates))
+	kadd("Lost updates (increments acknowledged, missing from the final count)", count(kv.LostUpdates))
 	kadd("Stale reads", count(kv.StaleReads)+staleDetail(kv.StalenessMs))
 	c := s.Cost
 	kadd("Per million requests: reads, writes", num(c.ReadsPerMillionRequests)+", "+num(c.WritesPerMillionRequests))
