@@ -68,12 +68,12 @@ type Redis struct {
 	version         uint64
 	// acked holds, per key life, the writes committed or lost on their
 	// way (the increments acknowledged: lost.go), when counts is set.
-	acked  map[string]life
-	counts bool
-	free             *repItem
-	failovers        int
-	nextSweep        int64
-	scratch          []int
+	acked     map[string]life
+	counts    bool
+	free      *repItem
+	failovers int
+	nextSweep int64
+	scratch   []int
 }
 
 // RedisConfig configures a Redis store.
