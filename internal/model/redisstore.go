@@ -214,7 +214,9 @@ func (s *Redis) read(t int64, lat time.Duration, dom int, key string) ReadResult
 }
 
 // visibility records a read at node n of a key holding a live value at
-// the node clients write to: fresh when the read returned that value.
+// the node clients write to: fresh when the read returned that value, or
+// the same count by another write (a live client tells counts apart, not
+// writes: redis.Ledger's definition).
 func (s *Redis) visibility(t int64, n int, key string, e *rentry, got uint64) {
 	truth := s.nodes[s.client].data[key]
 	v := truth.live(t)
@@ -222,7 +224,7 @@ func (s *Redis) visibility(t int64, n int, key string, e *rentry, got uint64) {
 		return
 	}
 	since := time.Duration(t - truth.committed)
-	if got == v {
+	if got == v || got != 0 && e.value == truth.value {
 		s.ctr.Visibility(since, 0, true)
 		return
 	}
@@ -425,6 +427,18 @@ func (s *Redis) truth() *rnode {
 		return s.nodes[s.primary]
 	}
 	return s.nodes[s.client]
+}
+
+// Held returns the value the node the sentinels take for the primary
+// holds for key at now, and whether it holds one: what a key's count ends
+// with (a live run's redis.Ledger reads it so at the end).
+func (s *Redis) Held(now time.Duration, key string) (string, bool) {
+	t := s.advance(int64(now))
+	e := s.truth().data[key]
+	if e.live(t) == 0 {
+		return "", false
+	}
+	return e.value, true
 }
 
 // Settle counts the lost updates of every key life still running at now,

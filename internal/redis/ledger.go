@@ -27,7 +27,7 @@ import (
 //     old primary's writes during a partition are all lost updates, and
 //     nothing else is: what the count holds is not lost.
 //   - stale reads: a successful read of a key written before the read was
-//     sent (AddTo's visibility) is stale when it missed a write the
+//     sent and not expired then (AddTo's visibility) is stale when it missed a write the
 //     primary had acknowledged before it was sent: it returned another
 //     count than the last acknowledged then, and not one acknowledged
 //     since (which a replica applying in order holds only after the
@@ -75,13 +75,16 @@ type entry struct {
 }
 
 // life is one life of a key: the writes acknowledged in it, when the
-// latest of them set the key to expire, and the count the primary held
-// when it was read near that expiry (held; heldAfter: read after the
-// life's last acknowledgement, and so its final count).
+// latest of them set the key to expire, the count the last of them wrote,
+// and the count the primary held when it was read near that expiry (held;
+// wasRead: it was read; heldAfter: after the life's last acknowledgement,
+// and so its final count).
 type life struct {
 	acked     int64
 	expires   time.Time
+	last      int64
 	held      int64
+	wasRead   bool
 	heldAfter bool
 	reading   bool // a read of held is on its way
 }
@@ -118,7 +121,8 @@ func (l *Ledger) Get(ctx context.Context, key string) (string, bool, error) {
 
 // read is what the ledger knew of a key when a read of it was sent.
 type read struct {
-	asOf   int // the acknowledgements of the key then
+	asOf   int  // the acknowledgements of the key then
+	live   bool // a life of the key was running (written, not expired)
 	sentAt time.Time
 }
 
@@ -129,6 +133,7 @@ func (l *Ledger) sent(key string) read {
 	r := read{sentAt: l.now()}
 	if e := l.keys[key]; e != nil {
 		r.asOf = len(e.hist)
+		r.live = e.life.acked > 0 && r.sentAt.Before(e.life.expires)
 	}
 	return r
 }
@@ -141,7 +146,7 @@ func (l *Ledger) returned(key, v string, found bool, r read, primary bool) {
 	if found {
 		n, ok = count(v)
 	}
-	if !ok || r.asOf == 0 {
+	if !ok || !r.live {
 		return
 	}
 	l.mu.Lock()
@@ -213,6 +218,7 @@ func (l *Ledger) acknowledged(key, value string, ttl time.Duration, keep bool) {
 		e.life.expires = now.Add(ceilSeconds(ttl))
 	}
 	e.life.acked++
+	e.life.last = n
 	e.life.heldAfter = false
 	e.total++
 	e.hist = append(e.hist, ack{n: n, at: now})
@@ -225,19 +231,25 @@ func ceilSeconds(ttl time.Duration) time.Duration {
 }
 
 // settleLife counts the lost updates of e's life, over, from the count
-// read after its last write (a life whose final count was not read is
-// counted as unsettled instead), and starts a new one. Call with l.mu
-// held.
+// read after its last write; when writes came after the last read (in the
+// life's last second, or Settle's read failed), from the count the last of
+// them wrote, which is what that read's primary held after it; a life
+// never read is unsettled instead, its lost updates not counted. It
+// starts a new life. Call with l.mu held.
 func (l *Ledger) settleLife(e *entry) {
-	if e.life.heldAfter {
-		l.lost += max(0, e.life.acked-e.life.held)
-	} else {
+	lf := &e.life
+	switch {
+	case lf.heldAfter:
+		l.lost += max(0, lf.acked-lf.held)
+	case lf.wasRead:
+		l.lost += max(0, lf.acked-lf.last)
+	default:
 		l.unsettled++
 	}
 	e.life = life{}
 }
 
-// readExpiring starts, at most every expiring, a read on the primary of
+// readExpiring starts, at most every expiring/2, a read on the primary of
 // the count of every life that ends within expiring and has not been read
 // since its last write, so that its final count is known when the key is
 // gone.
@@ -248,7 +260,7 @@ func (l *Ledger) readExpiring() {
 	if now.Before(l.nextCheck) {
 		return
 	}
-	l.nextCheck = now.Add(expiring)
+	l.nextCheck = now.Add(expiring / 2) // every life is read at least expiring/2 before it ends
 	for key, e := range l.keys {
 		lf := &e.life
 		if lf.acked == 0 || lf.heldAfter || lf.reading || lf.expires.Sub(now) > expiring || !now.Before(lf.expires) {
@@ -274,7 +286,7 @@ func (l *Ledger) readHeld(key string, total int64) {
 	if err != nil || e.total != total {
 		return // failed, or written since: read again, or at Settle
 	}
-	e.life.held, e.life.heldAfter = heldCount(v, found), true
+	e.life.held, e.life.heldAfter, e.life.wasRead = heldCount(v, found), true, true
 }
 
 // primaryGet reads key on the primary: through the wrapped store's
@@ -326,7 +338,7 @@ func (l *Ledger) Settle(ctx context.Context) error {
 		l.mu.Lock()
 		e := l.keys[key]
 		if err == nil {
-			e.life.held, e.life.heldAfter = heldCount(v, found), true
+			e.life.held, e.life.heldAfter, e.life.wasRead = heldCount(v, found), true, true
 		} else if first == nil {
 			first = err
 		}
