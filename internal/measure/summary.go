@@ -8,6 +8,7 @@ package measure
 import (
 	"math"
 	"slices"
+	"strconv"
 )
 
 // SchemaVersion is the version of summary.json's layout; it changes only when
@@ -127,6 +128,24 @@ type LimiterRef struct {
 	Update string `json:"update,omitempty"`
 	// Burst is gcra's burst, when it is not the limit.
 	Burst int64 `json:"burst,omitempty"`
+}
+
+// AlgorithmText names the limiter's algorithm for people, as every writer
+// of a summary (the terminal, the report, diff) says it: "atomic " before
+// it for an atomic update, gcra's burst after it when it is not the
+// limit: "atomic gcra (burst 3)". Empty when the algorithm is unknown.
+func (l LimiterRef) AlgorithmText() string {
+	a := l.Algorithm
+	if a == "" {
+		return ""
+	}
+	if l.Burst > 0 {
+		a += " (burst " + strconv.FormatInt(l.Burst, 10) + ")"
+	}
+	if l.Update == "atomic" {
+		a = "atomic " + a
+	}
+	return a
 }
 
 // KeyedBy names the key as the limiter sees it, for people: "token and
