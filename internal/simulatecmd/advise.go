@@ -45,7 +45,7 @@ type adviceBody struct {
 	// ChangeIn names where WorkerChange's changes go: "the Worker", or
 	// for a Redis design "the code that calls Redis".
 	ChangeIn string `json:"change_in,omitempty"`
-	Binding      string `json:"binding,omitempty"`
+	Binding  string `json:"binding,omitempty"`
 	// Notes say what designs run under when it is not the scenario's own
 	// (advise.Notes).
 	Notes []string `json:"notes,omitempty"`
