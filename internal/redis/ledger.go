@@ -19,28 +19,31 @@ import (
 //     write until it expires), the writes the store acknowledged less the
 //     count the primary holds when the life ends. Settle reads each key's
 //     count on the primary when the run is over; a life that ends before
-//     (a run longer than the limiter's TTL) is read on the primary
-//     expiring before it expires, when an operation of the ledger comes
-//     by, and settled at its next write or at Settle. The race (two writers
+//     (a run longer than the limiter's TTL) is read on the primary in the
+//     last two seconds (expiring) before it expires, by the first
+//     operation of the ledger then, and settled at its next write or at
+//     Settle (a write after that read: from the count it wrote; no read:
+//     unsettled, not counted). The race (two writers
 //     that read one count), a stale write that took the count back, a
 //     failover's promoted replica that never saw the increments and an
 //     old primary's writes during a partition are all lost updates, and
 //     nothing else is: what the count holds is not lost.
-//   - stale reads: a successful read of a key written before the read was
-//     sent and not expired then (AddTo's visibility) is stale when it missed a write the
-//     primary had acknowledged before it was sent: it returned another
-//     count than the last acknowledged then, and not one acknowledged
-//     since (which a replica applying in order holds only after the
-//     others). Reading from the primary (NewLedger) every such read is
-//     fresh, as in the model: the primary is what it holds the truth.
+//   - stale reads: a successful read of a key written before the read
+//     was sent and not expired then (AddTo's visibility) is stale when it
+//     missed a write the primary had acknowledged before it was sent: it
+//     returned another count than the last acknowledged then, and not one
+//     acknowledged since (which a replica applying in order holds only
+//     after the others). Reading from the primary (NewLedger) every such
+//     read is fresh, as in the model: the primary is what it holds the
+//     truth.
 //     Reading from replicas (NewReplicaLedger) a stale read is timed from
 //     the write acknowledged after the count it returned was last
 //     acknowledged (for a count never acknowledged, the first write). An
 //     atomic update's read (Update) is a primary read in either: a script
 //     runs on the primary.
 //
-// A value that is not a whole number (a GCRA timestamp) is ignored; do not
-// wrap a token bucket's or GCRA's store, whose values are times. It keeps
+// A value that is not a whole number is ignored; do not wrap a token
+// bucket's or GCRA's store, whose values are times (whole microseconds). It keeps
 // every acknowledgement for the stale reads' timing, so its memory grows
 // with the writes of a run.
 //
