@@ -289,13 +289,27 @@ func TestRedisLostUpdatesShared(t *testing.T) {
 		t.Errorf("lost updates %d of %d writes: want some, from eight callers on one key", s.KV.LostUpdates, s.KV.Writes)
 	}
 	// The counts the ledger holds as not lost are the writes not lost, and
-	// the count on the server is one of them, near the top. Not exactly:
-	// a write that read a count before a stale write took it back, and
-	// landed after, puts back an increment the ledger counted lost when a
-	// read found it missing; that is rare, so within 2%.
+	// the count on the server is one of them, near the top. Not exactly,
+	// and the two ways it is not are why the bounds differ.
+	//
+	// Above: a stale write takes the count back by as many writes as
+	// landed since its caller read, a read then finds those counts missing
+	// and the ledger counts them lost, and a write whose caller read
+	// before the take-back and lands after it puts them all back. How
+	// often, and by how much, is the machine's timing (a caller held up
+	// for a millisecond by the scheduler or a collection comes back dozens
+	// of counts behind): without the race detector, where the callers
+	// overlap most, 0-3% of the writes not lost under load, more than 2%
+	// in 4 of 5 runs on a quiet machine. Allowed: 10%; a ledger that did
+	// not count the counts acknowledged twice is 2-3 times over.
+	//
+	// Below: only a take-back among the run's last writes, which no read
+	// follows, so that the ledger never finds its counts missing; about a
+	// write per caller. Allowed: 2%, or 16 counts; a ledger that did not
+	// count the counts a read finds missing is 10-15% under.
 	notLost := s.KV.Writes - s.KV.LostUpdates
-	if d := held - notLost; d > notLost/50 || -d > notLost/50 {
-		t.Errorf("the server counts %d, the ledger %d writes not lost: want them within 2%%", held, notLost)
+	if d := held - notLost; d > notLost/10 || -d > max(notLost/50, 16) {
+		t.Errorf("the server counts %d, the ledger %d writes not lost: want the server at most 10%% above, 2%% (or 16) below", held, notLost)
 	}
 }
 
