@@ -69,6 +69,7 @@ func (d *direct) Put(ctx context.Context, key, value string, ttl time.Duration) 
 // acknowledged less what the primary holds) less what stale writes took
 // back at the end (the highest count written less the count held).
 func TestStaleReadsReplicas(t *testing.T) {
+	t.Parallel()
 	for _, replica := range []bool{true, false} {
 		t.Run(fmt.Sprintf("replica reads %v", replica), func(t *testing.T) {
 			c := redistest.Start(t)
