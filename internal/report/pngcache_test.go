@@ -3,6 +3,9 @@ package report
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 )
@@ -12,7 +15,17 @@ import (
 // rasterizing them takes most of the package's time under the race
 // detector. A figure whose SVG is the same is the same drawing, so its PNG
 // is rasterized once and kept (TestSameSVGSamePNG holds the premise).
-func init() { testHookPNG = pngs.get }
+// A test binary run again as a child (TestKilledWhileWriting) finds the
+// PNGs its parent drew in the folder envPNGs names.
+func init() {
+	testHookPNG = pngs.get
+	if dir := os.Getenv(envPNGs); dir != "" {
+		pngs.load(dir)
+	}
+}
+
+// envPNGs names a folder of PNGs drawn before, one file per SVG's hash.
+const envPNGs = "OVERSHOOT_REPORT_PNGS"
 
 // pngCache keeps each PNG drawn, by its figure's SVG.
 type pngCache struct {
@@ -42,6 +55,40 @@ func (c *pngCache) get(svg []byte, draw func() ([]byte, error)) ([]byte, error) 
 	c.mu.Unlock()
 	e.once.Do(func() { e.png, e.err = draw() })
 	return e.png, e.err
+}
+
+// save writes every PNG drawn so far into dir, for load.
+func (c *pngCache) save(dir string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, e := range c.m {
+		if e.png == nil {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, hex.EncodeToString(k[:])), e.png, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// load keeps the PNGs save wrote into dir; a file that is not one is
+// left out, to be drawn again.
+func (c *pngCache) load(dir string) {
+	ents, _ := os.ReadDir(dir)
+	for _, ent := range ents {
+		var k [32]byte
+		if h, err := hex.DecodeString(ent.Name()); err != nil || copy(k[:], h) != len(k) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, ent.Name()))
+		if err != nil {
+			continue
+		}
+		e := &cachedPNG{png: b}
+		e.once.Do(func() {})
+		c.m[k] = e
+	}
 }
 
 // TestSameSVGSamePNG draws one figure twice without the cache: the same
