@@ -60,6 +60,7 @@ func secs(d time.Duration) string {
 // the fields state them, reads every decision (no response counted as an
 // error) and counts what the server counted.
 func TestMainDialects(t *testing.T) {
+	t.Parallel()
 	x := func(h http.Header, limit, rem int64, reset time.Duration) {
 		h.Set("X-RateLimit-Limit", strconv.FormatInt(limit, 10))
 		h.Set("X-RateLimit-Remaining", strconv.FormatInt(rem, 10))

@@ -28,6 +28,7 @@ live: {duration: 800ms, max_requests: 100000}
 // scenario names store.kind redis: Workers KV, the default, has no atomic
 // update.
 func TestRedisStoreAttackAtomic(t *testing.T) {
+	t.Parallel()
 	srv := redistest.StartServer(t)
 	for _, update := range []string{"read-then-write", "atomic"} {
 		t.Run(update, func(t *testing.T) {

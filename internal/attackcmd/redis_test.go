@@ -58,6 +58,7 @@ func TestRedisFlags(t *testing.T) {
 // window, and its counters are in Redis under the run's prefix; the same
 // through the sentinels with replica reads runs without errors.
 func TestRedisStoreAttack(t *testing.T) {
+	t.Parallel()
 	c := redistest.Start(t)
 	pc := c.Primary.Client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -126,6 +127,7 @@ live: {duration: 9s, max_requests: 100000}
 // decision), and after Sentinel promotes a replica the run's writes go to
 // it (it holds counters of windows that began after the kill).
 func TestRedisStoreAttackFailover(t *testing.T) {
+	t.Parallel()
 	c := redistest.Start(t)
 	old := c.Primary.Addr
 	killed := make(chan time.Time, 1)
@@ -205,6 +207,7 @@ func TestRedisHarnessFaults(t *testing.T) {
 	if _, _, err := harness.Binaries(); err != nil {
 		t.Skip(err)
 	}
+	t.Parallel()
 	out := t.TempDir()
 	code, stdout, stderr := runMain(t, Env{}, "-out", out, "-store", "redis", "-redis-harness", "-redis-timeout", "300ms", cliScenario(t, redisFaultsYAML))
 	if code != cli.ExitOK {
@@ -318,6 +321,7 @@ func TestRedisStaleReadsAttack(t *testing.T) {
 	if _, _, err := harness.Binaries(); err != nil {
 		t.Skip(err)
 	}
+	t.Parallel()
 	for _, read := range []string{"replica", "primary"} {
 		t.Run(read, func(t *testing.T) {
 			out := t.TempDir()

@@ -14,9 +14,10 @@ import (
 const MaxRepeat = 100
 
 // freshTarget gives run i (from 1) of a repeated attack on the built-in
-// target a new store and server: the URL to attack, the store's counters
-// and how to stop it. nil for a URL, whose store attack cannot reset (the
-// runs' run ids keep their keys apart instead).
+// target a new store and server, once the run before it has stopped its
+// own: the URL to attack, the store's counters and how to stop it, which
+// runRepeats does as soon as the run ends. nil for a URL, whose store
+// attack cannot reset (the runs' run ids keep their keys apart instead).
 type freshTarget func(i int) (url string, kv func(*measure.KVCounters), stop func(), err error)
 
 // runRepeats runs o n times, one after another, each with its own run id
@@ -42,14 +43,14 @@ func runRepeats(ctx context.Context, n int, o attack.Options, fresh freshTarget,
 		runErr error
 	)
 	for i := 0; i < n && ctx.Err() == nil; i++ {
+		stop := func() {}
 		if i > 0 && fresh != nil {
-			url, kv, stop, err := fresh(i)
+			url, kv, st, err := fresh(i)
 			if err != nil {
 				runErr = fmt.Errorf("run %d of %d: %w", i+1, n, err)
 				break
 			}
-			defer stop()
-			o.URL, o.KV = url, kv
+			o.URL, o.KV, stop = url, kv, st
 		}
 		if progress != nil {
 			progress(i+1, n)
@@ -57,6 +58,7 @@ func runRepeats(ctx context.Context, n int, o attack.Options, fresh freshTarget,
 		var tr measure.Trial
 		o.Trial, o.RunID, o.Seed = &tr, fmt.Sprintf("%s-r%d", base, i+1), seed+uint64(i)
 		s, err := attack.Run(ctx, o)
+		stop() // its servers (-redis-harness) end with it, not with the series
 		trials, sums, ids = append(trials, tr), append(sums, s), append(ids, o.RunID)
 		if err != nil {
 			runErr = fmt.Errorf("run %d of %d: %w", i+1, n, err)

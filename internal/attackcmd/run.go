@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -180,16 +181,20 @@ type liveTarget struct {
 	what   string         // the target, for the console
 	srv    *target.Server
 	bstore *BuiltinStore
+	closed sync.Once
 }
 
-// close stops the built-in target's server, then closes its store.
+// close stops the built-in target's server, then closes its store. Only
+// the first call counts.
 func (t *liveTarget) close() {
-	if t.srv != nil {
-		t.srv.Close()
-	}
-	if t.bstore != nil && t.bstore.Close != nil {
-		t.bstore.Close()
-	}
+	t.closed.Do(func() {
+		if t.srv != nil {
+			t.srv.Close()
+		}
+		if t.bstore != nil && t.bstore.Close != nil {
+			t.bstore.Close()
+		}
+	})
 }
 
 // startTarget starts the built-in target over its store, or, with -url,
@@ -387,14 +392,15 @@ func (r *live) startWhen(c *config, stderr io.Writer) func() time.Time {
 }
 
 // freshTargets gives each repeat of a run on the built-in target a fresh
-// store and server; nil for one run, or a URL.
+// store and server; nil for one run, or a URL. The first call stops t,
+// the first run's (its port may be the one asked for; its servers, with
+// -redis-harness, are done).
 func (r *live) freshTargets(ctx context.Context, c *config, t *liveTarget, stderr io.Writer) freshTarget {
 	if t.srv == nil || c.repeat < 2 {
 		return nil
 	}
-	prev := t.srv
 	return func(i int) (string, func(*measure.KVCounters), func(), error) {
-		prev.Close() // its port may be the one asked for
+		t.close()
 		bs, err := c.newBuiltinStore(ctx, r.pl, r.opts.Seed+uint64(i), stderr)
 		if err != nil {
 			return "", nil, nil, err
@@ -402,9 +408,11 @@ func (r *live) freshTargets(ctx context.Context, c *config, t *liveTarget, stder
 		r.started = bs.Started
 		ns, err := r.newServer(c, bs)
 		if err != nil {
+			if bs.Close != nil {
+				bs.Close()
+			}
 			return "", nil, nil, err
 		}
-		prev = ns
 		return ns.URL(), bs.AddTo, func() {
 			ns.Close()
 			if bs.Close != nil {

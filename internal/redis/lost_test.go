@@ -37,6 +37,7 @@ import (
 // acknowledged 300 ms earlier, so it does not happen here; the test would
 // say so if it did.
 func TestLostUpdatesFailover(t *testing.T) {
+	t.Parallel()
 	c := redistest.Start(t)
 	ctx := ctxFor(t, 60*time.Second)
 	s := newStore(t, redis.Config{Sentinels: c.SentinelAddrs(), MasterName: redistest.MasterName, Timeout: 300 * time.Millisecond, Prefix: "lost:"})

@@ -91,6 +91,7 @@ func contract(t *testing.T, s kv.Store, readBack func(key string) (string, bool)
 // TestStoreSingleServer runs the contract on one real server, checks that a
 // key expires when its TTL says, and that prefixes keep two runs apart.
 func TestStoreSingleServer(t *testing.T) {
+	t.Parallel()
 	srv := redistest.StartServer(t)
 	rc := srv.Client(t)
 	ctx := ctxFor(t, 20*time.Second)
@@ -200,6 +201,7 @@ func TestStoreUnavailable(t *testing.T) {
 // second), a write to the primary is not yet on the replica the next read
 // goes to, which then catches up.
 func TestStoreSentinel(t *testing.T) {
+	t.Parallel()
 	c := redistest.Start(t)
 	pc := c.Primary.Client(t)
 	ctx := ctxFor(t, 60*time.Second)
@@ -281,6 +283,7 @@ func eventually(t *testing.T, s *redis.Store, key, want string) {
 // promotes a replica; the store follows it, and its writes land on the new
 // primary, which also holds what was written before the kill.
 func TestStoreFailover(t *testing.T) {
+	t.Parallel()
 	c := redistest.Start(t)
 	ctx := ctxFor(t, 60*time.Second)
 	s := newStore(t, redis.Config{Sentinels: c.SentinelAddrs(), MasterName: redistest.MasterName, Timeout: 300 * time.Millisecond})

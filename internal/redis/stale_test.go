@@ -56,6 +56,7 @@ func (d *direct) Get(ctx context.Context, key string) (string, bool, error) {
 // writer that read a stale count) are the servers' own count of them: the
 // writes acknowledged less what the primary holds.
 func TestStaleReadsReplicas(t *testing.T) {
+	t.Parallel()
 	for _, replica := range []bool{true, false} {
 		t.Run(fmt.Sprintf("replica reads %v", replica), func(t *testing.T) {
 			c := redistest.Start(t)

@@ -42,12 +42,17 @@ func TestKilledWhileWriting(t *testing.T) {
 	if len(names) < 6 || !strings.HasSuffix(names[1], ".png") {
 		t.Fatalf("a report put %v in place: want the mark, then figures, then the text", names)
 	}
+	// The children find the figures drawn above instead of drawing them.
+	pngDir := t.TempDir()
+	if err := pngs.save(pngDir); err != nil {
+		t.Fatal(err)
+	}
 	stages := []int{1, 2, len(names) - 2, len(names) - 1, len(names)}
 	for _, k := range stages {
 		t.Run("after "+names[k-1], func(t *testing.T) {
 			dir := t.TempDir()
 			cmd := exec.Command(os.Args[0], "-test.run=^TestKilledWhileWriting$")
-			cmd.Env = append(os.Environ(), "OVERSHOOT_REPORT_KILL_AT="+strconv.Itoa(k), "OVERSHOOT_REPORT_DIR="+dir)
+			cmd.Env = append(os.Environ(), "OVERSHOOT_REPORT_KILL_AT="+strconv.Itoa(k), "OVERSHOOT_REPORT_DIR="+dir, envPNGs+"="+pngDir)
 			if err := cmd.Run(); err == nil {
 				t.Fatal("the child was not killed")
 			}

@@ -265,14 +265,6 @@ func render(f *Figure) (pngData, svgData []byte, err error) {
 	if h <= 0 {
 		h = figHeight
 	}
-	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))
-	f.Plot.Draw(draw.New(img))
-	var pb bytes.Buffer
-	// The fastest deflate: at twice the shown resolution, compressing
-	// harder took most of a report's time for a few percent of its size.
-	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&pb, img.Image()); err != nil {
-		return nil, nil, err
-	}
 	svg := vgsvg.New(w, h) // white background by default
 	f.Plot.Draw(draw.New(svg))
 	var sb bytes.Buffer
@@ -284,8 +276,32 @@ func render(f *Figure) (pngData, svgData []byte, err error) {
 	// back to it, then to any sans-serif, rather than the browser's serif.
 	svgData = bytes.ReplaceAll(sb.Bytes(), []byte("font-family:Liberation Sans;"),
 		[]byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"))
-	return pb.Bytes(), svgData, nil
+	drawPNG := func() ([]byte, error) {
+		img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figDPI), vgimg.UseBackgroundColor(color.White))
+		f.Plot.Draw(draw.New(img))
+		var pb bytes.Buffer
+		// The fastest deflate: at twice the shown resolution, compressing
+		// harder took most of a report's time for a few percent of its size.
+		if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&pb, img.Image()); err != nil {
+			return nil, err
+		}
+		return pb.Bytes(), nil
+	}
+	if testHookPNG != nil {
+		pngData, err = testHookPNG(svgData, drawPNG)
+	} else {
+		pngData, err = drawPNG()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return pngData, svgData, nil
 }
+
+// testHookPNG, when set (by the tests), rasterizes a figure whose SVG is
+// svg: the tests draw the same figures many times, and keep each PNG by
+// its SVG (same drawing, same pixels) instead of rasterizing it again.
+var testHookPNG func(svg []byte, draw func() ([]byte, error)) ([]byte, error)
 
 // niceTicks labels about five round values (1, 2, 2.5 or 5 times a power
 // of ten) with thousands separators, and puts minor ticks between them;

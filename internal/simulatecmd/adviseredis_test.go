@@ -15,6 +15,7 @@ import (
 // design is atomic on the primary and fails closed, a store one can ship
 // (not the memory reference). The numbers come from the advice run here.
 func TestAdviseRedisFailover(t *testing.T) {
+	t.Parallel() // CPU-bound: beside the others, so that both cores work when the package runs alone
 	code, stdout, stderr := runMain(t, "-trials", "3", "-json", "-no-report", "../../scenarios/redis-failover-advice.yaml")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)

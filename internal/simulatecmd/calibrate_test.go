@@ -665,6 +665,7 @@ func TestCalibrateHoldsUnconstrained(t *testing.T) {
 // (-fit server.rtt on a server of constant steps) is shown to collapse its
 // band, and the calibration says so: the check can fail.
 func TestCalibratePlainBandNotPoint(t *testing.T) {
+	t.Parallel() // CPU-bound: beside the others, so that both cores work when the package runs alone
 	constServer := "server: {mode: single-thread, cpu: {before_read: 500us, between: 600us, after_write: 300us}}\n"
 	tests := []struct {
 		name   string

@@ -66,6 +66,7 @@ func handRun(t *testing.T, dir, scPath string, ratios []float64, p50, p99, allow
 // -compare gives with calibrated.yaml, which must hold the run's repeats'
 // median.
 func TestCalibrateBandsSpread(t *testing.T) {
+	t.Parallel() // CPU-bound: beside the others, so that both cores work when the package runs alone
 	dir := t.TempDir()
 	scPath := filepath.Join(dir, "plain.yaml")
 	os.WriteFile(scPath, []byte(plainScenario), 0o644)

@@ -22,6 +22,7 @@ func ctx(t *testing.T, d time.Duration) context.Context {
 // replica, which takes writes, and the names follow: primary is the
 // promoted one, replica1 the other live one.
 func TestKillPrimary(t *testing.T) {
+	t.Parallel()
 	c := Start(t)
 	old, promoted, err := c.KillPrimary(FailoverTimeout)
 	if err != nil {
@@ -52,6 +53,7 @@ func TestKillPrimary(t *testing.T) {
 // TestPause pauses a replica: it does not answer, then answers once
 // resumed; a server still paused when its test ends is resumed and killed.
 func TestPause(t *testing.T) {
+	t.Parallel()
 	var pid int
 	t.Run("cluster", func(t *testing.T) {
 		c := Start(t)
@@ -121,6 +123,7 @@ func lag(t *testing.T, c *Cluster, key string) []time.Duration {
 // TestLinkLatency delays replica1's link: a write reaches it that much
 // later, replica2 at once; once the latency's time is over, both at once.
 func TestLinkLatency(t *testing.T) {
+	t.Parallel()
 	c := Start(t)
 	// Lower bounds are tight; upper ones leave room for a loaded machine.
 	if err := c.LinkLatency("replica-1", 600*time.Millisecond, 50*time.Millisecond, 2500*time.Millisecond); err != nil {
@@ -153,6 +156,7 @@ func TestLinkLatency(t *testing.T) {
 // writes to it, and once the partition heals (10 s on) the old primary
 // rejoins as a replica and that write is gone: acknowledged, then lost.
 func TestPartition(t *testing.T) {
+	t.Parallel()
 	c := Start(t)
 	oc := c.Primary.Client(t)
 	// Long enough for the failover, which takes DownAfter and an election.

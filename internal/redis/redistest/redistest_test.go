@@ -12,6 +12,7 @@ import (
 // reaches both replicas and that the sentinels name the primary, and that
 // every process is gone once the subtest that started them has ended.
 func TestStart(t *testing.T) {
+	t.Parallel()
 	var pids []int
 	t.Run("cluster", func(t *testing.T) {
 		c := Start(t)
