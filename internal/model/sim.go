@@ -169,6 +169,7 @@ type trial struct {
 	kv      *KV     // store, when it is the KV model: called with key refs
 	mem     updater // store, when the limiter's updates are atomic: one update a request (updateDone)
 	hw      halfway // store, when its operations take effect half-way (with no serving side)
+	qu      queued  // mem, when its updates can wait for a thread (redis)
 	owned   Owned
 	rec     *measure.Recorder
 	clients []client
@@ -239,6 +240,7 @@ func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
 	t.kv, _ = t.store.(*KV)
 	if c.lim.Atomic() {
 		t.mem, _ = t.store.(updater)
+		t.qu, _ = t.store.(queued)
 	}
 	t.direct = t.owned == nil && t.srv == nil
 	if t.srv == nil {
@@ -638,7 +640,11 @@ func (t *trial) updateDone(ri int32) {
 		}
 	}
 	t.record(r, d)
-	t.push(t.now+r.out, evDone, ri)
+	out := r.out
+	if t.qu != nil {
+		out += int64(t.qu.LastWait())
+	}
+	t.push(t.now+out, evDone, ri)
 }
 
 // atOwner runs the read, decision and write at the key's owner, atomically.

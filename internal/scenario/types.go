@@ -139,6 +139,9 @@ type Redis struct {
 	ReplicationLag Latency `yaml:"replication_lag" json:"replication_lag"`
 	// Latency is each command's round trip from the client to a server.
 	Latency Latency `yaml:"latency" json:"latency"`
+	// Service is the time each command holds the one thread that serves
+	// it: commands wait their turn, one at a time (unset: none wait).
+	Service Latency `yaml:"service,omitempty" json:"service,omitzero"`
 	// Wait is WAIT's numreplicas after every write: the write returns once
 	// that many replicas applied it, or after WaitTimeout (0: no WAIT).
 	Wait int `yaml:"wait" json:"wait"`
