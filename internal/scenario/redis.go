@@ -144,7 +144,7 @@ func redisTable() []DefaultEntry {
 		{"store.redis.read", d.Read, "choice: reads at the primary, go-redis's default"},
 		{"store.redis.replication_lag", d.ReplicationLag.String(), "assumption: replication is asynchronous (" + facts + "), its lag unpublished"},
 		{"store.redis.latency", d.Latency.String(), "assumption: a server in the same network"},
-		{"store.redis.service", "none", "choice: a command does not wait for the server's thread (Redis serves about 100,000 a second; the limiter's clients rarely queue there); set it, or calibrate it, where the servers are saturated"},
+		{"store.redis.service", "none", "assumption: a command never waits for a server's thread (one Redis thread serves about 100,000 GETs or SETs a second, Redis's benchmark page); set it, or calibrate it, where the host is saturated"},
 		{"store.redis.wait", "0 (no WAIT)", "choice: rate limiters on Redis do not WAIT"},
 		{"store.redis.wait_timeout", "0s (WAIT blocks)", facts + ": WAIT's timeout 0 blocks until enough replicas acknowledge"},
 		{"store.redis.timeout", d.Timeout.String(), "choice: the live redis store's command timeout"},

@@ -26,6 +26,8 @@ func TestRedisSchema(t *testing.T) {
 		{"zero timeout", "store: {kind: redis, redis: {timeout: 0s}}\n", "store.redis.timeout: must be above 0"},
 		{"zero down_after", "store: {kind: redis, redis: {down_after: 0s}}\n", "store.redis.down_after: must be above 0"},
 		{"bad lag", "store: {kind: redis, redis: {replication_lag: {dist: uniform, min: 2ms, max: 1ms}}}\n", "store.redis.replication_lag:"},
+		{"service", "store: {kind: redis, redis: {service: {dist: lognormal, median: 50us, p99: 200us}}}\n", ""},
+		{"bad service", "store: {kind: redis, redis: {service: {dist: lognormal, median: 0s, p99: 1ms}}}\n", "x.yaml:1:39: store.redis.service: lognormal median must be above 0"},
 		{"kill", "store: {kind: redis}\nfaults: [{at: 30s, kind: kill-primary}]\n", ""},
 		{"every kind", "store: {kind: redis}\nfaults: [{at: 1s, kind: pause, target: replica-2, for: 5s}, {at: 2s, kind: link-latency, target: replicas, latency: 200ms, jitter: 50ms},\n  {at: 3s, kind: partition, for: 40s}, {at: 90s, kind: kill-primary, target: primary}]\n", ""},
 		{"faults on kv", "faults: [{at: 30s, kind: kill-primary}]\n", "x.yaml:1:9: faults: are given but store.kind is kv: only store.kind redis models faults"},
