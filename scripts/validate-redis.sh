@@ -38,6 +38,7 @@
 #          [-fit PATHS] [-trials N] [-calibrated FILE] [-out DIR] [-from DIR]
 #          [-check] [-max-error PCT]
 #   -fit         what simulate calibrate fits (default store.redis.latency,store.redis.service,
+#                store.redis.request_service,
 #                store.redis.replication_lag,spread:store.redis.latency: simulate's default fit
 #                of a redis scenario)
 #   -fit-cells   the cells calibrated on, by name
@@ -67,7 +68,7 @@ faillag=200ms
 killat=1s
 repeat=3
 duration=3s
-fit=store.redis.latency,store.redis.service,store.redis.replication_lag,spread:store.redis.latency
+fit=store.redis.latency,store.redis.service,store.redis.request_service,store.redis.replication_lag,spread:store.redis.latency
 trials=20
 calibrated=""
 out=""

@@ -53,13 +53,14 @@ var DefaultFit = []string{"server.cpu.before_read+server.cpu.after_write", "serv
 
 // DefaultRedisFit is what -calibrate fits when -fit is not given and the
 // first run's scenario is on store.kind redis with no serving side: the
-// command's round trip, its time at the server's thread (started at
-// scenario.RedisServiceStart when the scenario sets none), the
+// command's round trip, its time at the host's thread and the request's
+// own time there (each started at scenario.RedisServiceStart when the
+// scenario sets none), the
 // replication lag (which only runs reading from a replica can move) and
 // the round trip's spread. A run at concurrency 1 gives the round trip, one
 // at a higher concurrency the thread's throughput and the race, one with
 // replica reads the lag.
-var DefaultRedisFit = []string{"store.redis.latency", "store.redis.service", "store.redis.replication_lag", "spread:store.redis.latency"}
+var DefaultRedisFit = []string{"store.redis.latency", "store.redis.service", "store.redis.request_service", "store.redis.replication_lag", "spread:store.redis.latency"}
 
 // CalibratedFile is the scenario -calibrate writes under -out.
 const CalibratedFile = "calibrated.yaml"
@@ -716,12 +717,16 @@ func fitLatencies(sc *scenario.Scenario) []scenario.NamedLatency {
 		scenario.NamedLatency{Path: "store.kv.cold_read", Latency: kv.ColdRead},
 		scenario.NamedLatency{Path: "store.kv.write", Latency: kv.Write})
 	if r := sc.Store.Redis; r != nil {
-		service := r.Service
+		service, request := r.Service, r.RequestService
 		if service.IsZero() {
 			service = scenario.RedisServiceStart()
 		}
+		if request.IsZero() {
+			request = scenario.RedisServiceStart()
+		}
 		out = append(out, scenario.NamedLatency{Path: "store.redis.latency", Latency: r.Latency},
 			scenario.NamedLatency{Path: "store.redis.service", Latency: service},
+			scenario.NamedLatency{Path: "store.redis.request_service", Latency: request},
 			scenario.NamedLatency{Path: "store.redis.replication_lag", Latency: r.ReplicationLag},
 			scenario.NamedLatency{Path: "store.redis.failover", Latency: r.Failover},
 			scenario.NamedLatency{Path: "store.redis.reconnect", Latency: r.Reconnect})

@@ -137,7 +137,7 @@ func TestFitPathsRedis(t *testing.T) {
 			t.Fatal(err)
 		}
 		paths := strings.Join(fitPaths(sc), ",")
-		for _, p := range []string{"store.redis.latency", "store.redis.service", "store.redis.replication_lag", "store.redis.failover", "store.redis.reconnect"} {
+		for _, p := range []string{"store.redis.latency", "store.redis.service", "store.redis.request_service", "store.redis.replication_lag", "store.redis.failover", "store.redis.reconnect"} {
 			if got := strings.Contains(paths, p); got != tc.want {
 				t.Errorf("store %s: %s offered %v, want %v (offered: %s)", tc.store, p, got, tc.want, paths)
 			}

@@ -1,6 +1,10 @@
 package model
 
-import "time"
+import (
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/plan"
+)
 
 // rqueue is the one thread that serves every command of the store, one at
 // a time (store.redis.service): free is when it has served every command
@@ -26,11 +30,39 @@ func (s *Redis) serve(t int64) int64 {
 	if !s.queued {
 		return 0
 	}
+	return s.take(t, &s.p.Service)
+}
+
+// take queues work of a draw of d reaching the thread at t and returns
+// how long after t it is done.
+func (s *Redis) take(t int64, d *plan.Dist) int64 {
 	q := &s.q
 	start := max(t, q.free)
-	q.free = after(start, int64(s.p.Service.Sample(s.rng)))
+	q.free = after(start, int64(d.Sample(s.rng)))
 	return q.free - t
 }
+
+// Request implements requester: a request sent at now takes its own
+// store.redis.request_service at the thread before its first command,
+// which is sent that much later (its wait there and its service).
+func (s *Redis) Request(now time.Duration) time.Duration {
+	t := s.advance(int64(now))
+	return time.Duration(t-int64(now)) + time.Duration(s.take(t, &s.p.RequestService))
+}
+
+// PerRequest implements requester.
+func (s *Redis) PerRequest() bool { return s.p.PerRequest }
+
+// requester is a store whose host serves each request's own work (the
+// client's and the target's: store.redis.request_service) on the thread
+// that serves its commands: the engine asks Request when a request is
+// sent, when PerRequest, and starts its first command that much later.
+type requester interface {
+	PerRequest() bool
+	Request(now time.Duration) time.Duration
+}
+
+var _ requester = (*Redis)(nil)
 
 // LastWait implements queued: how much later than its round trip the
 // last Update's answer came.

@@ -83,31 +83,36 @@ func TestRedisServiceTimeout(t *testing.T) {
 }
 
 // TestRedisServiceThroughput: through the engine, C requests kept in
-// flight get through a node's thread at one command per service time, so
-// the request rate stops growing with C; without store.redis.service it
-// grows with C. Every request is allowed (GET and SET: two commands).
+// flight get through the thread at one command per service time (and
+// one request_service per request before its first command), so the
+// request rate stops growing with C; without either it grows with C.
+// Every request is allowed (GET and SET: two commands).
 func TestRedisServiceThroughput(t *testing.T) {
 	tests := []struct {
 		conc     int
 		service  scenario.Latency
+		request  scenario.Latency
 		min, max int64 // requests in 1 s
 	}{
-		{1, scenario.Latency{}, 4900, 5000},   // 2 x 100 us a request
-		{8, scenario.Latency{}, 39000, 40100}, // 8 in flight
-		{1, ms(0.5), 830, 840},                // 2 x (100 us + 500 us)
-		{8, ms(0.5), 990, 1010},               // the thread: 2 x 500 us a request
-		{32, ms(0.5), 990, 1010},              // no more with more in flight
+		{1, scenario.Latency{}, scenario.Latency{}, 4900, 5000},   // 2 x 100 us a request
+		{8, scenario.Latency{}, scenario.Latency{}, 39000, 40100}, // 8 in flight
+		{1, ms(0.5), scenario.Latency{}, 830, 840},                // 2 x (100 us + 500 us)
+		{8, ms(0.5), scenario.Latency{}, 990, 1010},               // the thread: 2 x 500 us a request
+		{32, ms(0.5), scenario.Latency{}, 990, 1010},              // no more with more in flight
+		{1, ms(0.5), ms(1), 450, 460},                             // 1 ms, then 2 x (100 us + 500 us)
+		{8, ms(0.5), ms(1), 495, 505},                             // the thread: 1 ms + 2 x 500 us a request
+		{8, scenario.Latency{}, ms(1), 900, 1000},                 // at most one a 1 ms; commands wait their turn too
 	}
 	for _, tt := range tests {
 		sc := memoryScenario(1_000_000, time.Minute, ms(0.1), time.Second, closedLoop(bot("a"), tt.conc, scenario.Constant(0)))
 		sc.Store = scenario.Store{Kind: scenario.KindRedis, Redis: &scenario.Redis{Replicas: 1, Read: scenario.RedisReadPrimary,
-			ReplicationLag: ms(1), Latency: ms(0.1), Service: tt.service, Timeout: dur(time.Second), DownAfter: dur(time.Second), Failover: ms(500), Reconnect: ms(100)}}
+			ReplicationLag: ms(1), Latency: ms(0.1), Service: tt.service, RequestService: tt.request, Timeout: dur(time.Second), DownAfter: dur(time.Second), Failover: ms(500), Reconnect: ms(100)}}
 		s, err := Run(planOf(t, sc), Options{Trials: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n := s.Totals.Requests; n < tt.min || n > tt.max {
-			t.Errorf("C = %d, service %v: %d requests in 1 s, want %d to %d", tt.conc, tt.service, n, tt.min, tt.max)
+			t.Errorf("C = %d, service %v, request service %v: %d requests in 1 s, want %d to %d", tt.conc, tt.service, tt.request, n, tt.min, tt.max)
 		}
 	}
 }

@@ -28,6 +28,10 @@ type RedisParams struct {
 	// commands never wait.
 	Service Dist
 	Queued  bool
+	// RequestService is a request's own time at that thread, before its
+	// first command, when PerRequest (store.redis.request_service set).
+	RequestService Dist
+	PerRequest     bool
 	// Wait is WAIT's numreplicas after every write (0: no WAIT), and
 	// WaitTimeout its timeout (0: WAIT blocks).
 	Wait        int
@@ -50,13 +54,15 @@ func compileRedis(r *scenario.Redis) (RedisParams, error) {
 		r = &d
 	}
 	out := RedisParams{Replicas: r.Replicas, ReadReplica: r.Read == scenario.RedisReadReplica, Wait: r.Wait,
-		WaitTimeout: r.WaitTimeout.D(), Timeout: r.Timeout.D(), DownAfter: r.DownAfter.D(), Queued: !r.Service.IsZero()}
+		WaitTimeout: r.WaitTimeout.D(), Timeout: r.Timeout.D(), DownAfter: r.DownAfter.D(), Queued: !r.Service.IsZero() || !r.RequestService.IsZero(),
+		PerRequest: !r.RequestService.IsZero()}
 	for _, d := range []struct {
 		path string
 		l    scenario.Latency
 		to   *Dist
 	}{{"store.redis.replication_lag", r.ReplicationLag, &out.ReplicationLag}, {"store.redis.latency", r.Latency, &out.Latency},
 		{"store.redis.service", r.Service, &out.Service},
+		{"store.redis.request_service", r.RequestService, &out.RequestService},
 		{"store.redis.failover", r.Failover, &out.Failover}, {"store.redis.reconnect", r.Reconnect, &out.Reconnect}} {
 		var err error
 		if *d.to, err = NewDist(d.l); err != nil {
@@ -70,7 +76,7 @@ func compileRedis(r *scenario.Redis) (RedisParams, error) {
 // time-scale rule); the client's timeouts and Sentinel's down_after are
 // settings and keep their values.
 func (r RedisParams) scaled(f float64) RedisParams {
-	for _, d := range []*Dist{&r.ReplicationLag, &r.Latency, &r.Service, &r.Failover, &r.Reconnect} {
+	for _, d := range []*Dist{&r.ReplicationLag, &r.Latency, &r.Service, &r.RequestService, &r.Failover, &r.Reconnect} {
 		*d = d.DividedBy(f)
 	}
 	return r

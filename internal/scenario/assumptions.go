@@ -39,6 +39,8 @@ var assumptions = map[string][]Assumption{
 		{Path: "store.redis.latency", What: "each command takes lognormal(500 us, p99 2 ms), a server in the same network", Alternatives: []string{"200us", "5ms"}},
 		{Path: "store.redis.service", What: "no command waits for a server's thread (unset: one Redis thread serves about 100,000 commands a second)",
 			Alternatives: []string{"20us", "200us"}},
+		{Path: "store.redis.request_service", What: "a request's own work (the client's, the target's) takes none of that thread's time (unset)",
+			Alternatives: []string{"20us", "200us"}},
 		{Path: "store.redis.failover", What: "the sentinels' election and promotion take lognormal(1 s, p99 3 s) after down_after", Alternatives: []string{"500ms", "10s"}},
 		{Path: "store.redis.reconnect", What: "clients reach the new primary lognormal(100 ms, p99 1 s) after the promotion", Alternatives: []string{"10ms", "5s"}},
 	},

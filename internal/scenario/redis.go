@@ -73,9 +73,9 @@ func DefaultRedisReplicationLag() Latency { return Lognormal(time.Millisecond, 1
 // latency documentation: sub-millisecond on a LAN, more under load).
 func DefaultRedisLatency() Latency { return Lognormal(500*time.Microsecond, 2*time.Millisecond) }
 
-// RedisServiceStart is where -calibrate starts store.redis.service when a
-// scenario sets none (by default commands do not wait for the server's
-// thread): lognormal median 10 us, p99 50 us, about what one Redis thread
+// RedisServiceStart is where -calibrate starts store.redis.service and
+// store.redis.request_service when a scenario sets none (by default
+// nothing waits for the host's thread): lognormal median 10 us, p99 50 us, about what one Redis thread
 // takes per GET or SET on loopback (Redis's benchmark page: about 110,000
 // SETs and 81,000 GETs a second from 50 clients).
 func RedisServiceStart() Latency { return Lognormal(10*time.Microsecond, 50*time.Microsecond) }
@@ -145,6 +145,7 @@ func redisTable() []DefaultEntry {
 		{"store.redis.replication_lag", d.ReplicationLag.String(), "assumption: replication is asynchronous (" + facts + "), its lag unpublished"},
 		{"store.redis.latency", d.Latency.String(), "assumption: a server in the same network"},
 		{"store.redis.service", "none", "assumption: a command never waits for a server's thread (one Redis thread serves about 100,000 GETs or SETs a second, Redis's benchmark page); set it, or calibrate it, where the host is saturated"},
+		{"store.redis.request_service", "none", "assumption: a request's own work (the client's, the target's) does not wait for the thread of store.redis.service; calibrate it where they share a host"},
 		{"store.redis.wait", "0 (no WAIT)", "choice: rate limiters on Redis do not WAIT"},
 		{"store.redis.wait_timeout", "0s (WAIT blocks)", facts + ": WAIT's timeout 0 blocks until enough replicas acknowledge"},
 		{"store.redis.timeout", d.Timeout.String(), "choice: the live redis store's command timeout"},
@@ -179,8 +180,11 @@ func (s *Scenario) validateRedis() error {
 			return err
 		}
 	}
-	if !r.Service.IsZero() {
-		if err := latency("store.redis.service", r.Service); err != nil {
+	for _, c := range []NamedLatency{{"store.redis.service", r.Service}, {"store.redis.request_service", r.RequestService}} {
+		if c.Latency.IsZero() {
+			continue
+		}
+		if err := latency(c.Path, c.Latency); err != nil {
 			return err
 		}
 	}

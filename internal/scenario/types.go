@@ -142,6 +142,10 @@ type Redis struct {
 	// Service is the time each command holds the one thread that serves
 	// it: commands wait their turn, one at a time (unset: none wait).
 	Service Latency `yaml:"service,omitempty" json:"service,omitzero"`
+	// RequestService is each request's own time at that thread, besides
+	// its commands: the client's and the target's work for it, before
+	// its first command (unset: none).
+	RequestService Latency `yaml:"request_service,omitempty" json:"request_service,omitzero"`
 	// Wait is WAIT's numreplicas after every write: the write returns once
 	// that many replicas applied it, or after WaitTimeout (0: no WAIT).
 	Wait int `yaml:"wait" json:"wait"`
