@@ -13,7 +13,9 @@ import (
 // harness runs them (docs/validation.md, "Real Redis": replica reads do not
 // serve more requests a second than primary reads there).
 type rqueue struct {
-	free int64
+	// free holds, per core (store.redis.threads), when it has served
+	// what reached it.
+	free []int64
 }
 
 // serve takes a command that reaches the thread at t into the queue and
@@ -34,12 +36,19 @@ func (s *Redis) serve(t int64) int64 {
 }
 
 // take queues work of a draw of d reaching the thread at t and returns
-// how long after t it is done.
+// how long after t it is done: on the core that is free first (with one
+// core, a FIFO queue; with more, work that arrived first starts first).
 func (s *Redis) take(t int64, d *plan.Dist) int64 {
-	q := &s.q
-	start := max(t, q.free)
-	q.free = after(start, int64(d.Sample(s.rng)))
-	return q.free - t
+	free := s.q.free
+	i := 0
+	for j := 1; j < len(free); j++ {
+		if free[j] < free[i] {
+			i = j
+		}
+	}
+	start := max(t, free[i])
+	free[i] = after(start, int64(d.Sample(s.rng)))
+	return free[i] - t
 }
 
 // Request implements requester: a request sent at now takes its own

@@ -116,3 +116,24 @@ func TestRedisServiceThroughput(t *testing.T) {
 		}
 	}
 }
+
+// TestRedisThreads: with store.redis.threads the host serves that many at
+// once, so the request rate a saturated host allows grows with them; with
+// one, commands never overlap.
+func TestRedisThreads(t *testing.T) {
+	for _, tt := range []struct {
+		threads  int
+		min, max int64 // requests in 1 s at C = 8: 2 x 500 us each
+	}{{0, 990, 1010}, {1, 990, 1010}, {2, 1980, 2010}, {4, 3950, 4010}} {
+		sc := memoryScenario(1_000_000, time.Minute, ms(0.1), time.Second, closedLoop(bot("a"), 8, scenario.Constant(0)))
+		sc.Store = scenario.Store{Kind: scenario.KindRedis, Redis: &scenario.Redis{Replicas: 1, Read: scenario.RedisReadPrimary, Threads: tt.threads,
+			ReplicationLag: ms(1), Latency: ms(0.1), Service: ms(0.5), Timeout: dur(time.Second), DownAfter: dur(time.Second), Failover: ms(500), Reconnect: ms(100)}}
+		s, err := Run(planOf(t, sc), Options{Trials: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := s.Totals.Requests; n < tt.min || n > tt.max {
+			t.Errorf("%d threads: %d requests in 1 s, want %d to %d", tt.threads, n, tt.min, tt.max)
+		}
+	}
+}

@@ -154,7 +154,8 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 	if p.Timeout <= 0 || p.DownAfter <= 0 {
 		return nil, fmt.Errorf("redis store: timeout %v and down_after %v must be above 0", p.Timeout, p.DownAfter)
 	}
-	s := &Redis{p: p, rng: cfg.Rand, ctr: cfg.Counters, lost: map[uint64]struct{}{}, nextSweep: sweepEvery, queued: p.Queued}
+	s := &Redis{p: p, rng: cfg.Rand, ctr: cfg.Counters, lost: map[uint64]struct{}{}, nextSweep: sweepEvery, queued: p.Queued,
+		q: rqueue{free: make([]int64, max(p.Threads, 1))}}
 	for i := 0; i <= p.Replicas; i++ {
 		s.nodes = append(s.nodes, &rnode{data: map[string]*rentry{}, isPrimary: i == 0})
 	}

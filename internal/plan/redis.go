@@ -32,6 +32,9 @@ type RedisParams struct {
 	// first command, when PerRequest (store.redis.request_service set).
 	RequestService Dist
 	PerRequest     bool
+	// Threads is how many commands (and requests' own work) the host
+	// serves at once, in the order they arrive (store.redis.threads).
+	Threads int
 	// Wait is WAIT's numreplicas after every write (0: no WAIT), and
 	// WaitTimeout its timeout (0: WAIT blocks).
 	Wait        int
@@ -55,7 +58,7 @@ func compileRedis(r *scenario.Redis) (RedisParams, error) {
 	}
 	out := RedisParams{Replicas: r.Replicas, ReadReplica: r.Read == scenario.RedisReadReplica, Wait: r.Wait,
 		WaitTimeout: r.WaitTimeout.D(), Timeout: r.Timeout.D(), DownAfter: r.DownAfter.D(), Queued: !r.Service.IsZero() || !r.RequestService.IsZero(),
-		PerRequest: !r.RequestService.IsZero()}
+		PerRequest: !r.RequestService.IsZero(), Threads: max(r.Threads, 1)}
 	for _, d := range []struct {
 		path string
 		l    scenario.Latency

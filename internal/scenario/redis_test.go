@@ -28,6 +28,8 @@ func TestRedisSchema(t *testing.T) {
 		{"bad lag", "store: {kind: redis, redis: {replication_lag: {dist: uniform, min: 2ms, max: 1ms}}}\n", "store.redis.replication_lag:"},
 		{"service", "store: {kind: redis, redis: {service: {dist: lognormal, median: 50us, p99: 200us}}}\n", ""},
 		{"bad service", "store: {kind: redis, redis: {service: {dist: lognormal, median: 0s, p99: 1ms}}}\n", "x.yaml:1:39: store.redis.service: lognormal median must be above 0"},
+		{"threads", "store: {kind: redis, redis: {threads: 2, service: 50us}}\n", ""},
+		{"bad threads", "store: {kind: redis, redis: {threads: -1}}\n", "store.redis.threads: -1 is out of range: give 1 to 1024"},
 		{"kill", "store: {kind: redis}\nfaults: [{at: 30s, kind: kill-primary}]\n", ""},
 		{"every kind", "store: {kind: redis}\nfaults: [{at: 1s, kind: pause, target: replica-2, for: 5s}, {at: 2s, kind: link-latency, target: replicas, latency: 200ms, jitter: 50ms},\n  {at: 3s, kind: partition, for: 40s}, {at: 90s, kind: kill-primary, target: primary}]\n", ""},
 		{"faults on kv", "faults: [{at: 30s, kind: kill-primary}]\n", "x.yaml:1:9: faults: are given but store.kind is kv: only store.kind redis models faults"},

@@ -146,6 +146,9 @@ type Redis struct {
 	// its commands: the client's and the target's work for it, before
 	// its first command (unset: none).
 	RequestService Latency `yaml:"request_service,omitempty" json:"request_service,omitzero"`
+	// Threads is how many of those the host serves at once, each on a
+	// core of its own (0: 1).
+	Threads int `yaml:"threads,omitempty" json:"threads,omitzero"`
 	// Wait is WAIT's numreplicas after every write: the write returns once
 	// that many replicas applied it, or after WaitTimeout (0: no WAIT).
 	Wait int `yaml:"wait" json:"wait"`
