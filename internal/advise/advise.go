@@ -50,6 +50,8 @@ type Design struct {
 	// ReadReplica reads the count from a replica (redis only).
 	ReadReplica bool           `json:"read_replica,omitempty"`
 	Policy      limiter.Policy `json:"error_policy"`
+	// Burst is a gcra design's burst (0: the scenario's; WithGCRA).
+	Burst int64 `json:"burst,omitempty"`
 }
 
 // update is d's update shape, read-then-write when unset.
@@ -62,7 +64,11 @@ func (d Design) update() limiter.Update {
 
 // String names the design for people.
 func (d Design) String() string {
-	s := string(d.Algorithm) + " on " + d.Store.String()
+	s := string(d.Algorithm)
+	if d.Algorithm == limiter.GCRA && d.Burst > 0 {
+		s += " (burst " + strconv.FormatInt(d.Burst, 10) + ")"
+	}
+	s += " on " + d.Store.String()
 	switch d.Store {
 	case plan.KV:
 		s += " (cacheTtl " + strconv.FormatFloat(d.CacheTTL.Seconds(), 'f', -1, 64) + "s)"
@@ -81,7 +87,8 @@ func (d Design) String() string {
 var KVCacheTTLs = []time.Duration{60 * time.Second, 30 * time.Second}
 
 // algorithms are the space's algorithms: gcra at its default burst decides
-// as token-bucket (on Redis, token-bucket is the GCRA script).
+// as token-bucket (on Redis, token-bucket is the GCRA script); WithGCRA
+// adds it, with a burst of its own.
 var algorithms = []limiter.Algorithm{limiter.FixedWindow, limiter.SlidingWindow, limiter.TokenBucket}
 
 // Space returns the default design space for pl: every algorithm on every
@@ -125,6 +132,21 @@ func RedisSpace(pl *plan.Plan) []Design {
 		shapes = append(shapes, Design{Store: plan.Redis, Update: limiter.ReadThenWrite, ReadReplica: true})
 	}
 	return cross(shapes)
+}
+
+// WithGCRA returns space with a gcra design of burst (0: the limit) beside
+// every token-bucket one: gcra runs wherever the token bucket does (the
+// core's one GCRA, read-then-write on any store, the GCRA script on
+// Redis), and only its burst tells it apart.
+func WithGCRA(space []Design, burst int64) []Design {
+	out := slices.Clone(space)
+	for _, d := range space {
+		if d.Algorithm == limiter.TokenBucket {
+			d.Algorithm, d.Burst = limiter.GCRA, burst
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // cross is every algorithm on every store design, each error policy.
@@ -444,15 +466,17 @@ func Unbound(s *measure.Summary) string {
 }
 
 // variant is pl with design d and limit: d's update shape (read-then-write
-// unless d is atomic) and, on Redis, where it reads; only gcra keeps the
-// scenario's burst. The scenario's faults stay with the Redis designs: the
-// others run without them.
+// unless d is atomic) and, on Redis, where it reads; only gcra has a
+// burst, its design's or else the scenario's. The scenario's faults stay with the Redis designs:
+// the others run without them.
 func variant(pl *plan.Plan, d Design, limit int64) *plan.Plan {
 	q := *pl
 	q.Limiter.Algorithm, q.Limiter.Policy, q.Limiter.Limit = d.Algorithm, d.Policy, limit
 	q.Limiter.Update = d.update()
 	if d.Algorithm != limiter.GCRA {
 		q.Limiter.Burst = 0
+	} else if d.Burst > 0 {
+		q.Limiter.Burst = d.Burst
 	}
 	q.Store.Kind = d.Store
 	switch d.Store {

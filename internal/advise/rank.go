@@ -359,6 +359,9 @@ func Snippet(r Result, window string) string {
 	if r.Design.update() == limiter.Atomic {
 		update = ", update: atomic"
 	}
+	if r.Design.Algorithm == limiter.GCRA && r.Design.Burst > 0 {
+		update += fmt.Sprintf(", burst: %d", r.Design.Burst)
+	}
 	fmt.Fprintf(&b, "limiter: {algorithm: %s, limit: %d, window: %s, error_policy: %s%s}\n", r.Design.Algorithm, r.Limit, window, r.Design.Policy, update)
 	switch r.Design.Store {
 	case plan.Redis:
@@ -375,8 +378,19 @@ func Snippet(r Result, window string) string {
 	return b.String()
 }
 
+// ChangeIn names where WorkerChange's changes are made: in the Worker, or
+// for a Redis design in the code that calls Redis (a service, not a
+// Worker).
+func ChangeIn(r Result) string {
+	if r.Design.Store == plan.Redis {
+		return "the code that calls Redis"
+	}
+	return "the Worker"
+}
+
 // WorkerChange says in words what changes in a Worker like the seed's
-// (fixed window in Workers KV, fail-open, cacheTtl 60 s) to ship r.
+// (fixed window in Workers KV, fail-open, cacheTtl 60 s) to ship r, or,
+// for a Redis design, in the code that calls Redis (ChangeIn).
 func WorkerChange(r Result) string {
 	var out []string
 	switch r.Design.Store {
@@ -398,6 +412,8 @@ func WorkerChange(r Result) string {
 		out = append(out, "count in a sliding window (the previous window's count weighted by what is left of it)")
 	case limiter.TokenBucket:
 		out = append(out, "keep a token bucket (one stored timestamp, GCRA) instead of a per-window count")
+	case limiter.GCRA:
+		out = append(out, "keep GCRA (one stored timestamp, go-redis/redis_rate's) "+burstText(r.Design.Burst)+" instead of a per-window count")
 	}
 	if r.Design.Store == plan.Redis && r.Design.update() == limiter.Atomic {
 		out = out[:1] // the script is the algorithm
@@ -409,6 +425,14 @@ func WorkerChange(r Result) string {
 	return strings.Join(out, "; ")
 }
 
+// burstText says a gcra design's burst.
+func burstText(burst int64) string {
+	if burst > 0 {
+		return fmt.Sprintf("with a burst of %d", burst)
+	}
+	return "with a burst of the limit"
+}
+
 // redisChange says how the count reaches Redis in design d.
 func redisChange(d Design) string {
 	if d.update() == limiter.Atomic {
@@ -416,6 +440,7 @@ func redisChange(d Design) string {
 			limiter.FixedWindow:   "INCR and EXPIRE of the window's key",
 			limiter.SlidingWindow: "the two-counter sliding window, the previous window's count weighted by what is left of it",
 			limiter.TokenBucket:   "GCRA over one stored timestamp (go-redis/redis_rate's)",
+			limiter.GCRA:          "GCRA over one stored timestamp (go-redis/redis_rate's) " + burstText(d.Burst),
 		}[d.Algorithm]
 		return "move the counter to Redis and update it on the primary in one script (" + script + "), instead of a read and a write"
 	}

@@ -126,7 +126,7 @@ func newRedisStore(ctx context.Context, f *redisFlags, pl *plan.Plan, runFor tim
 		}
 		cfg.Sentinels, cfg.MasterName = h.c.SentinelAddrs(), harness.MasterName
 	}
-	bs, err := openRedis(ctx, cfg, pl.Limiter.Algorithm, f.timeout)
+	bs, err := openRedis(ctx, cfg, pl.Limiter.Algorithm, f.timeout, notes)
 	if err != nil {
 		if h != nil {
 			h.stop()
@@ -144,8 +144,10 @@ func newRedisStore(ctx context.Context, f *redisFlags, pl *plan.Plan, runFor tim
 
 // openRedis opens and pings the store cfg names, counting its work and,
 // for a counting algorithm, its lost increments and stale reads (from
-// replicas; reads from the primary are fresh by definition).
-func openRedis(ctx context.Context, cfg redis.Config, alg limiter.Algorithm, timeout time.Duration) (*BuiltinStore, error) {
+// replicas; reads from the primary are fresh by definition): at the end
+// of the run the ledger reads every key's count on the primary (Settle),
+// and a count it cannot read is said on notes.
+func openRedis(ctx context.Context, cfg redis.Config, alg limiter.Algorithm, timeout time.Duration, notes io.Writer) (*BuiltinStore, error) {
 	s, err := redis.New(cfg)
 	if err != nil {
 		return nil, err
@@ -159,7 +161,7 @@ func openRedis(ctx context.Context, cfg redis.Config, alg limiter.Algorithm, tim
 	var st kv.Store = s
 	var led *redis.Ledger
 	switch {
-	case alg == limiter.TokenBucket || alg == limiter.GCRA: // a TAT is no count
+	case !alg.Counts(): // a TAT is no count
 	case cfg.ReadReplicas:
 		led = redis.NewReplicaLedger(s)
 	default:
@@ -172,9 +174,22 @@ func openRedis(ctx context.Context, cfg redis.Config, alg limiter.Algorithm, tim
 	addTo := func(k *measure.KVCounters) {
 		cs.AddTo(k)
 		if led != nil {
+			settleLedger(led, timeout, notes)
 			led.AddTo(k)
 		}
 	}
 	prefix := cfg.Prefix
 	return &BuiltinStore{Store: cs, AddTo: addTo, Describe: s.String() + ", keys under " + prefix, Close: func() { _ = s.Close() }}, nil
+}
+
+// settleLedger reads the final counts of led's keys on the primary, each
+// read bounded by timeout, and says on notes what could not be read.
+func settleLedger(led *redis.Ledger, timeout time.Duration, notes io.Writer) {
+	keys := int64(len(led.Acked()))
+	ctx, cancel := context.WithTimeout(context.Background(), min(time.Duration(keys+1)*timeout, 30*time.Second))
+	defer cancel()
+	err := led.Settle(ctx)
+	if n := led.Unsettled(); n > 0 {
+		fmt.Fprintf(notes, "attack: note: the final count of %d of %d keys could not be read on the primary (%v): their lost updates are not counted\n", n, keys, err)
+	}
 }

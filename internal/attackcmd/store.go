@@ -71,7 +71,8 @@ func sampler(d plan.Dist, seed uint64) func() time.Duration {
 // of the store, so that simulate -compare held one trial's draws against
 // the band of the trials it is one of.
 func newEventual(pl *plan.Plan, seed uint64) (*BuiltinStore, error) {
-	s, err := eventual.New(eventual.Options{KV: pl.Store.KV, Locations: pl.Locations, Seed: liveStoreSeed(seed)})
+	s, err := eventual.New(eventual.Options{KV: pl.Store.KV, Locations: pl.Locations, Seed: liveStoreSeed(seed),
+		Counts: pl.Limiter.Algorithm.Counts()})
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,11 @@ type Options struct {
 	// Now on). nil means the real ones.
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Counts says the limiter's values are counts (limiter.Algorithm.Counts):
+	// the store then counts lost updates, the increments acknowledged
+	// that a key's count lacks when its life ends (AddTo settles the
+	// lives still running).
+	Counts bool
 }
 
 // Store is the live eventual store: a kv.Store over internal/model's KV state
@@ -73,6 +78,9 @@ func New(o Options) (*Store, error) {
 		Rand: model.TrialRand(o.Seed, 0), Counters: ctr})
 	if err != nil {
 		return nil, fmt.Errorf("eventual store: %w", err)
+	}
+	if o.Counts {
+		m.CountIncrements()
 	}
 	return &Store{m: m, start: o.Start, now: o.Now, sleep: o.Sleep, locs: locs, ctr: ctr}, nil
 }
@@ -160,9 +168,11 @@ func (s *Store) StoreTime(ctx context.Context) (time.Duration, bool) {
 func (s *Store) Wait() { s.pending.Wait() }
 
 // AddTo adds the store's KV work so far (reads, writes, errors, lost
-// updates, staleness, visibility) to k.
+// updates, staleness, visibility) to k. It settles the lost updates of
+// every key first, as the run's end: call it once, when the run is over.
 func (s *Store) AddTo(k *measure.KVCounters) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.m.Settle(s.elapsed())
 	k.Add(*s.ctr)
 }

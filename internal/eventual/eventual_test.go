@@ -40,7 +40,7 @@ func newStore(t *testing.T, p scenario.KV, scale float64, locs ...string) *Store
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Options{KV: pl.Store.KV, Locations: pl.Locations, Seed: 1})
+	s, err := New(Options{KV: pl.Store.KV, Locations: pl.Locations, Seed: 1, Counts: true})
 	if err != nil {
 		t.Fatal(err)
 	}

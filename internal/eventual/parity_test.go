@@ -35,7 +35,7 @@ func liveParity(t *testing.T, pl *plan.Plan, seed uint64) parity {
 	t.Helper()
 	clock := fakeclock.New(pl.Start)
 	var slept time.Duration
-	s, err := New(Options{KV: pl.Store.KV, Locations: pl.Locations, Seed: seed, Start: pl.Start, Now: clock.Now,
+	s, err := New(Options{KV: pl.Store.KV, Locations: pl.Locations, Seed: seed, Start: pl.Start, Now: clock.Now, Counts: pl.Limiter.Algorithm.Counts(),
 		Sleep: func(_ context.Context, d time.Duration) error { slept += d; clock.Advance(d); return nil }})
 	if err != nil {
 		t.Fatal(err)

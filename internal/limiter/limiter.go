@@ -48,6 +48,12 @@ const (
 	GCRA Algorithm = "gcra"
 )
 
+// Counts reports whether the algorithm stores counts, each write one
+// increment (the fixed and sliding windows), rather than a time (a token
+// bucket's and GCRA's theoretical arrival time): lost updates are counted
+// for counts only.
+func (a Algorithm) Counts() bool { return a == FixedWindow || a == SlidingWindow }
+
 // Algorithms lists every algorithm, for error messages and sweeps.
 var Algorithms = []Algorithm{FixedWindow, SlidingWindow, TokenBucket, GCRA}
 

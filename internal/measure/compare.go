@@ -279,7 +279,7 @@ func judge(c *Comparison, predicted, measured *Summary, perTrial int64) {
 	if p, m := predicted.Limiter, measured.Limiter; m.Limit > 0 && (p.Limit != m.Limit || p.WindowSecs != m.WindowSecs ||
 		(m.Algorithm != "" && p.Algorithm != m.Algorithm) || (m.ErrorPolicy != "" && p.ErrorPolicy != m.ErrorPolicy)) {
 		not = append(not, fmt.Sprintf("the limiters differ: %s, %d per %s, %s predicted; %s, %d per %s, %s measured",
-			p.Algorithm, p.Limit, p.Window, p.ErrorPolicy, m.Algorithm, m.Limit, m.Window, m.ErrorPolicy))
+			p.AlgorithmText(), p.Limit, p.Window, p.ErrorPolicy, m.AlgorithmText(), m.Limit, m.Window, m.ErrorPolicy))
 		if do == "" {
 			do = "predict with the live run's limiter (leave out the -set that changed it)"
 		}

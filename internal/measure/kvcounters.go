@@ -65,8 +65,9 @@ func (k *KVCounters) Write(err error) {
 	}
 }
 
-// LostUpdate counts a write that replaced a value its writer never read.
-func (k *KVCounters) LostUpdate() { k.LostUpdates++ }
+// Lost counts n lost updates: increments the store acknowledged that are
+// missing from the count a key ended its life with (docs/summary.md).
+func (k *KVCounters) Lost(n int64) { k.LostUpdates += n }
 
 // Visibility records a successful read of a key that has been written:
 // since is the time since the latest committed write to it, fresh whether

@@ -23,8 +23,8 @@ type MechanismTrial struct {
 	Writes      int64 `json:"writes"`
 	RateLimited int64 `json:"write_rate_limited"`
 	Committed   int64 `json:"committed_writes"`
-	// LostUpdates are committed writes that replaced a value they never
-	// read, or that a failover lost (Redis).
+	// LostUpdates are increments acknowledged that are not in the count
+	// their key ended with (KVWork.LostUpdates).
 	LostUpdates int64 `json:"lost_updates"`
 	// ReadsOfWritten are the successful reads of a key already written
 	// (those whose staleness is known), StaleReads those among them that
@@ -102,7 +102,7 @@ func share(n, of int64) (float64, bool) {
 var mechanismFigures = []mechanismFigure{
 	{CheckRateLimited, "writes the store refused with 429 (its write limit per key)",
 		func(m MechanismTrial) (float64, bool) { return share(m.RateLimited, m.Writes) }},
-	{CheckLostUpdates, "committed writes that replaced a count they never read, or lost in a failover (lost updates)",
+	{CheckLostUpdates, "increments acknowledged that the count their key ended with lacks, per committed write (lost updates)",
 		func(m MechanismTrial) (float64, bool) { return share(m.LostUpdates, m.Committed) }},
 	{CheckStaleReads, "reads of a written key that returned an older count (stale reads)",
 		func(m MechanismTrial) (float64, bool) { return share(m.StaleReads, m.ReadsOfWritten) }},

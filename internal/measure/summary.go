@@ -8,6 +8,7 @@ package measure
 import (
 	"math"
 	"slices"
+	"strconv"
 )
 
 // SchemaVersion is the version of summary.json's layout; it changes only when
@@ -127,6 +128,24 @@ type LimiterRef struct {
 	Update string `json:"update,omitempty"`
 	// Burst is gcra's burst, when it is not the limit.
 	Burst int64 `json:"burst,omitempty"`
+}
+
+// AlgorithmText names the limiter's algorithm for people, as every writer
+// of a summary (the terminal, the report, diff) says it: "atomic " before
+// it for an atomic update, gcra's burst after it when it is not the
+// limit: "atomic gcra (burst 3)". Empty when the algorithm is unknown.
+func (l LimiterRef) AlgorithmText() string {
+	a := l.Algorithm
+	if a == "" {
+		return ""
+	}
+	if l.Burst > 0 {
+		a += " (burst " + strconv.FormatInt(l.Burst, 10) + ")"
+	}
+	if l.Update == "atomic" {
+		a = "atomic " + a
+	}
+	return a
 }
 
 // KeyedBy names the key as the limiter sees it, for people: "token and
@@ -319,8 +338,15 @@ type KVWork struct {
 	WriteErrors      int64 `json:"write_errors"`
 	WriteRateLimited int64 `json:"write_rate_limited"`
 	QuotaErrors      int64 `json:"quota_errors"`
-	// LostUpdates are writes that replaced a value they never read: two
-	// writers that read the same version (Elle's lost update).
+	// LostUpdates are increments the store acknowledged that are not in
+	// the count it ends with: per key and window (one life of a key), the
+	// writes acknowledged less the count the key ends its life with at the
+	// store's authoritative copy (KV's central store, Redis's primary),
+	// summed, for a limiter that stores counts (the fixed and sliding
+	// windows, read-then-write or atomic; 0 for a token bucket's or GCRA's
+	// times). It holds two writers that read the same count, a stale write
+	// that took the count back, and a failover's or partition's losses
+	// alike; the race itself is overshoot.largest_read_group.
 	LostUpdates int64 `json:"lost_updates"`
 	// StaleReads are reads that returned something older than the latest
 	// committed write; Staleness is how long what they returned had been

@@ -39,7 +39,7 @@ func WriteHeader(w io.Writer, s *Summary, width int) error {
 		p.f("%s\n", Wrap("  question: ", s.Scenario.Question, width))
 	}
 	l := s.Limiter
-	p.f("  limiter:  %s, %d per %s keyed by %s, store %s, %s\n", l.Algorithm, l.Limit, l.Window, l.KeyedBy(), l.Store, l.ErrorPolicy)
+	p.f("  limiter:  %s, %d per %s keyed by %s, store %s, %s\n", l.AlgorithmText(), l.Limit, l.Window, l.KeyedBy(), l.Store, l.ErrorPolicy)
 	if s.Mode == "attack" {
 		p.f("  seed %d (the traffic: as the model's trial 0 of this seed; the store and the network are live)", s.Seed)
 	} else {

@@ -47,3 +47,34 @@ func TestWrap(t *testing.T) {
 		t.Errorf("a long word: %q", got)
 	}
 }
+
+// TestLimiterLine: the terminal's limiter line names the algorithm as
+// every writer does (LimiterRef.AlgorithmText): "atomic" before it, gcra's
+// burst after it.
+func TestLimiterLine(t *testing.T) {
+	for _, tc := range []struct {
+		l    LimiterRef
+		want string
+	}{
+		{LimiterRef{Algorithm: "fixed-window", Limit: 5, Window: "1m0s", Store: "redis", ErrorPolicy: "fail-open"},
+			"  limiter:  fixed-window, 5 per 1m0s keyed by token and IP, store redis, fail-open\n"},
+		{LimiterRef{Algorithm: "fixed-window", Update: "atomic", Limit: 5, Window: "1m0s", Store: "redis", ErrorPolicy: "fail-closed"},
+			"  limiter:  atomic fixed-window, 5 per 1m0s keyed by token and IP, store redis, fail-closed\n"},
+		{LimiterRef{Algorithm: "gcra", Update: "atomic", Burst: 3, Limit: 5, Window: "1m0s", Key: "ip", Store: "redis", ErrorPolicy: "fail-open"},
+			"  limiter:  atomic gcra (burst 3), 5 per 1m0s keyed by IP, store redis, fail-open\n"},
+	} {
+		var b strings.Builder
+		if err := WriteHeader(&b, &Summary{Mode: "simulate", Limiter: tc.l}, 80); err != nil {
+			t.Fatal(err)
+		}
+		var line string
+		for _, l := range strings.SplitAfter(b.String(), "\n") {
+			if strings.HasPrefix(l, "  limiter:") {
+				line = l
+			}
+		}
+		if line != tc.want {
+			t.Errorf("limiter line %q, want %q", line, tc.want)
+		}
+	}
+}

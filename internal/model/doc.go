@@ -67,8 +67,7 @@
 //     The Commit must always follow a successful Write, even when the
 //     caller's context is cancelled, or the key keeps a write "in flight"
 //     forever.) Pass the Version of the read the writer made, or
-//     UnknownVersion when it is not known (kv.Store's Put carries none);
-//     unknown versions are never counted as lost updates.
+//     UnknownVersion when it is not known (kv.Store's Put carries none).
 //   - loc is an index into the scenario's locations (LocationIndex).
 //   - KVConfig.Counters may point at a measure.KVCounters guarded by the same
 //     mutex; KVConfig.TimeScale divides latencies and lags to play faster.
@@ -76,8 +75,10 @@
 // # Measurement
 //
 // The store calls measure.KVCounters: Read and Write for every operation
-// (with its error), LostUpdate when a committed write replaces a live
-// version its writer did not read, and Visibility on every successful read
-// of a key holding a live committed value (time since that commit, and
-// whether the read returned it).
+// (with its error), Lost with the lost updates of a key's life when it
+// ends (the increments acknowledged less the count the key ends with:
+// lost.go; a wall-clock driver calls CountIncrements for a counting
+// limiter and Settle at the end of its run), and Visibility on every
+// successful read of a key holding a live committed value (time since
+// that commit, and whether the read returned it).
 package model

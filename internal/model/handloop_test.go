@@ -244,6 +244,7 @@ type handKey struct {
 	count   int64
 	version uint64
 	expires int64
+	acked   int64       // the writes committed in the key's life: its increments
 	cache   []handCache // per location
 	// lastWrite is, per location, the last accepted write's time + 1 (0:
 	// none), for the write limit.
@@ -355,11 +356,13 @@ func (h *handTrial) submit(k *handKey, loc int, t int64) (int64, bool) {
 
 // commit commits count to k at t, written from loc by a writer that read
 // version read: loc's cache holds it at once, every other live cached copy
-// is purged after a lag drawn per location.
+// is purged after a lag drawn per location. It is one increment of the
+// key's life; a life that is over is settled first (lost).
 func (h *handTrial) commit(k *handKey, loc int, read uint64, count, t int64) {
-	if k.version != 0 && t < k.expires && k.version != read {
-		h.tot.LostUpdates++
+	if k.version != 0 && t >= k.expires {
+		h.lost(k)
 	}
+	k.acked++
 	h.version++
 	k.count, k.version, k.expires = count, h.version, t+h.c.ttl
 	k.cache[loc] = handCache{count: count, version: k.version, expires: min(t+h.c.cacheTTL, k.expires), found: true}
@@ -397,8 +400,21 @@ func (h *handTrial) failedOpen(k *handKey) {
 	k.allowed++
 }
 
-// finish returns the trial's totals, its key-windows counted.
+// lost counts the lost updates of k's life: its increments less the count
+// it ends with.
+func (h *handTrial) lost(k *handKey) {
+	h.tot.LostUpdates += max(0, k.acked-k.count)
+	k.acked = 0
+}
+
+// finish returns the trial's totals, its key-windows counted and their
+// lost updates settled.
 func (h *handTrial) finish() handTotals {
+	for _, ks := range h.keys {
+		for _, k := range ks {
+			h.lost(k)
+		}
+	}
 	t := h.tot
 	for _, ks := range h.keys {
 		for _, k := range ks {

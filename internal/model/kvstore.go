@@ -153,8 +153,9 @@ type KV struct {
 	// outages, no read error rate, no daily read quota.
 	plain bool
 
-	rng *rand.Rand
-	ctr *measure.KVCounters
+	rng    *rand.Rand
+	ctr    *measure.KVCounters
+	counts bool // the values are counts: count lost updates (lost.go)
 	// failures holds the error last made of each kind, for failure.
 	failures [nFailures]failed
 
@@ -531,11 +532,12 @@ func (s *KV) Commit(now time.Duration, w PendingWrite) {
 		s.keys[w.Key] = k
 	}
 	k.pending--
-	if v := k.live(t); v != 0 && v != w.ReadVersion && w.ReadVersion != UnknownVersion && s.ctr != nil {
-		s.ctr.LostUpdate()
-	}
 	if k.live(t) == 0 {
 		k.nCommit = 0 // a new life of the key: older commits replaced nothing it holds
+		settleEntry(&k.entry, s.ctr)
+	}
+	if s.counts {
+		k.acked++
 	}
 	s.version++
 	k.value, k.version, k.committed, k.expires = w.Value, s.version, t, after(t, int64(w.TTL))
@@ -578,6 +580,9 @@ func (s *KV) sweep(t int64) {
 	s.nextSweep = t + sweepEvery
 	s.epoch++ // the sweep may drop keys that refs point to
 	for key, k := range s.keys {
+		if k.live(t) == 0 {
+			settleEntry(&k.entry, s.ctr)
+		}
 		if k.pending != 0 || k.live(t) != 0 || (k.submitted && t-k.lastSubmit < s.writeEvery) {
 			continue
 		}
@@ -597,6 +602,18 @@ func (s *KV) sweep(t int64) {
 		if !keep {
 			delete(s.keys, key)
 		}
+	}
+}
+
+// CountIncrements makes the store count lost updates: the engine calls it
+// for a limiter whose values are counts (lost.go).
+func (s *KV) CountIncrements() { s.counts = true }
+
+// Settle counts the lost updates of every key life still running at now,
+// from the central store's counts.
+func (s *KV) Settle(now time.Duration) {
+	for _, k := range s.keys {
+		settleEntry(&k.entry, s.ctr)
 	}
 }
 

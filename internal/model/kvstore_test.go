@@ -208,20 +208,21 @@ func TestKVOutagesAndErrorRate(t *testing.T) {
 	}
 }
 
-// TestKVLostUpdatesAndVisibility: two writers read "missing", both write;
-// the second commit replaces a version its writer never read. Reads after
-// that count towards t-visibility: fresh at the writer, stale elsewhere.
+// TestKVLostUpdatesAndVisibility: two writers read "missing", both write
+// "1"; a third writes "2". Reads after the first two count towards
+// t-visibility: fresh at the writer, stale elsewhere. Three increments
+// acknowledged, a count of 2 when the key's life ends: one lost update,
+// counted when the sweep drops the key, and none before the store settles
+// (a life still running, or a store not told its values are counts).
 func TestKVLostUpdatesAndVisibility(t *testing.T) {
 	s, ctr := newTestKV(t, nil)
+	s.CountIncrements()
 	ra := s.Read(0, 0, AnyDomain, "k")
 	rb := s.Read(0, 1, AnyDomain, "k")
 	wa, _, _ := s.Write(sec, 0, AnyDomain, "k", "1", 60*sec, ra.Version)
 	wb, _, _ := s.Write(sec, 1, AnyDomain, "k", "1", 60*sec, rb.Version)
 	s.Commit(2*sec, wa)
 	s.Commit(3*sec, wb)
-	if ctr.LostUpdates != 1 {
-		t.Errorf("lost updates %d, want 1", ctr.LostUpdates)
-	}
 	// A holds its own write (version 1), central holds B's (version 2):
 	// A's read at 4 s is stale, 1 s after the latest commit; B's is fresh.
 	s.Read(4*sec, 0, AnyDomain, "k")
@@ -237,11 +238,32 @@ func TestKVLostUpdatesAndVisibility(t *testing.T) {
 	if reads != 2 || fresh != 1 {
 		t.Errorf("visibility: %d reads, %d fresh; want 2 and 1", reads, fresh)
 	}
-	// A writer whose read version is unknown is never counted.
 	w, _, _ := s.Write(5*sec, 0, AnyDomain, "k", "2", 60*sec, UnknownVersion)
 	s.Commit(6*sec, w)
+	if ctr.LostUpdates != 0 {
+		t.Errorf("lost updates %d while the key lives, want none yet", ctr.LostUpdates)
+	}
+	s.Read(2*time.Minute, 0, AnyDomain, "other") // the sweep at 2 min drops k, expired at 66 s
 	if ctr.LostUpdates != 1 {
-		t.Errorf("unknown version counted as lost update")
+		t.Errorf("lost updates %d after the key's life, want 1", ctr.LostUpdates)
+	}
+	s2, ctr2 := newTestKV(t, nil)
+	for i := range 2 {
+		w, _, _ := s2.Write(sec, 0, AnyDomain, "k", "1", 60*sec, 0)
+		s2.Commit(time.Duration(2+i)*sec, w)
+	}
+	s2.Settle(5 * sec)
+	if ctr2.LostUpdates != 0 {
+		t.Errorf("a store not told its values are counts counted %d lost updates", ctr2.LostUpdates)
+	}
+	s2.CountIncrements()
+	for i := range 2 {
+		w, _, _ := s2.Write(6*sec, 0, AnyDomain, "k", "2", 60*sec, 0)
+		s2.Commit(time.Duration(7+i)*sec, w)
+	}
+	s2.Settle(10 * sec)
+	if ctr2.LostUpdates != 0 {
+		t.Errorf("two increments and a count of 2: %d lost updates, want none", ctr2.LostUpdates)
 	}
 }
 

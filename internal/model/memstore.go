@@ -27,6 +27,7 @@ type Memory struct {
 	data      map[string]*entry
 	version   uint64
 	nextSweep int64
+	counts    bool // the values are counts: count lost updates (lost.go)
 }
 
 // NewMemory returns an empty Memory store whose operations take lat.
@@ -128,11 +129,32 @@ func (m *Memory) Commit(now time.Duration, w PendingWrite) {
 		m.data[w.Key] = c
 	}
 	c.pending--
-	if v := c.live(t); v != 0 && v != w.ReadVersion && w.ReadVersion != UnknownVersion && m.ctr != nil {
-		m.ctr.LostUpdate()
-	}
+	m.acknowledged(c, t)
 	m.version++
 	c.value, c.version, c.committed, c.expires = w.Value, m.version, t, after(t, int64(w.TTL))
+}
+
+// acknowledged counts a write committed at t to c, settling c's life
+// first when it is over (lost.go).
+func (m *Memory) acknowledged(c *entry, t int64) {
+	if !m.counts {
+		return
+	}
+	if c.live(t) == 0 {
+		settleEntry(c, m.ctr)
+	}
+	c.acked++
+}
+
+// CountIncrements makes the store count lost updates: the engine calls it
+// for a limiter whose values are counts (lost.go).
+func (m *Memory) CountIncrements() { m.counts = true }
+
+// Settle counts the lost updates of every key life still running at now.
+func (m *Memory) Settle(now time.Duration) {
+	for _, c := range m.data {
+		settleEntry(c, m.ctr)
+	}
 }
 
 // UpdateLatency draws how long an atomic update takes: one operation,
@@ -161,7 +183,8 @@ func (m *Memory) Update(now time.Duration, keys *[2]string, n int, cur *[2]limit
 // Apply commits an atomic update's write at now, at once: the second half
 // of Update. A key that holds a live value keeps its expiry when
 // w.KeepTTL. It obeys the rules Write does (key length, TTL >= 60 s); no
-// update is ever lost, since nothing came between its read and its write.
+// update is ever lost, since nothing came between its read and its write
+// and the store forgets nothing.
 func (m *Memory) Apply(now time.Duration, w *limiter.Write) error {
 	t := int64(now)
 	err := kv.CheckPut(w.Key, w.TTL)
@@ -180,6 +203,7 @@ func (m *Memory) Apply(now time.Duration, w *limiter.Write) error {
 	if w.KeepTTL && c.live(t) != 0 {
 		expires = c.expires
 	}
+	m.acknowledged(c, t)
 	m.version++
 	c.value, c.version, c.committed, c.expires = w.Value, m.version, t, expires
 	return nil
@@ -191,6 +215,9 @@ func (m *Memory) tick(t int64) {
 	}
 	m.nextSweep = t + sweepEvery
 	for k, c := range m.data {
+		if c.live(t) == 0 {
+			settleEntry(c, m.ctr)
+		}
 		if c.pending == 0 && c.live(t) == 0 {
 			delete(m.data, k)
 		}

@@ -33,11 +33,13 @@ func ExampleRedis() {
 		fmt.Println(err)
 		return
 	}
+	s.CountIncrements() // the values are counts: count lost updates
 	w, lat, _ := s.Write(0, 0, model.AnyDomain, "k", "1", time.Minute, 0)
 	s.Commit(lat, w) // at the primary at 1 ms; at the replica it would be at 51 ms
 	_, _, err = s.Write(time.Second, 0, model.AnyDomain, "k", "2", time.Minute, 1)
 	fmt.Println(err)
 	r := s.Read(1700*time.Millisecond, 0, model.AnyDomain, "k")
+	s.Settle(1700 * time.Millisecond) // one increment acknowledged, none held
 	fmt.Println(r.Found, ctr.LostUpdates, s.Failovers())
 	// Output:
 	// KV PUT failed: redis: connection refused: the server is down

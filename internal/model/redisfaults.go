@@ -176,9 +176,6 @@ func (s *Redis) promote(p int64, o int) {
 		return // no replica to promote: the sentinels cannot fail over
 	}
 	xn := s.nodes[x]
-	for it := xn.head; it != nil; it = it.next {
-		s.lose(it.version)
-	}
 	xn.head, xn.tail, xn.lastApply = nil, nil, 0
 	for _, e := range xn.data {
 		e.npending, e.lastPending = 0, nil

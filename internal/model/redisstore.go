@@ -35,7 +35,8 @@ import (
 // down_after is failed over: failover later the replica that applied most
 // (Sentinel prefers the greatest replication offset) is promoted; the
 // writes the old primary had committed that the promoted replica had not
-// applied are lost (measure.KVCounters.LostUpdate, once each). Clients reach the new
+// applied are lost (counted as the increments missing from the count a
+// key ends with, lost.go). Clients reach the new
 // primary reconnect after the promotion; until then they send to the old
 // one: a killed node refuses at once, a paused one answers nothing (the
 // client times out), a partitioned one keeps taking writes, which are
@@ -65,15 +66,14 @@ type Redis struct {
 	waits           waitHeap // commits of writes that WAIT, by time
 	nwaits          uint64
 	version         uint64
-	// lost and lostBefore hold the versions of writes lost at a failover
-	// in this sweep period and the one before, so that a write over the
-	// surviving value by a writer who read a lost one (a request's read
-	// and write are seconds apart at most) is not counted a second time.
-	lost, lostBefore map[uint64]struct{}
-	free             *repItem
-	failovers        int
-	nextSweep        int64
-	scratch          []int
+	// acked holds, per key life, the writes committed or lost on their
+	// way (the increments acknowledged: lost.go), when counts is set.
+	acked     map[string]life
+	counts    bool
+	free      *repItem
+	failovers int
+	nextSweep int64
+	scratch   []int
 	// queued: commands wait for the thread that serves them all
 	// (store.redis.service set), q; lastWait is the last atomic update's
 	// wait and service there.
@@ -154,7 +154,7 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 	if p.Timeout <= 0 || p.DownAfter <= 0 {
 		return nil, fmt.Errorf("redis store: timeout %v and down_after %v must be above 0", p.Timeout, p.DownAfter)
 	}
-	s := &Redis{p: p, rng: cfg.Rand, ctr: cfg.Counters, lost: map[uint64]struct{}{}, nextSweep: sweepEvery, queued: p.Queued,
+	s := &Redis{p: p, rng: cfg.Rand, ctr: cfg.Counters, acked: map[string]life{}, nextSweep: sweepEvery, queued: p.Queued,
 		q: rqueue{free: make([]int64, max(p.Threads, 1))}}
 	for i := 0; i <= p.Replicas; i++ {
 		s.nodes = append(s.nodes, &rnode{data: map[string]*rentry{}, isPrimary: i == 0})
@@ -231,7 +231,9 @@ func (s *Redis) read(t int64, lat time.Duration, in int64, dom int, key string) 
 }
 
 // visibility records a read at node n of a key holding a live value at
-// the node clients write to: fresh when the read returned that value.
+// the node clients write to: fresh when the read returned that value, or
+// the same count by another write (a live client tells counts apart, not
+// writes: redis.Ledger's definition).
 func (s *Redis) visibility(t int64, n int, key string, e *rentry, got uint64) {
 	truth := s.nodes[s.client].data[key]
 	v := truth.live(t)
@@ -239,7 +241,7 @@ func (s *Redis) visibility(t int64, n int, key string, e *rentry, got uint64) {
 		return
 	}
 	since := time.Duration(t - truth.committed)
-	if got == v {
+	if got == v || got != 0 && e.value == truth.value {
 		s.ctr.Visibility(since, 0, true)
 		return
 	}
@@ -366,7 +368,8 @@ func (s *Redis) pickReplica(t int64) int {
 // commit makes write w take effect at its node at t. At the primary it is
 // the memory store's last-writer-wins commit, sent to every replica with
 // lags (drawn now when nil). At a deposed primary or a node gone since
-// the write was sent, the write is lost.
+// the write was sent, the write is lost. Either way it is an increment
+// acknowledged (lost.go).
 func (s *Redis) commit(t int64, w PendingWrite, lags []int64) {
 	n := w.Domain
 	nd := s.nodes[n]
@@ -377,15 +380,10 @@ func (s *Redis) commit(t int64, w PendingWrite, lags []int64) {
 			s.set(nd, w, v, t) // its clients read it until it is demoted
 			nd.seq++
 		}
-		s.lose(v)
+		s.acknowledged(t, w)
 		return
 	}
-	e := nd.data[w.Key]
-	if cur := e.live(t); cur != 0 && cur != w.ReadVersion && w.ReadVersion != UnknownVersion && s.ctr != nil {
-		if !s.wasLost(w.ReadVersion) {
-			s.ctr.LostUpdate()
-		}
-	}
+	s.acknowledged(t, w)
 	s.set(nd, w, v, t)
 	nd.seq++
 	for i, r := range s.nodes {
@@ -412,18 +410,85 @@ func (s *Redis) set(nd *rnode, w PendingWrite, v uint64, t int64) {
 	e.value, e.version, e.committed, e.expires = w.Value, v, t, after(t, int64(w.TTL))
 }
 
-// wasLost reports whether version v was lost at a failover lately.
-func (s *Redis) wasLost(v uint64) bool {
-	_, a := s.lost[v]
-	_, b := s.lostBefore[v]
-	return a || b
+// CountIncrements makes the store count lost updates: the engine calls it
+// for a limiter whose values are counts (lost.go).
+func (s *Redis) CountIncrements() { s.counts = true }
+
+// life is a key's life as its writers made it: the writes acknowledged,
+// and when the latest of them set it to expire. A failover does not end
+// it: a promoted replica without the key has lost its increments.
+type life struct {
+	acked, expires int64
 }
 
-// lose counts write version v as lost.
-func (s *Redis) lose(v uint64) {
-	s.lost[v] = struct{}{}
+// acknowledged counts write w, committed (or lost) at t, in its key's
+// life, settling the life before it when that is over.
+func (s *Redis) acknowledged(t int64, w PendingWrite) {
+	if !s.counts {
+		return
+	}
+	l := s.acked[w.Key]
+	if l.acked > 0 && t >= l.expires {
+		s.settleKey(w.Key, s.truth().data[w.Key])
+		l = life{}
+	}
+	l.acked++
+	l.expires = after(t, int64(w.TTL))
+	s.acked[w.Key] = l
+}
+
+// settleKey counts the lost updates of key's life, which ends with e at
+// the primary (nil: the primary does not have the key), and forgets it.
+func (s *Redis) settleKey(key string, e *rentry) {
+	l, ok := s.acked[key]
+	if !ok {
+		return
+	}
+	delete(s.acked, key)
 	if s.ctr != nil {
-		s.ctr.LostUpdate()
+		v, found := e.valueOf()
+		s.ctr.Lost(lostOf(l.acked, v, found))
+	}
+}
+
+// valueOf returns the value e holds, live or expired (its last), and
+// whether it holds one; false for nil.
+func (e *rentry) valueOf() (string, bool) {
+	if e == nil || e.version == 0 {
+		return "", false
+	}
+	return e.value, true
+}
+
+// truth returns the node whose counts a key ends with: the one the
+// sentinels take for the primary, or, with none left, the one clients
+// send to.
+func (s *Redis) truth() *rnode {
+	if s.primary >= 0 {
+		return s.nodes[s.primary]
+	}
+	return s.nodes[s.client]
+}
+
+// Held returns the value the node the sentinels take for the primary
+// holds for key at now, and whether it holds one: what a key's count ends
+// with (a live run's redis.Ledger reads it so at the end).
+func (s *Redis) Held(now time.Duration, key string) (string, bool) {
+	t := s.advance(int64(now))
+	e := s.truth().data[key]
+	if e.live(t) == 0 {
+		return "", false
+	}
+	return e.value, true
+}
+
+// Settle counts the lost updates of every key life still running at now,
+// from the counts at the primary.
+func (s *Redis) Settle(now time.Duration) {
+	s.advance(int64(now))
+	nd := s.truth()
+	for key := range s.acked {
+		s.settleKey(key, nd.data[key])
 	}
 }
 
@@ -534,8 +599,11 @@ func (s *Redis) sweep(t int64) {
 		return
 	}
 	s.nextSweep = t + sweepEvery
-	if len(s.lost) > 0 || len(s.lostBefore) > 0 {
-		s.lost, s.lostBefore = map[uint64]struct{}{}, s.lost
+	nd := s.truth()
+	for key, l := range s.acked {
+		if t >= l.expires {
+			s.settleKey(key, nd.data[key])
+		}
 	}
 	for _, nd := range s.nodes {
 		for k, e := range nd.data {

@@ -167,11 +167,12 @@ type trial struct {
 	q       queue
 	now     int64
 	store   Store
-	kv      *KV       // store, when it is the KV model: called with key refs
-	mem     updater   // store, when the limiter's updates are atomic: one update a request (updateDone)
-	hw      halfway   // store, when its operations take effect half-way (with no serving side)
-	qu      queued    // mem, when its updates can wait for a thread (redis)
-	rq      requester // store, when each request takes time at its host before its first operation
+	kv      *KV              // store, when it is the KV model: called with key refs
+	mem     updater          // store, when the limiter's updates are atomic: one update a request (updateDone)
+	inc     incrementCounter // store, when it counts lost updates: settled at the trial's end
+	hw      halfway          // store, when its operations take effect half-way (with no serving side)
+	qu      queued           // mem, when its updates can wait for a thread (redis)
+	rq      requester        // store, when each request takes time at its host before its first operation
 	owned   Owned
 	rec     *measure.Recorder
 	clients []client
@@ -223,6 +224,9 @@ func (c *compiled) runTrial(ctx context.Context, seed uint64, i int) (measure.Tr
 	if _, err := t.run(ctx, -1); err != nil {
 		return measure.Trial{}, t.st, err
 	}
+	if t.inc != nil {
+		t.inc.Settle(time.Duration(c.end))
+	}
 	t.st.Requests, t.st.MaxQueue, t.st.MaxInFlight = t.requests, t.maxQueue, t.maxReqs
 	return t.rec.Finish(time.Duration(c.end)), t.st, nil
 }
@@ -237,6 +241,10 @@ func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
 	var err error
 	if t.store, t.owned, err = c.newStore(t.rng, &t.rec.KV); err != nil {
 		return nil, err
+	}
+	if ic, ok := t.store.(incrementCounter); ok && c.lim.Config().Algorithm.Counts() {
+		t.inc = ic
+		ic.CountIncrements()
 	}
 	t.srv = newServer(t)
 	t.kv, _ = t.store.(*KV)

@@ -7,7 +7,7 @@ import (
 
 // UnknownVersion is the ReadVersion of a write whose writer's read is not
 // known (a live driver behind the kv.Store interface, which carries no
-// versions): such a write is never counted as a lost update.
+// versions).
 const UnknownVersion = ^uint64(0)
 
 // AnyDomain is the cache domain of a request that has not used one yet.
@@ -38,7 +38,7 @@ type PendingWrite struct {
 	// cache domain within it that sees the write at once.
 	Loc, Domain int
 	// ReadVersion is the version the writer read (0: it read "missing";
-	// UnknownVersion: not known), for lost-update accounting.
+	// UnknownVersion: not known).
 	ReadVersion uint64
 
 	k *kvKey // the KV store's state of Key, which the write keeps from being swept
@@ -96,6 +96,10 @@ type entry struct {
 	// pending counts accepted writes not yet committed; the entry is kept
 	// while any are in flight.
 	pending int32
+	// acked counts the writes committed in the key's current life, the
+	// increments of a counting limiter (lost.go); 0 unless the store
+	// counts them.
+	acked int64
 	// lastSubmit is the last accepted write's submission (kv global write
 	// limit); submitted says there was one.
 	lastSubmit int64

@@ -44,46 +44,55 @@ func (failing) Put(context.Context, string, string, time.Duration) error {
 	return kv.NewUnavailable("put", "k", "down")
 }
 
-// TestLedger checks what the ledger counts as lost: acknowledged counts
-// that a later read finds missing (a failover's, a stale write's), a count
-// acknowledged twice (the read-then-write race), and nothing for a count
-// that only grows, a key never written, a failed write, or a value that is
-// not a count.
+// TestLedger checks what the ledger counts as lost: per key, the writes
+// acknowledged less the count the primary holds when the run is settled,
+// whatever took the increments (a failover, a race, a stale write taking
+// the count back), and nothing for a key never written through it, a
+// failed write, or a value that is not a count. A key whose life ends
+// during the run (its TTL) is settled from the count read shortly before
+// it expired; without that read it is unsettled, not counted.
 func TestLedger(t *testing.T) {
 	type step struct {
-		op    string // put (through the ledger), behind (straight to the store, as a failover or a stale writer), get, or race (a get during which value is put)
+		op    string // put (through the ledger), behind (straight to the store, as a failover or another writer), get, race (a get during which value is put), wait (value seconds pass), drain (the reads near expiry land)
 		key   string
 		value string
 	}
 	tests := []struct {
-		name  string
-		steps []step
-		lost  int64
-		acked map[string]int64
+		name            string
+		steps           []step
+		lost, unsettled int64
+		acked           map[string]int64
 	}{
-		{"counts that only grow", []step{{"put", "a", "1"}, {"get", "a", ""}, {"put", "a", "2"}, {"get", "a", ""}}, 0, map[string]int64{"a": 2}},
-		{"a failover loses three", []step{{"put", "a", "1"}, {"put", "a", "2"}, {"put", "a", "3"}, {"put", "a", "4"}, {"behind", "a", "1"}, {"get", "a", ""}}, 3, map[string]int64{"a": 4}},
-		{"counted once, then from what was read", []step{{"put", "a", "1"}, {"put", "a", "2"}, {"put", "a", "3"}, {"behind", "a", "1"}, {"get", "a", ""}, {"get", "a", ""},
-			{"put", "a", "2"}, {"put", "a", "3"}, {"behind", "a", "2"}, {"get", "a", ""}}, 3, map[string]int64{"a": 5}},
-		{"a key gone is a count of zero", []step{{"put", "a", "1"}, {"put", "a", "2"}, {"behind", "a", ""}, {"get", "a", ""}}, 2, map[string]int64{"a": 2}},
-		{"a read of a key never written", []step{{"behind", "b", "7"}, {"get", "b", ""}}, 0, map[string]int64{}},
-		{"not a count", []step{{"put", "g", "1700000000.5"}, {"behind", "g", "1"}, {"get", "g", ""}}, 0, map[string]int64{}},
-		{"keys apart", []step{{"put", "a", "3"}, {"put", "b", "1"}, {"behind", "b", "0"}, {"get", "a", ""}, {"get", "b", ""}}, 1, map[string]int64{"a": 1, "b": 1}},
-		{"two writers read the same count", []step{{"put", "a", "5"}, {"get", "a", ""}, {"get", "a", ""}, {"put", "a", "6"}, {"put", "a", "6"}}, 1, map[string]int64{"a": 3}},
-		{"a stale write takes the count back", []step{{"put", "a", "6"}, {"put", "a", "7"}, {"put", "a", "6"}, {"get", "a", ""}, {"put", "a", "7"}}, 2, map[string]int64{"a": 4}},
-		{"a write acknowledged while a read is on its way back", []step{{"put", "a", "6"}, {"put", "a", "7"}, {"behind", "a", "6"}, {"race", "a", "7"}}, 1, map[string]int64{"a": 3}},
-		{"a write after a failover's loss is not lost again", []step{{"put", "a", "1"}, {"put", "a", "2"}, {"put", "a", "3"}, {"behind", "a", "1"}, {"get", "a", ""}, {"put", "a", "2"}}, 2, map[string]int64{"a": 4}},
+		{"counts that only grow", []step{{"put", "a", "1"}, {"get", "a", ""}, {"put", "a", "2"}, {"get", "a", ""}}, 0, 0, map[string]int64{"a": 2}},
+		{"a failover loses three", []step{{"put", "a", "1"}, {"put", "a", "2"}, {"put", "a", "3"}, {"put", "a", "4"}, {"behind", "a", "1"}, {"get", "a", ""}}, 3, 0, map[string]int64{"a": 4}},
+		{"a failover's loss, written over", []step{{"put", "a", "1"}, {"put", "a", "2"}, {"put", "a", "3"}, {"behind", "a", "1"}, {"get", "a", ""}, {"put", "a", "2"}}, 2, 0, map[string]int64{"a": 4}},
+		{"a failover's loss, restored by a stale writer", []step{{"put", "a", "1"}, {"put", "a", "2"}, {"behind", "a", ""}, {"put", "a", "3"}}, 0, 0, map[string]int64{"a": 3}},
+		{"a key gone is a count of zero", []step{{"put", "a", "1"}, {"put", "a", "2"}, {"behind", "a", ""}, {"get", "a", ""}}, 2, 0, map[string]int64{"a": 2}},
+		{"a key never written through the ledger", []step{{"behind", "b", "7"}, {"get", "b", ""}}, 0, 0, map[string]int64{}},
+		{"not a count", []step{{"put", "g", "1700000000.5"}, {"behind", "g", "1"}, {"get", "g", ""}}, 0, 0, map[string]int64{}},
+		{"keys apart", []step{{"put", "a", "1"}, {"put", "b", "1"}, {"behind", "b", "0"}, {"get", "a", ""}, {"get", "b", ""}}, 1, 0, map[string]int64{"a": 1, "b": 1}},
+		{"two writers read the same count", []step{{"put", "a", "1"}, {"get", "a", ""}, {"get", "a", ""}, {"put", "a", "2"}, {"put", "a", "2"}}, 1, 0, map[string]int64{"a": 3}},
+		{"a stale write takes the count back", []step{{"put", "a", "1"}, {"put", "a", "2"}, {"put", "a", "1"}, {"get", "a", ""}, {"put", "a", "2"}}, 2, 0, map[string]int64{"a": 4}},
+		{"more held than acknowledged", []step{{"put", "a", "1"}, {"behind", "a", "5"}}, 0, 0, map[string]int64{"a": 1}},
+		// The first life: two increments, a count of 1, read 2 s before it
+		// expired; the second: two increments, a count of 2.
+		{"a life read before it expires", []step{{"put", "a", "1"}, {"put", "a", "1"}, {"wait", "", "9"}, {"get", "a", ""}, {"drain", "", ""}, {"wait", "", "2"},
+			{"behind", "a", ""}, {"put", "a", "1"}, {"put", "a", "2"}}, 1, 0, map[string]int64{"a": 4}},
+		{"a life not read before it expires", []step{{"put", "a", "1"}, {"put", "a", "1"}, {"wait", "", "11"},
+			{"behind", "a", ""}, {"put", "a", "1"}, {"put", "a", "2"}}, 0, 1, map[string]int64{"a": 4}},
 	}
 	ctx := context.Background()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			mem := &mapStore{m: map[string]string{}}
 			l := redis.NewLedger(mem)
+			now := time.Unix(1000, 0)
+			redis.SetClock(l, func() time.Time { return now })
 			for _, s := range tc.steps {
 				var err error
 				switch {
 				case s.op == "put":
-					err = l.Put(ctx, s.key, s.value, time.Minute)
+					err = l.Put(ctx, s.key, s.value, 10*time.Second)
 				case s.op == "behind" && s.value == "":
 					delete(mem.m, s.key)
 				case s.op == "behind":
@@ -91,6 +100,11 @@ func TestLedger(t *testing.T) {
 				case s.op == "race":
 					mem.during = func() { err = l.Put(ctx, s.key, s.value, time.Minute) }
 					_, _, _ = l.Get(ctx, s.key)
+				case s.op == "wait":
+					n, _ := strconv.Atoi(s.value)
+					now = now.Add(time.Duration(n) * time.Second)
+				case s.op == "drain":
+					redis.WaitReads(l)
 				default:
 					_, _, err = l.Get(ctx, s.key)
 				}
@@ -98,8 +112,14 @@ func TestLedger(t *testing.T) {
 					t.Fatalf("%+v: %v", s, err)
 				}
 			}
+			if err := l.Settle(ctx); err != nil {
+				t.Fatal(err)
+			}
 			if got := l.Lost(); got != tc.lost {
 				t.Errorf("lost %d, want %d", got, tc.lost)
+			}
+			if got := l.Unsettled(); got != tc.unsettled {
+				t.Errorf("unsettled %d, want %d", got, tc.unsettled)
 			}
 			got := l.Acked()
 			if len(got) != len(tc.acked) {
@@ -120,8 +140,8 @@ func TestLedger(t *testing.T) {
 		if _, _, err := l.Get(ctx, "a"); !errors.Is(err, kv.ErrUnavailable) {
 			t.Errorf("get: %v, want the store's error", err)
 		}
-		if l.Lost() != 0 || len(l.Acked()) != 0 {
-			t.Errorf("lost %d, acked %v after failures: want nothing", l.Lost(), l.Acked())
+		if err := l.Settle(ctx); err != nil || l.Lost() != 0 || len(l.Acked()) != 0 {
+			t.Errorf("settled (%v), lost %d, acked %v after failures: want nothing", err, l.Lost(), l.Acked())
 		}
 	})
 }
@@ -134,8 +154,9 @@ var incr = &kv.Update{Keys: [2]string{"w"}, NKeys: 1, Apply: func(cur [2]kv.Valu
 
 // TestLedgerUpdate checks that the ledger counts an atomic update as a
 // read of what the key held and a write of the count it made: increments
-// acknowledged by updates, then missing at the next update (a failover),
-// are lost, and no read is stale, with -redis-read replica too (a script
+// acknowledged by updates and missing from the count at the end (a
+// failover left 2 of 5, one more made 3 of 6) are lost, and no read is
+// stale, with -redis-read replica too (a script
 // runs on the primary); a ledger over a store that cannot update refuses,
 // and says so through CanUpdate.
 func TestLedgerUpdate(t *testing.T) {
@@ -155,6 +176,9 @@ func TestLedgerUpdate(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := l.Update(ctx, incr); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Settle(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if got := l.Lost(); got != 3 {
@@ -177,11 +201,24 @@ func TestLedgerUpdate(t *testing.T) {
 }
 
 // replicaStore writes to a primary and reads from a replica, which has
-// the primary's keys only once sync copies them.
-type replicaStore struct{ primary, replica map[string]string }
+// the primary's keys only once sync copies them; during, when set, runs
+// at the start of the next Get, before it reads (a write acknowledged and
+// replicated while the read is on its way).
+type replicaStore struct {
+	primary, replica map[string]string
+	during           func()
+}
 
 func (r *replicaStore) Get(_ context.Context, key string) (string, bool, error) {
+	if f := r.during; f != nil {
+		r.during = nil
+		f()
+	}
 	v, ok := r.replica[key]
+	return v, ok, nil
+}
+func (r *replicaStore) GetPrimary(_ context.Context, key string) (string, bool, error) {
+	v, ok := r.primary[key]
 	return v, ok, nil
 }
 func (r *replicaStore) Put(_ context.Context, key, value string, _ time.Duration) error {
@@ -192,14 +229,15 @@ func (r *replicaStore) sync() { maps.Copy(r.replica, r.primary) }
 
 // TestReplicaLedger checks what a ledger over replica reads counts: a read
 // that returns another count than the last acknowledged before it was
-// sent is stale, outdated since the write after that count's last, and no
-// loss; a read of a key never written is not a read of a written key;
-// lost updates are the counts acknowledged twice (a writer that read a
-// stale count), and a stale write's take-back that no write repeats is
-// not counted.
+// sent, and not one acknowledged since, is stale, outdated since the
+// write after that count's last; a read that returns a count acknowledged
+// after it was sent is fresh; a read of a key never written is not a read
+// of a written key; lost updates are the increments the primary's count
+// lacks at the end, as with primary reads (a writer that read a stale
+// count, a stale write's take-back).
 func TestReplicaLedger(t *testing.T) {
 	type step struct {
-		op    string // put, get, sync (the replica catches up), wait (ms pass)
+		op    string // put, get, sync (the replica catches up), wait (ms pass), race (a get during which value is put and replicated)
 		key   string
 		value string
 		ms    int
@@ -218,9 +256,11 @@ func TestReplicaLedger(t *testing.T) {
 		{"a writer that read a stale count", []step{{op: "put", key: "a", value: "1"}, {op: "sync"}, {op: "put", key: "a", value: "2"},
 			{op: "get", key: "a"}, {op: "put", key: "a", value: "2"}, {op: "sync"}, {op: "get", key: "a"}, {op: "put", key: "a", value: "3"}}, 2, 1, 1, 0},
 		{"a take-back no write repeats", []step{{op: "put", key: "a", value: "1"}, {op: "put", key: "a", value: "2"}, {op: "put", key: "a", value: "3"},
-			{op: "put", key: "a", value: "2"}, {op: "sync"}, {op: "get", key: "a"}}, 1, 0, 1, 0},
+			{op: "put", key: "a", value: "2"}, {op: "sync"}, {op: "get", key: "a"}}, 1, 0, 2, 0},
 		{"a take-back not yet replicated", []step{{op: "put", key: "a", value: "1"}, {op: "put", key: "a", value: "2"}, {op: "put", key: "a", value: "3"}, {op: "sync"}, {op: "wait", ms: 10},
-			{op: "put", key: "a", value: "2"}, {op: "wait", ms: 20}, {op: "get", key: "a"}}, 1, 1, 1, 20},
+			{op: "put", key: "a", value: "2"}, {op: "wait", ms: 20}, {op: "get", key: "a"}}, 1, 1, 2, 20},
+		{"a write acknowledged and replicated while the read is on its way", []step{{op: "put", key: "a", value: "1"}, {op: "sync"},
+			{op: "race", key: "a", value: "2"}}, 1, 0, 0, 0},
 	}
 	ctx := context.Background()
 	for _, tc := range tests {
@@ -240,10 +280,21 @@ func TestReplicaLedger(t *testing.T) {
 					st.sync()
 				case "wait":
 					now = now.Add(time.Duration(s.ms) * time.Millisecond)
+				case "race":
+					st.during = func() {
+						err = l.Put(ctx, s.key, s.value, time.Minute)
+						st.sync()
+					}
+					if _, _, gerr := l.Get(ctx, s.key); err == nil {
+						err = gerr
+					}
 				}
 				if err != nil {
 					t.Fatalf("%+v: %v", s, err)
 				}
+			}
+			if err := l.Settle(ctx); err != nil {
+				t.Fatal(err)
 			}
 			k := measure.NewKVCounters()
 			l.AddTo(k)

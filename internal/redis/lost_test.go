@@ -19,12 +19,14 @@ import (
 // TestLostUpdatesFailover kills the primary during a run whose replication
 // links lag 300 ms (a schedule run by internal/faults): the increments the
 // old primary acknowledged in its last 300 ms never reach the replica
-// Sentinel promotes. The ledger counts them as the callers find out (a
-// read of the promoted primary returns less than was acknowledged); the
-// servers' own state counts them after the run: for every key, the writes
-// acknowledged minus the count the promoted primary holds (each caller
-// writes its own key, one request at a time, so each acknowledged write
-// is one increment). The two must agree exactly.
+// Sentinel promotes. The ledger counts them when the run is settled
+// (Settle: the writes it saw acknowledged less the count it reads on the
+// primary the sentinels name); the servers' own state counts them read
+// straight from the promoted server: for every key, the writes
+// acknowledged minus the count it holds (each caller writes its own key,
+// one request at a time, so each acknowledged write is one increment).
+// The two must agree exactly, and the ledger must have found the primary
+// the sentinels promoted.
 //
 // The one race that could part them: a write the old primary applied and
 // replicated whose acknowledgement the kill cut off. The promoted replica
@@ -79,9 +81,12 @@ func TestLostUpdatesFailover(t *testing.T) {
 			t.Fatalf("fault %s", a)
 		}
 	}
-	time.Sleep(2 * time.Second) // the callers read their keys on the promoted primary
+	time.Sleep(2 * time.Second) // the callers write on the promoted primary
 	close(stop)
 	wg.Wait()
+	if err := led.Settle(ctx); err != nil || led.Unsettled() != 0 {
+		t.Fatalf("settling the ledger: %v, %d keys unsettled", err, led.Unsettled())
+	}
 
 	promoted, err := c.CurrentPrimary()
 	if err != nil || promoted == c.Primary {

@@ -211,6 +211,19 @@ func (s *Store) Get(ctx context.Context, key string) (string, bool, error) {
 	return v, true, nil
 }
 
+// GetPrimary reads key with GET on the primary, whatever the store reads
+// from: what the primary holds (the ledger's final counts).
+func (s *Store) GetPrimary(ctx context.Context, key string) (string, bool, error) {
+	v, err := s.primary.Get(ctx, s.prefix+key).Result()
+	if errors.Is(err, goredis.Nil) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, s.mapError(ctx, "get", key, err)
+	}
+	return v, true, nil
+}
+
 // Put writes value under key with SET key value EX ttl, the TTL rounded up
 // to whole seconds, on the primary. A TTL under a second is refused, as
 // Redis refuses EX 0.

@@ -110,7 +110,7 @@ func Headline(s *measure.Summary, traffic string) string {
 	lim := s.Limiter.Limit
 	limit := fmt.Sprintf("a limit of %s %s keyed by %s", count(lim), perWindow(s.Limiter), s.Limiter.KeyedBy())
 	if s.Limiter.Algorithm != "" {
-		limit += " (" + algorithmOf(s.Limiter) + onStore(s.Limiter.Store) + ")"
+		limit += " (" + s.Limiter.AlgorithmText() + onStore(s.Limiter.Store) + ")"
 	}
 	o := s.Overshoot
 	if o.KeyWindows <= 0 {
@@ -298,23 +298,6 @@ func onStore(store string) string {
 	return " on " + store
 }
 
-// algorithmOf names l's algorithm for people, with gcra's burst when set
-// and "atomic" before it when the store applied the update in one step:
-// "atomic gcra (burst 4)".
-func algorithmOf(l measure.LimiterRef) string {
-	a := l.Algorithm
-	if a == "" {
-		return ""
-	}
-	if l.Burst > 0 {
-		a += fmt.Sprintf(" (burst %d)", l.Burst)
-	}
-	if l.Update == "atomic" {
-		a = "atomic " + a
-	}
-	return a
-}
-
 // perWindow phrases the limiter's window: "per day", "per 10 s".
 func perWindow(l measure.LimiterRef) string {
 	w := l.WindowSecs
@@ -379,7 +362,7 @@ func facts(s *measure.Summary) []fact {
 	)
 	l := s.Limiter
 	fs = append(fs,
-		fact{"Limiter", fmt.Sprintf("%s, %s %s keyed by %s, on %s, %s", orDash(algorithmOf(l)), count(l.Limit), perWindow(l), l.KeyedBy(), orDash(l.Store), orDash(l.ErrorPolicy))},
+		fact{"Limiter", fmt.Sprintf("%s, %s %s keyed by %s, on %s, %s", orDash(l.AlgorithmText()), count(l.Limit), perWindow(l), l.KeyedBy(), orDash(l.Store), orDash(l.ErrorPolicy))},
 	)
 	if len(sc.Params) > 0 {
 		fs = append(fs, fact{"Parameters (-set)", strings.Join(sc.Params, ", ")})
@@ -502,7 +485,7 @@ func storeTable(s *measure.Summary) table {
 	kadd("Reads / writes", count(kv.Reads)+" / "+count(kv.Writes))
 	kadd("Read errors / write errors", count(kv.ReadErrors)+" / "+count(kv.WriteErrors))
 	kadd("Writes rate-limited (429) / over quota", count(kv.WriteRateLimited)+" / "+count(kv.QuotaErrors))
-	kadd("Lost updates (a write replaced a count it never read)", count(kv.LostUpdates))
+	kadd("Lost updates (increments acknowledged, missing from the final count)", count(kv.LostUpdates))
 	kadd("Stale reads", count(kv.StaleReads)+staleDetail(kv.StalenessMs))
 	c := s.Cost
 	kadd("Per million requests: reads, writes", num(c.ReadsPerMillionRequests)+", "+num(c.WritesPerMillionRequests))

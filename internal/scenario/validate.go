@@ -555,9 +555,6 @@ func (s *Scenario) validateAdvise() error {
 		if !slices.Contains(limiter.Algorithms, limiter.Algorithm(x)) {
 			return errAt(fmt.Sprintf("advise.algorithms.%d", i), "%q is unknown: use one of %s", x, limiter.JoinNames(limiter.Algorithms))
 		}
-		if limiter.Algorithm(x) == limiter.GCRA {
-			return errAt(fmt.Sprintf("advise.algorithms.%d", i), "gcra is not in advise's design space yet: use token-bucket, which gcra at its default burst decides as")
-		}
 	}
 	for i, x := range a.Stores {
 		if !slices.Contains(StoreKinds, x) {

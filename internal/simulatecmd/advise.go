@@ -42,7 +42,10 @@ type adviceBody struct {
 	// budget; Binding says which condition binds when none does.
 	Snippet      string `json:"snippet,omitempty"`
 	WorkerChange string `json:"worker_change,omitempty"`
-	Binding      string `json:"binding,omitempty"`
+	// ChangeIn names where WorkerChange's changes go: "the Worker", or
+	// for a Redis design "the code that calls Redis".
+	ChangeIn string `json:"change_in,omitempty"`
+	Binding  string `json:"binding,omitempty"`
 	// Notes say what designs run under when it is not the scenario's own
 	// (advise.Notes).
 	Notes []string `json:"notes,omitempty"`
@@ -86,12 +89,15 @@ func budgetOf(sc *scenario.Scenario, extra []string) ([]measure.Condition, error
 }
 
 // designSpace is the default space, with the Redis designs when the
-// scenario's advise section names redis, narrowed to what that section
-// lists.
+// scenario's advise section names redis and gcra (at the scenario's
+// burst) when it names gcra, narrowed to what that section lists.
 func designSpace(pl *plan.Plan, a scenario.Advise) []advise.Design {
 	space := advise.Space(pl)
 	if pl.Store.Kind != plan.Redis && slices.Contains(a.Stores, scenario.KindRedis) {
 		space = append(space, advise.RedisSpace(pl)...)
+	}
+	if slices.Contains(a.Algorithms, string(limiter.GCRA)) {
+		space = advise.WithGCRA(space, pl.Limiter.Burst)
 	}
 	var out []advise.Design
 	for _, d := range space {
@@ -228,18 +234,24 @@ func adviceDoc(sc *scenario.Scenario, pl *plan.Plan, seed uint64, budget []measu
 		body.Recommended = i
 		body.Snippet = advise.Snippet(rs[i], scenario.Duration(pl.Limiter.Window).String())
 		body.WorkerChange = advise.WorkerChange(rs[i])
+		body.ChangeIn = advise.ChangeIn(rs[i])
 	} else if len(rs) > 0 {
 		body.Binding = rs[0].WhyNot()
 	}
 	return adviceJSON{Advice: body}
 }
 
-// writeShip says what to ship: the scenario snippet and the Worker change.
+// writeShip says what to ship: the scenario snippet and the change, in
+// the Worker or in the code that calls Redis.
 func writeShip(w io.Writer, a adviceBody) {
 	if a.Snippet == "" {
 		return
 	}
-	fmt.Fprintf(w, "\nAs a scenario:\n\n%s\nIn the Worker: %s.\n", indent(a.Snippet), a.WorkerChange)
+	in := a.ChangeIn
+	if in == "" {
+		in = "the Worker"
+	}
+	fmt.Fprintf(w, "\nAs a scenario:\n\n%s\nIn %s: %s.\n", indent(a.Snippet), in, a.WorkerChange)
 }
 
 // writeNotes writes the advice's notes, one a line.

@@ -32,7 +32,7 @@ type diffSide struct {
 // describeRun names a run of a diff for people.
 func describeRun(path string, s *measure.Summary) string {
 	l := s.Limiter
-	return escape.Line(fmt.Sprintf("%s (%s of %s: %s, %d per %s on %s, %s)", path, s.Mode, s.Scenario.Name, l.Algorithm, l.Limit, l.Window, l.Store, l.ErrorPolicy))
+	return escape.Line(fmt.Sprintf("%s (%s of %s: %s, %d per %s on %s, %s)", path, s.Mode, s.Scenario.Name, l.AlgorithmText(), l.Limit, l.Window, l.Store, l.ErrorPolicy))
 }
 
 // fence is a Markdown code fence that text cannot close: longer than any
