@@ -38,9 +38,9 @@
 #          [-fit PATHS] [-trials N] [-calibrated FILE] [-out DIR] [-from DIR]
 #          [-check] [-max-error PCT]
 #   -fit         what simulate calibrate fits (default store.redis.latency,store.redis.service,
-#                store.redis.request_service,
-#                store.redis.replication_lag,spread:store.redis.latency: simulate's default fit
-#                of a redis scenario)
+#                store.redis.request_service,store.redis.replication_lag,
+#                spread:store.redis.latency+store.redis.service+store.redis.request_service:
+#                simulate's default fit of a redis scenario)
 #   -fit-cells   the cells calibrated on, by name
 #   -trials      trials per evaluation of the calibration (default 20)
 #   -calibrated  predict from this calibrated scenario, calibrating nothing
@@ -68,7 +68,7 @@ faillag=200ms
 killat=1s
 repeat=3
 duration=3s
-fit=store.redis.latency,store.redis.service,store.redis.request_service,store.redis.replication_lag,spread:store.redis.latency
+fit=store.redis.latency,store.redis.service,store.redis.request_service,store.redis.replication_lag,spread:store.redis.latency+store.redis.service+store.redis.request_service
 trials=20
 calibrated=""
 out=""
