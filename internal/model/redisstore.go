@@ -130,6 +130,13 @@ type rentry struct {
 	npending     int32
 	pendingFirst int64
 	lastPending  *repItem
+	// ackAt is when the write holding value was answered to its client;
+	// prev and prevAckAt the value before it and when that was answered
+	// (hasPrev: there was one), so that a read is judged against the
+	// latest write acknowledged before it was sent.
+	ackAt, prevAckAt int64
+	prev             string
+	hasPrev          bool
 }
 
 // live returns the version e holds at t, 0 when none (never written, or
@@ -180,7 +187,7 @@ func (s *Redis) Read(now time.Duration, loc, dom int, key string) ReadResult {
 	t := s.advance(int64(now))
 	lat := s.p.Latency.Sample(s.rng)
 	there, _ := half(lat)
-	return s.read(t, lat, int64(there), dom, key)
+	return s.read(t, t, lat, int64(there), dom, key)
 }
 
 // Draw implements halfway.
@@ -191,16 +198,16 @@ func (s *Redis) Draw() time.Duration { return s.p.Latency.Sample(s.rng) }
 func (s *Redis) ReadHalf(now, lat time.Duration, loc, dom int, key string) ReadResult {
 	t := s.advance(int64(now))
 	there, _ := half(lat)
-	r := s.read(t, lat, 0, dom, key)
+	r := s.read(t, t-int64(there), lat, 0, dom, key)
 	r.Latency = max(r.Latency-there, 0)
 	return r
 }
 
-// read reads key at t with round trip lat, the read reaching its node's
-// thread in after t (0 for a read at that node: ReadHalf); the result's
-// Latency is the round trip as the faults, the node's queue and the
-// client's timeout make it.
-func (s *Redis) read(t int64, lat time.Duration, in int64, dom int, key string) ReadResult {
+// read reads key at t, for a read sent at sent, with round trip lat, the
+// read reaching the host's thread in after t (0 for a read at that node:
+// ReadHalf); the result's Latency is the round trip as the faults, the
+// thread's queue and the client's timeout make it.
+func (s *Redis) read(t, sent int64, lat time.Duration, in int64, dom int, key string) ReadResult {
 	n := s.client
 	if s.p.ReadReplica {
 		n = s.pickReplica(t)
@@ -225,23 +232,34 @@ func (s *Redis) read(t int64, lat time.Duration, in int64, dom int, key string) 
 	}
 	if s.ctr != nil {
 		s.ctr.Read(nil)
-		s.visibility(t, n, key, e, r.Version)
+		s.visibility(t, sent, n, key, e, r.Version)
 	}
 	return r
 }
 
-// visibility records a read at node n of a key holding a live value at
-// the node clients write to: fresh when the read returned that value, or
-// the same count by another write (a live client tells counts apart, not
-// writes: redis.Ledger's definition).
-func (s *Redis) visibility(t int64, n int, key string, e *rentry, got uint64) {
+// visibility records a read at t, sent at sent, of a key holding a live
+// value at the node clients write to, whose entry at node n, the node
+// read, is e. A read of that node is fresh, as the memory store's. A
+// replica read is fresh unless it missed the latest write acknowledged
+// before it was sent (redis.Ledger's definition): when it returned the
+// value the primary holds, or the count of that acknowledged write by any
+// write (a live client tells counts apart, not writes); one sent before
+// any write it could know of was acknowledged is not counted.
+func (s *Redis) visibility(t, sent int64, n int, key string, e *rentry, got uint64) {
 	truth := s.nodes[s.client].data[key]
 	v := truth.live(t)
 	if v == 0 {
 		return
 	}
+	want := truth.value
+	if n != s.client && truth.ackAt > sent {
+		if !truth.hasPrev || truth.prevAckAt > sent {
+			return
+		}
+		want = truth.prev
+	}
 	since := time.Duration(t - truth.committed)
-	if got == v || got != 0 && e.value == truth.value {
+	if got == v || got != 0 && e.value == want {
 		s.ctr.Visibility(since, 0, true)
 		return
 	}
@@ -283,7 +301,7 @@ func (s *Redis) WriteHalf(now time.Duration, loc, dom int, key, value string, tt
 			err = qerr
 		}
 	}
-	w := PendingWrite{Key: key, Value: value, TTL: ttl, Loc: loc, Domain: n, ReadVersion: readVersion}
+	w := PendingWrite{Key: key, Value: value, TTL: ttl, Loc: loc, Domain: n, ReadVersion: readVersion, ackAt: t + int64(lat)}
 	if err == nil && s.p.Wait > 0 {
 		w, lat, err = s.wait(t, effect, lat, w)
 	}
@@ -407,7 +425,12 @@ func (s *Redis) set(nd *rnode, w PendingWrite, v uint64, t int64) {
 		e = &rentry{}
 		nd.data[w.Key] = e
 	}
+	e.prev, e.prevAckAt, e.hasPrev = e.value, e.ackAt, e.live(t) != 0
 	e.value, e.version, e.committed, e.expires = w.Value, v, t, after(t, int64(w.TTL))
+	e.ackAt = w.ackAt
+	if w.ackAt == 0 {
+		e.ackAt = t // an atomic update's: answered half a round trip later
+	}
 }
 
 // CountIncrements makes the store count lost updates: the engine calls it
@@ -523,8 +546,6 @@ func (s *Redis) wait(t int64, effect, lat time.Duration, w PendingWrite) (Pendin
 		lags[i] = s.lag(r, e)
 		etas = append(etas, s.eta(r, max(after(e, lags[i]), r.lastApply)))
 	}
-	s.nwaits++
-	heap.Push(&s.waits, waitingWrite{at: e, n: s.nwaits, w: w, lags: lags})
 	ack := int64(math.MaxInt64)
 	if len(etas) >= s.p.Wait {
 		sortInt64(etas)
@@ -536,7 +557,14 @@ func (s *Redis) wait(t int64, effect, lat time.Duration, w PendingWrite) (Pendin
 	sent := t + int64(lat) // WAIT is sent when the write's answer comes
 	half := int64(s.p.Latency.Sample(s.rng)) / 2
 	answer := after(max(after(sent, half), ack), half)
-	if answer-sent > int64(s.p.Timeout) {
+	timedOut := answer-sent > int64(s.p.Timeout)
+	w.ackAt = answer
+	if timedOut {
+		w.ackAt = math.MaxInt64 // committed, never acknowledged
+	}
+	s.nwaits++
+	heap.Push(&s.waits, waitingWrite{at: e, n: s.nwaits, w: w, lags: lags})
+	if timedOut {
 		err := kv.NewUnavailable("put", w.Key, fmt.Sprintf("redis: WAIT %d: timeout: i/o timeout after %v", s.p.Wait, s.p.Timeout))
 		return PendingWrite{}, lat + s.p.Timeout, err
 	}

@@ -388,3 +388,40 @@ func TestRedisFailoverRun(t *testing.T) {
 		t.Errorf("faults on the memory store: %v", err)
 	}
 }
+
+// TestRedisStaleAgainstAcknowledged: a replica read is judged against the
+// latest write acknowledged before it was sent, as a live client (and
+// redis.Ledger) can judge it: a read sent while a write is committed but
+// not yet answered, returning the count before it, is fresh; one sent
+// after the answer, returning the same, is stale; one sent before the
+// key's first write was answered is no read of a written key.
+func TestRedisStaleAgainstAcknowledged(t *testing.T) {
+	s, ctr := newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Replicas, r.Read = 1, scenario.RedisReadReplica }))
+	write := func(at time.Duration, value string) {
+		w, effect, answer, err := s.WriteHalf(at, 0, AnyDomain, "k", value, time.Minute, UnknownVersion)
+		if err != nil || effect != msec || answer != 2*msec {
+			t.Fatalf("write at %v: effect %v, answer %v, %v; want 1ms, 2ms", at, effect, answer, err)
+		}
+		s.Commit(at+effect, w)
+	}
+	reads := func() (n int64) {
+		for _, r := range ctr.VisReads {
+			n += r
+		}
+		return n
+	}
+	write(0, "1") // committed at 1 ms, answered at 2 ms, at the replica at 11 ms
+	if r := s.ReadHalf(1500*time.Microsecond, 2*msec, 0, AnyDomain, "k"); r.Found || reads() != 0 {
+		t.Errorf("a read sent at 0.5 ms: found %v, %d reads of a written key; want nothing yet", r.Found, reads())
+	}
+	write(10*msec, "2") // committed at 11 ms, answered at 12 ms, at the replica at 21 ms
+	if r := s.ReadHalf(11500*time.Microsecond, 2*msec, 0, AnyDomain, "k"); r.Value != "1" || ctr.StaleReads != 0 {
+		t.Errorf("a read sent at 10.5 ms: %q, %d stale; want 1, fresh (2 not yet answered)", r.Value, ctr.StaleReads)
+	}
+	if r := s.ReadHalf(13*msec, 2*msec, 0, AnyDomain, "k"); r.Value != "1" || ctr.StaleReads != 1 {
+		t.Errorf("a read sent at 12 ms: %q, %d stale; want 1, stale (2 answered)", r.Value, ctr.StaleReads)
+	}
+	if reads() != 2 {
+		t.Errorf("%d reads of a written key, want 2", reads())
+	}
+}

@@ -42,6 +42,9 @@ type PendingWrite struct {
 	ReadVersion uint64
 
 	k *kvKey // the KV store's state of Key, which the write keeps from being swept
+	// ackAt is when the redis store's write is answered (its client
+	// learns it was acknowledged): what a stale read is judged against.
+	ackAt int64
 }
 
 // Store is a store the simulator drives operation by operation: kv and
