@@ -14,9 +14,11 @@
 # run -failover-duration long (the promoted replica must serve before the run
 # ends: the harness's sentinels take a second to call the primary down).
 # The model is calibrated once (`simulate calibrate -fit -fit`) on the cells
-# lag 0, primary, C in -fit-c, and every other cell is predicted from that
-# calibration; nothing is set per cell but the cell's own -set values, which
-# the live run and the prediction share.
+# -fit-cells (lag 0 read from the primary at C = 1: the round trip; lag 0
+# read from a replica at C = 8: the thread's throughput, the race and the
+# replication lag), and every other cell is predicted from that
+# calibration; nothing is set per cell but the cell's own -set values,
+# which the live run and the prediction share.
 #
 # It prints, and writes to OUT/matrix.md, one line per cell: the live max
 # ratio (median of the repeats, and their range), the predicted median and
@@ -30,12 +32,16 @@
 # error against the bar (>= 90% inside, median error <= 15%).
 #
 # Usage: scripts/validate-redis.sh [-lags 0,20ms,200ms] [-reads primary,replica]
-#          [-c 1,8,32] [-fit-c 1,8] [-failover 1|0] [-failover-c 8]
+#          [-c 1,8,32] [-fit-cells lag0-primary-C1,lag0-replica-C8] [-failover 1|0] [-failover-c 8]
 #          [-failover-lag 200ms] [-kill-at 1s] [-policies fail-open,fail-closed]
 #          [-updates read-then-write,atomic] [-failover-duration 8s] [-repeat 3] [-duration 3s]
 #          [-fit PATHS] [-trials N] [-calibrated FILE] [-out DIR] [-from DIR]
 #          [-check] [-max-error PCT]
-#   -fit         what simulate calibrate fits (default store.redis.latency,spread:store.redis.latency)
+#   -fit         what simulate calibrate fits (default store.redis.latency,store.redis.service,
+#                store.redis.request_service,store.redis.replication_lag,
+#                spread:store.redis.latency+store.redis.service+store.redis.request_service:
+#                simulate's default fit of a redis scenario)
+#   -fit-cells   the cells calibrated on, by name
 #   -trials      trials per evaluation of the calibration (default 20)
 #   -calibrated  predict from this calibrated scenario, calibrating nothing
 #                (its fitted cells are then held out too)
@@ -52,7 +58,7 @@ cd "$here"
 lags=0,20ms,200ms
 reads=primary,replica
 concs=1,8,32
-fitc=1,8
+fitcells=lag0-primary-C1,lag0-replica-C8
 failover=1
 failc=8
 policies=fail-open,fail-closed
@@ -62,7 +68,7 @@ faillag=200ms
 killat=1s
 repeat=3
 duration=3s
-fit=store.redis.latency,spread:store.redis.latency
+fit=store.redis.latency,store.redis.service,store.redis.request_service,store.redis.replication_lag,spread:store.redis.latency+store.redis.service+store.redis.request_service
 trials=20
 calibrated=""
 out=""
@@ -70,13 +76,13 @@ from=""
 check=0
 maxerr=""
 scenario=examples/redis/plain.yaml
-usage="usage: $0 [-lags 0,20ms,200ms] [-reads primary,replica] [-c 1,8,32] [-fit-c 1,8] [-failover 1|0] [-failover-c 8] [-failover-lag 200ms] [-kill-at 1s] [-policies fail-open,fail-closed] [-updates read-then-write,atomic] [-failover-duration 8s] [-repeat 3] [-duration 3s] [-fit PATHS] [-trials N] [-calibrated FILE] [-out DIR] [-from DIR] [-check] [-max-error PCT]"
+usage="usage: $0 [-lags 0,20ms,200ms] [-reads primary,replica] [-c 1,8,32] [-fit-cells lag0-primary-C1,lag0-replica-C8] [-failover 1|0] [-failover-c 8] [-failover-lag 200ms] [-kill-at 1s] [-policies fail-open,fail-closed] [-updates read-then-write,atomic] [-failover-duration 8s] [-repeat 3] [-duration 3s] [-fit PATHS] [-trials N] [-calibrated FILE] [-out DIR] [-from DIR] [-check] [-max-error PCT]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-lags) lags=$2; shift 2 ;;
 	-reads) reads=$2; shift 2 ;;
 	-c) concs=$2; shift 2 ;;
-	-fit-c) fitc=$2; shift 2 ;;
+	-fit-cells) fitcells=$2; shift 2 ;;
 	-failover) failover=$2; shift 2 ;;
 	-failover-c) failc=$2; shift 2 ;;
 	-failover-lag) faillag=$2; shift 2 ;;
@@ -113,7 +119,7 @@ go build -o "$bin/simulate" ./cmd/simulate
 IFS=, read -r -a lag_list <<<"$lags"
 IFS=, read -r -a read_list <<<"$reads"
 IFS=, read -r -a c_list <<<"$concs"
-IFS=, read -r -a fit_list <<<"$fitc"
+IFS=, read -r -a fit_list <<<"$fitcells"
 IFS=, read -r -a policy_list <<<"$policies"
 IFS=, read -r -a update_list <<<"$updates"
 
@@ -142,7 +148,7 @@ given=$calibrated # a calibration given: no cell was fitted
 is_fit() {
 	[ -z "$given" ] || return 1
 	local c
-	for c in "${fit_list[@]}"; do [ "$1" = "lag0-primary-C$c" ] && return 0; done
+	for c in "${fit_list[@]}"; do [ "$1" = "$c" ] && return 0; done
 	return 1
 }
 # setargs prints -set and each of the ;-separated values of $1, NUL-separated.
@@ -171,8 +177,11 @@ done
 # The calibration, on the fitted cells.
 if [ -z "$calibrated" ]; then
 	runs=()
-	for c in "${fit_list[@]}"; do runs+=("$out/lag0-primary-C$c.json"); done
-	echo "calibrate on lag 0, primary, C in {$fitc}: -fit $fit" >&2
+	for c in "${fit_list[@]}"; do
+		[ -f "$out/$c.json" ] || { echo "validate-redis.sh: -fit-cells names $c, which is not a cell of this matrix" >&2; exit 2; }
+		runs+=("$out/$c.json")
+	done
+	echo "calibrate on $fitcells: -fit $fit" >&2
 	(IFS=,; "$bin/simulate" calibrate ${from:+-force} -fit "$fit" -trials "$trials" -out "$out/cal" "${runs[*]}") >"$out/cal.txt" 2>"$out/cal.err" ||
 		{ echo "validate-redis.sh: the calibration failed:" >&2; cat "$out/cal.err" >&2; exit 1; }
 	calibrated=$out/cal/calibrated.yaml
@@ -208,7 +217,7 @@ done
 			" \(chk("stale_read.rate") | if . != null and .observed then (.measured | r3) else "-" end) / \(chk("stale_read.rate").predicted_median // "-" | if type == "number" then r3 else . end) |"' "$out/$name.json"
 	done
 	echo
-	[ ! -f "$out/cal.txt" ] || { echo "calibrated on lag 0, primary, C in {$fitc}:"; sed -n '1,/^$/p' "$out/cal.txt"; }
+	[ ! -f "$out/cal.txt" ] || { echo "calibrated on $fitcells:"; sed -n '1,/^$/p' "$out/cal.txt"; }
 	notyet=$(for cell in "${cells[@]}"; do jq -r --arg n "${cell%%|*}" 'select(.not_yet) | "\($n): \(.not_yet)"' "$out/${cell%%|*}.cmp.json"; done)
 	[ -z "$notyet" ] || { echo "model: not yet (left out of the bar):"; echo "$notyet" | sed 's/^/  /'; }
 } | tee -a "$out/matrix.md"

@@ -137,10 +137,40 @@ func TestFitPathsRedis(t *testing.T) {
 			t.Fatal(err)
 		}
 		paths := strings.Join(fitPaths(sc), ",")
-		for _, p := range []string{"store.redis.latency", "store.redis.replication_lag", "store.redis.failover", "store.redis.reconnect"} {
+		for _, p := range []string{"store.redis.latency", "store.redis.service", "store.redis.request_service", "store.redis.replication_lag", "store.redis.failover", "store.redis.reconnect"} {
 			if got := strings.Contains(paths, p); got != tc.want {
 				t.Errorf("store %s: %s offered %v, want %v (offered: %s)", tc.store, p, got, tc.want, paths)
 			}
+		}
+	}
+}
+
+// TestDefaultFitRedis: without -fit, runs of a redis scenario with no
+// serving side fit DefaultRedisFit (store.redis.service from its start
+// value, the scenario setting none) and get no serving side added.
+func TestDefaultFitRedis(t *testing.T) {
+	sc, err := scenario.Parse("cal.yaml", []byte(strings.Replace(calibrateScenario, "store: {kind: memory}\nserver: {mode: single-thread}", "store: {kind: redis}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &measure.Summary{Mode: "attack", Complete: true}
+	runs, params, err := Inputs([]Run{{Path: "a.json", Measured: m, Scenario: sc, File: sc}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range params {
+		got = append(got, p.Path)
+	}
+	if strings.Join(got, ",") != strings.Join(DefaultRedisFit, ",") {
+		t.Errorf("default fit of a redis scenario: %v, want %v", got, DefaultRedisFit)
+	}
+	if runs[0].Scenario.Server != nil && runs[0].Scenario.Server.Mode != scenario.ServerNone {
+		t.Errorf("a serving side was added: %+v", runs[0].Scenario.Server)
+	}
+	for _, p := range params {
+		if p.Path == "store.redis.service" && p.Mean(0) != scenario.RedisServiceStart().MeanDuration() {
+			t.Errorf("store.redis.service starts at %v, want RedisServiceStart's mean %v", p.Mean(0), scenario.RedisServiceStart().MeanDuration())
 		}
 	}
 }

@@ -74,6 +74,12 @@ type Redis struct {
 	failovers int
 	nextSweep int64
 	scratch   []int
+	// queued: commands wait for the thread that serves them all
+	// (store.redis.service set), q; lastWait is the last atomic update's
+	// wait and service there.
+	queued   bool
+	q        rqueue
+	lastWait int64
 }
 
 // RedisConfig configures a Redis store.
@@ -155,7 +161,8 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 	if p.Timeout <= 0 || p.DownAfter <= 0 {
 		return nil, fmt.Errorf("redis store: timeout %v and down_after %v must be above 0", p.Timeout, p.DownAfter)
 	}
-	s := &Redis{p: p, rng: cfg.Rand, ctr: cfg.Counters, acked: map[string]life{}, nextSweep: sweepEvery}
+	s := &Redis{p: p, rng: cfg.Rand, ctr: cfg.Counters, acked: map[string]life{}, nextSweep: sweepEvery, queued: p.Queued,
+		q: rqueue{free: make([]int64, max(p.Threads, 1))}}
 	for i := 0; i <= p.Replicas; i++ {
 		s.nodes = append(s.nodes, &rnode{data: map[string]*rentry{}, isPrimary: i == 0})
 	}
@@ -178,7 +185,9 @@ func (s *Redis) Primary() int { return s.primary }
 // Read implements Store.
 func (s *Redis) Read(now time.Duration, loc, dom int, key string) ReadResult {
 	t := s.advance(int64(now))
-	return s.read(t, t, s.p.Latency.Sample(s.rng), dom, key)
+	lat := s.p.Latency.Sample(s.rng)
+	there, _ := half(lat)
+	return s.read(t, t, lat, int64(there), dom, key)
 }
 
 // Draw implements halfway.
@@ -189,20 +198,27 @@ func (s *Redis) Draw() time.Duration { return s.p.Latency.Sample(s.rng) }
 func (s *Redis) ReadHalf(now, lat time.Duration, loc, dom int, key string) ReadResult {
 	t := s.advance(int64(now))
 	there, _ := half(lat)
-	r := s.read(t, t-int64(there), lat, dom, key)
+	r := s.read(t, t-int64(there), lat, 0, dom, key)
 	r.Latency = max(r.Latency-there, 0)
 	return r
 }
 
-// read reads key at t, for a read sent at sent, with round trip lat; the
-// result's Latency is the round trip as the faults and the client's
-// timeout make it.
-func (s *Redis) read(t, sent int64, lat time.Duration, dom int, key string) ReadResult {
+// read reads key at t, for a read sent at sent, with round trip lat, the
+// read reaching the host's thread in after t (0 for a read at that node:
+// ReadHalf); the result's Latency is the round trip as the faults, the
+// thread's queue and the client's timeout make it.
+func (s *Redis) read(t, sent int64, lat time.Duration, in int64, dom int, key string) ReadResult {
 	n := s.client
 	if s.p.ReadReplica {
 		n = s.pickReplica(t)
 	}
 	lat, err := s.reach(n, t, lat, "get", key)
+	if !s.nodes[n].paused {
+		var qerr error
+		if lat, qerr = s.queue(t+in, lat, "get", key); err == nil {
+			err = qerr
+		}
+	}
 	if err != nil {
 		if s.ctr != nil {
 			s.ctr.Read(err)
@@ -279,6 +295,12 @@ func (s *Redis) WriteHalf(now time.Duration, loc, dom int, key, value string, tt
 	}
 	_, back := half(raw)
 	effect := max(lat-back, 0)
+	if ttl >= time.Second && !s.nodes[n].paused {
+		var qerr error
+		if lat, qerr = s.queue(t+int64(effect), lat, "put", key); err == nil {
+			err = qerr
+		}
+	}
 	w := PendingWrite{Key: key, Value: value, TTL: ttl, Loc: loc, Domain: n, ReadVersion: readVersion, ackAt: t + int64(lat)}
 	if err == nil && s.p.Wait > 0 {
 		w, lat, err = s.wait(t, effect, lat, w)
@@ -318,6 +340,24 @@ func (s *Redis) reach(n int, t int64, lat time.Duration, op, key string) (time.D
 		return timeout, kv.NewUnavailable(op, key, fmt.Sprintf("redis: timeout: i/o timeout after %v: the server does not answer", timeout))
 	case lat > timeout:
 		return timeout, kv.NewUnavailable(op, key, fmt.Sprintf("redis: timeout: i/o timeout after %v", timeout))
+	}
+	return lat, nil
+}
+
+// queue adds to a command's round trip lat its wait and service at the
+// thread, which it reaches at t (serve), or returns the client's timeout
+// error when that makes it too long. A command refused by a dead node or
+// a replica is served too: the thread stands for the host's cores, which
+// the client's side of a refused command takes as well; one sent to a
+// paused node is not (it waits for an answer, taking no time of the
+// host's until it times out).
+func (s *Redis) queue(t int64, lat time.Duration, op, key string) (time.Duration, error) {
+	if !s.queued {
+		return lat, nil
+	}
+	lat += time.Duration(s.serve(t))
+	if lat > s.p.Timeout {
+		return s.p.Timeout, kv.NewUnavailable(op, key, fmt.Sprintf("redis: timeout: i/o timeout after %v", s.p.Timeout))
 	}
 	return lat, nil
 }

@@ -31,13 +31,15 @@ func (s *Redis) UpdateLatency() time.Duration { return s.p.Latency.Sample(s.rng)
 
 // Update is the first half of an atomic update at now, at the node
 // clients take for the primary: it reads the first n of keys into cur,
-// counting the reads, or returns the error the client sees: a dead node
+// counting the reads (the script then waits for the node's thread and is
+// served: LastWait), or returns the error the client sees: a dead node
 // refuses, a paused one times out (at the end of the round trip drawn: the
 // model does not stretch it to the client's timeout), a replica answers
 // READONLY.
 func (s *Redis) Update(now time.Duration, keys *[2]string, n int, cur *[2]limiter.Read) error {
 	t := s.advance(int64(now))
 	nd := s.nodes[s.client]
+	s.lastWait = 0
 	var err error
 	switch {
 	case nd.dead:
@@ -46,6 +48,9 @@ func (s *Redis) Update(now time.Duration, keys *[2]string, n int, cur *[2]limite
 		err = kv.NewUnavailable("get", keys[0], "redis: timeout: the server does not answer")
 	case !nd.isPrimary:
 		err = kv.NewUnavailable("get", keys[0], "redis: READONLY You can't write against a read only replica")
+	}
+	if !nd.paused {
+		s.lastWait = s.serve(t)
 	}
 	if err != nil {
 		if s.ctr != nil {

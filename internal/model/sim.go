@@ -24,6 +24,7 @@ const (
 	evDone                    // a response reaches its client (idx: request)
 	evUpdate                  // a request's atomic update reaches the store (idx: request)
 	evReadAt                  // a read reaches a halfway store (idx: request)
+	evStart                   // a request's own work at its host is done: its first operation goes out (idx: request)
 )
 
 // compiled is a plan prepared once for the engine, shared read-only by
@@ -170,6 +171,8 @@ type trial struct {
 	mem     updater          // store, when the limiter's updates are atomic: one update a request (updateDone)
 	inc     incrementCounter // store, when it counts lost updates: settled at the trial's end
 	hw      halfway          // store, when its operations take effect half-way (with no serving side)
+	qu      queued           // mem, when its updates can wait for a thread (redis)
+	rq      requester        // store, when each request takes time at its host before its first operation
 	owned   Owned
 	rec     *measure.Recorder
 	clients []client
@@ -247,10 +250,14 @@ func (c *compiled) newTrial(seed uint64, i int) (*trial, error) {
 	t.kv, _ = t.store.(*KV)
 	if c.lim.Atomic() {
 		t.mem, _ = t.store.(updater)
+		t.qu, _ = t.store.(queued)
 	}
 	t.direct = t.owned == nil && t.srv == nil
 	if t.srv == nil {
 		t.hw, _ = t.store.(halfway)
+	}
+	if rq, ok := t.store.(requester); ok && rq.PerRequest() {
+		t.rq = rq
 	}
 	t.clients = newClients(c.pops, c.nClients, plan.NewStream(seed, i))
 	t.schedule()
@@ -371,6 +378,8 @@ func (t *trial) step(e event) {
 		t.done(&t.reqs[e.idx], e.idx)
 	case evUpdate:
 		t.updateDone(e.idx)
+	case evStart:
+		t.start(&t.reqs[e.idx], e.idx)
 	default:
 		t.srv.step(t, e)
 	}
@@ -426,6 +435,17 @@ func (t *trial) send(c *client, ci int32, r *request, ri int32) {
 		t.onSend(c, ci, n, loc)
 	}
 	r.win, r.into = t.planFor(c)
+	if t.rq != nil {
+		if d := t.rq.Request(time.Duration(t.now)); d > 0 {
+			t.push(t.now+int64(d), evStart, ri)
+			return
+		}
+	}
+	t.start(r, ri)
+}
+
+// start sends request r's (&t.reqs[ri]) first operation to the store, now.
+func (t *trial) start(r *request, ri int32) {
 	if t.mem != nil {
 		there, back := half(t.mem.UpdateLatency())
 		r.out = int64(back)
@@ -646,7 +666,11 @@ func (t *trial) updateDone(ri int32) {
 		}
 	}
 	t.record(r, d)
-	t.push(t.now+r.out, evDone, ri)
+	out := r.out
+	if t.qu != nil {
+		out += int64(t.qu.LastWait())
+	}
+	t.push(t.now+out, evDone, ri)
 }
 
 // atOwner runs the read, decision and write at the key's owner, atomically.

@@ -23,6 +23,18 @@ type RedisParams struct {
 	ReplicationLag Dist
 	// Latency is a command's round trip from the client to a server.
 	Latency Dist
+	// Service is a command's time at the thread that serves it, one
+	// command at a time, when Queued (store.redis.service set); without,
+	// commands never wait.
+	Service Dist
+	Queued  bool
+	// RequestService is a request's own time at that thread, before its
+	// first command, when PerRequest (store.redis.request_service set).
+	RequestService Dist
+	PerRequest     bool
+	// Threads is how many commands (and requests' own work) the host
+	// serves at once, in the order they arrive (store.redis.threads).
+	Threads int
 	// Wait is WAIT's numreplicas after every write (0: no WAIT), and
 	// WaitTimeout its timeout (0: WAIT blocks).
 	Wait        int
@@ -45,12 +57,15 @@ func compileRedis(r *scenario.Redis) (RedisParams, error) {
 		r = &d
 	}
 	out := RedisParams{Replicas: r.Replicas, ReadReplica: r.Read == scenario.RedisReadReplica, Wait: r.Wait,
-		WaitTimeout: r.WaitTimeout.D(), Timeout: r.Timeout.D(), DownAfter: r.DownAfter.D()}
+		WaitTimeout: r.WaitTimeout.D(), Timeout: r.Timeout.D(), DownAfter: r.DownAfter.D(), Queued: !r.Service.IsZero() || !r.RequestService.IsZero(),
+		PerRequest: !r.RequestService.IsZero(), Threads: max(r.Threads, 1)}
 	for _, d := range []struct {
 		path string
 		l    scenario.Latency
 		to   *Dist
 	}{{"store.redis.replication_lag", r.ReplicationLag, &out.ReplicationLag}, {"store.redis.latency", r.Latency, &out.Latency},
+		{"store.redis.service", r.Service, &out.Service},
+		{"store.redis.request_service", r.RequestService, &out.RequestService},
 		{"store.redis.failover", r.Failover, &out.Failover}, {"store.redis.reconnect", r.Reconnect, &out.Reconnect}} {
 		var err error
 		if *d.to, err = NewDist(d.l); err != nil {
@@ -64,7 +79,7 @@ func compileRedis(r *scenario.Redis) (RedisParams, error) {
 // time-scale rule); the client's timeouts and Sentinel's down_after are
 // settings and keep their values.
 func (r RedisParams) scaled(f float64) RedisParams {
-	for _, d := range []*Dist{&r.ReplicationLag, &r.Latency, &r.Failover, &r.Reconnect} {
+	for _, d := range []*Dist{&r.ReplicationLag, &r.Latency, &r.Service, &r.RequestService, &r.Failover, &r.Reconnect} {
 		*d = d.DividedBy(f)
 	}
 	return r

@@ -53,6 +53,8 @@ const (
 	DefaultRedisReplicas = 2
 	// MaxRedisReplicas bounds store.redis.replicas.
 	MaxRedisReplicas = 64
+	// MaxRedisThreads bounds store.redis.threads.
+	MaxRedisThreads = 1024
 	// DefaultRedisTimeout is the client's bound on a command: the live
 	// store's (internal/redis.DefaultTimeout), a choice.
 	DefaultRedisTimeout = 2 * time.Second
@@ -72,6 +74,13 @@ func DefaultRedisReplicationLag() Latency { return Lognormal(time.Millisecond, 1
 // lognormal median 500 us, p99 2 ms: a server in the same network (Redis's
 // latency documentation: sub-millisecond on a LAN, more under load).
 func DefaultRedisLatency() Latency { return Lognormal(500*time.Microsecond, 2*time.Millisecond) }
+
+// RedisServiceStart is where -calibrate starts store.redis.service and
+// store.redis.request_service when a scenario sets none (by default
+// nothing waits for the host's thread): lognormal median 10 us, p99 50 us, about what one Redis thread
+// takes per GET or SET on loopback (Redis's benchmark page: about 110,000
+// SETs and 81,000 GETs a second from 50 clients).
+func RedisServiceStart() Latency { return Lognormal(10*time.Microsecond, 50*time.Microsecond) }
 
 // DefaultRedisFailover is the time from the sentinels agreeing the
 // primary is down to a replica promoted: a leader's election (started
@@ -137,6 +146,9 @@ func redisTable() []DefaultEntry {
 		{"store.redis.read", d.Read, "choice: reads at the primary, go-redis's default"},
 		{"store.redis.replication_lag", d.ReplicationLag.String(), "assumption: replication is asynchronous (" + facts + "), its lag unpublished"},
 		{"store.redis.latency", d.Latency.String(), "assumption: a server in the same network"},
+		{"store.redis.service", "none", "assumption: a command never waits for a server's thread (one Redis thread serves about 100,000 GETs or SETs a second, Redis's benchmark page); set it, or calibrate it, where the host is saturated"},
+		{"store.redis.request_service", "none", "assumption: a request's own work (the client's, the target's) does not wait for the thread of store.redis.service; calibrate it where they share a host"},
+		{"store.redis.threads", "1", "choice: one thread, Redis's own (its commands run one at a time); the host's cores where the clients share it"},
 		{"store.redis.wait", "0 (no WAIT)", "choice: rate limiters on Redis do not WAIT"},
 		{"store.redis.wait_timeout", "0s (WAIT blocks)", facts + ": WAIT's timeout 0 blocks until enough replicas acknowledge"},
 		{"store.redis.timeout", d.Timeout.String(), "choice: the live redis store's command timeout"},
@@ -170,6 +182,17 @@ func (s *Scenario) validateRedis() error {
 		if err := latency(c.Path, c.Latency); err != nil {
 			return err
 		}
+	}
+	for _, c := range []NamedLatency{{"store.redis.service", r.Service}, {"store.redis.request_service", r.RequestService}} {
+		if c.Latency.IsZero() {
+			continue
+		}
+		if err := latency(c.Path, c.Latency); err != nil {
+			return err
+		}
+	}
+	if r.Threads < 0 || r.Threads > MaxRedisThreads {
+		return errAt("store.redis.threads", "%d is out of range: give 1 to %d, the host's cores that serve store.redis.service (0: 1)", r.Threads, MaxRedisThreads)
 	}
 	if r.Wait < 0 || r.Wait > r.Replicas {
 		return errAt("store.redis.wait", "%d is out of range: give 0 (no WAIT) to store.redis.replicas (%d)", r.Wait, r.Replicas)

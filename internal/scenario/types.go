@@ -139,6 +139,16 @@ type Redis struct {
 	ReplicationLag Latency `yaml:"replication_lag" json:"replication_lag"`
 	// Latency is each command's round trip from the client to a server.
 	Latency Latency `yaml:"latency" json:"latency"`
+	// Service is the time each command holds the one thread that serves
+	// it: commands wait their turn, one at a time (unset: none wait).
+	Service Latency `yaml:"service,omitempty" json:"service,omitzero"`
+	// RequestService is each request's own time at that thread, besides
+	// its commands: the client's and the target's work for it, before
+	// its first command (unset: none).
+	RequestService Latency `yaml:"request_service,omitempty" json:"request_service,omitzero"`
+	// Threads is how many of those the host serves at once, each on a
+	// core of its own (0: 1).
+	Threads int `yaml:"threads,omitempty" json:"threads,omitzero"`
 	// Wait is WAIT's numreplicas after every write: the write returns once
 	// that many replicas applied it, or after WaitTimeout (0: no WAIT).
 	Wait int `yaml:"wait" json:"wait"`

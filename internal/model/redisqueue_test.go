@@ -1,0 +1,139 @@
+package model
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
+)
+
+// TestRedisServiceTranscript: with store.redis.service, a command waits
+// for the commands that reached its node's thread before it and is served
+// for the service time; the wait delays its answer, not its effect. Round
+// trips 2 ms (1 ms each way), service 1 ms, constant.
+func TestRedisServiceTranscript(t *testing.T) {
+	tests := []struct {
+		name string
+		at   time.Duration // when the command is sent (read: when it arrives)
+		op   string        // read, write, update
+		want time.Duration // read: its answer after at; write and update: after they are sent
+		err  string
+	}{
+		// The thread is idle: 1 ms service, then the 1 ms way back.
+		{"first read", 1 * msec, "read", 2 * msec, ""},
+		// Arrives with the first: waits for it until 2 ms, served to 3 ms.
+		{"second read", 1 * msec, "read", 3 * msec, ""},
+		// Sent at 1 ms, arrives at 2 ms: waits to 3 ms, served to 4 ms,
+		// answered at 5 ms.
+		{"write", 1 * msec, "write", 4 * msec, ""},
+		// The thread is idle again at 4 ms: this one is served at once.
+		{"late read", 10 * msec, "read", 2 * msec, ""},
+		// An atomic update sent at 9 ms arrives at 10 ms behind the late
+		// read: waits to 11 ms, served to 12 ms: LastWait 2 ms.
+		{"update", 10 * msec, "update", 2 * msec, ""},
+	}
+	s, _ := newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Service = ms(1) }))
+	for _, tt := range tests {
+		var got time.Duration
+		var err error
+		switch tt.op {
+		case "read":
+			r := s.ReadHalf(tt.at, 2*msec, 0, AnyDomain, "k")
+			got, err = r.Latency, r.Err
+		case "write":
+			var effect time.Duration
+			var w PendingWrite
+			w, effect, got, err = s.WriteHalf(tt.at, 0, AnyDomain, "k", "1", time.Minute, 0)
+			if err == nil && effect != msec {
+				t.Errorf("%s: takes effect %v after it is sent, want 1ms (half-way, when it reaches the thread)", tt.name, effect)
+			}
+			if err == nil {
+				s.Commit(tt.at+effect, w)
+			}
+		case "update":
+			var cur [2]limiter.Read
+			err = s.Update(tt.at, &[2]string{"k"}, 1, &cur)
+			got = s.LastWait()
+			if err == nil && (!cur[0].Found || cur[0].Value != "1") {
+				t.Errorf("%s: read %+v, want the write's 1", tt.name, cur[0])
+			}
+		}
+		if tt.err == "" && err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+		}
+		if got != tt.want {
+			t.Errorf("%s at %v: %v, want %v", tt.name, tt.at, got, tt.want)
+		}
+	}
+}
+
+// TestRedisServiceTimeout: a wait at the thread longer than the client's
+// timeout fails the command, as an unanswered command does.
+func TestRedisServiceTimeout(t *testing.T) {
+	s, _ := newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Service = ms(600) }))
+	if r := s.ReadHalf(msec, 2*msec, 0, AnyDomain, "k"); r.Err != nil {
+		t.Fatalf("first read: %v", r.Err)
+	}
+	r := s.ReadHalf(msec, 2*msec, 0, AnyDomain, "k")
+	if r.Err == nil || !strings.Contains(r.Err.Error(), "timeout") {
+		t.Errorf("a read served 1.2 s after it arrived, timeout 1 s: %v, want a timeout", r.Err)
+	}
+}
+
+// TestRedisServiceThroughput: through the engine, C requests kept in
+// flight get through the thread at one command per service time (and
+// one request_service per request before its first command), so the
+// request rate stops growing with C; without either it grows with C.
+// Every request is allowed (GET and SET: two commands).
+func TestRedisServiceThroughput(t *testing.T) {
+	tests := []struct {
+		conc     int
+		service  scenario.Latency
+		request  scenario.Latency
+		min, max int64 // requests in 1 s
+	}{
+		{1, scenario.Latency{}, scenario.Latency{}, 4900, 5000},   // 2 x 100 us a request
+		{8, scenario.Latency{}, scenario.Latency{}, 39000, 40100}, // 8 in flight
+		{1, ms(0.5), scenario.Latency{}, 830, 840},                // 2 x (100 us + 500 us)
+		{8, ms(0.5), scenario.Latency{}, 990, 1010},               // the thread: 2 x 500 us a request
+		{32, ms(0.5), scenario.Latency{}, 990, 1010},              // no more with more in flight
+		{1, ms(0.5), ms(1), 450, 460},                             // 1 ms, then 2 x (100 us + 500 us)
+		{8, ms(0.5), ms(1), 495, 505},                             // the thread: 1 ms + 2 x 500 us a request
+		{8, scenario.Latency{}, ms(1), 900, 1000},                 // at most one a 1 ms; commands wait their turn too
+	}
+	for _, tt := range tests {
+		sc := memoryScenario(1_000_000, time.Minute, ms(0.1), time.Second, closedLoop(bot("a"), tt.conc, scenario.Constant(0)))
+		sc.Store = scenario.Store{Kind: scenario.KindRedis, Redis: &scenario.Redis{Replicas: 1, Read: scenario.RedisReadPrimary,
+			ReplicationLag: ms(1), Latency: ms(0.1), Service: tt.service, RequestService: tt.request, Timeout: dur(time.Second), DownAfter: dur(time.Second), Failover: ms(500), Reconnect: ms(100)}}
+		s, err := Run(planOf(t, sc), Options{Trials: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := s.Totals.Requests; n < tt.min || n > tt.max {
+			t.Errorf("C = %d, service %v, request service %v: %d requests in 1 s, want %d to %d", tt.conc, tt.service, tt.request, n, tt.min, tt.max)
+		}
+	}
+}
+
+// TestRedisThreads: with store.redis.threads the host serves that many at
+// once, so the request rate a saturated host allows grows with them; with
+// one, commands never overlap.
+func TestRedisThreads(t *testing.T) {
+	for _, tt := range []struct {
+		threads  int
+		min, max int64 // requests in 1 s at C = 8: 2 x 500 us each
+	}{{0, 990, 1010}, {1, 990, 1010}, {2, 1980, 2010}, {4, 3950, 4010}} {
+		sc := memoryScenario(1_000_000, time.Minute, ms(0.1), time.Second, closedLoop(bot("a"), 8, scenario.Constant(0)))
+		sc.Store = scenario.Store{Kind: scenario.KindRedis, Redis: &scenario.Redis{Replicas: 1, Read: scenario.RedisReadPrimary, Threads: tt.threads,
+			ReplicationLag: ms(1), Latency: ms(0.1), Service: ms(0.5), Timeout: dur(time.Second), DownAfter: dur(time.Second), Failover: ms(500), Reconnect: ms(100)}}
+		s, err := Run(planOf(t, sc), Options{Trials: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := s.Totals.Requests; n < tt.min || n > tt.max {
+			t.Errorf("%d threads: %d requests in 1 s, want %d to %d", tt.threads, n, tt.min, tt.max)
+		}
+	}
+}
