@@ -270,7 +270,7 @@ func (res *Result) Report() (string, error) {
 		fmt.Fprintf(&text, "  %s\n", runs[0].Start)
 	}
 	for i, p := range params {
-		fmt.Fprintf(&text, "  %-14s %s%s\n", p.Path, p.describe(x[i]), spreadText(p, i, x, res.Xs))
+		fmt.Fprintf(&text, "  %-14s %s%s\n", p.Path, describeAt(params, i, x), spreadText(params, i, x, res.Xs))
 		for _, k := range p.kept {
 			fmt.Fprintf(&text, "    %s\n", k)
 		}
@@ -377,7 +377,7 @@ func printUnidentified(w io.Writer, params []Param, probes []probe) {
 	for _, pr := range probes {
 		p := params[pr.param]
 		fmt.Fprintf(w, "  %s cannot be identified from these runs: at %s and %s (x0.5 and x2 of its fit) the loss rises by %.2g and %.2g, less than (ln 1.15)^2; the band is widened by the predictions there\n",
-			p.Path, p.value(pr.low[pr.param]), p.value(pr.high[pr.param]), pr.rise[0], pr.rise[1])
+			p.Path, valueAt(params, pr.param, pr.low), valueAt(params, pr.param, pr.high), pr.rise[0], pr.rise[1])
 	}
 }
 
@@ -393,32 +393,81 @@ func widening(probes []probe) [][]float64 {
 
 // spreadText says how far the fits to single repeats (xs) moved parameter
 // i from the fit to the medians (x), as the range of all of them.
-func spreadText(p Param, i int, x []float64, xs [][]float64) string {
+func spreadText(params []Param, i int, x []float64, xs [][]float64) string {
 	if len(xs) < 2 {
 		return "; one repeat per run, so no spread"
 	}
-	lo, hi := x[i], x[i]
+	lo, hi := x, x
 	for _, xr := range xs {
-		lo, hi = min(lo, xr[i]), max(hi, xr[i])
+		if lessAt(params, i, xr, lo) {
+			lo = xr
+		}
+		if lessAt(params, i, hi, xr) {
+			hi = xr
+		}
 	}
-	return fmt.Sprintf("; %s to %s over this fit and fits to each of %d repeats alone", p.value(lo), p.value(hi), len(xs))
+	return fmt.Sprintf("; %s to %s over this fit and fits to each of %d repeats alone", valueAt(params, i, lo), valueAt(params, i, hi), len(xs))
 }
 
-// value is the parameter at x in a reader's terms: the mean of its
+// lessAt reports whether parameter i's value at a is below its value at b.
+func lessAt(params []Param, i int, a, b []float64) bool {
+	if params[i].spread {
+		return a[i] < b[i]
+	}
+	return meanAt(params, i, a) < meanAt(params, i, b)
+}
+
+// meanAt is the mean of parameter i's latencies (summed) with every
+// parameter at x, applied as Fitter.Sets applies them: a spread fitted
+// beside a scale moves a lognormal's mean, though not its median, so the
+// mean a reader is shown must include it.
+func meanAt(params []Param, i int, x []float64) time.Duration {
+	var sum time.Duration
+	for j, leaf := range params[i].Leaves {
+		l := params[i].base[j]
+		for k, q := range params {
+			for _, other := range q.Leaves {
+				if other != leaf {
+					continue
+				}
+				if q.spread {
+					l = l.Spread(math.Exp(x[k]))
+				} else {
+					l = l.Scaled(math.Exp(x[k]))
+				}
+			}
+		}
+		sum += l.MeanDuration()
+	}
+	return sum
+}
+
+// startOf is the parameters' starting point.
+func startOf(params []Param) []float64 {
+	x := make([]float64, len(params))
+	for i, p := range params {
+		x[i] = p.Init
+	}
+	return x
+}
+
+// valueAt is parameter i at x in a reader's terms: the mean of its
 // latencies, or for a spread the factor on their sigma.
-func (p Param) value(x float64) string {
-	if p.spread {
-		return fmt.Sprintf("x%.3g", math.Exp(x))
+func valueAt(params []Param, i int, x []float64) string {
+	if params[i].spread {
+		return fmt.Sprintf("x%.3g", math.Exp(x[i]))
 	}
-	return scenario.Duration(p.Mean(x).Round(time.Microsecond)).String()
+	return scenario.Duration(meanAt(params, i, x).Round(time.Microsecond)).String()
 }
 
-// describe says what the fit made of the parameter, against its start.
-func (p Param) describe(x float64) string {
-	if p.spread {
-		return fmt.Sprintf("sigma %s the scenario's (each lognormal's p99 at median x (p99/median)^%.3g)", p.value(x), math.Exp(x))
+// describeAt says what the fit made of parameter i, against its start.
+func describeAt(params []Param, i int, x []float64) string {
+	if params[i].spread {
+		return fmt.Sprintf("sigma %s the scenario's (each lognormal's p99 at median x (p99/median)^%.3g)", valueAt(params, i, x), math.Exp(x[i]))
 	}
-	return fmt.Sprintf("mean %s (x%.3g the start's %s)", p.value(x), math.Exp(x-p.Init), p.value(p.Init))
+	start := startOf(params)
+	return fmt.Sprintf("mean %s (x%.3g the start's %s)", valueAt(params, i, x),
+		float64(meanAt(params, i, x))/float64(max(1, meanAt(params, i, start))), valueAt(params, i, start))
 }
 
 // commonRepeats is the number of repeats every run has (0 when a run has
@@ -1114,7 +1163,7 @@ func WriteCalibrated(out string, runs []Run, params []Param, x []float64, xs, wi
 	}
 	fmt.Fprintf(&b, "# Written by simulate -calibrate: %s fitted to %s.\n", plural(len(params), "value"), strings.Join(paths, ", "))
 	for i, p := range params {
-		fmt.Fprintf(&b, "#   %s: %s (from %s%s)\n", p.Path, p.describe(x[i]), strings.Join(paths, ", "), spreadText(p, i, x, xs))
+		fmt.Fprintf(&b, "#   %s: %s (from %s%s)\n", p.Path, describeAt(params, i, x), strings.Join(paths, ", "), spreadText(params, i, x, xs))
 		for _, k := range p.kept {
 			fmt.Fprintf(&b, "#     %s\n", k)
 		}
