@@ -418,26 +418,14 @@ func lessAt(params []Param, i int, a, b []float64) bool {
 }
 
 // meanAt is the mean of parameter i's latencies (summed) with every
-// parameter at x, applied as Fitter.Sets applies them: a spread fitted
+// parameter at x, as the fit runs them (latenciesAt): a spread fitted
 // beside a scale moves a lognormal's mean, though not its median, so the
 // mean a reader is shown must include it.
 func meanAt(params []Param, i int, x []float64) time.Duration {
+	cur, _ := latenciesAt(params, x, nil)
 	var sum time.Duration
-	for j, leaf := range params[i].Leaves {
-		l := params[i].base[j]
-		for k, q := range params {
-			for _, other := range q.Leaves {
-				if other != leaf {
-					continue
-				}
-				if q.spread {
-					l = l.Spread(math.Exp(x[k]))
-				} else {
-					l = l.Scaled(math.Exp(x[k]))
-				}
-			}
-		}
-		sum += l.MeanDuration()
+	for _, leaf := range params[i].Leaves {
+		sum += cur[leaf].MeanDuration()
 	}
 	return sum
 }
@@ -841,12 +829,28 @@ func (f *Fitter) With(sc *scenario.Scenario, x []float64, keep map[string]bool) 
 }
 
 // sets are the overrides that put the parameters at x, leaving out the
-// latencies in keep. A latency that several parameters name (a scale and a
-// spread) gets each in turn.
+// latencies in keep.
 func (f *Fitter) Sets(x []float64, keep map[string]bool) ([]string, error) {
+	cur, order := latenciesAt(f.Params, x, keep)
+	var sets []string
+	for _, leaf := range order {
+		b, err := json.Marshal(cur[leaf])
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, leaf+"="+string(b))
+	}
+	return sets, nil
+}
+
+// latenciesAt are the latencies the parameters at x give the leaves they
+// name, leaving out those in keep, and the leaves in the order first
+// named. A latency that several parameters name (a scale and a spread)
+// gets each in turn.
+func latenciesAt(params []Param, x []float64, keep map[string]bool) (map[string]scenario.Latency, []string) {
 	cur := map[string]scenario.Latency{}
 	var order []string
-	for i, p := range f.Params {
+	for i, p := range params {
 		for j, leaf := range p.Leaves {
 			if keep[leaf] {
 				continue
@@ -862,15 +866,7 @@ func (f *Fitter) Sets(x []float64, keep map[string]bool) ([]string, error) {
 			}
 		}
 	}
-	var sets []string
-	for _, leaf := range order {
-		b, err := json.Marshal(cur[leaf])
-		if err != nil {
-			return nil, err
-		}
-		sets = append(sets, leaf+"="+string(b))
-	}
-	return sets, nil
+	return cur, order
 }
 
 // compare predicts run r at x and holds it against its measurement; it
