@@ -54,6 +54,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
+. scripts/lib/bar.sh
 
 lags=0,20ms,200ms
 reads=primary,replica
@@ -228,23 +229,4 @@ for cell in "${cells[@]}"; do
 	name=${cell%%|*}
 	if ! is_fit "$name" && jq -e 'has("not_yet") | not' "$out/$name.cmp.json" >/dev/null; then held+=("$out/$name.cmp.json"); fi
 done
-verdict=$(jq -s -r '
-	(map(select(.inside_band)) | length) as $in | length as $n |
-	(map(.relative_error) | sort) as $e |
-	(if $n == 0 then 0 elif $n % 2 == 1 then $e[($n - 1) / 2] else ($e[$n / 2 - 1] + $e[$n / 2]) / 2 end) as $med |
-	"held-out cells: \($in) of \($n) inside the band (\(if $n > 0 then $in * 1000 / $n | round / 10 else 0 end)%), median relative error \($med * 1000 | round / 10)%; " +
-	(if $n > 0 and $in * 10 >= $n * 9 and $med <= 0.15 then "MEETS" else "MISSES" end) + " the bar (>= 90% inside, median error <= 15%)"' "${held[@]}")
-jq -s -c '.[]' "${held[@]}" >"$out/held.json"
-[ -n "$from" ] || echo "(load average at the end $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ))" | tee -a "$out/matrix.md"
-echo | tee -a "$out/matrix.md"
-echo "$verdict" | tee -a "$out/matrix.md"
-echo "wrote $out/matrix.md" >&2
-if [ "$check" = 1 ] && [[ "$verdict" == *MISSES* ]]; then exit 1; fi
-if [ -n "$maxerr" ]; then
-	worst=$(jq -s -r 'map(.relative_error) | max * 1000 | round / 10' "${held[@]}")
-	if awk -v w="$worst" -v m="$maxerr" 'BEGIN { exit !(w > m) }'; then
-		echo "the worst held-out relative error, ${worst}%, is above -max-error ${maxerr}%" | tee -a "$out/matrix.md"
-		exit 1
-	fi
-	echo "the worst held-out relative error, ${worst}%, is within -max-error ${maxerr}%" | tee -a "$out/matrix.md"
-fi
+bar_finish "$out" "$from" "$check" "$maxerr" "${held[@]}"

@@ -53,6 +53,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
+. scripts/lib/bar.sh
 
 limits=5,20
 concs=1,2,8,32,64
@@ -112,12 +113,7 @@ if [ "$plain" = 1 ]; then
 		echo "# -plain: examples/worker/plain.yaml against two Workers"
 		for w in example plain-js; do echo "$w: $(grep '^held-out cells:' "$out/$w/matrix.md")"; done
 	} >"$out/matrix.md"
-	verdict=$(jq -s -r '
-		(map(select(.inside_band)) | length) as $in | length as $n |
-		(map(.relative_error) | sort) as $e |
-		(if $n % 2 == 1 then $e[($n - 1) / 2] else ($e[$n / 2 - 1] + $e[$n / 2]) / 2 end) as $med |
-		"both Workers, held-out cells: \($in) of \($n) inside the band (\($in * 1000 / $n | round / 10)%), median relative error \($med * 1000 | round / 10)%; " +
-		(if $in * 10 >= $n * 9 and $med <= 0.15 then "MEETS" else "MISSES" end) + " the bar (>= 90% inside, median error <= 15%)"' "$out"/*/held.json)
+	verdict=$(bar_verdict "both Workers, " "$out"/*/held.json)
 	echo "$verdict" | tee -a "$out/matrix.md"
 	echo "wrote $out/matrix.md" >&2
 	if [ "$check" = 1 ] && [[ "$verdict" == *MISSES* ]]; then exit 1; fi
@@ -229,23 +225,4 @@ held=()
 for limit in "${limit_list[@]}"; do
 	for c in "${c_list[@]}"; do is_fit "$c" || held+=("$out/L$limit-C$c.cmp.json"); done
 done
-verdict=$(jq -s -r '
-	(map(select(.inside_band)) | length) as $in | length as $n |
-	(map(.relative_error) | sort) as $e |
-	(if $n % 2 == 1 then $e[($n - 1) / 2] else ($e[$n / 2 - 1] + $e[$n / 2]) / 2 end) as $med |
-	"held-out cells: \($in) of \($n) inside the band (\($in * 1000 / $n | round / 10)%), median relative error \($med * 1000 | round / 10)%; " +
-	(if $in * 10 >= $n * 9 and $med <= 0.15 then "MEETS" else "MISSES" end) + " the bar (>= 90% inside, median error <= 15%)"' "${held[@]}")
-jq -s -c '.[]' "${held[@]}" >"$out/held.json"
-[ -n "$from" ] || echo "(load average at the end $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ))" | tee -a "$out/matrix.md"
-echo | tee -a "$out/matrix.md"
-echo "$verdict" | tee -a "$out/matrix.md"
-echo "wrote $out/matrix.md" >&2
-if [ "$check" = 1 ] && [[ "$verdict" == *MISSES* ]]; then exit 1; fi
-if [ -n "$maxerr" ]; then
-	worst=$(jq -s -r 'map(.relative_error) | max * 1000 | round / 10' "${held[@]}")
-	if awk -v w="$worst" -v m="$maxerr" 'BEGIN { exit !(w > m) }'; then
-		echo "the worst held-out relative error, ${worst}%, is above -max-error ${maxerr}%" | tee -a "$out/matrix.md"
-		exit 1
-	fi
-	echo "the worst held-out relative error, ${worst}%, is within -max-error ${maxerr}%" | tee -a "$out/matrix.md"
-fi
+bar_finish "$out" "$from" "$check" "$maxerr" "${held[@]}"
