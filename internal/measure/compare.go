@@ -277,7 +277,8 @@ func judge(c *Comparison, predicted, measured *Summary, perTrial int64) {
 		}
 	}
 	if p, m := predicted.Limiter, measured.Limiter; m.Limit > 0 && (p.Limit != m.Limit || p.WindowSecs != m.WindowSecs ||
-		(m.Algorithm != "" && p.Algorithm != m.Algorithm) || (m.ErrorPolicy != "" && p.ErrorPolicy != m.ErrorPolicy)) {
+		(m.Algorithm != "" && (p.Algorithm != m.Algorithm || p.Update != m.Update || p.Burst != m.Burst)) ||
+		(m.ErrorPolicy != "" && p.ErrorPolicy != m.ErrorPolicy)) {
 		not = append(not, fmt.Sprintf("the limiters differ: %s, %d per %s, %s predicted; %s, %d per %s, %s measured",
 			p.AlgorithmText(), p.Limit, p.Window, p.ErrorPolicy, m.AlgorithmText(), m.Limit, m.Window, m.ErrorPolicy))
 		if do == "" {

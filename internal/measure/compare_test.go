@@ -126,6 +126,12 @@ func TestCompareMechanism(t *testing.T) {
 			verdict: VerdictCannotJudge, why: []string{"saw 2 key-windows"}},
 		{name: "another limit", edit: func(m *Summary) { m.Limiter.Limit = 7 },
 			verdict: VerdictCannotJudge, why: []string{"the limiters differ"}},
+		// An atomic update races nothing the read-then-write races: the
+		// same algorithm and limit are not the same limiter.
+		{name: "an atomic update against read-then-write", edit: func(m *Summary) { m.Limiter.Update = "atomic" },
+			verdict: VerdictCannotJudge, why: []string{"the limiters differ", "atomic fixed-window"}},
+		{name: "another gcra burst", edit: func(m *Summary) { m.Limiter.Burst = 3 },
+			verdict: VerdictCannotJudge, why: []string{"the limiters differ", "(burst 3)"}},
 		// The attacker's latency holds the HTTP hop; the target's own time
 		// is what the model predicts, and is held against it when stated.
 		{name: "the hop, without the target's time", edit: func(m *Summary) { m.LatencyMs.P50 = 9 },
