@@ -195,6 +195,12 @@ func (s *Scenario) validateServer() error {
 
 func (s *Scenario) validateLimiter() error {
 	l := s.Limiter
+	if l.Limit == 0 && !s.given("limiter.limit") {
+		return errAt("limiter.limit", "is missing: give the number of requests the limiter lets through per window (e.g. limiter: {limit: 100, window: 1m})")
+	}
+	if l.Window == 0 && !s.given("limiter.window") {
+		return errAt("limiter.window", "is missing: give the limiter's window (e.g. limiter: {limit: 100, window: 1m})")
+	}
 	// The limiter's own check, in its words.
 	cfg := limiter.Config{Name: l.Name, Algorithm: limiter.Algorithm(l.Algorithm), Limit: l.Limit, Window: l.Window.D(),
 		Policy: limiter.Policy(l.ErrorPolicy), Update: limiter.Update(l.Update), Burst: l.Burst}
