@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,6 +31,7 @@ type identities struct {
 	pop      *plan.Population
 	name     string // the attack's name
 	runID    string // "" or "<id>-", prefixed to every token
+	ipSalt   uint32 // the run's address salt (plan.RunSalt), 0 without a run id
 	token    limiter.TokenSource
 	ipHeader string // X-Forwarded-For or CF-Connecting-IP
 
@@ -81,8 +83,8 @@ func newIdentities(url string, pl *plan.Plan, i int, name, runID, ipHeader strin
 		runID += "-"
 	}
 	p := &pl.Populations[i]
-	id := &identities{url: url, pop: p, name: name, runID: runID, token: pl.Token, ipHeader: ipHeader, budget: budget, shard: shard,
-		stream: stream}
+	id := &identities{url: url, pop: p, name: name, runID: runID, ipSalt: plan.RunSalt(strings.TrimSuffix(runID, "-")),
+		token: pl.Token, ipHeader: ipHeader, budget: budget, shard: shard, stream: stream}
 	if id.shard.Count < 1 {
 		id.shard = plan.Shard{Count: 1}
 	}
@@ -106,7 +108,7 @@ func newIdentities(url string, pl *plan.Plan, i int, name, runID, ipHeader strin
 			if len(id.locations) > 0 {
 				loc = id.locations[l]
 			}
-			id.fixed[c*nl+l] = id.header(c, id.tokenFor(c, 0), p.IP(c, 0), loc)
+			id.fixed[c*nl+l] = id.header(c, id.tokenFor(c, 0), p.RunIP(c, 0, id.ipSalt), loc)
 		}
 	}
 	return id
@@ -207,7 +209,7 @@ func (id *identities) fill(t *vegeta.Target, c int, n uint64, l int) {
 		if l >= 0 {
 			loc = id.locations[l]
 		}
-		h = id.header(c, id.tokenFor(c, n), id.pop.IP(c, int64(n)), loc)
+		h = id.header(c, id.tokenFor(c, n), id.pop.RunIP(c, int64(n), id.ipSalt), loc)
 	}
 	t.Method = http.MethodGet
 	t.URL = id.url

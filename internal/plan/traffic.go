@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"hash/fnv"
 	"math"
 	"strconv"
 	"time"
@@ -260,16 +261,35 @@ func (p *Population) Token(k int, n int64) string {
 
 // IP returns the address client k of the population sends its request n
 // from, "" for none.
-func (p *Population) IP(k int, n int64) string {
+func (p *Population) IP(k int, n int64) string { return p.RunIP(k, n, 0) }
+
+// RunIP returns the address client k sends its request n from in the run
+// salted salt (RunSalt): IP's address moved within its range, so that two
+// runs against a store that outlives them do not share keys when the
+// limiter keys on the address alone (limiter.key ip), where a run id in
+// the token cannot keep them apart. Within a run two requests share an
+// address exactly when they share it under IP, so the model's identities
+// hold. Salt 0 is IP.
+func (p *Population) RunIP(k int, n int64, salt uint32) string {
 	switch p.ip {
 	case ipNone:
 		return ""
 	case ipNAT:
-		return quad(100, 64, k%p.natPool)
+		return quad(100, 64, k%p.natPool, salt)
 	case ipPool:
-		return quad(198, 18, p.poolFirst+int((int64(k)+n)%p.ipPool))
+		return quad(198, 18, p.poolFirst+int((int64(k)+n)%p.ipPool), salt)
 	}
-	return quad(10, 0, p.First+k)
+	return quad(10, 0, p.First+k, salt)
+}
+
+// RunSalt is the address salt of run id (RunIP); 0 for none.
+func RunSalt(id string) uint32 {
+	if id == "" {
+		return 0
+	}
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return h.Sum32()
 }
 
 // Caller returns the limiter's caller identity of client k's request n, as
@@ -292,8 +312,14 @@ func callerOf(key limiter.KeyBy, token, ip string) string {
 	return key.Of(token, ip)
 }
 
-// quad formats a.b.c.d with n spread over the low bits (b + n>>16, n>>8, n).
-func quad(a, b, n int) string {
+// quad formats a.b.c.d with n spread over the low bits (b + n>>16, n>>8,
+// n), moved by salt: its low 16 bits XOR n's (a bijection that keeps n's
+// block of 65,536) and its next 7 bits add to b. Two runs' addresses meet
+// only when those 7 bits agree and the low 16 fall within one block of the
+// population's size.
+func quad(a, b, n int, salt uint32) string {
+	n ^= int(salt & 0xffff)
+	b += int(salt>>16) & 0x7f
 	return strconv.Itoa(a) + "." + strconv.Itoa(b+(n>>16)) + "." + strconv.Itoa((n>>8)&255) + "." + strconv.Itoa(n&255)
 }
 

@@ -3,6 +3,7 @@ package plan_test
 import (
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -237,5 +238,46 @@ traffic: [{name: p, clients: 3, `+tc+`}]
 				}
 			}
 		})
+	}
+}
+
+// TestRunIP: a run's salt moves every address (RunIP) but keeps which
+// requests share one, keeps each a valid IPv4 address, and keeps the
+// addresses of two runs apart, for each address mode; salt 0 is IP.
+func TestRunIP(t *testing.T) {
+	runs := []string{"mbx3k2-r1", "mbx3k2-r2", "mbx3k2-r3", "mbx9zz", "1"}
+	for _, identity := range []string{"ip: per-client", "ip: nat, nat_pool: 3", "ip: pool, ip_pool: 20", "ip: shared"} {
+		t.Run(identity, func(t *testing.T) {
+			p := &compileYAML(t, fmt.Sprintf(identityYAML, identity)).Populations[1]
+			owner := map[string]string{} // address -> the run that sent it
+			for _, run := range runs {
+				salt := plan.RunSalt(run)
+				byIP, byRun := map[string]string{}, map[string]string{} // address -> request, under IP and RunIP
+				for k := 0; k < 5; k++ {
+					for n := int64(0); n < 40; n++ {
+						req, ip, rip := fmt.Sprintf("k%d/n%d", k, n), p.IP(k, n), p.RunIP(k, n, salt)
+						if p.RunIP(k, n, 0) != ip {
+							t.Fatalf("RunIP(%s, salt 0) = %q, IP = %q", req, p.RunIP(k, n, 0), ip)
+						}
+						if a := net.ParseIP(rip); a == nil || a.To4() == nil {
+							t.Fatalf("run %s %s: %q is not an IPv4 address", run, req, rip)
+						}
+						// Two requests share a salted address exactly when they share the address.
+						if first, ok := byIP[ip]; ok != (byRun[rip] != "") || ok && byRun[rip] != first {
+							t.Fatalf("run %s %s: address %q (salted %q) shared otherwise than under IP", run, req, ip, rip)
+						} else if !ok {
+							byIP[ip], byRun[rip] = req, req
+						}
+						if o, ok := owner[rip]; ok && o != run {
+							t.Fatalf("runs %s and %s both send %q", o, run, rip)
+						}
+						owner[rip] = run
+					}
+				}
+			}
+		})
+	}
+	if plan.RunSalt("") != 0 {
+		t.Error("no run id must salt nothing")
 	}
 }
