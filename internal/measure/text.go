@@ -251,9 +251,13 @@ func (p *printer) requests(s *Summary) {
 // see the store.
 func (p *printer) store(s *Summary) {
 	if k := s.KV; k.Observed {
-		p.f("  %s: reads %s, writes %s, read errors %s, write errors %s (429: %s, quota: %s), lost updates %s, stale reads %s",
-			storeLabel(s.Limiter.Store), Thousands(k.Reads), Thousands(k.Writes), Thousands(k.ReadErrors), Thousands(k.WriteErrors), Thousands(k.WriteRateLimited),
-			Thousands(k.QuotaErrors), Thousands(k.LostUpdates), Thousands(k.StaleReads))
+		refused := "" // KV's two refusals; other stores have neither
+		if storeLabel(s.Limiter.Store) == "kv" || k.WriteRateLimited > 0 || k.QuotaErrors > 0 {
+			refused = " (429: " + Thousands(k.WriteRateLimited) + ", quota: " + Thousands(k.QuotaErrors) + ")"
+		}
+		p.f("  %s: reads %s, writes %s, read errors %s, write errors %s%s, lost updates %s, stale reads %s",
+			storeLabel(s.Limiter.Store), Thousands(k.Reads), Thousands(k.Writes), Thousands(k.ReadErrors), Thousands(k.WriteErrors), refused,
+			Thousands(k.LostUpdates), Thousands(k.StaleReads))
 		if k.StaleReads > 0 {
 			p.f(" (staleness p50 %.0f ms, p99 %.0f ms)", k.StalenessMs.P50, k.StalenessMs.P99)
 		}

@@ -78,3 +78,26 @@ func TestLimiterLine(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreLine: KV's two refusals (429 and quota) are named on a KV
+// store's line, and on another store's only when it had some.
+func TestStoreLine(t *testing.T) {
+	for _, tc := range []struct {
+		store    string
+		kv       KVWork
+		want     string
+		wantNone bool
+	}{
+		{store: "kv", kv: KVWork{Observed: true, Writes: 10}, want: "write errors 0 (429: 0, quota: 0), "},
+		{store: "redis", kv: KVWork{Observed: true, Writes: 10, WriteErrors: 4}, want: "write errors 4, lost updates", wantNone: true},
+		{store: "memory", kv: KVWork{Observed: true, Writes: 10, WriteErrors: 2, WriteRateLimited: 2}, want: "write errors 2 (429: 2, quota: 0), "},
+	} {
+		var b strings.Builder
+		p := &printer{w: &b}
+		p.store(&Summary{Limiter: LimiterRef{Store: tc.store}, KV: tc.kv})
+		got := b.String()
+		if !strings.Contains(got, tc.want) || tc.wantNone && strings.Contains(got, "429") {
+			t.Errorf("store %s: line %q, want it to hold %q", tc.store, got, tc.want)
+		}
+	}
+}
