@@ -307,12 +307,28 @@ func (l *Latency) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// maxScaled bounds a scaled duration (about 36 years), far enough below
+// the largest that the sums a mean takes do not overflow.
+const maxScaled = float64(1 << 60)
+
 // Scaled returns l with every duration multiplied by f: the same shape,
 // its mean and every quantile f times as long (rounded to the
-// microsecond). -calibrate fits latencies this way.
+// microsecond). -calibrate fits latencies this way, trying any f: a
+// positive duration stays at least a microsecond (rounded to 0, a
+// lognormal's median would not validate) and at most maxScaled.
 func (l Latency) Scaled(f float64) Latency {
 	sc := func(d Duration) Duration {
-		return Duration(time.Duration(float64(d) * f).Round(time.Microsecond))
+		if d <= 0 {
+			return d
+		}
+		v := float64(d) * f
+		switch {
+		case !(v < maxScaled): // NaN too
+			v = maxScaled
+		case v < float64(time.Microsecond):
+			v = float64(time.Microsecond)
+		}
+		return Duration(time.Duration(v).Round(time.Microsecond))
 	}
 	out := l
 	out.Value, out.Min, out.Max, out.Mean, out.Median, out.P99 = sc(l.Value), sc(l.Min), sc(l.Max), sc(l.Mean), sc(l.Median), sc(l.P99)

@@ -22,3 +22,25 @@ func TestLatencySpread(t *testing.T) {
 		t.Errorf("Spread changed a constant: %v", c.Spread(3))
 	}
 }
+
+// TestLatencyScaledStaysValid: a scale a fit may try, however small or
+// large, gives a latency that still validates: a positive duration stays
+// at least a microsecond (rounding made a lognormal's median 0, which
+// -calibrate then wrote and the scenario refused) and never overflows.
+func TestLatencyScaledStaysValid(t *testing.T) {
+	for _, l := range []Latency{Lognormal(10*time.Microsecond, 50*time.Microsecond), Constant(3 * time.Microsecond),
+		{Dist: DistUniform, Min: Duration(time.Microsecond), Max: Duration(5 * time.Microsecond)}} {
+		for _, f := range []float64{1e-9, 0.01, 1, 1e3, 1e30} {
+			s := l.Scaled(f)
+			if err := s.Validate(); err != nil {
+				t.Errorf("%v scaled by %g = %v: %v", l, f, s, err)
+			}
+			if s.MeanDuration() <= 0 {
+				t.Errorf("%v scaled by %g has mean %v, want it above 0", l, f, s.MeanDuration())
+			}
+		}
+	}
+	if got := Lognormal(2*time.Millisecond, 8*time.Millisecond).Scaled(0.5); got.Median.D() != time.Millisecond || got.P99.D() != 4*time.Millisecond {
+		t.Errorf("Scaled(0.5) = %v, want median 1ms, p99 4ms", got)
+	}
+}
