@@ -206,3 +206,33 @@ func FuzzMergeShardFile(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadSummary: a summary.json read back (-compare, -calibrate, -diff)
+// with any edit is refused with an error or read, and what is read can be
+// compared, diffed and printed without a panic.
+func FuzzReadSummary(f *testing.F) {
+	live, err := os.ReadFile(filepath.Join("testdata", "live-summary.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(live)
+	f.Add([]byte(`{"schema":1,"mode":"attack","totals":{"requests":3,"allowed":2,"denied":1},"overshoot":{"key_windows":1,"ratio":{"n":1,"max":2}},"repeats":{"runs":[{"max_ratio":2}]}}`))
+	f.Add([]byte(`{"schema":1,"totals":{"requests":1},"overshoot":{"key_windows":-1,"per_trial":{"max_ratios":[1e308,-1]}},"points":[{"summary":{"totals":{"requests":1}}}]}`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(dir, "summary.json")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := readSummary(path)
+		if err != nil {
+			return
+		}
+		c := measure.Compare(s, s)
+		writeComparison(io.Discard, &c)
+		if cs, err := measure.Diff(s, s); err == nil {
+			measure.WriteDiff(io.Discard, "a", "b", cs)
+		}
+		measure.WriteText(io.Discard, s)
+	})
+}
