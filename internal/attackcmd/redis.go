@@ -36,17 +36,59 @@ type redisFlags struct {
 	master    string
 	read      string
 	timeout   time.Duration
+	// readSet and timeoutSet say that -redis-read and -redis-timeout were
+	// given; unset, they are the scenario's (fromScenario).
+	readSet, timeoutSet bool
 }
 
 // register adds the -redis-* flags to fs.
 func (f *redisFlags) register(fs *flag.FlagSet) {
+	f.read, f.timeout = redisReadPrimary, redis.DefaultTimeout
 	fs.BoolVar(&f.harness, "redis-harness", false, "with -store redis: start a Redis of its own on loopback for the run (a primary, two replicas, three sentinels; redis-server and redis-sentinel needed) and apply the scenario's faults to it")
 	fs.StringVar(&f.addr, "redis-addr", "", "with -store redis: the server's `host:port` (the primary; or give -redis-sentinels)")
 	fs.StringVar(&f.sentinels, "redis-sentinels", "", "with -store redis: the sentinels' `host:port,...`, which name the primary of -redis-master and follow its failovers")
 	fs.StringVar(&f.master, "redis-master", "", "with -redis-sentinels: the `name` the sentinels monitor the primary under (sentinel monitor NAME ...)")
-	fs.StringVar(&f.read, "redis-read", redisReadPrimary, "with -store redis: read counts from the `primary` or from a replica (replica: possibly stale)")
+	fs.Func("redis-read", "with -store redis: read counts from the `primary` or from a replica (replica: possibly stale) (default: the scenario's store.redis.read, else primary)", func(v string) error {
+		f.read, f.readSet = v, true
+		return nil
+	})
 	fs.StringVar(&f.replicas, "redis-replicas", "", "with -redis-addr and -redis-read replica: the replicas' `host:port,...` to read from, in turn")
-	fs.DurationVar(&f.timeout, "redis-timeout", redis.DefaultTimeout, "with -store redis: each Redis command's timeout; a command past it fails to the limiter's error policy")
+	fs.Func("redis-timeout", "with -store redis: each Redis command's `timeout`; a command past it fails to the limiter's error policy (default: the scenario's store.redis.timeout, else "+redis.DefaultTimeout.String()+")", func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("%q is not a duration, e.g. 500ms", v)
+		}
+		f.timeout, f.timeoutSet = d, true
+		return nil
+	})
+}
+
+// fromScenario takes the read and the timeout the flags leave unset from
+// a redis scenario's store.redis, so that the live run reads and times
+// out as the model does; a flag given against the scenario is said on
+// notes, with the -set that makes simulate compare predict it.
+func (f *redisFlags) fromScenario(pl *plan.Plan, notes io.Writer) {
+	if pl.Store.Kind != plan.Redis {
+		return
+	}
+	r := pl.Store.Redis
+	read := redisReadPrimary
+	if r.ReadReplica {
+		read = redisReadReplica
+	}
+	switch {
+	case !f.readSet:
+		f.read = read
+	case f.read != read:
+		fmt.Fprintf(notes, "attack: note: -redis-read %s reads where the scenario's store.redis.read does not; simulate compare predicts the scenario's: add -set store.redis.read=%s\n", f.read, f.read)
+	}
+	switch {
+	case r.Timeout <= 0:
+	case !f.timeoutSet:
+		f.timeout = r.Timeout
+	case f.timeout != r.Timeout:
+		fmt.Fprintf(notes, "attack: note: -redis-timeout %v is not the scenario's store.redis.timeout (%v); simulate compare predicts the scenario's: add -set store.redis.timeout=%v\n", f.timeout, r.Timeout, f.timeout)
+	}
 }
 
 // list splits a comma-separated flag value, dropping empty items.
@@ -71,7 +113,7 @@ func (f *redisFlags) config(prefix string) redis.Config {
 // anything else happens.
 func (f *redisFlags) validate(store plan.LiveStore, url string) error {
 	if store != StoreRedis {
-		if f.harness || f.addr != "" || f.replicas != "" || f.sentinels != "" || f.master != "" || f.read != redisReadPrimary || f.timeout != redis.DefaultTimeout {
+		if f.harness || f.addr != "" || f.replicas != "" || f.sentinels != "" || f.master != "" || f.readSet || f.timeoutSet {
 			return fmt.Errorf("the -redis-* flags go with -store redis (the store is %s)", store)
 		}
 		return nil
@@ -114,9 +156,10 @@ func newRedisStore(ctx context.Context, f *redisFlags, pl *plan.Plan, runFor tim
 		return nil, fmt.Errorf("the scenario has faults:, which attack applies only to servers it starts: add -redis-harness (or remove faults: to run on these servers)")
 	}
 	prefix := "overshoot:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"
+	f.fromScenario(pl, notes)
 	cfg := f.config(prefix)
-	if pl.Store.Kind == plan.Redis && pl.Store.Redis.ReadReplica != cfg.ReadReplicas {
-		fmt.Fprintf(notes, "attack: note: -redis-read %s reads where the scenario's store.redis.read does not; simulate compare predicts the scenario's: add -set store.redis.read=%s\n", f.read, f.read)
+	if err := cfg.Validate(); err != nil && !f.harness && !f.readSet && cfg.ReadReplicas {
+		return nil, fmt.Errorf("-store redis: the scenario reads from replicas (store.redis.read: replica), and %w: give -redis-replicas host:port,..., or -redis-read primary", err)
 	}
 	var h *redisHarness
 	if f.harness {

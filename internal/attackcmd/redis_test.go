@@ -2,6 +2,8 @@ package attackcmd
 
 import (
 	"context"
+	"flag"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -9,8 +11,10 @@ import (
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/cli"
+	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/redis/harness"
 	"github.com/overshoot-dev/overshoot/internal/redis/redistest"
+	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
 // TestRedisFlags checks that the -redis-* flags are refused where they do
@@ -42,6 +46,10 @@ func TestRedisFlags(t *testing.T) {
 		{"harness on memory", []string{"-store", "memory", "-redis-harness", good}, "-redis-* flags go with -store redis"},
 		{"harness and an address", []string{"-store", "redis", "-redis-harness", "-redis-addr", "127.0.0.1:6379", good}, "-redis-harness starts its own servers"},
 		{"faults without the harness", []string{"-store", "redis", "-redis-addr", closed, cliScenario(t, redisFaultsYAML)}, "add -redis-harness"},
+		// Unset, -redis-read and -redis-timeout are the scenario's, as the model's.
+		{"the scenario reads replicas", []string{"-store", "redis", "-redis-addr", "127.0.0.1:6379", cliScenario(t, redisReadsYAML)}, "the scenario reads from replicas (store.redis.read: replica)"},
+		{"another timeout than the scenario's", []string{"-store", "redis", "-redis-addr", closed, "-redis-read", "primary", "-redis-timeout", "200ms", cliScenario(t, redisReadsYAML)},
+			"add -set store.redis.timeout=200ms"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -181,6 +189,19 @@ func TestRedisStoreAttackFailover(t *testing.T) {
 // Four callers, each on its own key (one request at a time), well under a
 // limit of an hour's window; the replicas' links 300 ms behind from the
 // start and the primary killed at 1.5 s.
+// redisReadsYAML is a redis scenario that reads from replicas and times
+// commands out after 300 ms.
+const redisReadsYAML = `
+name: redis-reads
+limiter: {name: t, limit: 5, window: 1s}
+store: {kind: redis, redis: {read: replica, timeout: 300ms}}
+traffic:
+  - name: bot
+    identity: {token: per-client, ip: none}
+    closed_loop: {concurrency: 1}
+live: {duration: 1s}
+`
+
 const redisFaultsYAML = `
 name: redis-faults
 limiter: {name: t, limit: 100000000, window: 1h, error_policy: fail-open}
@@ -381,5 +402,38 @@ live: {duration: 200ms, max_requests: 1000, warmup: false}
 				t.Errorf("store.redis.read %s: note %v, want %v; stderr: %s", tc.read, got, tc.want, stderr)
 			}
 		})
+	}
+}
+
+// TestRedisFlagsFromScenario: -redis-read and -redis-timeout left unset
+// are the redis scenario's store.redis.read and timeout, the values the
+// model runs with; given, they are kept.
+func TestRedisFlagsFromScenario(t *testing.T) {
+	sc, err := scenario.Parse("s.yaml", []byte(redisReadsYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := plan.Compile(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args    []string
+		read    string
+		timeout time.Duration
+	}{
+		{nil, redisReadReplica, 300 * time.Millisecond},
+		{[]string{"-redis-read", "primary", "-redis-timeout", "1s"}, redisReadPrimary, time.Second},
+	} {
+		var f redisFlags
+		fs := flag.NewFlagSet("attack", flag.ContinueOnError)
+		f.register(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		f.fromScenario(pl, io.Discard)
+		if cfg := f.config(""); f.read != tc.read || cfg.Timeout != tc.timeout {
+			t.Errorf("%v: read %s, timeout %v; want %s, %v", tc.args, f.read, cfg.Timeout, tc.read, tc.timeout)
+		}
 	}
 }
