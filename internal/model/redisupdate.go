@@ -33,7 +33,7 @@ func (s *Redis) UpdateLatency() time.Duration { return s.p.Latency.Sample(s.rng)
 // clients take for the primary: it reads the first n of keys into cur,
 // counting the reads (the script then waits for the node's thread and is
 // served: LastWait), or returns the error the client sees: a dead node
-// refuses, a paused one times out (at the end of the round trip drawn: the
+// fails it after the client's redial (LastWait too), a paused one times out (at the end of the round trip drawn: the
 // model does not stretch it to the client's timeout), a replica answers
 // READONLY.
 func (s *Redis) Update(now time.Duration, keys *[2]string, n int, cur *[2]limiter.Read) error {
@@ -43,13 +43,17 @@ func (s *Redis) Update(now time.Duration, keys *[2]string, n int, cur *[2]limite
 	var err error
 	switch {
 	case nd.dead:
-		err = kv.NewUnavailable("get", keys[0], "redis: connection refused: the server is down")
+		err = kv.NewUnavailable("get", keys[0], "redis: EOF: the server is down, its address closes every connection")
 	case nd.paused:
 		err = kv.NewUnavailable("get", keys[0], "redis: timeout: the server does not answer")
 	case !nd.isPrimary:
 		err = kv.NewUnavailable("get", keys[0], "redis: READONLY You can't write against a read only replica")
 	}
-	if !nd.paused {
+	switch {
+	case nd.dead:
+		d := s.redial(t)
+		s.lastWait = d + s.serve(t+d)
+	case !nd.paused:
 		s.lastWait = s.serve(t)
 	}
 	if err != nil {
