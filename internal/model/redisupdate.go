@@ -49,12 +49,14 @@ func (s *Redis) Update(now time.Duration, keys *[2]string, n int, cur *[2]limite
 	case !nd.isPrimary:
 		err = kv.NewUnavailable("get", keys[0], "redis: READONLY You can't write against a read only replica")
 	}
-	switch {
-	case nd.dead:
-		d := s.redial(t)
-		s.lastWait = d + s.serve(t+d)
-	case !nd.paused:
+	if !nd.paused {
 		s.lastWait = s.serve(t)
+	}
+	if nd.dead {
+		// The sentinel's command reaches the thread with the update's
+		// own (judged half-way), and waits for it: the thread's queue
+		// takes its commands in the order they come, none reserved ahead.
+		s.lastWait += s.redial(t)
 	}
 	if err != nil {
 		if s.ctr != nil {
