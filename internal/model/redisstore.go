@@ -280,8 +280,9 @@ func (s *Redis) Write(now time.Duration, loc, dom int, key, value string, ttl ti
 }
 
 // WriteHalf implements halfway. The write goes to the node clients take
-// for the primary; it is refused at once by a dead node or a replica, and
-// times out at a paused one; it is judged when it is sent. It takes effect
+// for the primary; it fails at a dead node after the client's redial, is
+// refused at once by a replica, and times out at a paused one; it is
+// judged when it is sent. It takes effect
 // half-way through its round trip (after a paused node resumes, half-way
 // back from then).
 func (s *Redis) WriteHalf(now time.Duration, loc, dom int, key, value string, ttl time.Duration, readVersion uint64) (PendingWrite, time.Duration, time.Duration, error) {
