@@ -274,6 +274,27 @@ func TestRecommendationWarns(t *testing.T) {
 	}
 }
 
+// TestRecommendationFalseDenials: the recommendation names each
+// legitimate population's denials, and says when none is legitimate
+// instead of listing an empty measurement.
+func TestRecommendationFalseDenials(t *testing.T) {
+	c := conds(t, "ratio.max<=1.5")
+	d := Design{Algorithm: limiter.FixedWindow, Store: plan.KV, StoreName: "kv", Policy: limiter.FailOpen}
+	for _, tc := range []struct {
+		pops []measure.Population
+		want string
+	}{
+		{[]measure.Population{{Name: "bots", Requests: 10}}, "; no population is legitimate (legitimate: true), so no false denials were measured;"},
+		{[]measure.Population{{Name: "users", Legitimate: true, Requests: 100, Denied: 2, FalseDenials: 1}}, "; legitimate requests denied (falsely) users 2% (1%);"},
+	} {
+		s := &measure.Summary{Trials: 1, Limiter: measure.LimiterRef{Limit: 60}, Populations: tc.pops}
+		got := Recommendation(c, []Result{{Design: d, Limit: 60, Meets: true, Confidence: 1, Summary: s, Verdicts: measure.Check(s, c)}})
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("recommendation %q, want it to say %q", got, tc.want)
+		}
+	}
+}
+
 // TestRankBeyondExact: of the designs that meet the budget, the one that
 // lets less through beyond the exact limiter ranks first, whatever its
 // cost; one without a reference ranks after those with one.

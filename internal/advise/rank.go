@@ -276,14 +276,32 @@ func Recommendation(budget []measure.Condition, rs []Result) string {
 	if _, ok := r.Cost(); !ok && r.Design.Store == plan.Redis {
 		price = "not priced per request (Redis is billed by its host's instance hours)"
 	}
-	out := fmt.Sprintf("Recommended: %s, enforcing a limit of %d: one key-window lets at most %.0f through (%.2fx), the 99th percentile %.0f; legitimate requests denied (falsely) %s; %s; the budget holds in %.0f%% of %d trials.",
-		r.Design, r.Limit, r.most(), ratio, allowed, falseDenials(r.Summary), price, 100*r.Confidence, r.Summary.Trials)
+	denied := "legitimate requests denied (falsely) " + falseDenials(r.Summary)
+	if !hasLegitimate(r.Summary) {
+		denied = "no population is legitimate (legitimate: true), so no false denials were measured"
+	}
+	out := fmt.Sprintf("Recommended: %s, enforcing a limit of %d: one key-window lets at most %.0f through (%.2fx), the 99th percentile %.0f; %s; %s; the budget holds in %.0f%% of %d trials.",
+		r.Design, r.Limit, r.most(), ratio, allowed, denied, price, 100*r.Confidence, r.Summary.Trials)
 	for _, v := range r.Verdicts {
 		if v.Warning != "" {
 			out += " Warning: " + v.Warning + "."
 		}
 	}
 	return out
+}
+
+// hasLegitimate reports whether s has a legitimate population that sent
+// requests, whose false denials were measured.
+func hasLegitimate(s *measure.Summary) bool {
+	if s == nil {
+		return false
+	}
+	for _, p := range s.Populations {
+		if p.Legitimate && p.Requests > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // falseDenials lists each legitimate population's denied share and, in
