@@ -337,7 +337,11 @@ func NewRecorder(c Config) *Recorder {
 	for i := range r.popHist {
 		r.popHist[i] = map[int64]int64{}
 	}
-	r.tallies.n = int(max(0, min(c.Limit, maxReadCounts)))
+	// Only a fixed window's remaining is a count read: a sliding window's
+	// weighted estimate and a bucket's tokens repeat without any race.
+	if c.Algorithm == "" || c.Algorithm == "fixed-window" {
+		r.tallies.n = int(max(0, min(c.Limit, maxReadCounts)))
+	}
 	r.KV.init()
 	return r
 }

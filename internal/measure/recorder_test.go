@@ -268,3 +268,22 @@ func TestRecorderDenied(t *testing.T) {
 		t.Errorf("with Denied: %+v %+v, without: %+v %+v", b.Totals, b.Populations, a.Totals, a.Populations)
 	}
 }
+
+// TestReadGroupsFixedWindowOnly: only a fixed window's remaining is a
+// count read; a sliding window's estimate and a bucket's tokens repeat
+// without a race, so their requests form no read groups.
+func TestReadGroupsFixedWindowOnly(t *testing.T) {
+	for _, tc := range []struct {
+		alg  string
+		want int64
+	}{{"fixed-window", 3}, {"", 3}, {"sliding-window", 0}, {"token-bucket", 0}, {"gcra", 0}} {
+		r := NewRecorder(Config{Limit: 5, Window: 10 * time.Second, Algorithm: tc.alg, Populations: []Population{{Name: "bot"}}})
+		for i := 0; i < 3; i++ {
+			r.Record(Event{Key: "k", At: time.Duration(i+1) * time.Millisecond, Outcome: Allowed, Remaining: 3, HasRemaining: true})
+		}
+		s := Summarize(Summary{Mode: "simulate"}, 5, []Trial{r.Finish(time.Second)})
+		if got := s.Overshoot.LargestReadGroup; got != tc.want {
+			t.Errorf("%q: largest read group %d, want %d", tc.alg, got, tc.want)
+		}
+	}
+}
