@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -334,5 +335,29 @@ func TestUsersDenied(t *testing.T) {
 	rs := rank([]Result{{Design: Design{StoreName: "more"}, Meets: true, Summary: s}, {Design: Design{StoreName: "fewer"}, Meets: true, Summary: &fewer}})
 	if rs[0].Design.StoreName != "fewer" {
 		t.Errorf("ranked %s first, want the design denying fewer users", rs[0].Design.StoreName)
+	}
+}
+
+// TestRankMissesByShortfall: of designs that miss the same conditions,
+// the one nearest its bounds ranks first and is the one named closest,
+// whatever the design space's order.
+func TestRankMissesByShortfall(t *testing.T) {
+	c := conds(t, "ratio.max<=0.5")
+	miss := func(name string, ratio float64) Result {
+		s := &measure.Summary{Trials: 1, Limiter: measure.LimiterRef{Limit: 10}}
+		s.Overshoot.KeyWindows, s.Overshoot.Ratio = 1, measure.Stats{N: 1, Max: ratio}
+		return Result{Design: Design{Algorithm: limiter.FixedWindow, Store: plan.KV, StoreName: name, Policy: limiter.FailOpen},
+			Limit: 10, Summary: s, Verdicts: measure.Check(s, c)}
+	}
+	rs := rank([]Result{miss("far", 78.9), miss("near", 1), miss("middle", 13.3)})
+	var order []string
+	for _, r := range rs {
+		order = append(order, r.Design.StoreName)
+	}
+	if want := []string{"near", "middle", "far"}; !slices.Equal(order, want) {
+		t.Errorf("misses ranked %v, want %v", order, want)
+	}
+	if got := Recommendation(c, rs); !strings.Contains(got, "which misses on ratio.max 1.00x") {
+		t.Errorf("recommendation %q, want the nearest miss named closest", got)
 	}
 }

@@ -104,6 +104,28 @@ func (r Result) passing() int {
 	return n
 }
 
+// shortfall is how far a design misses its budget: over the conditions it
+// breaks, the sum of each one's distance from its bound relative to the
+// bound (a bound of 0 counts the distance itself); a condition not
+// measured is infinitely far. 0 when it breaks none.
+func (r Result) shortfall() float64 {
+	sum := 0.0
+	for _, v := range r.Verdicts {
+		switch {
+		case v.Pass:
+		case !v.Measured:
+			return math.Inf(1)
+		default:
+			d := math.Abs(v.Value - v.Condition.Value)
+			if b := math.Abs(v.Condition.Value); b > 0 {
+				d /= b
+			}
+			sum += d
+		}
+	}
+	return sum
+}
+
 // rank orders results: those that enforce the limit within the budget
 // first, by least let through beyond an exact limiter on the same requests
 // (the worst key-window's excess, then the share of what the exact limiter
@@ -113,8 +135,8 @@ func (r Result) passing() int {
 // users falsely denied, then lowest cost,
 // then lowest latency p99, then more confidence, then largest limit (with
 // SearchLimit); the others by how many of the budget's conditions they
-// meet, those whose limit never binds last. Ties keep the design space's
-// order.
+// meet, then by how far they miss (shortfall), those whose limit never
+// binds last. Ties keep the design space's order.
 func rank(rs []Result) []Result {
 	slices.SortStableFunc(rs, func(a, b Result) int {
 		if a.Meets != b.Meets {
@@ -130,7 +152,7 @@ func rank(rs []Result) []Result {
 				}
 				return 1
 			}
-			return cmp.Compare(b.passing(), a.passing())
+			return cmp.Or(cmp.Compare(b.passing(), a.passing()), cmp.Compare(a.shortfall(), b.shortfall()))
 		}
 		aw, as := a.beyondExact()
 		bw, bs := b.beyondExact()
