@@ -155,6 +155,11 @@ func newRedisStore(ctx context.Context, f *redisFlags, pl *plan.Plan, runFor tim
 	if len(pl.Faults) > 0 && !f.harness {
 		return nil, fmt.Errorf("the scenario has faults:, which attack applies only to servers it starts: add -redis-harness (or remove faults: to run on these servers)")
 	}
+	for _, ft := range pl.Faults {
+		if ft.At >= runFor {
+			return nil, fmt.Errorf("the fault %s at %v is not before the end of the live run (%v): attack would never apply it; set its faults.*.at below %v, or a longer live.duration", ft.Kind, ft.At, runFor, runFor)
+		}
+	}
 	prefix := "overshoot:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"
 	f.fromScenario(pl, notes)
 	cfg := f.config(prefix)

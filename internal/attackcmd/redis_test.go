@@ -46,6 +46,7 @@ func TestRedisFlags(t *testing.T) {
 		{"harness on memory", []string{"-store", "memory", "-redis-harness", good}, "-redis-* flags go with -store redis"},
 		{"harness and an address", []string{"-store", "redis", "-redis-harness", "-redis-addr", "127.0.0.1:6379", good}, "-redis-harness starts its own servers"},
 		{"faults without the harness", []string{"-store", "redis", "-redis-addr", closed, cliScenario(t, redisFaultsYAML)}, "add -redis-harness"},
+		{"a fault after the run", []string{"-store", "redis", "-redis-harness", "-set", "live.duration=1s", cliScenario(t, redisFaultsYAML)}, "the fault kill-primary at 1.5s is not before the end of the live run (1s): attack would never apply it"},
 		// Unset, -redis-read and -redis-timeout are the scenario's, as the model's.
 		{"the scenario reads replicas", []string{"-store", "redis", "-redis-addr", "127.0.0.1:6379", cliScenario(t, redisReadsYAML)}, "the scenario reads from replicas (store.redis.read: replica)"},
 		{"another timeout than the scenario's", []string{"-store", "redis", "-redis-addr", closed, "-redis-read", "primary", "-redis-timeout", "200ms", cliScenario(t, redisReadsYAML)},

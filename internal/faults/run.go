@@ -13,6 +13,7 @@ package faults
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -40,11 +41,17 @@ type Applied struct {
 	At time.Duration
 	// Err is the target's error, or why it was not applied.
 	Err error
+	// Skipped is set when the run ended before the fault was due: it was
+	// never applied, and At is unset.
+	Skipped bool
 }
 
 // String says what was done and when, for the console.
 func (a Applied) String() string {
 	s := fmt.Sprintf("%s on %s at %v", a.Fault.Kind, a.Fault.Target, a.At.Round(time.Millisecond))
+	if a.Skipped {
+		s = fmt.Sprintf("%s on %s, due at %v", a.Fault.Kind, a.Fault.Target, a.Fault.At)
+	}
 	if a.Fault.Kind == plan.LinkLatency {
 		s += fmt.Sprintf(" (latency %v, jitter %v)", a.Fault.Latency, a.Fault.Jitter)
 	}
@@ -68,7 +75,7 @@ func Run(ctx context.Context, faults []plan.Fault, start time.Time, runFor time.
 			case <-ctx.Done():
 				t.Stop()
 				for _, g := range faults[i:] {
-					out = append(out, Applied{Fault: g, Err: fmt.Errorf("not applied: the run ended before %v", g.At)})
+					out = append(out, Applied{Fault: g, Skipped: true, Err: errors.New("not applied: the run ended first")})
 				}
 				return out
 			case <-t.C:

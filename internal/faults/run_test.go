@@ -124,7 +124,7 @@ func TestRunEndsWithContext(t *testing.T) {
 		t.Fatalf("applied %v, calls %v; want 3 reported, 2 made", got, f.calls)
 	}
 	for i, want := range [][2]string{{"partition on primary at ", ": no sentinel named the primary"}, {"pause on replica-1 at ", ": no sentinel named the primary"},
-		{"kill-primary on primary at 0s", ": not applied: the run ended before 5s"}} {
+		{"kill-primary on primary, due at 5s", ": not applied: the run ended first"}} {
 		if s := got[i].String(); !strings.HasPrefix(s, want[0]) || !strings.HasSuffix(s, want[1]) {
 			t.Errorf("fault %d: %q, want %q ... %q", i, s, want[0], want[1])
 		}
