@@ -90,7 +90,11 @@ func (c *config) flags(mode string, fs *flag.FlagSet) {
 	sh := cli.Shared{Out: &c.out, ShardWhat: "of the run's trials"}
 	if mode != "diff" && mode != "merge" {
 		sh.Scenario, sh.Seed, sh.SeedSet, sh.Sets = &c.file, &c.seed, &c.seedSet, (*cli.Sets)(&c.sets)
-		fs.IntVar(&c.trials, "trials", 0, "number of trials (default: the scenario's trials)")
+		usage := "number of trials (default: the scenario's trials)"
+		if mode == "advise" {
+			usage = "number of trials for each design (default: the scenario's trials, at most 10)"
+		}
+		fs.IntVar(&c.trials, "trials", 0, usage)
 		fs.IntVar(&c.workers, "workers", 0, "trials run at once (default: GOMAXPROCS; results do not depend on it)")
 	}
 	if mode != "calibrate" {
@@ -161,8 +165,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	if err := c.scenarioArg(rest, p.Given["scenario"]); err != nil {
 		return nil, err
 	}
-	if c.trials < 0 {
-		return nil, fmt.Errorf("-trials %d is negative: give 1 or more", c.trials)
+	if c.trials < 0 || c.trials == 0 && p.Given["trials"] {
+		return nil, fmt.Errorf("-trials %d: give 1 or more (or leave -trials out for the scenario's)", c.trials)
 	}
 	if c.trials > scenario.MaxTrials {
 		return nil, fmt.Errorf("-trials %d is over %d, the most a run may have (as trials: in a file): give fewer", c.trials, scenario.MaxTrials)

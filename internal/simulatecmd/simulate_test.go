@@ -71,6 +71,7 @@ func TestBadInputExits2AndWritesNothing(t *testing.T) {
 		{"zero limit", []string{"-set", "limiter.limit=0"}, "limiter.limit"},
 		{"unknown path", []string{"-set", "limiter.limitt=3"}, "limiter.limitt"},
 		{"negative trials", []string{"-trials", "-1"}, "-trials"},
+		{"zero trials given", []string{"-trials", "0"}, "-trials 0: give 1 or more"},
 		{"bad threshold stat", []string{"-max-ratio", "2", "-at", "p90"}, "-at"},
 		{"unknown flag", []string{"-frobnicate"}, "frobnicate"},
 		{"two files", []string{bad, bad}, "one scenario file"},
