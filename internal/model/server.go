@@ -31,13 +31,35 @@ import (
 //
 // With a proxy (wrangler dev's proxy process), a request passes a second
 // thread of its own on the way in, before the inbox, and its response on
-// the way out, before the way back. The proxy serves them one at a time in
-// order of arrival, for its cpu_in or cpu_out draw.
+// the way out, before the way back. The proxy is a thread like the
+// server's (wrangler dev's proxy is a second workerd): when it has passed
+// its batch, it takes its queue as the next one (at most batch_max, the
+// oldest first) and passes them one at a time, for each one's cpu_in or
+// cpu_out draw. The batch's first request goes on when its own pass ends;
+// the batch's other requests on the way in go on together when the whole
+// batch has passed (their writes to the server wait behind the batch's
+// work); responses go on as they pass. So a burst reaches the server as one
+// request, then the rest of its batch at once: live runs start so (read
+// groups 1, then 1 or about 15; docs/serving-side.md, "The start of a run").
 //
 // A thread with nothing to do blocks; work that reaches it (a request, or
 // at the proxy a response) starts it after a wake draw (server.wake, none
 // when unset): the operating system waking a thread blocked in epoll.
 // Requests that reach the inbox meanwhile join the first batch.
+
+// A closed loop's client cannot send its requests at one instant: live
+// (attack, whose vegeta workers start one after another) the second of a
+// closed loop's first C requests left 0.13-0.18 ms after the first and each
+// further one about 35 us after the one before (32 sends over 1.0-1.45 ms
+// in three of four runs at C = 32 on the 2-core build machine, 2026-12-02;
+// docs/serving-side.md, "The start of a run"). Under a server, requests a
+// closed-loop client sends at one instant leave that way: the second
+// firstGap after the first, each further one sendGap after the one before.
+// Neither is fitted: the calibration runs (C = 1 and 8) cannot tell them.
+const (
+	firstGap = 150 * time.Microsecond
+	sendGap  = 35 * time.Microsecond
+)
 
 // Server event kinds, after sim.go's.
 const (
@@ -80,6 +102,18 @@ type server struct {
 	// passing a request, and whether it is waking to.
 	pbusy, pwaking bool
 	pq             fifo
+	// The proxy's batch: the requests it took from pq together and has
+	// yet to pass (pbatch), those on the way in it has passed and holds
+	// until the whole batch has (pheld), and whether the next pass is the
+	// batch's first (pfirst).
+	pbatch, pheld fifo
+	pfirst        bool
+
+	// sameAt is the last instant a closed-loop client sent at, and same
+	// how many it sent then before the last: the send's place in line
+	// (firstGap, sendGap).
+	sameAt int64
+	same   int64
 
 	// Batches and BatchedRequests count the batches taken and their
 	// requests, for tests.
@@ -110,7 +144,7 @@ func newServer(t *trial) *server {
 		return nil
 	}
 	t.store = onThread{t.store}
-	return &server{p: p}
+	return &server{p: p, sameAt: -1}
 }
 
 // onThread is a store whose operations run on the server's thread: the
@@ -133,12 +167,15 @@ func (s *server) state(ri int32) *srvReq {
 }
 
 // arrive sends request ri to the server: it arrives after half a round
-// trip (sim.go's send calls it instead of reading).
+// trip, and after its place in line when a closed-loop client sent others
+// at the same instant before it (sim.go's send calls it instead of
+// reading).
 func (s *server) arrive(t *trial, ri int32) {
 	st := s.state(ri)
 	rtt := int64(s.p.RTT.Sample(t.rng))
 	there := rtt / 2
 	st.phase, st.back = phRead, rtt-there
+	there += s.inLine(t, ri)
 	if s.p.Proxy {
 		st.phase = phProxyIn
 	}
@@ -147,6 +184,21 @@ func (s *server) arrive(t *trial, ri int32) {
 		return
 	}
 	t.push(t.now+there, evArrive, ri)
+}
+
+// inLine returns how long after its send instant request ri leaves: 0
+// for the first a closed-loop client sends at an instant, firstGap for
+// the second, sendGap more for each further one.
+func (s *server) inLine(t *trial, ri int32) int64 {
+	if !t.reqs[ri].cl.closed {
+		return 0
+	}
+	if t.now != s.sameAt {
+		s.sameAt, s.same = t.now, 0
+		return 0
+	}
+	s.same++
+	return int64(firstGap) + (s.same-1)*int64(sendGap)
 }
 
 // enter puts request ri in the inbox, or in the proxy's queue when it has
@@ -169,11 +221,11 @@ func (s *server) wakeUp(t *trial) int64 {
 	return int64(s.p.Wake.Sample(t.rng))
 }
 
-// toProxy queues request ri at the proxy and starts the proxy if idle,
-// after its wake-up.
+// toProxy queues request ri at the proxy and starts the proxy if idle
+// (no batch under way), after its wake-up.
 func (s *server) toProxy(t *trial, ri int32) {
 	s.pq.push(ri)
-	if s.pbusy || s.pwaking {
+	if s.pbusy || s.pwaking || s.pbatch.len() > 0 {
 		return
 	}
 	if w := s.wakeUp(t); w > 0 {
@@ -184,13 +236,23 @@ func (s *server) toProxy(t *trial, ri int32) {
 	s.proxyNext(t)
 }
 
-// proxyNext starts passing the next request in the proxy's queue unless
-// the proxy is busy.
+// proxyNext starts passing the next request of the proxy's batch unless
+// the proxy is busy, taking its queue as the next batch (at most
+// batch_max, the oldest first) when the last one has passed.
 func (s *server) proxyNext(t *trial) {
-	if s.pbusy || s.pq.len() == 0 {
+	if s.pbusy {
 		return
 	}
-	ri := s.pq.pop()
+	if s.pbatch.len() == 0 {
+		if s.pq.len() == 0 {
+			return
+		}
+		for n := min(s.pq.len(), s.p.BatchMax); n > 0; n-- {
+			s.pbatch.push(s.pq.pop())
+		}
+		s.pfirst = true
+	}
+	ri := s.pbatch.pop()
 	var cpu time.Duration
 	if s.reqs[ri].phase == phProxyIn {
 		cpu = s.p.ProxyIn.Sample(t.rng)
@@ -201,10 +263,28 @@ func (s *server) proxyNext(t *trial) {
 	t.push(t.now+int64(cpu), evProxy, ri)
 }
 
-// proxied ends the proxy's pass of request ri: in, to the inbox; out, on
-// the way back to the client.
+// proxied ends the proxy's pass of request ri. The batch's first request
+// and every response go on at once; the batch's other requests on the way
+// in are held, and go on together once the whole batch has passed.
 func (s *server) proxied(t *trial, ri int32) {
 	s.pbusy = false
+	if s.pfirst || s.reqs[ri].phase != phProxyIn {
+		s.handOn(t, ri)
+	} else {
+		s.pheld.push(ri)
+	}
+	s.pfirst = false
+	if s.pbatch.len() == 0 {
+		for s.pheld.len() > 0 {
+			s.handOn(t, s.pheld.pop())
+		}
+	}
+	s.proxyNext(t)
+}
+
+// handOn sends request ri on from the proxy: in, to the inbox; out, on
+// the way back to the client.
+func (s *server) handOn(t *trial, ri int32) {
 	st := &s.reqs[ri]
 	if st.phase == phProxyIn {
 		st.phase = phRead
@@ -212,7 +292,6 @@ func (s *server) proxied(t *trial, ri int32) {
 	} else {
 		goBack(t, st, ri)
 	}
-	s.proxyNext(t)
 }
 
 // goBack sends request ri's response on its way to the client, which has
