@@ -42,6 +42,6 @@ func ExampleRedis() {
 	s.Settle(1700 * time.Millisecond) // one increment acknowledged, none held
 	fmt.Println(r.Found, ctr.LostUpdates, s.Failovers())
 	// Output:
-	// KV PUT failed: redis: connection refused: the server is down
+	// KV PUT failed: redis: EOF: the server is down, its address closes every connection
 	// false 1 1
 }

@@ -210,3 +210,18 @@ func (s *Redis) demote(n int) {
 		s.resync(nd, s.nodes[s.primary])
 	}
 }
+
+// redial returns how much longer than its own round trip a command sent
+// at t to a dead primary takes to fail, as go-redis's failover client
+// fails it: the kill closed its connections, so it dials one for the
+// command, and its dialer first asks a sentinel for the primary's address
+// (SENTINEL get-master-addr-by-name, sentinel.go's MasterAddr: a round
+// trip, and a command at the host's thread, which the sentinels share),
+// then connects (a round trip the kernel answers: no thread's time). The
+// dead address accepts the connection and closes it, as the harness's
+// proxy does, so the dial counts as made (go-redis's dial breaker never
+// opens) and the command's own round trip, the caller's, ends in EOF.
+func (s *Redis) redial(t int64) int64 {
+	d := int64(s.p.Latency.Sample(s.rng)) + s.serve(t)
+	return d + int64(s.p.Latency.Sample(s.rng))
+}

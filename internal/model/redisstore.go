@@ -42,7 +42,9 @@ import (
 // applied are lost (counted as the increments missing from the count a
 // key ends with, lost.go). Clients reach the new
 // primary reconnect after the promotion; until then they send to the old
-// one: a killed node refuses at once, a paused one answers nothing (the
+// one: a killed node fails each command after a redial (a sentinel's
+// round trip and a connect before the command's own, redisfaults.go's
+// redial), a paused one answers nothing (the
 // client times out), a partitioned one keeps taking writes, which are
 // lost too (the last failover wins). A deposed primary that comes back is
 // resynchronised as a replica of the new one. The other replicas
@@ -282,8 +284,9 @@ func (s *Redis) Write(now time.Duration, loc, dom int, key, value string, ttl ti
 }
 
 // WriteHalf implements halfway. The write goes to the node clients take
-// for the primary; it is refused at once by a dead node or a replica, and
-// times out at a paused one; it is judged when it is sent. It takes effect
+// for the primary; it fails at a dead node after the client's redial, is
+// refused at once by a replica, and times out at a paused one; it is
+// judged when it is sent. It takes effect
 // half-way through its round trip (after a paused node resumes, half-way
 // back from then).
 func (s *Redis) WriteHalf(now time.Duration, loc, dom int, key, value string, ttl time.Duration, readVersion uint64) (PendingWrite, time.Duration, time.Duration, error) {
@@ -329,14 +332,15 @@ func (s *Redis) Commit(now time.Duration, w PendingWrite) {
 }
 
 // reach returns the latency of a command sent at t to node n with round
-// trip lat, or the error the client sees: at once from a dead node, after
-// the client's timeout from a node paused past it.
+// trip lat, or the error the client sees: from a dead node after the
+// client's redial and lat, after the client's timeout from a node paused
+// past it.
 func (s *Redis) reach(n int, t int64, lat time.Duration, op, key string) (time.Duration, error) {
 	nd := s.nodes[n]
 	timeout := s.p.Timeout
 	switch {
 	case nd.dead:
-		return lat, kv.NewUnavailable(op, key, "redis: connection refused: the server is down")
+		return lat + time.Duration(s.redial(t)), kv.NewUnavailable(op, key, "redis: EOF: the server is down, its address closes every connection")
 	case nd.paused:
 		if nd.pausedUntil-t < int64(timeout-lat) {
 			return time.Duration(nd.pausedUntil-t) + lat, nil

@@ -33,7 +33,7 @@ func (s *Redis) UpdateLatency() time.Duration { return s.p.Latency.Sample(s.rng)
 // clients take for the primary: it reads the first n of keys into cur,
 // counting the reads (the script then waits for the node's thread and is
 // served: LastWait), or returns the error the client sees: a dead node
-// refuses, a paused one times out (at the end of the round trip drawn: the
+// fails it after the client's redial (LastWait too), a paused one times out (at the end of the round trip drawn: the
 // model does not stretch it to the client's timeout), a replica answers
 // READONLY.
 func (s *Redis) Update(now time.Duration, keys *[2]string, n int, cur *[2]limiter.Read) error {
@@ -43,7 +43,7 @@ func (s *Redis) Update(now time.Duration, keys *[2]string, n int, cur *[2]limite
 	var err error
 	switch {
 	case nd.dead:
-		err = kv.NewUnavailable("get", keys[0], "redis: connection refused: the server is down")
+		err = kv.NewUnavailable("get", keys[0], "redis: EOF: the server is down, its address closes every connection")
 	case nd.paused:
 		err = kv.NewUnavailable("get", keys[0], "redis: timeout: the server does not answer")
 	case !nd.isPrimary:
@@ -51,6 +51,12 @@ func (s *Redis) Update(now time.Duration, keys *[2]string, n int, cur *[2]limite
 	}
 	if !nd.paused {
 		s.lastWait = s.serve(t)
+	}
+	if nd.dead {
+		// The sentinel's command reaches the thread with the update's
+		// own (judged half-way), and waits for it: the thread's queue
+		// takes its commands in the order they come, none reserved ahead.
+		s.lastWait += s.redial(t)
 	}
 	if err != nil {
 		if s.ctr != nil {

@@ -41,8 +41,10 @@ var assumptions = map[string][]Assumption{
 			Alternatives: []string{"20us", "200us"}},
 		{Path: "store.redis.request_service", What: "a request's own work (the client's, the target's) takes none of that thread's time (unset)",
 			Alternatives: []string{"20us", "200us"}},
-		{Path: "store.redis.failover", What: "the sentinels' election and promotion take lognormal(1 s, p99 3 s) after down_after", Alternatives: []string{"500ms", "10s"}},
-		{Path: "store.redis.reconnect", What: "clients reach the new primary lognormal(100 ms, p99 1 s) after the promotion", Alternatives: []string{"10ms", "5s"}},
+		{Path: "store.redis.failover", What: "the sentinels name the promoted replica lognormal(1.2 s, p99 1.4 s) after down_after (Sentinel's INFO every second to the replicas of a primary down, after a few timer ticks; a split vote waits for the election timeout)",
+			Alternatives: []string{"1s", "10s"}},
+		{Path: "store.redis.reconnect", What: "clients reach the new primary lognormal(50 ms, p99 150 ms) after the promotion (their next dial asks a sentinel; a client whose dials are refused probes once a second)",
+			Alternatives: []string{"10ms", "1s"}},
 	},
 	KindPerLocation: {
 		{Path: "store.rate_limit.sync", What: "a location's cached count is refreshed when older than 1 s (counters updated asynchronously; unpublished)",
