@@ -42,7 +42,9 @@
 #                spread:store.redis.latency+store.redis.service+store.redis.request_service:
 #                simulate's default fit of a redis scenario)
 #   -fit-cells   the cells calibrated on, by name
-#   -trials      trials per evaluation of the calibration (default 20)
+#   -trials      trials per evaluation of the calibration (default 40 since
+#                2026-12-02; in one comparison, -from r-final, 20 fitted request_service anywhere
+#                from 77 to 147 us over the fit and its repeats, with 40 137 to 156 us)
 #   -calibrated  predict from this calibrated scenario, calibrating nothing
 #                (its fitted cells are then held out too)
 #   -from        measure nothing: take the live runs (<cell>.json) from an
@@ -70,7 +72,7 @@ killat=1s
 repeat=3
 duration=3s
 fit=store.redis.latency,store.redis.service,store.redis.request_service,store.redis.replication_lag,spread:store.redis.latency+store.redis.service+store.redis.request_service
-trials=20
+trials=40
 calibrated=""
 out=""
 from=""

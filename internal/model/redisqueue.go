@@ -35,6 +35,16 @@ func (s *Redis) serve(t int64) int64 {
 	return s.take(t, &s.p.Service)
 }
 
+// replicate takes, for a write committed at t and sent to one replica,
+// the host's time that sending it takes: a command's store.redis.service
+// at the thread, at t (the primary writes it to the replica's link, the
+// proxy forwards it, the replica applies it: on the host's cores, as the
+// harness runs them). It takes capacity and nothing else: the write is
+// applied at the replica its lag later, as without a queue.
+func (s *Redis) replicate(t int64) {
+	s.serve(t)
+}
+
 // take queues work of a draw of d reaching the thread at t and returns
 // how long after t it is done: on the core that is free first (with one
 // core, a FIFO queue; with more, work that arrived first starts first).

@@ -69,6 +69,32 @@ func TestRedisServiceTranscript(t *testing.T) {
 	}
 }
 
+// TestRedisReplicationTakesTheThread: a write committed at the primary
+// takes the host's thread once more per replica (its sending and its
+// application there are the host's work too), so a command arriving after
+// it waits for those as well; with no replica, for the write alone. Round
+// trips 2 ms (1 ms each way), service 1 ms, constant, one thread.
+func TestRedisReplicationTakesTheThread(t *testing.T) {
+	for _, tt := range []struct {
+		replicas int
+		want     time.Duration // the read's answer after it arrives at 2 ms
+	}{
+		{0, 2 * msec}, // the write served 1-2 ms; the read 2-3 ms, back at 4 ms
+		{1, 3 * msec}, // the replica's copy 2-3 ms; the read 3-4 ms
+		{2, 4 * msec}, // two copies 2-4 ms; the read 4-5 ms
+	} {
+		s, _ := newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Replicas, r.Service = tt.replicas, ms(1) }))
+		w, effect, _, err := s.WriteHalf(0, 0, AnyDomain, "k", "1", time.Minute, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Commit(effect, w)
+		if r := s.ReadHalf(2*msec, 2*msec, 0, AnyDomain, "k"); r.Err != nil || r.Latency != tt.want {
+			t.Errorf("%d replicas: the read's answer %v after it arrives (%v), want %v", tt.replicas, r.Latency, r.Err, tt.want)
+		}
+	}
+}
+
 // TestRedisServiceTimeout: a wait at the thread longer than the client's
 // timeout fails the command, as an unanswered command does.
 func TestRedisServiceTimeout(t *testing.T) {
@@ -86,7 +112,8 @@ func TestRedisServiceTimeout(t *testing.T) {
 // flight get through the thread at one command per service time (and
 // one request_service per request before its first command), so the
 // request rate stops growing with C; without either it grows with C.
-// Every request is allowed (GET and SET: two commands).
+// Every request is allowed (GET and SET: two commands, and the SET's copy
+// to the one replica, which takes the thread too).
 func TestRedisServiceThroughput(t *testing.T) {
 	tests := []struct {
 		conc     int
@@ -96,11 +123,11 @@ func TestRedisServiceThroughput(t *testing.T) {
 	}{
 		{1, scenario.Latency{}, scenario.Latency{}, 4900, 5000},   // 2 x 100 us a request
 		{8, scenario.Latency{}, scenario.Latency{}, 39000, 40100}, // 8 in flight
-		{1, ms(0.5), scenario.Latency{}, 830, 840},                // 2 x (100 us + 500 us)
-		{8, ms(0.5), scenario.Latency{}, 990, 1010},               // the thread: 2 x 500 us a request
-		{32, ms(0.5), scenario.Latency{}, 990, 1010},              // no more with more in flight
-		{1, ms(0.5), ms(1), 450, 460},                             // 1 ms, then 2 x (100 us + 500 us)
-		{8, ms(0.5), ms(1), 495, 505},                             // the thread: 1 ms + 2 x 500 us a request
+		{1, ms(0.5), scenario.Latency{}, 620, 630},                // 1.6 ms: the next GET waits for the replica's copy
+		{8, ms(0.5), scenario.Latency{}, 660, 675},                // the thread: 3 x 500 us a request (GET, SET, the copy)
+		{32, ms(0.5), scenario.Latency{}, 660, 675},               // no more with more in flight
+		{1, ms(0.5), ms(1), 375, 380},                             // 2.65 ms: 1 ms, then GET and SET, the copy before the next
+		{8, ms(0.5), ms(1), 395, 405},                             // the thread: 1 ms + 3 x 500 us a request
 		{8, scenario.Latency{}, ms(1), 900, 1000},                 // at most one a 1 ms; commands wait their turn too
 	}
 	for _, tt := range tests {
@@ -123,8 +150,8 @@ func TestRedisServiceThroughput(t *testing.T) {
 func TestRedisThreads(t *testing.T) {
 	for _, tt := range []struct {
 		threads  int
-		min, max int64 // requests in 1 s at C = 8: 2 x 500 us each
-	}{{0, 990, 1010}, {1, 990, 1010}, {2, 1980, 2010}, {4, 3950, 4010}} {
+		min, max int64 // requests in 1 s at C = 8: 3 x 500 us each (GET, SET, its copy to the replica)
+	}{{0, 660, 675}, {1, 660, 675}, {2, 1325, 1345}, {4, 2650, 2680}} {
 		sc := memoryScenario(1_000_000, time.Minute, ms(0.1), time.Second, closedLoop(bot("a"), 8, scenario.Constant(0)))
 		sc.Store = scenario.Store{Kind: scenario.KindRedis, Redis: &scenario.Redis{Replicas: 1, Read: scenario.RedisReadPrimary, Threads: tt.threads,
 			ReplicationLag: ms(1), Latency: ms(0.1), Service: ms(0.5), Timeout: dur(time.Second), DownAfter: dur(time.Second), Failover: ms(500), Reconnect: ms(100)}}

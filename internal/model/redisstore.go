@@ -25,6 +25,10 @@ import (
 // read among those the sentinels do not hold down (go-redis's replica
 // reads pick one per connection), or the primary when there is none.
 //
+// With store.redis.service set, every command waits its turn at the
+// host's thread (redisqueue.go), and so does every copy of a committed
+// write sent to a replica (capacity only: it is applied its lag later).
+//
 // With wait > 0 a write is followed by WAIT: its answer comes when that
 // many replicas applied it (or after wait_timeout), one more round trip
 // later; a WAIT longer than the client's timeout fails the request though
@@ -419,6 +423,7 @@ func (s *Redis) commit(t int64, w PendingWrite, lags []int64) {
 			lag = s.lag(r, t)
 		}
 		s.enqueue(r, w, v, nd.seq, t, lag)
+		s.replicate(t)
 	}
 }
 
