@@ -17,7 +17,7 @@
 # (the race: how many read a count before any of their writes), and the
 # cells whose band is a point while their repeats differ (none, if the fit
 # is right); then, over the held-out cells, the share inside the band and the
-# median relative error, against issue 10's bar (>= 90% inside, median error
+# median relative error, against the bar (>= 90% inside, median error
 # <= 15%).
 #
 # Each cell's repeats run inside one 60 s window (the script waits for a
@@ -42,7 +42,7 @@
 #               judge a change to the model on the same measurements (the
 #               runs' scenario may have changed since: its file is taken
 #               as it is now, with -force)
-#   -check      exit 1 when the held-out cells miss issue 10's bar
+#   -check      exit 1 when the held-out cells miss the bar (scripts/lib/bar.sh)
 #   -max-error  exit 1 when any held-out cell's relative error is above PCT
 #               percent (CI uses 40: a sanity bar, since the model's band
 #               is narrower than the live repeats' spread at high C)
