@@ -111,6 +111,7 @@ func TestMainBadInput(t *testing.T) {
 		{"unknown store", []string{"-store", "dynamo", good}, "dynamo"},
 		{"unknown statistic", []string{"-at", "p42", good}, "p42"},
 		{"negative ratio", []string{"-max-ratio", "-1", good}, "max-ratio"},
+		{"a gate on no population", []string{"-threshold", "robots:ratio.max<=1.5", good}, `the scenario has no population "robots"`},
 		{"two files", []string{good, good}, "too many arguments"},
 		{"scenario twice", []string{"-scenario", good, good}, "scenario given twice"},
 		{"missing scenario", []string{filepath.Join(t.TempDir(), "nope.yaml")}, "nope.yaml"},

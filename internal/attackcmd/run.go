@@ -102,6 +102,9 @@ func prepare(c *config, stderr io.Writer) (*live, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.gates.CheckPopulations(sc.PopulationNames()); err != nil {
+		return nil, err
+	}
 	maxRequests := c.maxRequests
 	if c.store == StoreCloudflare && c.url == "" && !c.serve && maxRequests == 0 && sc.Live.MaxRequests == 0 {
 		// Every request is billed API calls: bound the run unless the user did.

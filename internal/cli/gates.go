@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/overshoot-dev/overshoot/internal/escape"
@@ -63,6 +64,18 @@ func (g *Gates) Validate() error {
 	}
 	if g.junit != "" && len(g.conds) == 0 {
 		return fmt.Errorf("-junit %s: there is no gate to report: add -threshold or -max-ratio", g.junit)
+	}
+	return nil
+}
+
+// CheckPopulations refuses a gate on a population the scenario does not
+// have (a typo), before the run, rather than breaking it after: names are
+// the scenario's populations.
+func (g *Gates) CheckPopulations(names []string) error {
+	for _, c := range g.conds {
+		if c.Population != "" && !slices.Contains(names, c.Population) {
+			return fmt.Errorf("-threshold %s: the scenario has no population %q: it has %s", c.Text, c.Population, strings.Join(names, ", "))
+		}
 	}
 	return nil
 }

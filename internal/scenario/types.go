@@ -465,3 +465,12 @@ type Duration time.Duration
 // Rate is requests per second, written "10/s", "600/m", "5/d" or a bare
 // number (per second).
 type Rate float64
+
+// PopulationNames are the names of the scenario's populations, in order.
+func (s *Scenario) PopulationNames() []string {
+	names := make([]string, len(s.Traffic))
+	for i, p := range s.Traffic {
+		names[i] = p.Name
+	}
+	return names
+}

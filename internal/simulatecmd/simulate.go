@@ -223,6 +223,9 @@ func loadRun(c *config, measured *measure.Summary) (*prediction, []string, error
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := c.gates.CheckPopulations(sc.PopulationNames()); err != nil {
+		return nil, nil, err
+	}
 	p := &prediction{sc: sc, measured: measured}
 	if sc.Calibrated != nil {
 		p.calibrated = sc

@@ -72,6 +72,7 @@ func TestBadInputExits2AndWritesNothing(t *testing.T) {
 		{"unknown path", []string{"-set", "limiter.limitt=3"}, "limiter.limitt"},
 		{"negative trials", []string{"-trials", "-1"}, "-trials"},
 		{"zero trials given", []string{"-trials", "0"}, "-trials 0: give 1 or more"},
+		{"a gate on no population", []string{"-threshold", "robots:ratio.max<=1.5"}, `the scenario has no population "robots"`},
 		{"bad threshold stat", []string{"-max-ratio", "2", "-at", "p90"}, "-at"},
 		{"unknown flag", []string{"-frobnicate"}, "frobnicate"},
 		{"two files", []string{bad, bad}, "one scenario file"},
