@@ -361,3 +361,15 @@ func TestRankMissesByShortfall(t *testing.T) {
 		t.Errorf("recommendation %q, want the nearest miss named closest", got)
 	}
 }
+
+// TestUsersText: an average count of users reads as people write it.
+func TestUsersText(t *testing.T) {
+	for _, tc := range []struct {
+		n    float64
+		want string
+	}{{0.5, "0.5"}, {44.5, "44.5"}, {96.6, "96.6"}, {1024, "1,024"}, {123456.4, "123,456"}} {
+		if got := usersText(tc.n); got != tc.want {
+			t.Errorf("usersText(%v) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}

@@ -312,6 +312,16 @@ func Recommendation(budget []measure.Condition, rs []Result) string {
 	return out
 }
 
+// usersText writes an average count of users: three significant digits
+// below 100, whole numbers with thousands separators above ("1,024", not
+// "1.02e+03").
+func usersText(n float64) string {
+	if n < 100 {
+		return strconv.FormatFloat(n, 'g', 3, 64)
+	}
+	return measure.Thousands(int64(math.Round(n)))
+}
+
 // hasLegitimate reports whether s has a legitimate population that sent
 // requests, whose false denials were measured.
 func hasLegitimate(s *measure.Summary) bool {
@@ -339,7 +349,7 @@ func falseDenials(s *measure.Summary) string {
 			n := float64(p.Requests)
 			part := fmt.Sprintf("%s %.2g%% (%.2g%%", p.Name, 100*float64(p.Denied)/n, 100*float64(p.FalseDenials)/n)
 			if p.FalselyDeniedClients > 0 && s.Trials > 0 {
-				part += fmt.Sprintf(", %.3g users a trial", float64(p.FalselyDeniedClients)/float64(s.Trials))
+				part += ", " + usersText(float64(p.FalselyDeniedClients)/float64(s.Trials)) + " users a trial"
 			}
 			parts = append(parts, part+")")
 		}
