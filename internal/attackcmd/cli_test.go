@@ -112,6 +112,8 @@ func TestMainBadInput(t *testing.T) {
 		{"unknown statistic", []string{"-at", "p42", good}, "p42"},
 		{"negative ratio", []string{"-max-ratio", "-1", good}, "max-ratio"},
 		{"a gate on no population", []string{"-threshold", "robots:ratio.max<=1.5", good}, `the scenario has no population "robots"`},
+		{"a store the target cannot run", []string{cliScenario(t, strings.Replace(sequentialYAML, "kind: memory", "kind: durable-object", 1))}, "the scenario's store is durable-object, which the built-in target cannot run: give -store memory"},
+		{"a redis scenario without its servers", []string{cliScenario(t, strings.Replace(sequentialYAML, "kind: memory", "kind: redis", 1))}, "give -store redis with -redis-harness"},
 		{"two files", []string{good, good}, "too many arguments"},
 		{"scenario twice", []string{"-scenario", good, good}, "scenario given twice"},
 		{"missing scenario", []string{filepath.Join(t.TempDir(), "nope.yaml")}, "nope.yaml"},
@@ -659,5 +661,22 @@ func TestMainErrorsDominate(t *testing.T) {
 				t.Errorf("stderr %q does not say why the run failed", stderr)
 			}
 		})
+	}
+}
+
+// TestMainStoreFromScenario: without -store the built-in target runs the
+// store the scenario names (memory here), not the KV model.
+func TestMainStoreFromScenario(t *testing.T) {
+	sc := cliScenario(t, strings.Replace(sequentialYAML, "1600ms", "300ms", 1))
+	code, stdout, stderr := runMain(t, Env{}, "-json", "-no-report", sc)
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var s measure.Summary
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatalf("stdout is not the summary: %v\n%s", err, stdout)
+	}
+	if s.Limiter.Store != "memory" {
+		t.Errorf("store %q, want the scenario's memory", s.Limiter.Store)
 	}
 }

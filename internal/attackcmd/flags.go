@@ -22,6 +22,7 @@ type config struct {
 	url          string
 	serve        bool
 	store        plan.LiveStore
+	storeSet     bool // -store was given; unset, the scenario's store kind picks it (storeFor)
 	addr         string
 	duration     time.Duration
 	maxRequests  int64
@@ -106,7 +107,7 @@ func (c *config) flags(mode string, fs *flag.FlagSet) {
 // targetFlags registers the built-in target's flags: its store, the
 // stores' own flags, its address and the per-request timeout.
 func (c *config) targetFlags(fs *flag.FlagSet) {
-	fs.StringVar((*string)(&c.store), "store", string(plan.LiveEventual), "built-in target's store: memory, eventual (the KV model on the wall clock), cloudflare (a real Workers KV namespace: -namespace) or redis (real Redis: -redis-addr or -redis-sentinels)")
+	fs.StringVar((*string)(&c.store), "store", string(plan.LiveEventual), "built-in target's store: memory, eventual (the KV model on the wall clock), cloudflare (a real Workers KV namespace: -namespace) or redis (real Redis: -redis-addr or -redis-sentinels) (default: the scenario's store kind: eventual for kv, memory for memory)")
 	c.cf.register(fs)
 	c.rd.register(fs)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "built-in target's listen `address` (loopback only; port 0 picks one)")
@@ -133,6 +134,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	if p.Given["url"] && strings.TrimSpace(c.url) == "" {
 		return nil, fmt.Errorf("-url is empty: give the target's URL, e.g. -url http://127.0.0.1:8787/, or leave -url out to attack the built-in target")
 	}
+	c.storeSet = p.Given["store"]
 	c.sets = liveWindowFollows(c.sets)
 	if err := c.sh.validate(c); err != nil {
 		return nil, err

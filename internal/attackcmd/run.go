@@ -122,6 +122,9 @@ func prepare(c *config, stderr io.Writer) (*live, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
+	if err := c.storeFor(pl); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
 	lim, err := limiter.New(pl.Limiter)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)

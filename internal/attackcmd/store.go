@@ -51,6 +51,27 @@ func NewStore(kind plan.LiveStore, pl *plan.Plan, seed uint64) (*BuiltinStore, e
 	return nil, fmt.Errorf("-store %q is unknown: use one of %v", kind, plan.BuiltinStores)
 }
 
+// storeFor picks the built-in target's store from the scenario's store
+// kind when -store was not given, so that the live run runs the store the
+// scenario names: memory for memory, the Workers KV model for kv. A kind
+// the built-in target cannot run without more (redis: servers) or at all
+// (durable-object, per-location) is refused with what to give instead,
+// rather than measured on the KV model under the scenario's name.
+func (c *config) storeFor(pl *plan.Plan) error {
+	if c.storeSet || c.url != "" {
+		return nil
+	}
+	switch pl.Store.Kind {
+	case plan.Memory:
+		c.store = plan.LiveMemory
+	case plan.Redis:
+		return fmt.Errorf("the scenario's store is redis: give -store redis with -redis-harness (servers attack starts and faults) or -redis-addr HOST:PORT")
+	case plan.DurableObject, plan.PerLocation:
+		return fmt.Errorf("the scenario's store is %s, which the built-in target cannot run: give -store memory (one exact counter per key, the nearest live store), -store eventual (the Workers KV model), or -url of a target that runs it", pl.Store.Kind)
+	}
+	return nil
+}
+
 // sampler returns a function that draws latencies from d, safe for
 // concurrent use, from a generator seeded with seed.
 func sampler(d plan.Dist, seed uint64) func() time.Duration {
