@@ -135,6 +135,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("-url is empty: give the target's URL, e.g. -url http://127.0.0.1:8787/, or leave -url out to attack the built-in target")
 	}
 	c.storeSet = p.Given["store"]
+	c.rd.given(p.Given)
 	c.sets = liveWindowFollows(c.sets)
 	if err := c.sh.validate(c); err != nil {
 		return nil, err

@@ -37,30 +37,24 @@ type redisFlags struct {
 	read      string
 	timeout   time.Duration
 	// readSet and timeoutSet say that -redis-read and -redis-timeout were
-	// given; unset, they are the scenario's (fromScenario).
+	// given (given); unset, they are the scenario's (fromScenario).
 	readSet, timeoutSet bool
 }
 
 // register adds the -redis-* flags to fs.
 func (f *redisFlags) register(fs *flag.FlagSet) {
-	f.read, f.timeout = redisReadPrimary, redis.DefaultTimeout
 	fs.BoolVar(&f.harness, "redis-harness", false, "with -store redis: start a Redis of its own on loopback for the run (a primary, two replicas, three sentinels; redis-server and redis-sentinel needed) and apply the scenario's faults to it")
 	fs.StringVar(&f.addr, "redis-addr", "", "with -store redis: the server's `host:port` (the primary; or give -redis-sentinels)")
 	fs.StringVar(&f.sentinels, "redis-sentinels", "", "with -store redis: the sentinels' `host:port,...`, which name the primary of -redis-master and follow its failovers")
 	fs.StringVar(&f.master, "redis-master", "", "with -redis-sentinels: the `name` the sentinels monitor the primary under (sentinel monitor NAME ...)")
-	fs.Func("redis-read", "with -store redis: read counts from the `primary` or from a replica (replica: possibly stale) (default: the scenario's store.redis.read, else primary)", func(v string) error {
-		f.read, f.readSet = v, true
-		return nil
-	})
+	fs.StringVar(&f.read, "redis-read", redisReadPrimary, "with -store redis: read counts from the `primary` or from a replica (replica: possibly stale); unset, the scenario's store.redis.read, and this default without one")
 	fs.StringVar(&f.replicas, "redis-replicas", "", "with -redis-addr and -redis-read replica: the replicas' `host:port,...` to read from, in turn")
-	fs.Func("redis-timeout", "with -store redis: each Redis command's `timeout`; a command past it fails to the limiter's error policy (default: the scenario's store.redis.timeout, else "+redis.DefaultTimeout.String()+")", func(v string) error {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return fmt.Errorf("%q is not a duration, e.g. 500ms", v)
-		}
-		f.timeout, f.timeoutSet = d, true
-		return nil
-	})
+	fs.DurationVar(&f.timeout, "redis-timeout", redis.DefaultTimeout, "with -store redis: each Redis command's timeout; a command past it fails to the limiter's error policy; unset, the scenario's store.redis.timeout, and this default without one")
+}
+
+// given notes which of the flags the command line gave (cli.Parsed.Given).
+func (f *redisFlags) given(names map[string]bool) {
+	f.readSet, f.timeoutSet = names["redis-read"], names["redis-timeout"]
 }
 
 // fromScenario takes the read and the timeout the flags leave unset from

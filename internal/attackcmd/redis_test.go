@@ -432,6 +432,9 @@ func TestRedisFlagsFromScenario(t *testing.T) {
 		if err := fs.Parse(tc.args); err != nil {
 			t.Fatal(err)
 		}
+		given := map[string]bool{}
+		fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+		f.given(given)
 		f.fromScenario(pl, io.Discard)
 		if cfg := f.config(""); f.read != tc.read || cfg.Timeout != tc.timeout {
 			t.Errorf("%v: read %s, timeout %v; want %s, %v", tc.args, f.read, cfg.Timeout, tc.read, tc.timeout)
