@@ -298,8 +298,9 @@ func Recommendation(budget []measure.Condition, rs []Result) string {
 	if _, ok := r.Cost(); !ok && r.Design.Store == plan.Redis {
 		price = "not priced per request (Redis is billed by its host's instance hours)"
 	}
-	denied := "legitimate requests denied (falsely) " + falseDenials(r.Summary)
-	if !hasLegitimate(r.Summary) {
+	fd := falseDenials(r.Summary)
+	denied := "legitimate requests denied (falsely) " + fd
+	if fd == noLegitimate {
 		denied = "no population is legitimate (legitimate: true), so no false denials were measured"
 	}
 	out := fmt.Sprintf("Recommended: %s, enforcing a limit of %d: one key-window lets at most %.0f through (%.2fx), the 99th percentile %.0f; %s; %s; the budget holds in %.0f%% of %d trials.",
@@ -322,19 +323,9 @@ func usersText(n float64) string {
 	return measure.Thousands(int64(math.Round(n)))
 }
 
-// hasLegitimate reports whether s has a legitimate population that sent
-// requests, whose false denials were measured.
-func hasLegitimate(s *measure.Summary) bool {
-	if s == nil {
-		return false
-	}
-	for _, p := range s.Populations {
-		if p.Legitimate && p.Requests > 0 {
-			return true
-		}
-	}
-	return false
-}
+// noLegitimate is falseDenials' text for a run with no legitimate
+// population that sent requests.
+const noLegitimate = "no legit. population"
 
 // falseDenials lists each legitimate population's denied share and, in
 // brackets, its false-denial share and how many of its clients (users) an
@@ -355,7 +346,7 @@ func falseDenials(s *measure.Summary) string {
 		}
 	}
 	if len(parts) == 0 {
-		return "no legit. population"
+		return noLegitimate
 	}
 	return strings.Join(parts, ", ")
 }
