@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -79,11 +78,12 @@ func (id *identities) hasThink() bool { return id.pop.Send == plan.Closed && !id
 // newIdentities prepares the requests of population i of pl, whose
 // traffic draws from stream.
 func newIdentities(url string, pl *plan.Plan, i int, name, runID, ipHeader string, budget *atomic.Int64, shard plan.Shard, stream plan.Stream) *identities {
+	salt := plan.RunSalt(runID)
 	if runID != "" {
 		runID += "-"
 	}
 	p := &pl.Populations[i]
-	id := &identities{url: url, pop: p, name: name, runID: runID, ipSalt: plan.RunSalt(strings.TrimSuffix(runID, "-")),
+	id := &identities{url: url, pop: p, name: name, runID: runID, ipSalt: salt,
 		token: pl.Token, ipHeader: ipHeader, budget: budget, shard: shard, stream: stream}
 	if id.shard.Count < 1 {
 		id.shard = plan.Shard{Count: 1}
