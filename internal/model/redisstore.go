@@ -298,7 +298,7 @@ func (s *Redis) WriteHalf(now time.Duration, loc, dom int, key, value string, tt
 	if ttl < time.Second {
 		err = kv.NewInvalidTTL(key, ttl)
 	} else if lat, err = s.reach(n, t, lat, "put", key); err == nil && !s.nodes[n].isPrimary {
-		err = kv.NewUnavailable("put", key, "redis: READONLY You can't write against a read only replica")
+		err = kv.NewUnavailable("put", key, readOnlyText)
 	}
 	_, back := half(raw)
 	effect := max(lat-back, 0)
@@ -331,6 +331,14 @@ func (s *Redis) Commit(now time.Duration, w PendingWrite) {
 	s.commit(t, w, nil)
 }
 
+// What a client sees from a killed primary (its address accepts and
+// closes every connection: redisfaults.go's redial) and from a replica
+// asked to write, as go-redis says them.
+const (
+	deadText     = "redis: EOF: the server is down, its address closes every connection"
+	readOnlyText = "redis: READONLY You can't write against a read only replica"
+)
+
 // reach returns the latency of a command sent at t to node n with round
 // trip lat, or the error the client sees: from a dead node after the
 // client's redial and lat, after the client's timeout from a node paused
@@ -340,7 +348,7 @@ func (s *Redis) reach(n int, t int64, lat time.Duration, op, key string) (time.D
 	timeout := s.p.Timeout
 	switch {
 	case nd.dead:
-		return lat + time.Duration(s.redial(t)), kv.NewUnavailable(op, key, "redis: EOF: the server is down, its address closes every connection")
+		return lat + time.Duration(s.redial(t)), kv.NewUnavailable(op, key, deadText)
 	case nd.paused:
 		if nd.pausedUntil-t < int64(timeout-lat) {
 			return time.Duration(nd.pausedUntil-t) + lat, nil

@@ -43,11 +43,11 @@ func (s *Redis) Update(now time.Duration, keys *[2]string, n int, cur *[2]limite
 	var err error
 	switch {
 	case nd.dead:
-		err = kv.NewUnavailable("get", keys[0], "redis: EOF: the server is down, its address closes every connection")
+		err = kv.NewUnavailable("get", keys[0], deadText)
 	case nd.paused:
 		err = kv.NewUnavailable("get", keys[0], "redis: timeout: the server does not answer")
 	case !nd.isPrimary:
-		err = kv.NewUnavailable("get", keys[0], "redis: READONLY You can't write against a read only replica")
+		err = kv.NewUnavailable("get", keys[0], readOnlyText)
 	}
 	if !nd.paused {
 		s.lastWait = s.serve(t)
