@@ -49,7 +49,13 @@ import (
 // requests gather before it takes them). The spread of the server's
 // lognormal latencies is fitted to each run's p99 latency: it sets how much
 // one trial differs from the next, so the band.
-var DefaultFit = []string{"server.cpu.before_read+server.cpu.after_write", "server.cpu.between", "server.proxy", "server.rtt", "server.wake", "spread:server"}
+//
+// It also probes the client's send spacing (server.send, probe:): the runs
+// at concurrency 1 and 8 cannot tell it (at C = 8 the first requests leave
+// over a third of a millisecond, and the runs' first groups are few), so
+// it stays at its measured value, and the band is widened by what it could
+// do at half and at twice that.
+var DefaultFit = []string{"server.cpu.before_read+server.cpu.after_write", "server.cpu.between", "server.proxy", "server.rtt", "server.wake", "spread:server", "probe:server.send"}
 
 // DefaultRedisFit is what -calibrate fits when -fit is not given and the
 // first run's scenario is on store.kind redis with no serving side: the
@@ -117,7 +123,11 @@ type Run struct {
 // latencies keep their shapes and proportions), searched in log space.
 type Param struct {
 	Path   string
-	spread bool               // spread:PATH: x scales the lognormals' sigma, not their durations
+	spread bool // spread:PATH: x scales the lognormals' sigma, not their durations
+	// probe (probe:PATH) holds the latencies at their value: the fit does
+	// not search them, the identifiability probes move them, and the band
+	// is widened by what they could do when the runs cannot tell them.
+	probe  bool
 	Leaves []string           // the latency paths it scales
 	base   []scenario.Latency // their values at scale 1
 	Init   float64            // ln of the starting scale
@@ -208,6 +218,7 @@ type Result struct {
 	X      []float64 // ln of each parameter's scale at the fit
 	Loss   float64
 	Probes []probe
+	Told   []probe     // the probes that the runs did tell apart from the fit
 	Xs     [][]float64 // the fits to each repeat of every run alone
 	Loo    []measure.Comparison
 	Held   [][]string // per run, the parameters its leave-one-out held
@@ -234,7 +245,7 @@ func Fit(runs []Run, params []Param, s Settings) (*Result, error) {
 		return nil, err
 	}
 	stage("identifiability")
-	probes, err := unidentified(func(x []float64) (float64, error) { return f.Loss(x, nil) }, x, loss)
+	probes, told, err := unidentified(func(x []float64) (float64, error) { return f.Loss(x, nil) }, x, loss)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +265,7 @@ func Fit(runs []Run, params []Param, s Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{X: x, Loss: loss, Probes: probes, Xs: xs, Loo: loo, Held: held, fitter: f}, nil
+	return &Result{X: x, Loss: loss, Probes: probes, Told: told, Xs: xs, Loo: loo, Held: held, fitter: f}, nil
 }
 
 // Report is the text of the calibration: the fitted values with their
@@ -275,7 +286,7 @@ func (res *Result) Report() (string, error) {
 			fmt.Fprintf(&text, "    %s\n", k)
 		}
 	}
-	printUnidentified(&text, params, res.Probes)
+	printUnidentified(&text, params, res.Probes, res.Told)
 	fmt.Fprintln(&text, "\nfit per run: measured (median over repeats) against the prediction")
 	for _, r := range runs {
 		cmp, p, err := f.compare(r, x)
@@ -372,12 +383,20 @@ func (f *Fitter) leaveOneOut(x []float64, stage func(string)) (loo []measure.Com
 
 // printUnidentified says, for each parameter the runs cannot identify,
 // where it was probed and how little the loss rose; the band is widened
-// by the predictions there (widening).
-func printUnidentified(w io.Writer, params []Param, probes []probe) {
+// by the predictions there (widening). Of the others (told) it names the
+// probe: parameters held at their value, which the runs did tell apart
+// there, so the band is not widened by them.
+func printUnidentified(w io.Writer, params []Param, probes, told []probe) {
 	for _, pr := range probes {
 		p := params[pr.param]
 		fmt.Fprintf(w, "  %s cannot be identified from these runs: at %s and %s (x0.5 and x2 of its fit) the loss rises by %.2g and %.2g, less than (ln 1.15)^2; the band is widened by the predictions there\n",
 			p.Path, valueAt(params, pr.param, pr.low), valueAt(params, pr.param, pr.high), pr.rise[0], pr.rise[1])
+	}
+	for _, pr := range told {
+		if p := params[pr.param]; p.probe {
+			fmt.Fprintf(w, "  %s is told by these runs: at %s and %s (x0.5 and x2 of its value) the loss rises by %.2g and %.2g, one of them (ln 1.15)^2 or more; it is held at its value and the band is not widened by it\n",
+				p.Path, valueAt(params, pr.param, pr.low), valueAt(params, pr.param, pr.high), pr.rise[0], pr.rise[1])
+		}
 	}
 }
 
@@ -452,6 +471,9 @@ func valueAt(params []Param, i int, x []float64) string {
 func describeAt(params []Param, i int, x []float64) string {
 	if params[i].spread {
 		return fmt.Sprintf("sigma %s the scenario's (each lognormal's p99 at median x (p99/median)^%.3g)", valueAt(params, i, x), math.Exp(x[i]))
+	}
+	if params[i].probe {
+		return fmt.Sprintf("mean %s, held there (probe:): probed, not fitted", valueAt(params, i, x))
 	}
 	start := startOf(params)
 	return fmt.Sprintf("mean %s (x%.3g the start's %s)", valueAt(params, i, x),
@@ -564,7 +586,12 @@ func Inputs(loaded []Run, o Options) ([]Run, []Param, error) {
 		path, val, hasVal := strings.Cut(strings.TrimSpace(f), "=")
 		p := Param{Path: path}
 		parts := path
-		if inner, ok := strings.CutPrefix(path, "spread:"); ok {
+		if inner, ok := strings.CutPrefix(path, "probe:"); ok {
+			p.Path, p.probe, parts = inner, true, inner
+			if hasVal || strings.HasPrefix(inner, "spread:") {
+				return nil, nil, fmt.Errorf("-fit %s: a probe holds a latency at the scenario's own value: give no start value and no spread", f)
+			}
+		} else if inner, ok := strings.CutPrefix(path, "spread:"); ok {
 			p.spread, parts = true, inner
 			if hasVal {
 				return nil, nil, fmt.Errorf("-fit %s: a spread starts at the scenario's own; give no start value", f)
@@ -764,7 +791,8 @@ func needsServer(fit []string) bool {
 }
 
 // fitLatencies are the latencies -calibrate can fit in sc, with their
-// values: the server's (its defaults when sc has none yet), the memory and
+// values: the server's (its defaults when sc has none yet, the client's
+// send spacing at its default when the server gives none), the memory and
 // per-location stores', Workers KV's and, on store.kind redis, Redis's.
 func fitLatencies(sc *scenario.Scenario) []scenario.NamedLatency {
 	sv := sc.Server
@@ -772,8 +800,14 @@ func fitLatencies(sc *scenario.Scenario) []scenario.NamedLatency {
 		d := scenario.DefaultServer()
 		sv = &d
 	}
+	out := sv.Latencies()
+	if sv.Send == nil {
+		// The model's spacing when a scenario gives none, for probe:.
+		d := scenario.DefaultServerSend()
+		out = append(out, scenario.NamedLatency{Path: "server.send.first", Latency: d.First}, scenario.NamedLatency{Path: "server.send.next", Latency: d.Next})
+	}
 	kv := sc.Store.KV
-	out := append(sv.Latencies(), scenario.NamedLatency{Path: "store.latency", Latency: sc.Store.Latency},
+	out = append(out, scenario.NamedLatency{Path: "store.latency", Latency: sc.Store.Latency},
 		scenario.NamedLatency{Path: "store.kv.hot_read", Latency: kv.HotRead},
 		scenario.NamedLatency{Path: "store.kv.cold_read", Latency: kv.ColdRead},
 		scenario.NamedLatency{Path: "store.kv.write", Latency: kv.Write})
@@ -1030,12 +1064,26 @@ func (f *Fitter) Fit(start []float64, targets []target) ([]float64, float64, err
 	if start != nil {
 		copy(x0, start)
 	}
+	// The search moves the parameters that are not probes only.
+	var free []int
+	for i, p := range f.Params {
+		if !p.probe {
+			free = append(free, i)
+		}
+	}
+	full := func(sub []float64) []float64 {
+		x := slices.Clone(x0)
+		for j, i := range free {
+			x[i] = sub[j]
+		}
+		return x
+	}
 	var ferr error
-	fn := func(x []float64) float64 {
+	fn := func(sub []float64) float64 {
 		if ferr != nil {
 			return math.Inf(1)
 		}
-		v, err := f.Loss(x, targets)
+		v, err := f.Loss(full(sub), targets)
 		if err != nil {
 			ferr = err
 			return math.Inf(1)
@@ -1046,8 +1094,16 @@ func (f *Fitter) Fit(start []float64, targets []target) ([]float64, float64, err
 	if start != nil {
 		step, evals = refineStep, refineEvals
 	}
-	x, v := nelderMead(fn, x0, step, evals, 1e-4)
-	return x, v, ferr
+	if len(free) == 0 {
+		v := fn(nil)
+		return slices.Clone(x0), v, ferr
+	}
+	sub0 := make([]float64, len(free))
+	for j, i := range free {
+		sub0[j] = x0[i]
+	}
+	sub, v := nelderMead(fn, sub0, step, evals, 1e-4)
+	return full(sub), v, ferr
 }
 
 // nelderMead minimises fn from x0 with the standard coefficients

@@ -69,10 +69,10 @@ type probe struct {
 
 // unidentified probes each parameter at x (whose loss is at) a factor 2
 // down and up, the others held, and returns those the loss cannot tell
-// apart from the fit at either point. Their points widen the band:
-// simulate spreads a calibrated scenario's trials over them too.
-func unidentified(loss func([]float64) (float64, error), x []float64, at float64) ([]probe, error) {
-	var out []probe
+// apart from the fit at either point, and the others (told). Their points
+// widen the band: simulate spreads a calibrated scenario's trials over
+// them too.
+func unidentified(loss func([]float64) (float64, error), x []float64, at float64) (out, told []probe, err error) {
 	for i := range x {
 		pr := probe{param: i}
 		for j, d := range []float64{-identifyStep, identifyStep} {
@@ -80,7 +80,7 @@ func unidentified(loss func([]float64) (float64, error), x []float64, at float64
 			xp[i] += d
 			v, err := loss(xp)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			pr.rise[j] = v - at
 			if j == 0 {
@@ -91,7 +91,9 @@ func unidentified(loss func([]float64) (float64, error), x []float64, at float64
 		}
 		if pr.rise[0] < identifyTol && pr.rise[1] < identifyTol {
 			out = append(out, pr)
+		} else {
+			told = append(told, pr)
 		}
 	}
-	return out, nil
+	return out, told, nil
 }

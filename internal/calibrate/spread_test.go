@@ -51,9 +51,12 @@ func TestUnidentified(t *testing.T) {
 	}
 	x := []float64{0, 0.5}
 	at, _ := loss(x)
-	got, err := unidentified(loss, x, at)
+	got, told, err := unidentified(loss, x, at)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(told) != 1 || told[0].param != 0 {
+		t.Errorf("told %+v, want parameter 0 only", told)
 	}
 	if len(got) != 1 || got[0].param != 1 {
 		t.Fatalf("unidentified %+v, want parameter 1 only", got)

@@ -50,16 +50,11 @@ import (
 // A closed loop's client cannot send its requests at one instant: live
 // (attack, whose vegeta workers start one after another) the second of a
 // closed loop's first C requests left 0.13-0.18 ms after the first and each
-// further one about 35 us after the one before (32 sends over 1.0-1.45 ms
-// in three of four runs at C = 32 on the 2-core build machine, 2026-12-02;
-// docs/serving-side.md, "The start of a run"). Under a server, requests a
-// closed-loop client sends at one instant leave that way: the second
-// firstGap after the first, each further one sendGap after the one before.
-// Neither is fitted: the calibration runs (C = 1 and 8) cannot tell them.
-const (
-	firstGap = 150 * time.Microsecond
-	sendGap  = 35 * time.Microsecond
-)
+// further one about 35 us after the one before (docs/serving-side.md, "The
+// start of a run"). Under a server, requests a closed-loop client sends at
+// one instant leave that way: the second server.send.first after the
+// first, each further one server.send.next after the one before
+// (scenario.DefaultServerSend unless the scenario says).
 
 // Server event kinds, after sim.go's.
 const (
@@ -109,11 +104,10 @@ type server struct {
 	pbatch, pheld fifo
 	pfirst        bool
 
-	// sameAt is the last instant a closed-loop client sent at, and same
-	// how many it sent then before the last: the send's place in line
-	// (firstGap, sendGap).
-	sameAt int64
-	same   int64
+	// sameAt is the last instant a closed-loop client sent at, same how
+	// many it sent then before the last, and lineOff how long after sameAt
+	// the last of them left (server.send).
+	sameAt, same, lineOff int64
 
 	// Batches and BatchedRequests count the batches taken and their
 	// requests, for tests.
@@ -187,18 +181,23 @@ func (s *server) arrive(t *trial, ri int32) {
 }
 
 // inLine returns how long after its send instant request ri leaves: 0
-// for the first a closed-loop client sends at an instant, firstGap for
-// the second, sendGap more for each further one.
+// for the first a closed-loop client sends at an instant, a SendFirst draw
+// for the second, a SendNext draw more for each further one.
 func (s *server) inLine(t *trial, ri int32) int64 {
 	if !t.reqs[ri].cl.closed {
 		return 0
 	}
 	if t.now != s.sameAt {
-		s.sameAt, s.same = t.now, 0
+		s.sameAt, s.same, s.lineOff = t.now, 0, 0
 		return 0
 	}
 	s.same++
-	return int64(firstGap) + (s.same-1)*int64(sendGap)
+	gap := &s.p.SendNext
+	if s.same == 1 {
+		gap = &s.p.SendFirst
+	}
+	s.lineOff += int64(gap.Sample(t.rng))
+	return s.lineOff
 }
 
 // enter puts request ri in the inbox, or in the proxy's queue when it has

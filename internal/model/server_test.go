@@ -29,6 +29,14 @@ func withWake(sc *scenario.Scenario, w float64) *scenario.Scenario {
 	return sc
 }
 
+// withSend gives sc's closed loops a constant send spacing: the second of
+// the requests sent at one instant first ms after the first, each further
+// one next ms after the one before.
+func withSend(sc *scenario.Scenario, first, next float64) *scenario.Scenario {
+	sc.Server.Send = &scenario.ServerSend{First: ms(first), Next: ms(next)}
+	return sc
+}
+
 // TestOracleSingleThread checks the single-thread server against answers
 // derived by hand, in each case's comment, from the rules in server.go's
 // doc; the code was not run to get them. The store's own latency (5 ms)
@@ -119,6 +127,23 @@ func TestOracleSingleThread(t *testing.T) {
 		// at one instant, the three would make one batch and all read
 		// "missing": 3 allowed.)
 		{"a closed loop's first requests leave in line", singleThread(memoryScenario(1, time.Hour, ms(5), 2*time.Millisecond, closedLoop(bot("bot"), 3, ms(0))), 0.1, 0.1, 0.1, 0),
+			-1, 1, -1, 1, 0},
+		// The same with server.send at 0.05 ms, then 0.01 ms: the three
+		// leave at 0, 0.05 and 0.06 ms. The first still finds the thread
+		// idle and is a batch of one (it starts at 0): it reads "missing"
+		// at 0.1 and writes "1" at 0.2; the two others, in the inbox, then
+		// read "1" and are denied: 1 allowed. With a wake-up of 0.1 ms the
+		// thread starts at 0.1 ms with all three in the inbox: one batch,
+		// three reads of "missing" (0.2, 0.3, 0.4) before the first write:
+		// 3 allowed, 2 lost. With the default spacing and that wake-up, the
+		// second arrives at 0.15 ms, after the thread took the first alone
+		// at 0.1: reads "1" after the write at 0.3, as the third does: 1
+		// allowed.
+		{"a tighter send spacing, no wake-up", withSend(singleThread(memoryScenario(1, time.Hour, ms(5), 2*time.Millisecond, closedLoop(bot("bot"), 3, ms(0))), 0.1, 0.1, 0.1, 0), 0.05, 0.01),
+			-1, 1, -1, 1, 0},
+		{"a tighter send spacing, waking", withWake(withSend(singleThread(memoryScenario(1, time.Hour, ms(5), 2*time.Millisecond, closedLoop(bot("bot"), 3, ms(0))), 0.1, 0.1, 0.1, 0), 0.05, 0.01), 0.1),
+			-1, 3, -1, 3, 2},
+		{"the default spacing, waking", withWake(singleThread(memoryScenario(1, time.Hour, ms(5), 2*time.Millisecond, closedLoop(bot("bot"), 3, ms(0))), 0.1, 0.1, 0.1, 0), 0.1),
 			-1, 1, -1, 1, 0},
 	}
 	for _, tc := range tests {

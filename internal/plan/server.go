@@ -50,6 +50,11 @@ type ServerParams struct {
 	// out, taking ProxyIn and ProxyOut of its time.
 	Proxy             bool
 	ProxyIn, ProxyOut Dist
+	// SendFirst and SendNext space a closed loop's requests sent at one
+	// instant: the second leaves SendFirst after the first, each further
+	// one SendNext after the one before (scenario.ServerSend; its default
+	// when the scenario gives none).
+	SendFirst, SendNext Dist
 }
 
 // compileServer compiles a validated scenario's server section.
@@ -62,15 +67,20 @@ func compileServer(sc *scenario.Scenario) (ServerParams, error) {
 		return ServerParams{}, fmt.Errorf("server.mode %q is unknown: use one of %v", sv.Mode, scenario.ServerModes)
 	}
 	out := ServerParams{Mode: ServerSingleThread, BatchMax: sv.BatchMax, Proxy: sv.Proxy != nil}
-	// In the order of sv.Latencies: the steps, the round trip, the wake-up,
-	// the proxy's.
-	to := []*Dist{&out.BeforeRead, &out.Between, &out.AfterWrite, &out.RTT, &out.Wake, &out.ProxyIn, &out.ProxyOut}
-	for i, l := range sv.Latencies() {
+	to := map[string]*Dist{"server.cpu.before_read": &out.BeforeRead, "server.cpu.between": &out.Between, "server.cpu.after_write": &out.AfterWrite,
+		"server.rtt": &out.RTT, "server.wake": &out.Wake, "server.proxy.cpu_in": &out.ProxyIn, "server.proxy.cpu_out": &out.ProxyOut,
+		"server.send.first": &out.SendFirst, "server.send.next": &out.SendNext}
+	lats := sv.Latencies()
+	if sv.Send == nil {
+		d := scenario.DefaultServerSend()
+		lats = append(lats, scenario.NamedLatency{Path: "server.send.first", Latency: d.First}, scenario.NamedLatency{Path: "server.send.next", Latency: d.Next})
+	}
+	for _, l := range lats {
 		if l.Latency.IsZero() {
 			continue // unset (only wake may be): the zero Dist, no wait
 		}
 		var err error
-		if *to[i], err = NewDist(l.Latency); err != nil {
+		if *to[l.Path], err = NewDist(l.Latency); err != nil {
 			return ServerParams{}, fmt.Errorf("%s: %v", l.Path, err)
 		}
 	}

@@ -420,6 +420,26 @@ type Server struct {
 	// Proxy is a second thread every request passes on its way in and out
 	// (wrangler dev's proxy process); nil: none.
 	Proxy *ServerProxy `yaml:"proxy,omitempty" json:"proxy,omitempty"`
+	// Send is how a closed loop's requests sent at one instant leave the
+	// live client, one after another; nil: as measured (DefaultServerSend).
+	Send *ServerSend `yaml:"send,omitempty" json:"send,omitempty"`
+}
+
+// ServerSend is how far apart a closed loop's requests sent at one instant
+// (its first C, say) leave: the live client (attack's vegeta workers,
+// which start one after another) cannot send them at once. The second
+// leaves First after the first, each further one Next after the one
+// before.
+type ServerSend struct {
+	First Latency `yaml:"first" json:"first"`
+	Next  Latency `yaml:"next" json:"next"`
+}
+
+// DefaultServerSend is the spacing measured on the 2-core build machine
+// (docs/serving-side.md, "The start of a run"): the second of 32 requests
+// 0.13-0.18 ms after the first, then about 35 us apart.
+func DefaultServerSend() ServerSend {
+	return ServerSend{First: Constant(150 * time.Microsecond), Next: Constant(35 * time.Microsecond)}
 }
 
 // NamedLatency is one of a scenario's latencies with the path that names
@@ -430,12 +450,16 @@ type NamedLatency struct {
 }
 
 // Latencies lists the server's latencies by path: its steps, its round
-// trip, its threads' wake-up and, when it has one, its proxy's passes.
+// trip, its threads' wake-up and, when it has them, its proxy's passes and
+// the client's send spacing.
 func (sv *Server) Latencies() []NamedLatency {
 	out := []NamedLatency{{"server.cpu.before_read", sv.CPU.BeforeRead}, {"server.cpu.between", sv.CPU.Between},
 		{"server.cpu.after_write", sv.CPU.AfterWrite}, {"server.rtt", sv.RTT}, {"server.wake", sv.Wake}}
 	if px := sv.Proxy; px != nil {
 		out = append(out, NamedLatency{"server.proxy.cpu_in", px.CPUIn}, NamedLatency{"server.proxy.cpu_out", px.CPUOut})
+	}
+	if sd := sv.Send; sd != nil {
+		out = append(out, NamedLatency{"server.send.first", sd.First}, NamedLatency{"server.send.next", sd.Next})
 	}
 	return out
 }

@@ -165,7 +165,7 @@ func (s *Scenario) validateServer() error {
 	switch sv.Mode {
 	case ServerNone:
 		if !sv.onlyMode() {
-			return errAt("server", "sets cpu, rtt, wake or proxy but server.mode is none: set mode: single-thread, or remove them")
+			return errAt("server", "sets cpu, rtt, wake, proxy or send but server.mode is none: set mode: single-thread, or remove them")
 		}
 		return nil
 	case ServerSingleThread:
@@ -182,6 +182,9 @@ func (s *Scenario) validateServer() error {
 		// The proxy's have no default: a proxy gives both.
 		if strings.HasPrefix(l.Path, "server.proxy.") && l.Latency.IsZero() {
 			return errAt(l.Path, "is missing: give the proxy's thread time per request, e.g. 500us")
+		}
+		if strings.HasPrefix(l.Path, "server.send.") && l.Latency.IsZero() {
+			return errAt(l.Path, "is missing: give both of server.send, e.g. send: {first: 150us, next: 35us}")
 		}
 		if err := latency(l.Path, l.Latency); err != nil {
 			return err
