@@ -39,7 +39,8 @@ func abs(f float64) float64 {
 }
 
 // TestStartingServerIsTheExample holds the starting values to their doc
-// comment: they are examples/worker/closed-loop.yaml's server section.
+// comment: they are examples/worker/closed-loop.yaml's server section, and
+// the stalls of docs/serving-side.md, section 12 (which that file has not).
 func TestStartingServerIsTheExample(t *testing.T) {
 	ex, err := scenario.Load("../../examples/worker/closed-loop.yaml")
 	if err != nil {
@@ -58,6 +59,10 @@ func TestStartingServerIsTheExample(t *testing.T) {
 	if sc, err = sc.With(sets...); err != nil {
 		t.Fatal(err)
 	}
+	if st := sc.Server.Stall; st == nil || fmt.Sprint(st.Every, st.Lasts) != fmt.Sprint(startStallEvery, startStallLasts) {
+		t.Errorf("starting stalls %v, want every %v, lasts %v", st, startStallEvery, startStallLasts)
+	}
+	sc.Server.Stall = nil
 	got, want := sc.Server.Latencies(), ex.Server.Latencies()
 	if fmt.Sprint(got) != fmt.Sprint(want) || sc.Server.BatchMax != ex.Server.BatchMax {
 		t.Errorf("starting server %v (batch %d), want closed-loop.yaml's %v (batch %d)", got, sc.Server.BatchMax, want, ex.Server.BatchMax)

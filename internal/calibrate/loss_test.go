@@ -8,9 +8,10 @@ import (
 )
 
 // TestRunLoss checks which figures each kind of fit matches: a fit of
-// the serving side matches the requests per second and not the p99
-// latency (the live p99's stalls are not the model's), any other spread
-// fit the p99 and not the rate; a spread is matched only when fitted.
+// the serving side matches the requests per second, and the p99 latency
+// only when it fits the threads' stalls (which make the live p99), any
+// other spread fit the p99 and not the rate; a spread is matched only when
+// fitted.
 func TestRunLoss(t *testing.T) {
 	measured := target{ratio: 3.4, latencyP50: 4.6, latencyP99: 50, allowedP50: 12, readGroup: 7, rate: 1242, spread: 0.06, repeats: 3}
 	ln2sq := math.Ln2 * math.Ln2
@@ -18,25 +19,27 @@ func TestRunLoss(t *testing.T) {
 		name           string
 		change         func(*target)
 		spread, server bool
+		stalls         bool
 		want           float64
 	}{
-		{"the same", func(*target) {}, true, true, 0},
-		{"ratio x2", func(p *target) { p.ratio *= 2 }, false, false, ln2sq},
-		{"p50 x2", func(p *target) { p.latencyP50 *= 2 }, false, true, ln2sq},
-		{"allowed p50 x2", func(p *target) { p.allowedP50 *= 2 }, false, false, ln2sq},
-		{"read group x2", func(p *target) { p.readGroup *= 2 }, true, true, ln2sq},
-		{"rate x2, serving side", func(p *target) { p.rate *= 2 }, true, true, ln2sq},
-		{"rate x2, a store", func(p *target) { p.rate *= 2 }, true, false, 0},
-		{"p99 x2, serving side", func(p *target) { p.latencyP99 *= 2 }, true, true, 0},
-		{"p99 x2, a store's spread", func(p *target) { p.latencyP99 *= 2 }, true, false, ln2sq},
-		{"p99 x2, no spread fitted", func(p *target) { p.latencyP99 *= 2 }, false, false, 0},
-		{"a point against a spread", func(p *target) { p.spread = 0 }, true, true, spreadErr(0, 0.06)},
-		{"a point, no spread fitted", func(p *target) { p.spread = 0 }, false, true, 0},
+		{"the same", func(*target) {}, true, true, false, 0},
+		{"ratio x2", func(p *target) { p.ratio *= 2 }, false, false, false, ln2sq},
+		{"p50 x2", func(p *target) { p.latencyP50 *= 2 }, false, true, false, ln2sq},
+		{"allowed p50 x2", func(p *target) { p.allowedP50 *= 2 }, false, false, false, ln2sq},
+		{"read group x2", func(p *target) { p.readGroup *= 2 }, true, true, false, ln2sq},
+		{"rate x2, serving side", func(p *target) { p.rate *= 2 }, true, true, false, ln2sq},
+		{"rate x2, a store", func(p *target) { p.rate *= 2 }, true, false, false, 0},
+		{"p99 x2, serving side", func(p *target) { p.latencyP99 *= 2 }, true, true, false, 0},
+		{"p99 x2, serving side with stalls", func(p *target) { p.latencyP99 *= 2 }, true, true, true, ln2sq},
+		{"p99 x2, a store's spread", func(p *target) { p.latencyP99 *= 2 }, true, false, false, ln2sq},
+		{"p99 x2, no spread fitted", func(p *target) { p.latencyP99 *= 2 }, false, false, false, 0},
+		{"a point against a spread", func(p *target) { p.spread = 0 }, true, true, false, spreadErr(0, 0.06)},
+		{"a point, no spread fitted", func(p *target) { p.spread = 0 }, false, true, false, 0},
 	}
 	for _, tc := range tests {
 		p := measured
 		tc.change(&p)
-		if got := runLoss(p, measured, tc.spread, tc.server); math.Abs(got-tc.want) > 1e-12 {
+		if got := runLoss(p, measured, tc.spread, tc.server, tc.stalls); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("%s: runLoss = %v, want %v", tc.name, got, tc.want)
 		}
 	}

@@ -19,6 +19,11 @@ import (
 //   - a loopback round trip of 100 us (section 6, an assumption);
 //   - the threads' wake-up, lognormal median 100 us, p99 1 ms (section 10,
 //     an assumption: none is published);
+//   - the threads' stalls (not in closed-loop.yaml): one after every 250 ms
+//     of a thread's work, exponential, lasting lognormal median 30 ms, p99
+//     120 ms, from the gaps in the answers of live runs at C = 32 under
+//     wrangler dev (docs/serving-side.md, section 12); the fit scales how
+//     often, and probes how long;
 //   - the spread, each lognormal's p99 five times its median, which made the
 //     model's latency at C = 1 as wide as the live runs' (p99 11-16 ms at a
 //     p50 of 4-5 ms, 2026-11-30).
@@ -31,6 +36,8 @@ var (
 	startRTT        = scenario.Constant(100 * time.Microsecond)
 	startWake       = scenario.Lognormal(100*time.Microsecond, time.Millisecond)
 	startProxyPass  = scenario.Lognormal(500*time.Microsecond, 2500*time.Microsecond)
+	startStallEvery = scenario.Latency{Dist: scenario.DistExponential, Mean: scenario.Duration(250 * time.Millisecond)}
+	startStallLasts = scenario.Lognormal(30*time.Millisecond, 120*time.Millisecond)
 )
 
 // startSpread is the p99 over the median of a constant latency that
@@ -62,12 +69,13 @@ func startingServer(sc *scenario.Scenario) ([]string, string, error) {
 			path string
 			l    scenario.Latency
 		}{{"server.cpu.before_read", startBeforeRead}, {"server.cpu.between", startBetween}, {"server.cpu.after_write", startAfterWrite},
-			{"server.rtt", startRTT}, {"server.wake", startWake}, {"server.proxy.cpu_in", startProxyPass}, {"server.proxy.cpu_out", startProxyPass}} {
+			{"server.rtt", startRTT}, {"server.wake", startWake}, {"server.proxy.cpu_in", startProxyPass}, {"server.proxy.cpu_out", startProxyPass},
+			{"server.stall.every", startStallEvery}, {"server.stall.lasts", startStallLasts}} {
 			if err := set(s.path, s.l); err != nil {
 				return nil, "", err
 			}
 		}
-		return sets, "it has no server: section, so -calibrate starts from the serving side of wrangler dev (a single thread behind a proxy, with a wake-up and lognormal steps: the starting values of examples/worker/closed-loop.yaml, docs/serving-side.md sections 6 and 10) and fits it", nil
+		return sets, "it has no server: section, so -calibrate starts from the serving side of wrangler dev (a single thread behind a proxy, with a wake-up, lognormal steps and stalls: the starting values of examples/worker/closed-loop.yaml and the stalls of docs/serving-side.md, sections 6, 10 and 12) and fits it", nil
 	}
 	if sv.Proxy == nil {
 		if err := set("server.proxy.cpu_in", startProxyPass); err != nil {
@@ -84,10 +92,19 @@ func startingServer(sc *scenario.Scenario) ([]string, string, error) {
 		}
 		added = append(added, "a wake-up (server.wake)")
 	}
+	if sv.Stall == nil {
+		if err := set("server.stall.every", startStallEvery); err != nil {
+			return nil, "", err
+		}
+		if err := set("server.stall.lasts", startStallLasts); err != nil {
+			return nil, "", err
+		}
+		added = append(added, "stalls (server.stall)")
+	}
 	if !anyLognormal(sv.Latencies()) {
 		var made []string
 		for _, l := range sv.Latencies() {
-			if l.Path == "server.rtt" || l.Latency.Dist != scenario.DistConstant || l.Latency.Value <= 0 {
+			if l.Path == "server.rtt" || strings.HasPrefix(l.Path, "server.stall.") || l.Latency.Dist != scenario.DistConstant || l.Latency.Value <= 0 {
 				continue
 			}
 			d := l.Latency.Value.D()
@@ -103,7 +120,7 @@ func startingServer(sc *scenario.Scenario) ([]string, string, error) {
 	if len(added) == 0 {
 		return nil, "", nil
 	}
-	return sets, fmt.Sprintf("its server: section lacks %s, so -calibrate adds them at the starting values of examples/worker/closed-loop.yaml (docs/serving-side.md sections 6 and 10) and fits them", strings.Join(added, ", ")), nil
+	return sets, fmt.Sprintf("its server: section lacks %s, so -calibrate adds them at the starting values of examples/worker/closed-loop.yaml and of docs/serving-side.md (sections 6, 10 and 12) and fits them", strings.Join(added, ", ")), nil
 }
 
 // anyLognormal reports whether one of ls is lognormal.

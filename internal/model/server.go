@@ -104,6 +104,9 @@ type server struct {
 	pbatch, pheld fifo
 	pfirst        bool
 
+	// The stalls of the server's thread and of the proxy's (server.stall).
+	stalls, pstalls stallClock
+
 	// sameAt is the last instant a closed-loop client sent at, same how
 	// many it sent then before the last, and lineOff how long after sameAt
 	// the last of them left (server.send).
@@ -259,7 +262,7 @@ func (s *server) proxyNext(t *trial) {
 		cpu = s.p.ProxyOut.Sample(t.rng)
 	}
 	s.pbusy = true
-	t.push(t.now+int64(cpu), evProxy, ri)
+	t.push(t.now+s.stalled(t, &s.pstalls, int64(cpu)), evProxy, ri)
 }
 
 // proxied ends the proxy's pass of request ri. The batch's first request
@@ -389,7 +392,36 @@ func (s *server) next(t *trial) {
 		cpu = s.p.AfterWrite.Sample(t.rng)
 	}
 	s.busy = true
-	t.push(t.now+int64(cpu), evStep, ri)
+	t.push(t.now+s.stalled(t, &s.stalls, int64(cpu)), evStep, ri)
+}
+
+// stallClock is one thread's stalls: the thread time it has worked
+// (busy) and the worked time at which its next stall comes (at), once
+// drawn (drawn).
+type stallClock struct {
+	busy, at int64
+	drawn    bool
+}
+
+// stalled returns how long a step of cpu takes with the thread's stalls
+// (server.stall): a stall comes after every StallEvery of the thread's
+// own work, as a garbage collection comes after so much allocation, and
+// holds the step under way StallLasts longer. Without stalls it is cpu.
+func (s *server) stalled(t *trial, c *stallClock, cpu int64) int64 {
+	p := s.p
+	if !p.Stall {
+		return cpu
+	}
+	if !c.drawn {
+		c.at, c.drawn = int64(p.StallEvery.Sample(t.rng)), true
+	}
+	c.busy += cpu
+	d := cpu
+	for c.at <= c.busy {
+		d += int64(p.StallLasts.Sample(t.rng))
+		c.at += max(1, int64(p.StallEvery.Sample(t.rng)))
+	}
+	return d
 }
 
 // finish ends request ri's step: the read, the write or the response.

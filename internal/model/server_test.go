@@ -37,6 +37,13 @@ func withSend(sc *scenario.Scenario, first, next float64) *scenario.Scenario {
 	return sc
 }
 
+// withStall gives sc's threads constant stalls: one of lasts ms after
+// every every ms of a thread's work.
+func withStall(sc *scenario.Scenario, every, lasts float64) *scenario.Scenario {
+	sc.Server.Stall = &scenario.ServerStall{Every: ms(every), Lasts: ms(lasts)}
+	return sc
+}
+
 // TestOracleSingleThread checks the single-thread server against answers
 // derived by hand, in each case's comment, from the rules in server.go's
 // doc; the code was not run to get them. The store's own latency (5 ms)
@@ -143,6 +150,20 @@ func TestOracleSingleThread(t *testing.T) {
 			-1, 1, -1, 1, 0},
 		{"a tighter send spacing, waking", withWake(withSend(singleThread(memoryScenario(1, time.Hour, ms(5), 2*time.Millisecond, closedLoop(bot("bot"), 3, ms(0))), 0.1, 0.1, 0.1, 0), 0.05, 0.01), 0.1),
 			-1, 3, -1, 3, 2},
+		// The closed loop of one at limit 5 (steps 1 ms, round trip 1 ms,
+		// 100 ms; "closed loop" above) with each thread stalling for 2 ms
+		// after every 2 ms of its work: every second step is held 2 ms
+		// longer. Each allowed request's three steps are 1, 3, 1 ms, then
+		// 3, 1, 3 ms (a step ends the thread's 2nd, 4th, ... ms of work),
+		// so the five take 6, 8, 6, 8, 6 ms: sent at 0, 6, 14, 20, 28 ms.
+		// The denied ones take two steps each: the read ends the thread's
+		// 16th, 18th, ... ms of work, so it is held (3 ms), the response
+		// is not (1 ms): 0.5 + 3 + 1 + 0.5 = 5 ms, sent at 34 + 5k ms and
+		// decided at their read, 3.5 ms after sending. Decided before
+		// 100 ms: 37.5 + 5k < 100, k <= 12: 13 denied. 18 requests, 5
+		// writes.
+		{"a closed loop's steps held by stalls", withStall(singleThread(memoryScenario(5, time.Hour, ms(5), 100*time.Millisecond, closedLoop(bot("bot"), 1, ms(0))), 1, 1, 1, 1), 2, 2),
+			18, 5, 18, 5, 0},
 		{"the default spacing, waking", withWake(singleThread(memoryScenario(1, time.Hour, ms(5), 2*time.Millisecond, closedLoop(bot("bot"), 3, ms(0))), 0.1, 0.1, 0.1, 0), 0.1),
 			-1, 1, -1, 1, 0},
 	}

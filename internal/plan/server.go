@@ -55,6 +55,10 @@ type ServerParams struct {
 	// one SendNext after the one before (scenario.ServerSend; its default
 	// when the scenario gives none).
 	SendFirst, SendNext Dist
+	// Stall is set when each thread stalls now and then: after every
+	// StallEvery of its own work, for StallLasts.
+	Stall                  bool
+	StallEvery, StallLasts Dist
 }
 
 // compileServer compiles a validated scenario's server section.
@@ -66,10 +70,11 @@ func compileServer(sc *scenario.Scenario) (ServerParams, error) {
 	if sv.Mode != scenario.ServerSingleThread {
 		return ServerParams{}, fmt.Errorf("server.mode %q is unknown: use one of %v", sv.Mode, scenario.ServerModes)
 	}
-	out := ServerParams{Mode: ServerSingleThread, BatchMax: sv.BatchMax, Proxy: sv.Proxy != nil}
+	out := ServerParams{Mode: ServerSingleThread, BatchMax: sv.BatchMax, Proxy: sv.Proxy != nil, Stall: sv.Stall != nil}
 	to := map[string]*Dist{"server.cpu.before_read": &out.BeforeRead, "server.cpu.between": &out.Between, "server.cpu.after_write": &out.AfterWrite,
 		"server.rtt": &out.RTT, "server.wake": &out.Wake, "server.proxy.cpu_in": &out.ProxyIn, "server.proxy.cpu_out": &out.ProxyOut,
-		"server.send.first": &out.SendFirst, "server.send.next": &out.SendNext}
+		"server.send.first": &out.SendFirst, "server.send.next": &out.SendNext,
+		"server.stall.every": &out.StallEvery, "server.stall.lasts": &out.StallLasts}
 	lats := sv.Latencies()
 	if sv.Send == nil {
 		d := scenario.DefaultServerSend()

@@ -432,7 +432,7 @@ func (s *Scenario) hasClosedLoop() bool {
 // onlyMode reports whether sv sets nothing but its mode.
 func (sv *Server) onlyMode() bool {
 	c := sv.CPU
-	return c.BeforeRead.IsZero() && c.Between.IsZero() && c.AfterWrite.IsZero() && sv.RTT.IsZero() && sv.Wake.IsZero() && sv.Proxy == nil && sv.Send == nil && sv.BatchMax == 0
+	return c.BeforeRead.IsZero() && c.Between.IsZero() && c.AfterWrite.IsZero() && sv.RTT.IsZero() && sv.Wake.IsZero() && sv.Proxy == nil && sv.Send == nil && sv.Stall == nil && sv.BatchMax == 0
 }
 
 // setServerDefaults fills the server section. A section that says no more

@@ -423,7 +423,24 @@ type Server struct {
 	// Send is how a closed loop's requests sent at one instant leave the
 	// live client, one after another; nil: as measured (DefaultServerSend).
 	Send *ServerSend `yaml:"send,omitempty" json:"send,omitempty"`
+	// Stall is the host taking a thread away now and then (a garbage
+	// collection, the scheduler on a busy machine); nil: never.
+	Stall *ServerStall `yaml:"stall,omitempty" json:"stall,omitempty"`
 }
+
+// ServerStall is how often each thread (the server's and the proxy's,
+// each on its own) stops, and for how long: a stall comes after every
+// Every draw of the thread's own work (its steps' time, as a garbage
+// collection comes after so much allocation, so an idle thread does not
+// stall) and holds the step under way a Lasts draw longer.
+type ServerStall struct {
+	Every Latency `yaml:"every" json:"every"`
+	Lasts Latency `yaml:"lasts" json:"lasts"`
+}
+
+// MinStallEvery is the least mean work between a thread's stalls: a stall
+// more often than this is a slower step, not a stall.
+const MinStallEvery = time.Millisecond
 
 // ServerSend is how far apart a closed loop's requests sent at one instant
 // (its first C, say) leave: the live client (attack's vegeta workers,
@@ -450,8 +467,8 @@ type NamedLatency struct {
 }
 
 // Latencies lists the server's latencies by path: its steps, its round
-// trip, its threads' wake-up and, when it has them, its proxy's passes and
-// the client's send spacing.
+// trip, its threads' wake-up and, when it has them, its proxy's passes,
+// the client's send spacing and its threads' stalls.
 func (sv *Server) Latencies() []NamedLatency {
 	out := []NamedLatency{{"server.cpu.before_read", sv.CPU.BeforeRead}, {"server.cpu.between", sv.CPU.Between},
 		{"server.cpu.after_write", sv.CPU.AfterWrite}, {"server.rtt", sv.RTT}, {"server.wake", sv.Wake}}
@@ -460,6 +477,9 @@ func (sv *Server) Latencies() []NamedLatency {
 	}
 	if sd := sv.Send; sd != nil {
 		out = append(out, NamedLatency{"server.send.first", sd.First}, NamedLatency{"server.send.next", sd.Next})
+	}
+	if st := sv.Stall; st != nil {
+		out = append(out, NamedLatency{"server.stall.every", st.Every}, NamedLatency{"server.stall.lasts", st.Lasts})
 	}
 	return out
 }

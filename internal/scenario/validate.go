@@ -165,7 +165,7 @@ func (s *Scenario) validateServer() error {
 	switch sv.Mode {
 	case ServerNone:
 		if !sv.onlyMode() {
-			return errAt("server", "sets cpu, rtt, wake, proxy or send but server.mode is none: set mode: single-thread, or remove them")
+			return errAt("server", "sets cpu, rtt, wake, proxy, send or stall but server.mode is none: set mode: single-thread, or remove them")
 		}
 		return nil
 	case ServerSingleThread:
@@ -186,8 +186,14 @@ func (s *Scenario) validateServer() error {
 		if strings.HasPrefix(l.Path, "server.send.") && l.Latency.IsZero() {
 			return errAt(l.Path, "is missing: give both of server.send, e.g. send: {first: 150us, next: 35us}")
 		}
+		if strings.HasPrefix(l.Path, "server.stall.") && l.Latency.IsZero() {
+			return errAt(l.Path, "is missing: give both of server.stall, e.g. stall: {every: {dist: exponential, mean: 250ms}, lasts: {dist: lognormal, median: 35ms, p99: 120ms}}")
+		}
 		if err := latency(l.Path, l.Latency); err != nil {
 			return err
+		}
+		if l.Path == "server.stall.every" && l.Latency.MeanDuration() < MinStallEvery {
+			return errAt(l.Path, "has a mean of %v, below %v: a thread stopping that often is a slower step; give a longer time between stalls, or make the steps slower", l.Latency.MeanDuration(), MinStallEvery)
 		}
 	}
 	if sv.BatchMax < 1 || sv.BatchMax > MaxBatch {

@@ -234,21 +234,22 @@ func TestCalibratedAlternatives(t *testing.T) {
 // TestCalibrateDefaultFit checks that the default fit starts from what
 // the scenario has: without a server: section it adds the whole serving
 // side at its starting values; with a server that lacks a proxy, a
-// wake-up and lognormals, it adds those; with all of them, nothing. Each
-// time it fits all six parameters and says what it added in one line, and
+// wake-up, stalls and lognormals, it adds those; with all of them,
+// nothing. Each time it takes every parameter of the default fit and says what it added in one line, and
 // never that a parameter was left out of the fit.
 func TestCalibrateDefaultFit(t *testing.T) {
 	full := `server:
   mode: single-thread
   cpu: {before_read: {dist: lognormal, median: 1ms, p99: 2ms}, between: 1ms, after_write: 1ms}
   wake: 50us
-  proxy: {cpu_in: 1ms, cpu_out: 1ms}`
+  proxy: {cpu_in: 1ms, cpu_out: 1ms}
+  stall: {every: 300ms, lasts: 30ms}`
 	tests := []struct {
 		name, server string
 		note         string // what the one line says; "" for no line
 	}{
 		{"no server", "", "it has no server: section, so -calibrate starts from the serving side of wrangler dev"},
-		{"constants and no proxy or wake-up", "server: {mode: single-thread}", "its server: section lacks a proxy (server.proxy), a wake-up (server.wake), a spread (server.cpu.before_read, server.cpu.between, server.cpu.after_write lognormal"},
+		{"constants and no proxy or wake-up", "server: {mode: single-thread}", "its server: section lacks a proxy (server.proxy), a wake-up (server.wake), stalls (server.stall), a spread (server.cpu.before_read, server.cpu.between, server.cpu.after_write lognormal"},
 		{"all of it", full, ""},
 	}
 	for _, tc := range tests {
