@@ -979,16 +979,12 @@ func runLoss(p, t target, spread, server bool) float64 {
 	return total
 }
 
-// fitsServer reports whether a parameter scales the time a saturating
-// host serves: a latency of the serving side (server.*), or the redis
-// store's host (store.redis.service, store.redis.request_service). Then
-// runLoss matches the rate and not the p99: at C = 1 the rate is the mean
-// time of a request, at C > 1 the host's throughput, and the live p99 is
-// stalls the model has no part for.
+// fitsServer reports whether a parameter scales a latency of the serving
+// side (server.*): then runLoss matches the rate and not the p99.
 func (f *Fitter) fitsServer() bool {
 	for _, p := range f.Params {
 		for _, l := range p.Leaves {
-			if strings.HasPrefix(l, "server.") || l == "store.redis.service" || l == "store.redis.request_service" {
+			if strings.HasPrefix(l, "server.") {
 				return true
 			}
 		}
