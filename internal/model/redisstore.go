@@ -44,7 +44,8 @@ import (
 // primary reconnect after the promotion; until then they send to the old
 // one: a killed node fails each command after a redial (a sentinel's
 // round trip and a connect before the command's own, redisfaults.go's
-// redial), a paused one answers nothing (the
+// redial), and a command it took before the kill and had not answered
+// times out (cut), a paused one answers nothing (the
 // client times out), a partitioned one keeps taking writes, which are
 // lost too (the last failover wins). A deposed primary that comes back is
 // resynchronised as a replica of the new one. The other replicas
