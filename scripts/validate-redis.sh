@@ -172,7 +172,7 @@ for cell in "${cells[@]}"; do
 	fi
 	echo "$name: attack -repeat $repeat" >&2
 	mapfile -d '' sa < <(setargs "$sets")
-	"$bin/attack" -store redis -redis-harness -redis-read "$rd" -no-report -json -repeat "$repeat" \
+	"$bin/attack" -store redis -redis-harness -redis-read "$rd" -redis-timeout 300ms -no-report -json -repeat "$repeat" \
 		"${sa[@]}" "$scenario" >"$out/$name.json" 2>"$out/$name.err" ||
 		{ echo "validate-redis.sh: the attack of cell $name failed:" >&2; cat "$out/$name.err" >&2; exit 1; }
 done

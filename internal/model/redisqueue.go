@@ -87,26 +87,12 @@ var _ requester = (*Redis)(nil)
 // last Update's answer came.
 func (s *Redis) LastWait() time.Duration { return time.Duration(s.lastWait) }
 
-// AnswerCut implements queued: an atomic update applied at now whose
-// answer would come out later is cut when the primary is killed in
-// between (cut); the client's timeout is then counted from now, not from
-// when the script was sent, half a round trip earlier.
-func (s *Redis) AnswerCut(now, out time.Duration) (time.Duration, error) {
-	if s.p.Wait == 0 && s.cut(s.client, int64(now), int64(now+out)) {
-		return s.p.Timeout, cutError("eval", "", s.p.Timeout)
-	}
-	return out, nil
-}
-
 // queued is an updater whose node serves one command at a time, so that
 // an atomic update's answer can come later than the round trip drawn for
 // it (UpdateLatency): the engine adds LastWait, read right after Update
-// and Apply, to the time the answer takes. AnswerCut then says whether
-// that answer comes at all: an error (decided by the error policy, the
-// update applied all the same) and when the client gives up, or out.
+// and Apply, to the time the answer takes.
 type queued interface {
 	LastWait() time.Duration
-	AnswerCut(now, out time.Duration) (time.Duration, error)
 }
 
 var _ queued = (*Redis)(nil)

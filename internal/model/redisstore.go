@@ -44,8 +44,7 @@ import (
 // primary reconnect after the promotion; until then they send to the old
 // one: a killed node fails each command after a redial (a sentinel's
 // round trip and a connect before the command's own, redisfaults.go's
-// redial), and a command it took before the kill and had not answered
-// times out (cut), a paused one answers nothing (the
+// redial), a paused one answers nothing (the
 // client times out), a partitioned one keeps taking writes, which are
 // lost too (the last failover wins). A deposed primary that comes back is
 // resynchronised as a replica of the new one. The other replicas
@@ -87,10 +86,6 @@ type Redis struct {
 	queued   bool
 	q        rqueue
 	lastWait int64
-	// kills are the times the faults kill the primary, in order: a
-	// command the primary took and had not answered then never gets its
-	// answer (cut).
-	kills []int64
 }
 
 // RedisConfig configures a Redis store.
@@ -182,9 +177,6 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 			return nil, fmt.Errorf("redis store: fault %s at %v targets %s but there are %d replicas", f.Kind, f.At, f.Target, p.Replicas)
 		}
 		s.acts.push(int64(f.At), func(t int64) { s.startFault(t, f) })
-		if f.Kind == plan.KillPrimary {
-			s.kills = append(s.kills, int64(f.At))
-		}
 	}
 	return s, nil
 }
@@ -232,9 +224,6 @@ func (s *Redis) read(t, sent int64, lat time.Duration, in int64, dom int, key st
 		if lat, qerr = s.queue(t+in, lat, "get", key); err == nil {
 			err = qerr
 		}
-	}
-	if err == nil && s.cut(n, t, sent+int64(lat)) {
-		lat, err = s.p.Timeout, cutError("get", key, s.p.Timeout)
 	}
 	if err != nil {
 		if s.ctr != nil {
@@ -320,18 +309,6 @@ func (s *Redis) WriteHalf(now time.Duration, loc, dom int, key, value string, tt
 		}
 	}
 	w := PendingWrite{Key: key, Value: value, TTL: ttl, Loc: loc, Domain: n, ReadVersion: readVersion, ackAt: t + int64(lat)}
-	if err == nil && s.p.Wait == 0 && s.cut(n, t+int64(effect), t+int64(lat)) {
-		// It takes effect, as WAIT's timed-out writes do (advance
-		// commits it); its answer never comes.
-		w.ackAt = math.MaxInt64
-		s.nwaits++
-		heap.Push(&s.waits, waitingWrite{at: t + int64(effect), n: s.nwaits, w: w})
-		lat, err = s.p.Timeout, cutError("put", key, s.p.Timeout)
-		if s.ctr != nil {
-			s.ctr.Write(err)
-		}
-		return PendingWrite{}, 0, lat, err
-	}
 	if err == nil && s.p.Wait > 0 {
 		w, lat, err = s.wait(t, effect, lat, w)
 	}
@@ -361,33 +338,6 @@ const (
 	deadText     = "redis: EOF: the server is down, its address closes every connection"
 	readOnlyText = "redis: READONLY You can't write against a read only replica"
 )
-
-// cut reports whether node n, the primary, is killed after from (when a
-// command took effect there) and by to (when its answer would reach the
-// client): then the answer never comes, and the client waits for its
-// timeout. The harness cuts a killed server's links before the SIGKILL
-// (internal/redis/harness, Server.Kill), so a reply not yet forwarded is
-// never delivered and its connection stays open, as a host that dies
-// sends nothing more; a command that reaches the dead node fails at once
-// instead (reach's redial). The node to be killed is taken to be the
-// primary now: a failover between the two instants is not looked for.
-func (s *Redis) cut(n int, from, to int64) bool {
-	if n != s.primary {
-		return false
-	}
-	for _, k := range s.kills {
-		if k > from && k <= to {
-			return true
-		}
-	}
-	return false
-}
-
-// cutError is what the client sees of a command whose answer a kill cut:
-// its timeout.
-func cutError(op, key string, timeout time.Duration) error {
-	return kv.NewUnavailable(op, key, fmt.Sprintf("redis: timeout: i/o timeout after %v: the server was killed before it answered", timeout))
-}
 
 // reach returns the latency of a command sent at t to node n with round
 // trip lat, or the error the client sees: from a dead node after the

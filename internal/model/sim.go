@@ -665,15 +665,11 @@ func (t *trial) updateDone(ri int32) {
 			}
 		}
 	}
+	t.record(r, d)
 	out := r.out
 	if t.qu != nil {
 		out += int64(t.qu.LastWait())
-		if late, err := t.qu.AnswerCut(now, time.Duration(out)); err != nil {
-			*d = t.c.lim.Failed(*p, err)
-			out = int64(late)
-		}
 	}
-	t.record(r, d)
 	t.push(t.now+out, evDone, ri)
 }
 
