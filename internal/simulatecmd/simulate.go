@@ -516,7 +516,15 @@ func targetProfile(sc *scenario.Scenario, measured *measure.Summary, user map[st
 // That describes the run, not its target. Of repeated runs (attack
 // -repeat), whose live.duration_seconds is their sum, it is the longest
 // run's (totals.seconds), as a trial of the model stands for one run.
+//
+// A run that sent all its traffic and stopped on its live.max_requests
+// (every request answered) is not shortened: it stopped when its last
+// answer came, and a trial cut at that instant would lose the requests
+// its model still had in flight.
 func runLength(sc *scenario.Scenario, measured *measure.Summary, user map[string]bool) (*scenario.Scenario, error) {
+	if mr := sc.Live.MaxRequests; mr > 0 && measured.Totals.Requests >= mr && measured.Complete && plannedRequests(sc) == mr {
+		return sc, nil
+	}
 	if lv := measured.Live; lv != nil && lv.DurationSecs > 0 && !user["live.duration"] {
 		secs := lv.DurationSecs
 		if r := measured.Repeats; r != nil && len(r.Runs) > 1 && measured.Totals.SimulatedSeconds > 0 {
@@ -532,6 +540,20 @@ func runLength(sc *scenario.Scenario, measured *measure.Summary, user map[string
 		}
 	}
 	return sc, nil
+}
+
+// plannedRequests is how many requests sc's traffic sends in all when
+// every population is a one-off burst, -1 when some population sends for
+// as long as the run lasts.
+func plannedRequests(sc *scenario.Scenario) int64 {
+	var n int64
+	for _, p := range sc.Traffic {
+		if p.Burst == nil || p.Burst.Every.D() > 0 || p.OpenLoop != nil || p.ClosedLoop != nil {
+			return -1
+		}
+		n += int64(p.Burst.Size) * int64(max(1, p.Clients))
+	}
+	return n
 }
 
 // shortened returns a copy of sc that lasts d, without the populations
