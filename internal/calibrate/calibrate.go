@@ -809,12 +809,7 @@ func fitLatencies(sc *scenario.Scenario) []scenario.NamedLatency {
 		d := scenario.DefaultServer()
 		sv = &d
 	}
-	out := sv.Latencies()
-	if sv.Send == nil {
-		// The model's spacing when a scenario gives none, for probe:.
-		d := scenario.DefaultServerSend()
-		out = append(out, scenario.NamedLatency{Path: "server.send.first", Latency: d.First}, scenario.NamedLatency{Path: "server.send.next", Latency: d.Next})
-	}
+	out := sv.LatenciesWithSend()
 	kv := sc.Store.KV
 	out = append(out, scenario.NamedLatency{Path: "store.latency", Latency: sc.Store.Latency},
 		scenario.NamedLatency{Path: "store.kv.hot_read", Latency: kv.HotRead},

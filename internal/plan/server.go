@@ -75,12 +75,7 @@ func compileServer(sc *scenario.Scenario) (ServerParams, error) {
 		"server.rtt": &out.RTT, "server.wake": &out.Wake, "server.proxy.cpu_in": &out.ProxyIn, "server.proxy.cpu_out": &out.ProxyOut,
 		"server.send.first": &out.SendFirst, "server.send.next": &out.SendNext,
 		"server.stall.every": &out.StallEvery, "server.stall.lasts": &out.StallLasts}
-	lats := sv.Latencies()
-	if sv.Send == nil {
-		d := scenario.DefaultServerSend()
-		lats = append(lats, scenario.NamedLatency{Path: "server.send.first", Latency: d.First}, scenario.NamedLatency{Path: "server.send.next", Latency: d.Next})
-	}
-	for _, l := range lats {
+	for _, l := range sv.LatenciesWithSend() {
 		if l.Latency.IsZero() {
 			continue // unset (only wake may be): the zero Dist, no wait
 		}

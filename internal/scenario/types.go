@@ -442,6 +442,18 @@ type ServerStall struct {
 // more often than this is a slower step, not a stall.
 const MinStallEvery = time.Millisecond
 
+// LatenciesWithSend is Latencies with the client's send spacing at its
+// default (DefaultServerSend) when the server gives none: what the model
+// runs with, and what -calibrate can probe.
+func (sv *Server) LatenciesWithSend() []NamedLatency {
+	out := sv.Latencies()
+	if sv.Send == nil {
+		d := DefaultServerSend()
+		out = append(out, NamedLatency{"server.send.first", d.First}, NamedLatency{"server.send.next", d.Next})
+	}
+	return out
+}
+
 // ServerSend is how far apart a closed loop's requests sent at one instant
 // (its first C, say) leave: the live client (attack's vegeta workers,
 // which start one after another) cannot send them at once. The second
