@@ -227,6 +227,9 @@ type Result struct {
 	Xs     [][]float64 // the fits to each repeat of every run alone
 	Loo    []measure.Comparison
 	Held   [][]string // per run, the parameters its leave-one-out held
+	// Misfit is how far the fit missed its runs' median max ratios
+	// (misfitOf), nil when it met them.
+	Misfit []float64
 	fitter *Fitter
 }
 
@@ -270,7 +273,42 @@ func Fit(runs []Run, params []Param, s Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{X: x, Loss: loss, Probes: probes, Told: told, Xs: xs, Loo: loo, Held: held, fitter: f}, nil
+	var fits []measure.Comparison
+	for _, r := range runs {
+		c, _, err := f.compare(r, x)
+		if err != nil {
+			return nil, err
+		}
+		fits = append(fits, c)
+	}
+	return &Result{X: x, Loss: loss, Probes: probes, Told: told, Xs: xs, Loo: loo, Held: held, Misfit: misfitOf(fits), fitter: f}, nil
+}
+
+// misfitOf is how far the fit's predictions missed the runs it was fitted
+// to: the least and the most of the live median max ratio over the
+// predicted median, the first at most 1 and the second at least 1 (to
+// three places), nil when every run's median was met. The model missed
+// those runs by that much with every number it has fitted to them, so it
+// can miss traffic it was not fitted to by as much: -compare widens a
+// calibrated band by it (calibrated.misfit). A fitted run the model cannot
+// reproduce is the model's error made visible, not noise to hide.
+func misfitOf(fits []measure.Comparison) []float64 {
+	lo, hi := 1.0, 1.0
+	for _, c := range fits {
+		if c.KeyWindows == 0 || !(c.MeasuredMaxRatio > 0) || !(c.PredictedMedian > 0) {
+			continue
+		}
+		r := c.MeasuredMaxRatio / c.PredictedMedian
+		if math.IsInf(r, 0) || math.IsNaN(r) {
+			continue
+		}
+		lo, hi = min(lo, r), max(hi, r)
+	}
+	lo, hi = math.Floor(lo*1000)/1000, math.Ceil(hi*1000)/1000
+	if lo >= 1 && hi <= 1 {
+		return nil
+	}
+	return []float64{max(lo, 0.001), hi}
 }
 
 // Report is the text of the calibration: the fitted values with their
@@ -292,6 +330,9 @@ func (res *Result) Report() (string, error) {
 		}
 	}
 	printUnidentified(&text, params, res.Probes, res.Told)
+	if m := res.Misfit; m != nil {
+		fmt.Fprintf(&text, "  misfit: the fit's median max ratio missed its own runs' by x%.3g to x%.3g (live over predicted); the model cannot do better on these runs, so every band predicted from this calibration is widened by that (calibrated.misfit)\n", m[0], m[1])
+	}
 	fmt.Fprintln(&text, "\nfit per run: measured (median over repeats) against the prediction")
 	for _, r := range runs {
 		cmp, p, err := f.compare(r, x)
@@ -339,7 +380,7 @@ func lossRest(spread, server, stalls bool) string {
 // returns their paths.
 func (res *Result) Write(out, text string) (calibrated, report string, err error) {
 	f := res.fitter
-	calibrated, err = WriteCalibrated(out, f.Runs, f.Params, res.X, res.Xs, widening(res.Probes), res.Loo)
+	calibrated, err = WriteCalibrated(out, f.Runs, f.Params, res.X, res.Xs, widening(res.Probes), res.Loo, res.Misfit)
 	if err != nil {
 		return "", "", err
 	}
@@ -1195,14 +1236,15 @@ func nelderMead(fn func([]float64) float64, x0 []float64, step float64, maxEvals
 // reason it lasts as long as the file says, not as long as the first run
 // lasted (runLength): -compare shortens it for a run stopped early. The
 // alternatives are the fits to each repeat (xs) and the points that widen
-// the band by what an unidentified parameter could do (widen).
-func WriteCalibrated(out string, runs []Run, params []Param, x []float64, xs, widen [][]float64, loo []measure.Comparison) (string, error) {
+// the band by what an unidentified parameter could do (widen); misfit is
+// how far the fit missed its runs (Result.Misfit), nil when it did not.
+func WriteCalibrated(out string, runs []Run, params []Param, x []float64, xs, widen [][]float64, loo []measure.Comparison, misfit []float64) (string, error) {
 	f := &Fitter{Params: params}
 	sc, err := f.With(runs[0].File, x, nil)
 	if err != nil {
 		return "", err
 	}
-	cal := &scenario.Calibration{BaseHash: runs[0].Scenario.BaseHash()}
+	cal := &scenario.Calibration{BaseHash: runs[0].Scenario.BaseHash(), Misfit: slices.Clone(misfit)}
 	for _, r := range runs {
 		cal.Runs = append(cal.Runs, r.Path)
 	}

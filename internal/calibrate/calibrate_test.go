@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -177,5 +178,35 @@ func TestDefaultFitRedis(t *testing.T) {
 		if p.Path == "store.redis.service" && p.Mean(0) != scenario.RedisServiceStart().MeanDuration() {
 			t.Errorf("store.redis.service starts at %v, want RedisServiceStart's mean %v", p.Mean(0), scenario.RedisServiceStart().MeanDuration())
 		}
+	}
+}
+
+// TestMisfitOf: the misfit is the least and the most of live median over
+// predicted median across the fitted runs, bounded by 1 on each side,
+// rounded outward to three places; nil when every median was met; runs
+// without a key-window or a prediction count for nothing.
+func TestMisfitOf(t *testing.T) {
+	cmp := func(measured, predicted float64) measure.Comparison {
+		return measure.Comparison{MeasuredMaxRatio: measured, PredictedMedian: predicted, KeyWindows: 3}
+	}
+	tests := []struct {
+		name string
+		fits []measure.Comparison
+		want []float64
+	}{
+		{"every median met", []measure.Comparison{cmp(1, 1), cmp(3.4, 3.4)}, nil},
+		{"live below the fit", []measure.Comparison{cmp(1, 1), cmp(3.45, 4.12)}, []float64{0.837, 1}},
+		{"live above the fit", []measure.Comparison{cmp(5.5, 4.925), cmp(1, 1)}, []float64{1, 1.117}},
+		{"both ways", []measure.Comparison{cmp(3, 3.4), cmp(4.4, 4)}, []float64{0.882, 1.1}},
+		{"no key-window: left out", []measure.Comparison{{MeasuredMaxRatio: 2, PredictedMedian: 1}, cmp(1, 1)}, nil},
+		{"no prediction: left out", []measure.Comparison{cmp(2, 0), cmp(1, 1)}, nil},
+		{"none", nil, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := misfitOf(tc.fits); !slices.Equal(got, tc.want) {
+				t.Errorf("misfitOf = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -48,6 +48,9 @@ type Comparison struct {
 	PredictedBand [2]float64 `json:"predicted_band"`
 	// PredictedMedian is the median of the trials' max ratios.
 	PredictedMedian float64 `json:"predicted_median"`
+	// Misfit is the calibration's misfit on its own runs that widened
+	// PredictedBand (PerTrial.Misfit), when it did.
+	Misfit []float64 `json:"misfit,omitempty"`
 	// RelativeError is |measured - predicted median| / measured; absent
 	// when the live run saw no key-window (there is no error to give).
 	RelativeError *float64 `json:"relative_error,omitempty"`
@@ -126,6 +129,17 @@ func Compare(predicted, measured *Summary) Comparison {
 		// The live value is the median of c.Repeats runs: the band is
 		// that of the median of as many trials.
 		c.PredictedBand = MedianBand(pt.MaxRatios, c.Repeats)
+	}
+	if m := pt.Misfit; len(m) == 2 && m[0] > 0 && m[0] <= 1 && m[1] >= 1 {
+		// Not below 1 where the trials were not: a max ratio under 1 is
+		// traffic too thin to reach the limit, which the trials tell.
+		if lo := c.PredictedBand[0] * m[0]; c.PredictedBand[0] < 1 {
+			c.PredictedBand[0] = lo
+		} else {
+			c.PredictedBand[0] = max(lo, 1)
+		}
+		c.PredictedBand[1] *= m[1]
+		c.Misfit = m
 	}
 	if len(pt.ReadGroups) > 0 {
 		g := make([]float64, len(pt.ReadGroups))

@@ -329,3 +329,49 @@ func TestObservesRedis(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareMisfit: a calibrated prediction's misfit (how far the fit
+// missed its own runs) widens the band of the max ratio, its low end by the
+// first factor and its high end by the second, and the live run is judged
+// against the widened band; a malformed misfit widens nothing.
+func TestCompareMisfit(t *testing.T) {
+	ratios := []float64{10, 10.4, 10.8, 11.2, 11.6, 12, 12.4, 12.8}
+	s := slices.Clone(ratios)
+	base := PerTrial{MaxRatio: Interval{Lo: Quantile(s, 0.025), Hi: Quantile(s, 0.975)}, MaxRatios: ratios}
+	tests := []struct {
+		name     string
+		ratios   []float64 // the trials' max ratios, when not ratios
+		misfit   []float64
+		measured float64
+		band     [2]float64
+		inside   bool
+	}{
+		{name: "none", measured: 9, band: [2]float64{base.MaxRatio.Lo, base.MaxRatio.Hi}, inside: false},
+		{name: "low end widened", misfit: []float64{0.8, 1}, measured: 9, band: [2]float64{base.MaxRatio.Lo * 0.8, base.MaxRatio.Hi}, inside: true},
+		{name: "high end widened", misfit: []float64{1, 1.25}, measured: 15, band: [2]float64{base.MaxRatio.Lo, base.MaxRatio.Hi * 1.25}, inside: true},
+		{name: "both, still outside", misfit: []float64{0.95, 1.05}, measured: 8, band: [2]float64{base.MaxRatio.Lo * 0.95, base.MaxRatio.Hi * 1.05}, inside: false},
+		{name: "malformed: narrows nothing", misfit: []float64{1.5, 0.5}, measured: 12, band: [2]float64{base.MaxRatio.Lo, base.MaxRatio.Hi}, inside: true},
+		{name: "one number: ignored", misfit: []float64{0.5}, measured: 9, band: [2]float64{base.MaxRatio.Lo, base.MaxRatio.Hi}, inside: false},
+		{name: "not below 1", ratios: []float64{1.05, 1.1, 1.2, 1.3}, misfit: []float64{0.8, 1}, measured: 1, band: [2]float64{1, 1.3}, inside: true},
+		{name: "under 1 where the trials are", ratios: []float64{0.8, 0.9, 1, 1}, misfit: []float64{0.5, 1}, measured: 0.5, band: [2]float64{0.4, 1}, inside: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pt := base
+			if tc.ratios != nil {
+				pt.MaxRatios = tc.ratios
+				pt.MaxRatio = Interval{Lo: tc.ratios[0], Hi: tc.ratios[len(tc.ratios)-1]}
+			}
+			pt.Misfit = tc.misfit
+			pred := &Summary{Trials: len(pt.MaxRatios), Overshoot: Overshoot{KeyWindows: int64(len(pt.MaxRatios)), PerTrial: pt}}
+			m := &Summary{Overshoot: Overshoot{KeyWindows: 1, Ratio: Stats{Max: tc.measured}}}
+			c := Compare(pred, m)
+			if c.PredictedBand != tc.band || c.InsideBand != tc.inside {
+				t.Errorf("band %v, inside %v; want %v, %v", c.PredictedBand, c.InsideBand, tc.band, tc.inside)
+			}
+			if widened := c.Misfit != nil; tc.ratios == nil && widened != (c.PredictedBand != [2]float64{base.MaxRatio.Lo, base.MaxRatio.Hi}) {
+				t.Errorf("Comparison.Misfit %v does not say whether the band %v was widened", c.Misfit, c.PredictedBand)
+			}
+		})
+	}
+}

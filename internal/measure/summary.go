@@ -285,6 +285,10 @@ type PerTrial struct {
 	// ReadGroups lists each trial's largest read group (see
 	// Overshoot.LargestReadGroup) in trial order, when known.
 	ReadGroups []int64 `json:"largest_read_groups,omitempty"`
+	// Misfit is a calibrated scenario's calibrated.misfit, when it has
+	// one: Compare widens the band of the max ratio by it (the low end
+	// times the first, the high end times the second).
+	Misfit []float64 `json:"misfit,omitempty"`
 }
 
 // Bin is one bar of the histogram: KeyWindows key-windows allowed Allowed.

@@ -54,3 +54,36 @@ func TestSetMadeFieldWrong(t *testing.T) {
 		t.Errorf("%v: want the file's line 6 (the file is wrong whatever the -set)", err)
 	}
 }
+
+// TestMisfitValidated: calibrated.misfit, which widens a calibrated band,
+// is two numbers, the first in (0, 1] and the second at least 1; anything
+// else is refused at its line, so that a hand-edited file cannot narrow a
+// band or make it empty.
+func TestMisfitValidated(t *testing.T) {
+	const head = "limiter: {limit: 5, window: 1s}\ntraffic: [{name: bot, closed_loop: {}}]\ncalibrated: {runs: [a.json], fitted: [server], misfit: "
+	for _, tc := range []struct {
+		misfit string
+		ok     bool
+	}{
+		{"[0.84, 1]", true},
+		{"[1, 1.2]", true},
+		{"[0.9, 1.1]", true},
+		{"[1.2, 1]", false},
+		{"[0.9, 0.95]", false},
+		{"[0, 1]", false},
+		{"[-1, 2]", false},
+		{"[0.9]", false},
+		{"[0.9, 1, 2]", false},
+		{"[0.9, .inf]", false},
+		{"[.nan, 1]", false},
+	} {
+		_, err := Parse("x.yaml", []byte(head+tc.misfit+"}\n"))
+		if tc.ok && err != nil {
+			t.Errorf("misfit %s: %v, want it accepted", tc.misfit, err)
+		}
+		var se *Error
+		if !tc.ok && (!errors.As(err, &se) || se.Path != "calibrated.misfit" || se.Line == 0) {
+			t.Errorf("misfit %s: %v, want an error at calibrated.misfit with its line", tc.misfit, err)
+		}
+	}
+}

@@ -78,6 +78,14 @@ type Calibration struct {
 	// calibrated scenario's trials over them and the fitted values, so
 	// that its band holds the calibration's own uncertainty.
 	Alternatives [][]string `yaml:"alternatives,omitempty" json:"alternatives,omitempty"`
+	// Misfit is how far the fit missed its own runs: the least and the
+	// most, over the runs fitted, of the live median max ratio over the
+	// fit's predicted median, the first at most 1 and the second at least
+	// 1. A model that misses the runs it was fitted to by a tenth misses
+	// the traffic it predicts by at least that: simulate -compare
+	// multiplies a calibrated band's low end by the first and its high end
+	// by the second. Absent or [1, 1]: the fit met its runs' medians.
+	Misfit []float64 `yaml:"misfit,omitempty" json:"misfit,omitempty"`
 }
 
 // Limiter is the limiter's configuration as a scenario states it.

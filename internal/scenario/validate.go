@@ -77,6 +77,7 @@ func (s *Scenario) Validate() error {
 	add(s.validateStore(checkLoc))
 	add(s.validateRedis())
 	s.validateFaults(add)
+	add(s.validateMisfit())
 	if len(s.Traffic) == 0 {
 		add(errAt("traffic", "is empty: give at least one population, e.g. traffic: [{name: bot, closed_loop: {concurrency: 1}}]"))
 	}
@@ -131,6 +132,19 @@ func (s *Scenario) validateLocations(add func(error)) func(path, name string) er
 		}
 		return nil
 	}
+}
+
+// validateMisfit checks calibrated.misfit, which -calibrate writes: two
+// finite numbers, the first in (0, 1] and the second at least 1.
+func (s *Scenario) validateMisfit() error {
+	if s.Calibrated == nil || s.Calibrated.Misfit == nil {
+		return nil
+	}
+	m := s.Calibrated.Misfit
+	if len(m) != 2 || !(m[0] > 0 && m[0] <= 1) || !(m[1] >= 1 && m[1] <= math.MaxFloat64) {
+		return errAt("calibrated.misfit", "%v must be two numbers, the first above 0 and at most 1, the second at least 1 and finite (as -calibrate writes them): calibrate again or remove it", m)
+	}
+	return nil
 }
 
 // validateLive checks the live section.

@@ -118,7 +118,7 @@ func TestWidenedAlternatives(t *testing.T) {
 	x := []float64{params[0].Init}
 	rep := []float64{x[0] + 0.1}
 	low, high := []float64{x[0] - math.Ln2}, []float64{x[0] + math.Ln2}
-	path, err := calibrate.WriteCalibrated(filepath.Join(dir, "out"), runs, params, x, [][]float64{rep}, [][]float64{low, high}, nil)
+	path, err := calibrate.WriteCalibrated(filepath.Join(dir, "out"), runs, params, x, [][]float64{rep}, [][]float64{low, high}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,4 +140,53 @@ func TestWidenedAlternatives(t *testing.T) {
 		t.Errorf("alternatives %v, want the repeat's fit, then server.rtt a factor 2 down and up: %v", alts, want)
 	}
 	t.Logf("alternatives %v", alts)
+}
+
+// TestMisfitWidensCompare: a calibration that missed its own runs by a
+// factor (calibrated.misfit) has -compare widen its band by that factor,
+// the low end by the first number and the high end by the second, and say
+// so; the same calibration without it predicts the same trials with the
+// band unwidened.
+func TestMisfitWidensCompare(t *testing.T) {
+	dir := t.TempDir()
+	scPath := filepath.Join(dir, "plain.yaml")
+	os.WriteFile(scPath, []byte(plainScenario), 0o644)
+	run := handRun(t, dir, scPath, []float64{1.4, 2, 2.6}, 5, 30, 9, "traffic.bot.closed_loop.concurrency=4")
+	runs, params, err := calibrateInputs(&config{calibrate: []string{run}, fit: "server.rtt=1ms"}, &strings.Builder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := []float64{params[0].Init}
+	bands := map[string][2]float64{}
+	for _, tc := range []struct {
+		name   string
+		misfit []float64
+	}{{"none", nil}, {"misfit", []float64{0.5, 2}}} {
+		path, err := calibrate.WriteCalibrated(filepath.Join(dir, tc.name), runs, params, x, nil, nil, nil, tc.misfit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runMain(t, "-compare", run, "-no-report", "-json", "-trials", "20", path)
+		if code != ExitOK {
+			t.Fatalf("%s: -compare: exit %d: %s", tc.name, code, errOut)
+		}
+		var s struct {
+			Comparison measure.Comparison `json:"comparison"`
+		}
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatal(err)
+		}
+		bands[tc.name] = s.Comparison.PredictedBand
+		if fmt.Sprint(s.Comparison.Misfit) != fmt.Sprint(tc.misfit) {
+			t.Errorf("%s: comparison.misfit %v, want %v", tc.name, s.Comparison.Misfit, tc.misfit)
+		}
+		code, text, _ := runMain(t, "-compare", run, "-no-report", "-trials", "20", path)
+		if said := strings.Contains(text, "the band is widened by how far the calibration missed its own runs"); code != ExitOK || said != (tc.misfit != nil) {
+			t.Errorf("%s: exit %d, the widening said: %v, want %v:\n%s", tc.name, code, said, tc.misfit != nil, text)
+		}
+	}
+	b, w := bands["none"], bands["misfit"]
+	if !(b[1] > 0) || math.Abs(w[0]-b[0]*0.5) > 1e-9 || math.Abs(w[1]-b[1]*2) > 1e-9 {
+		t.Errorf("band with misfit [0.5, 2] is %v, want %v's ends times 0.5 and 2", w, b)
+	}
 }

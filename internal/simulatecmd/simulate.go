@@ -784,6 +784,9 @@ func ref(sc *scenario.Scenario) measure.ScenarioRef {
 // that cannot be written (a full disk, a bad -out) loses nothing measured.
 func finish(c *config, p *prediction, s measure.Summary, stdout, stderr io.Writer) int {
 	sc, measured := p.sc, p.measured
+	if sc != nil && sc.Calibrated != nil && len(sc.Calibrated.Misfit) == 2 && len(s.Points) == 0 {
+		s.Overshoot.PerTrial.Misfit = slices.Clone(sc.Calibrated.Misfit)
+	}
 	if measured != nil && len(s.Points) == 0 {
 		cmp := measure.Compare(&s, measured)
 		if p.forcedOther != "" {
@@ -896,6 +899,9 @@ func writeComparison(w io.Writer, c *measure.Comparison) {
 		fmt.Fprintf(w, "; relative error %.1f%%", 100**c.RelativeError)
 	}
 	fmt.Fprintln(w)
+	if len(c.Misfit) == 2 {
+		fmt.Fprintf(w, "          the band is widened by how far the calibration missed its own runs: its low end x%.3g, its high end x%.3g (calibrated.misfit)\n", c.Misfit[0], c.Misfit[1])
+	}
 	if c.MeasuredReadGroup > 0 && c.PredictedReadGroup > 0 {
 		fmt.Fprintf(w, "races:    at most %.3g requests read one count (%s), the model's trials %.3g (median)\n",
 			c.MeasuredReadGroup, strings.TrimPrefix(what, "the "), c.PredictedReadGroup)
@@ -936,6 +942,9 @@ func writeCalibration(w io.Writer, cal *scenario.Calibration) {
 		strings.Join(parts, ", "), 100*worst)
 	if n := len(cal.Alternatives); n > 0 {
 		fmt.Fprintf(w, "  trials: spread over the fitted values and the %d fits to each repeat alone, so the band holds the calibration's own uncertainty\n", n)
+	}
+	if m := cal.Misfit; len(m) == 2 {
+		fmt.Fprintf(w, "  misfit: the fit missed its own runs' median max ratio by x%.3g to x%.3g, so the band is widened by that\n", m[0], m[1])
 	}
 }
 
