@@ -1059,11 +1059,21 @@ func runLoss(p, t target, spread, server, stalls bool) float64 {
 }
 
 // fitsServer reports whether a parameter scales a latency of the serving
-// side (server.*): then runLoss matches the rate and not the p99.
+// side (server.*) or the time a redis store's host takes per command or
+// request (store.redis.service, store.redis.request_service): a thread's
+// throughput, either way. Then runLoss matches the rate and not the p99:
+// the live p99 is the host's stalls (the Redis matrix at C = 8: p99 nine
+// times the median, at C = 1 about two times), which a lognormal's spread
+// matches only with a long mean round trip, and the rate pins the host's
+// throughput (Little's law) where the two fitted cells' ratios and
+// medians do not: without it the fit landed at a round trip of 171 us and
+// 81 us a request on one matrix's runs and at 355 us and 23 us on the next
+// (docs/validation.md, 2026-12-02 12:23).
 func (f *Fitter) fitsServer() bool {
 	for _, p := range f.Params {
 		for _, l := range p.Leaves {
-			if strings.HasPrefix(l, "server.") {
+			host := !p.spread && (l == "store.redis.service" || l == "store.redis.request_service")
+			if strings.HasPrefix(l, "server.") || host {
 				return true
 			}
 		}

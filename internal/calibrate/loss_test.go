@@ -56,3 +56,28 @@ func TestTargetRate(t *testing.T) {
 		}
 	}
 }
+
+// TestFitsServer: a fit matches the requests per second (fitsServer) when
+// it scales a thread's throughput: the serving side's latencies, or a
+// redis store's host time per command or request; not the round trip or
+// the lag alone, and not a spread of the host's times alone.
+func TestFitsServer(t *testing.T) {
+	tests := []struct {
+		name   string
+		params []Param
+		want   bool
+	}{
+		{"the serving side", []Param{{Leaves: []string{"server.rtt"}}}, true},
+		{"the redis round trip", []Param{{Leaves: []string{"store.redis.latency"}}}, false},
+		{"the redis host per command", []Param{{Leaves: []string{"store.redis.latency"}}, {Leaves: []string{"store.redis.service"}}}, true},
+		{"the redis host per request", []Param{{Leaves: []string{"store.redis.request_service"}}}, true},
+		{"a spread of the redis host only", []Param{{spread: true, Leaves: []string{"store.redis.latency", "store.redis.service"}}}, false},
+		{"a kv store", []Param{{Leaves: []string{"store.kv.write"}}}, false},
+	}
+	for _, tc := range tests {
+		f := &Fitter{Params: tc.params}
+		if got := f.fitsServer(); got != tc.want {
+			t.Errorf("%s: fitsServer = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

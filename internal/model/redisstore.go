@@ -44,7 +44,9 @@ import (
 // primary reconnect after the promotion; until then they send to the old
 // one: a killed node fails each command after a redial (a sentinel's
 // round trip and a connect before the command's own, redisfaults.go's
-// redial), a paused one answers nothing (the
+// redial), and a read or an atomic update the primary took before its
+// kill and had not answered yet times out at the client (its links are cut
+// with it: cutAnswer), a paused one answers nothing (the
 // client times out), a partitioned one keeps taking writes, which are
 // lost too (the last failover wins). A deposed primary that comes back is
 // resynchronised as a replica of the new one. The other replicas
@@ -86,6 +88,9 @@ type Redis struct {
 	queued   bool
 	q        rqueue
 	lastWait int64
+	// kills are the times of the schedule's kill-primary faults
+	// (cutAnswer).
+	kills []int64
 }
 
 // RedisConfig configures a Redis store.
@@ -177,6 +182,9 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 			return nil, fmt.Errorf("redis store: fault %s at %v targets %s but there are %d replicas", f.Kind, f.At, f.Target, p.Replicas)
 		}
 		s.acts.push(int64(f.At), func(t int64) { s.startFault(t, f) })
+		if f.Kind == plan.KillPrimary {
+			s.kills = append(s.kills, int64(f.At))
+		}
 	}
 	return s, nil
 }
@@ -224,6 +232,9 @@ func (s *Redis) read(t, sent int64, lat time.Duration, in int64, dom int, key st
 		if lat, qerr = s.queue(t+in, lat, "get", key); err == nil {
 			err = qerr
 		}
+	}
+	if err == nil && s.cutAnswer(n, t+in, sent+int64(lat)) {
+		lat, err = s.p.Timeout, kv.NewUnavailable("get", key, fmt.Sprintf("redis: timeout: i/o timeout after %v: the primary was killed before its answer reached the client", s.p.Timeout))
 	}
 	if err != nil {
 		if s.ctr != nil {
@@ -376,6 +387,27 @@ func (s *Redis) queue(t int64, lat time.Duration, op, key string) (time.Duration
 		return s.p.Timeout, kv.NewUnavailable(op, key, fmt.Sprintf("redis: timeout: i/o timeout after %v", s.p.Timeout))
 	}
 	return lat, nil
+}
+
+// cutAnswer reports whether a read that node n took at at, whose answer
+// would reach its client at answer, never reaches it: n is the primary and
+// is killed in between. The harness kills a primary with its links cut
+// (its proxy holds what it has not yet delivered, and the client waits
+// for its timeout); only the answers of commands the node had taken are
+// held: a command still on its way finds the node dead and fails as a
+// dead node's do (reach). Reads only: a write's or an atomic update's
+// answer cut so would leave the model's acknowledged increments and the
+// ledger's apart (parity_test.go); they answer as before.
+func (s *Redis) cutAnswer(n int, at, answer int64) bool {
+	if n != s.primary {
+		return false
+	}
+	for _, k := range s.kills {
+		if k >= at && k < answer {
+			return true
+		}
+	}
+	return false
 }
 
 // pickReplica returns the node a replica read goes to: one of the

@@ -498,3 +498,49 @@ func TestRedisStaleAgainstAcknowledged(t *testing.T) {
 		t.Errorf("%d reads of a written key, want 2", reads())
 	}
 }
+
+// TestRedisKillCutsAnswers: the primary killed at 100 ms with its links
+// cut holds the answers of the commands it took before (judged half-way,
+// 1 ms after a 2 ms round trip's send): a read or an atomic update taken
+// by the node before the kill and answering after it times out after the
+// client's timeout (1 s), one answered before the kill or sent to the dead
+// node does not; a write answers as before (its acknowledgement is the
+// ledger's, parity_test.go).
+func TestRedisKillCutsAnswers(t *testing.T) {
+	kill := plan.Fault{At: 100 * msec, Kind: plan.KillPrimary, Target: plan.TargetPrimary}
+	for _, tc := range []struct {
+		name string
+		sent time.Duration
+		cut  bool
+	}{
+		{"answered before the kill", 97 * msec, false},
+		{"taken well before the kill, answered after", 98200 * time.Microsecond, true},
+		{"taken just before the kill, answered after", 98900 * time.Microsecond, true},
+		{"reaching the dead node", 99500 * time.Microsecond, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := redisParams(t, nil)
+			s, _ := newTestRedis(t, p, kill)
+			r := s.Read(tc.sent, 0, AnyDomain, "k")
+			if cut := r.Err != nil && r.Latency == time.Second; cut != tc.cut {
+				t.Errorf("read sent at %v: %v after %v; want cut (a timeout after 1s) %v", tc.sent, r.Err, r.Latency, tc.cut)
+			}
+			s, _ = newTestRedis(t, p, kill)
+			keys, cur := [2]string{"k"}, [2]limiter.Read{}
+			there, back := half(s.UpdateLatency())
+			at := tc.sent + there
+			if err := s.Update(at, &keys, 1, &cur); err == nil {
+				lat, err := s.CutUpdate(at, at+back+s.LastWait(), "k")
+				if cut := err != nil && lat == time.Second; cut != tc.cut {
+					t.Errorf("atomic update taken at %v: cut %v after %v; want cut %v", at, err, lat, tc.cut)
+				}
+			} else if tc.cut {
+				t.Errorf("atomic update taken at %v: %v, want it taken and its answer cut", at, err)
+			}
+			s, _ = newTestRedis(t, p, kill)
+			if _, _, err := s.Write(tc.sent, 0, AnyDomain, "k", "1", time.Minute, 0); err != nil && tc.sent < 99*msec {
+				t.Errorf("write sent at %v: %v, want it answered as before", tc.sent, err)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/kv"
@@ -78,6 +79,33 @@ func (s *Redis) Update(now time.Duration, keys *[2]string, n int, cur *[2]limite
 		}
 	}
 	return nil
+}
+
+// cutter is an updater whose node can be killed with the answer of an
+// update it took still on its way (the redis store: cutAnswer): the engine
+// asks, after Update and before Apply, and a cut update is neither decided
+// on nor applied; the client sees the error after its timeout.
+type cutter interface {
+	CutUpdate(now, answer time.Duration, key string) (time.Duration, error)
+}
+
+var _ cutter = (*Redis)(nil)
+
+// CutUpdate implements cutter: the update Update took at now, answering
+// at answer, never answers when the primary that took it is killed in
+// between (cutAnswer); it returns how long after now the client's timeout
+// ends it, and the timeout's error. The update is not applied: live, the
+// killed primary ran the script, but with its links cut the increment
+// reached no replica and no client, so it is neither kept nor acknowledged
+// (the ledger counts it nowhere either).
+func (s *Redis) CutUpdate(now, answer time.Duration, key string) (time.Duration, error) {
+	if !s.cutAnswer(s.client, int64(now), int64(answer)) {
+		return 0, nil
+	}
+	// The update was sent half its round trip before now at the latest;
+	// the client's timeout runs from its send, which the engine does not
+	// say: it is taken at now, so the error comes at most that much late.
+	return s.p.Timeout, kv.NewUnavailable("update", key, fmt.Sprintf("redis: timeout: i/o timeout after %v: the primary was killed before its answer reached the client", s.p.Timeout))
 }
 
 // Apply commits an atomic update's write at now at the same node, the

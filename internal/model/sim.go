@@ -655,7 +655,17 @@ func (t *trial) updateDone(ri int32) {
 	now := time.Duration(t.now)
 	p := t.planOf(r)
 	d := &t.dec
-	if err := t.mem.Update(now, &p.Keys, p.NKeys, &r.got); err != nil {
+	err := t.mem.Update(now, &p.Keys, p.NKeys, &r.got)
+	out := r.out
+	if t.qu != nil {
+		out += int64(t.qu.LastWait())
+	}
+	if c, ok := t.mem.(cutter); ok && err == nil {
+		if lat, cerr := c.CutUpdate(now, now+time.Duration(out), p.Keys[0]); cerr != nil {
+			err, out = cerr, int64(lat)
+		}
+	}
+	if err != nil {
 		*d = t.c.lim.Failed(*p, err)
 	} else {
 		t.c.lim.UpdateInto(d, p, &r.got)
@@ -666,10 +676,6 @@ func (t *trial) updateDone(ri int32) {
 		}
 	}
 	t.record(r, d)
-	out := r.out
-	if t.qu != nil {
-		out += int64(t.qu.LastWait())
-	}
 	t.push(t.now+out, evDone, ri)
 }
 
