@@ -231,6 +231,14 @@ type Result struct {
 	// (misfitOf), nil when it met them.
 	Misfit []float64
 	fitter *Fitter
+	fits   []runFit // each run predicted at X, for Misfit and Report
+}
+
+// runFit is one run predicted at the fit: the comparison and the
+// prediction's own figures.
+type runFit struct {
+	c measure.Comparison
+	p target
 }
 
 // Fit fits params to the live runs by Nelder-Mead over the model: the fit
@@ -273,15 +281,16 @@ func Fit(runs []Run, params []Param, s Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var fits []measure.Comparison
+	var fits []runFit
+	var cmps []measure.Comparison
 	for _, r := range runs {
-		c, _, err := f.compare(r, x)
+		c, p, err := f.compare(r, x)
 		if err != nil {
 			return nil, err
 		}
-		fits = append(fits, c)
+		fits, cmps = append(fits, runFit{c, p}), append(cmps, c)
 	}
-	return &Result{X: x, Loss: loss, Probes: probes, Told: told, Xs: xs, Loo: loo, Held: held, Misfit: misfitOf(fits), fitter: f}, nil
+	return &Result{X: x, Loss: loss, Probes: probes, Told: told, Xs: xs, Loo: loo, Held: held, Misfit: misfitOf(cmps), fitter: f, fits: fits}, nil
 }
 
 // misfitOf is how far the fit's predictions missed the runs it was fitted
@@ -334,11 +343,8 @@ func (res *Result) Report() (string, error) {
 		fmt.Fprintf(&text, "  misfit: the fit's median max ratio missed its own runs' by x%.3g to x%.3g (live over predicted); the model cannot do better on these runs, so every band predicted from this calibration is widened by that (calibrated.misfit)\n", m[0], m[1])
 	}
 	fmt.Fprintln(&text, "\nfit per run: measured (median over repeats) against the prediction")
-	for _, r := range runs {
-		cmp, p, err := f.compare(r, x)
-		if err != nil {
-			return "", err
-		}
+	for i, r := range runs {
+		cmp, p := res.fits[i].c, res.fits[i].p
 		printFitLine(&text, r, cmp, &p)
 		if t := targetOf(r.Measured, -1); t.spread > 0 && cmp.PredictedBand[0] == cmp.PredictedBand[1] {
 			fmt.Fprintf(&text, "    the band is a point while the live repeats spread from %.3g to %.3g: these trials do not spread (fit a spread, spread:server, or widen it)\n",

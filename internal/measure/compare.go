@@ -130,7 +130,7 @@ func Compare(predicted, measured *Summary) Comparison {
 		// that of the median of as many trials.
 		c.PredictedBand = MedianBand(pt.MaxRatios, c.Repeats)
 	}
-	if m := pt.Misfit; len(m) == 2 && m[0] > 0 && m[0] <= 1 && m[1] >= 1 {
+	if m := pt.Misfit; ValidMisfit(m) {
 		// Not below 1 where the trials were not: a max ratio under 1 is
 		// traffic too thin to reach the limit, which the trials tell.
 		if lo := c.PredictedBand[0] * m[0]; c.PredictedBand[0] < 1 {
@@ -156,6 +156,14 @@ func Compare(predicted, measured *Summary) Comparison {
 	c.Checks = checks(predicted, measured, kept)
 	judge(&c, predicted, measured, perTrial)
 	return c
+}
+
+// ValidMisfit reports whether m is a calibration's misfit as -calibrate
+// writes it (calibrated.misfit, PerTrial.Misfit): two numbers, the first
+// above 0 and at most 1, the second at least 1 and finite. Anything else
+// could narrow a band or make it empty or endless.
+func ValidMisfit(m []float64) bool {
+	return len(m) == 2 && m[0] > 0 && m[0] <= 1 && m[1] >= 1 && !math.IsInf(m[1], 1)
 }
 
 // keptRuns sets c's measured max ratio, read group, exclusions and note

@@ -395,9 +395,10 @@ func (s *Redis) queue(t int64, lat time.Duration, op, key string) (time.Duration
 // (its proxy holds what it has not yet delivered, and the client waits
 // for its timeout); only the answers of commands the node had taken are
 // held: a command still on its way finds the node dead and fails as a
-// dead node's do (reach). Reads only: a write's or an atomic update's
-// answer cut so would leave the model's acknowledged increments and the
-// ledger's apart (parity_test.go); they answer as before.
+// dead node's do (reach). Reads, and atomic updates through CutUpdate,
+// which the engine then neither decides on nor applies; a write's answer
+// cut so would leave the model's acknowledged increments and the ledger's
+// apart (parity_test.go), so writes answer as before.
 func (s *Redis) cutAnswer(n int, at, answer int64) bool {
 	if n != s.primary {
 		return false

@@ -141,7 +141,7 @@ func (s *Scenario) validateMisfit() error {
 		return nil
 	}
 	m := s.Calibrated.Misfit
-	if len(m) != 2 || !(m[0] > 0 && m[0] <= 1) || !(m[1] >= 1 && m[1] <= math.MaxFloat64) {
+	if !measure.ValidMisfit(m) {
 		return errAt("calibrated.misfit", "%v must be two numbers, the first above 0 and at most 1, the second at least 1 and finite (as -calibrate writes them): calibrate again or remove it", m)
 	}
 	return nil
