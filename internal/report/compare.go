@@ -158,9 +158,13 @@ func comparisonTable(c *measure.Comparison) table {
 	if e, ok := c.RelErr(); ok && finite(e) {
 		rel = fmt.Sprintf("%.1f%%", 100*e)
 	}
+	bandName := "Predicted band (central 95% of the " + c.BandText() + "' max ratios)"
+	if m := c.Misfit; len(m) == 2 {
+		bandName = fmt.Sprintf("Predicted band (central 95%% of the %s' max ratios, widened by how far the calibration missed its own runs: low end x%.3g, high end x%.3g)", c.BandText(), m[0], m[1])
+	}
 	rows := [][]string{
 		{"Measured max ratio (" + what + ")", ratio(c.MeasuredMaxRatio)},
-		{"Predicted band (central 95% of the " + c.BandText() + "' max ratios)", ratio(c.PredictedBand[0]) + " to " + ratio(c.PredictedBand[1])},
+		{bandName, ratio(c.PredictedBand[0]) + " to " + ratio(c.PredictedBand[1])},
 		{"Predicted median of the trials' max ratios", ratio(c.PredictedMedian)},
 		{"Measured inside the predicted band?", verdict},
 		{"Relative error |measured - predicted median| / measured", rel},

@@ -21,3 +21,22 @@ func TestMechanismTableAtStore(t *testing.T) {
 		t.Errorf("at the client: %q, want the value alone", got)
 	}
 }
+
+// TestComparisonTableMisfit: a band widened by the calibration's misfit
+// says so, with the factors, where the table names the band; an unwidened
+// one is named as the trials' central 95% alone.
+func TestComparisonTableMisfit(t *testing.T) {
+	for _, tc := range []struct {
+		misfit []float64
+		want   string
+	}{
+		{nil, "Predicted band (central 95% of the trials' max ratios)"},
+		{[]float64{0.84, 1}, "Predicted band (central 95% of the trials' max ratios, widened by how far the calibration missed its own runs: low end x0.84, high end x1)"},
+	} {
+		c := &measure.Comparison{MeasuredMaxRatio: 3, Repeats: 1, PredictedBand: [2]float64{2.5, 4}, PredictedMedian: 3.2, KeyWindows: 1, Misfit: tc.misfit}
+		tbl := comparisonTable(c)
+		if got := tbl.Rows[1][0]; got != tc.want {
+			t.Errorf("misfit %v: the band's row is named %q, want %q", tc.misfit, got, tc.want)
+		}
+	}
+}
