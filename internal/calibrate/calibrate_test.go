@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
@@ -177,6 +178,56 @@ func TestDefaultFitRedis(t *testing.T) {
 	for _, p := range params {
 		if p.Path == "store.redis.service" && p.Mean(0) != scenario.RedisServiceStart().MeanDuration() {
 			t.Errorf("store.redis.service starts at %v, want RedisServiceStart's mean %v", p.Mean(0), scenario.RedisServiceStart().MeanDuration())
+		}
+	}
+}
+
+// TestHostStart: with no store.redis.service or request_service in the
+// scenario, a fit of them starts at the host time per request the fastest
+// run leaves (threads over its rate), half each; from the scenario's own
+// values when it sets them, and from RedisServiceStart without a rate.
+func TestHostStart(t *testing.T) {
+	redis := func(extra string) *scenario.Scenario {
+		t.Helper()
+		sc, err := scenario.Parse("cal.yaml", []byte(strings.Replace(calibrateScenario, "store: {kind: memory}\nserver: {mode: single-thread}", "store: {kind: redis, redis: {threads: 2"+extra+"}}", 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	live := func(rate float64) *measure.Summary {
+		return &measure.Summary{Mode: "attack", Complete: true, Live: &measure.Live{AchievedRate: rate}}
+	}
+	start := scenario.RedisServiceStart().MeanDuration()
+	for _, tc := range []struct {
+		name          string
+		sc            *scenario.Scenario
+		rates         []float64
+		fit           []string
+		service, both time.Duration // the starts of store.redis.service and of a param scaling both
+	}{
+		{"the fastest run's rate", redis(""), []float64{4000, 10000}, nil, 100 * time.Microsecond, 0},
+		{"both in one param", redis(""), []float64{10000}, []string{"store.redis.service+store.redis.request_service"}, 0, 200 * time.Microsecond},
+		{"no rate", redis(""), []float64{0}, nil, start, 0},
+		{"the scenario's own", redis(", service: 40us"), []float64{10000}, nil, 40 * time.Microsecond, 0},
+	} {
+		var runs []Run
+		for i, r := range tc.rates {
+			runs = append(runs, Run{Path: fmt.Sprintf("r%d.json", i), Measured: live(r), Scenario: tc.sc, File: tc.sc})
+		}
+		_, params, err := Inputs(runs, Options{Fit: tc.fit})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for _, p := range params {
+			got := p.Mean(p.Init)
+			want := tc.service
+			if len(p.Leaves) == 2 {
+				want = tc.both
+			}
+			if (p.Path == "store.redis.service" || len(p.Leaves) == 2) && !p.spread && (got < want*99/100 || got > want*101/100) {
+				t.Errorf("%s: %s starts at %v, want %v", tc.name, p.Path, got, want)
+			}
 		}
 	}
 }

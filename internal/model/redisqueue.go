@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/plan"
@@ -43,6 +44,19 @@ func (s *Redis) serve(t int64) int64 {
 // applied at the replica its lag later, as without a queue.
 func (s *Redis) replicate(t int64) {
 	s.serve(t)
+}
+
+// backlog is how long work reaching the thread at t would wait before
+// a core takes it up (0 without a queue): a replica's copy of a write
+// committed then waits that long too before it is applied, as the
+// harness's proxies and replicas share the host's cores with everything
+// else. It takes no capacity (replicate does that), so a replica only
+// falls behind while the host is busy, not without end.
+func (s *Redis) backlog(t int64) int64 {
+	if !s.queued {
+		return 0
+	}
+	return max(slices.Min(s.q.free)-t, 0)
 }
 
 // take queues work of a draw of d reaching the thread at t and returns

@@ -164,3 +164,41 @@ func TestRedisThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestRedisReplicaWaitsForTheHost: a write's copy reaches a replica its
+// replication lag after the commit plus the host's backlog then (what
+// work reaching the thread would wait), so a replica falls behind while
+// the host is busy and catches up once it is idle; without a service time
+// there is no backlog. Lag 1 ms, service 1 ms, constant, one thread.
+func TestRedisReplicaWaitsForTheHost(t *testing.T) {
+	for _, queued := range []bool{true, false} {
+		s, _ := newTestRedis(t, redisParams(t, func(r *scenario.Redis) {
+			r.Replicas, r.ReplicationLag = 1, ms(1)
+			if queued {
+				r.Service = ms(1)
+			}
+		}))
+		var replica *rnode
+		for _, nd := range s.nodes {
+			if !nd.isPrimary {
+				replica = nd
+			}
+		}
+		busy := int64(3 * msec)
+		if !queued {
+			busy = 0
+		}
+		if got := s.lag(replica, 0); got != int64(msec) {
+			t.Errorf("queued %v, the host idle: lag %v, want 1ms", queued, time.Duration(got))
+		}
+		for range 3 {
+			s.serve(0) // the thread busy until 3 ms
+		}
+		if got := s.lag(replica, 0); got != int64(msec)+busy {
+			t.Errorf("queued %v, the host busy: lag %v, want %v", queued, time.Duration(got), time.Duration(int64(msec)+busy))
+		}
+		if got := s.lag(replica, int64(5*msec)); got != int64(msec) {
+			t.Errorf("queued %v, the host idle again: lag %v, want 1ms", queued, time.Duration(got))
+		}
+	}
+}

@@ -566,9 +566,10 @@ func (s *Redis) Settle(now time.Duration) {
 }
 
 // lag draws the replication lag of a write sent at t to replica r: the
-// store's lag, plus a link-latency fault's latency and jitter.
+// store's lag and the host's backlog then, plus a link-latency fault's
+// latency and jitter.
 func (s *Redis) lag(r *rnode, t int64) int64 {
-	lag := int64(s.p.ReplicationLag.Sample(s.rng))
+	lag := after(int64(s.p.ReplicationLag.Sample(s.rng)), s.backlog(t))
 	if t < r.linkUntil {
 		extra := r.linkLat
 		if r.linkJitter > 0 {
