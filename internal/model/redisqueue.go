@@ -36,22 +36,14 @@ func (s *Redis) serve(t int64) int64 {
 	return s.take(t, &s.p.Service)
 }
 
-// replicate takes, for a write committed at t and sent to one replica,
-// the host's time that sending it takes: a command's store.redis.service
-// at the thread, at t (the primary writes it to the replica's link, the
-// proxy forwards it, the replica applies it: on the host's cores, as the
-// harness runs them). It takes capacity and nothing else: the write is
-// applied at the replica its lag later, as without a queue.
-func (s *Redis) replicate(t int64) {
-	s.serve(t)
-}
-
 // backlog is how long work reaching the thread at t would wait before
 // a core takes it up (0 without a queue): a replica's copy of a write
 // committed then waits that long too before it is applied, as the
 // harness's proxies and replicas share the host's cores with everything
-// else. It takes no capacity (replicate does that), so a replica only
-// falls behind while the host is busy, not without end.
+// else. It takes no capacity (a copy costs the host little: on the
+// validation's host a request that writes cost at C = 32 about what its
+// two commands do, docs/validation.md, "A writing cell in the fit"), so a
+// replica only falls behind while the host is busy, not without end.
 func (s *Redis) backlog(t int64) int64 {
 	if !s.queued {
 		return 0

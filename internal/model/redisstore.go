@@ -26,8 +26,9 @@ import (
 // reads pick one per connection), or the primary when there is none.
 //
 // With store.redis.service set, every command waits its turn at the
-// host's thread (redisqueue.go), and so does every copy of a committed
-// write sent to a replica (capacity only: it is applied its lag later).
+// host's thread (redisqueue.go), and a committed write's copy reaches
+// each replica the host's backlog later than its lag says (it takes no
+// capacity).
 //
 // With wait > 0 a write is followed by WAIT: its answer comes when that
 // many replicas applied it (or after wait_timeout), one more round trip
@@ -464,7 +465,6 @@ func (s *Redis) commit(t int64, w PendingWrite, lags []int64) {
 			lag = s.lag(r, t)
 		}
 		s.enqueue(r, w, v, nd.seq, t, lag)
-		s.replicate(t)
 	}
 }
 
