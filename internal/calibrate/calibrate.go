@@ -691,8 +691,8 @@ func Inputs(loaded []Run, o Options) ([]Run, []Param, error) {
 // sets neither, at the host time per request the fastest run leaves
 // (store.redis.threads over its requests a second), half of it the
 // request's own and half its command's. From scenario.RedisServiceStart
-// (10 us) a host of two cores serves 100,000 requests a second, far more
-// than the fitted runs reach: neither value moves the loss there, and the
+// (10 us, a mean of 12.7 us) a host of two cores serves about 80,000
+// requests a second, far more than the fitted runs reach: neither value moves the loss there, and the
 // search stopped where it started (the Redis matrix of 2026-12-02 14:17,
 // predicted again: 15 and 25 us, the model's rate at C = 8 twice the live
 // one).
@@ -702,7 +702,7 @@ func hostStart(runs []Run, p Param) (float64, bool) {
 		return 0, false
 	}
 	for _, l := range p.Leaves {
-		if l != "store.redis.service" && l != "store.redis.request_service" {
+		if !redisHostLeaf(l) {
 			return 0, false
 		}
 	}
@@ -717,6 +717,13 @@ func hostStart(runs []Run, p Param) (float64, bool) {
 	}
 	perRequest := float64(max(r.Threads, 1)) / rate * float64(time.Second)
 	return math.Log(perRequest / 2 * float64(len(p.Leaves)) / float64(p.Mean(0))), true
+}
+
+// redisHostLeaf reports whether the latency path l is a redis store's
+// host time: per command (store.redis.service) or per request
+// (store.redis.request_service).
+func redisHostLeaf(l string) bool {
+	return l == "store.redis.service" || l == "store.redis.request_service"
 }
 
 // onRedis reports whether sc is on store.kind redis with no serving side:
@@ -1114,7 +1121,7 @@ func runLoss(p, t target, spread, server, stalls bool) float64 {
 func (f *Fitter) fitsServer() bool {
 	for _, p := range f.Params {
 		for _, l := range p.Leaves {
-			host := !p.spread && (l == "store.redis.service" || l == "store.redis.request_service")
+			host := !p.spread && redisHostLeaf(l)
 			if strings.HasPrefix(l, "server.") || host {
 				return true
 			}

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"slices"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/plan"
@@ -48,20 +47,26 @@ func (s *Redis) backlog(t int64) int64 {
 	if !s.queued {
 		return 0
 	}
-	return max(slices.Min(s.q.free)-t, 0)
+	return max(s.q.free[s.q.first()]-t, 0)
+}
+
+// first is the core that is free first (the lowest-numbered of those
+// free at once).
+func (q *rqueue) first() int {
+	i := 0
+	for j := 1; j < len(q.free); j++ {
+		if q.free[j] < q.free[i] {
+			i = j
+		}
+	}
+	return i
 }
 
 // take queues work of a draw of d reaching the thread at t and returns
 // how long after t it is done: on the core that is free first (with one
 // core, a FIFO queue; with more, work that arrived first starts first).
 func (s *Redis) take(t int64, d *plan.Dist) int64 {
-	free := s.q.free
-	i := 0
-	for j := 1; j < len(free); j++ {
-		if free[j] < free[i] {
-			i = j
-		}
-	}
+	free, i := s.q.free, s.q.first()
 	start := max(t, free[i])
 	free[i] = after(start, int64(d.Sample(s.rng)))
 	return free[i] - t
