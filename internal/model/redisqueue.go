@@ -1,7 +1,6 @@
 package model
 
 import (
-	"math"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/plan"
@@ -17,13 +16,7 @@ type rqueue struct {
 	// free holds, per core (store.redis.threads), when it has served
 	// what reached it.
 	free []int64
-	// jobs holds, per core, the work it has taken that may still be in
-	// service, in order (what residual looks at).
-	jobs [][]job
 }
-
-// job is one command's or request's time on a core: from start to end.
-type job struct{ start, end int64 }
 
 // serve takes a command that reaches the thread at t into the queue and
 // returns how long after t it has been served: its wait for the commands
@@ -42,55 +35,19 @@ func (s *Redis) serve(t int64) int64 {
 	return s.take(t, &s.p.Service)
 }
 
-// backlog is how long a replica's copy of a write committed at t waits
-// for the host's cores (0 without a queue): until one of them ends the
-// work it is serving then, not until it has served everything queued
-// (the harness's proxies and replicas are the host's lightly loaded
-// processes, which the scheduler runs before the queue of busy ones: a
-// copy waits for what is on a core, not for what waits for it). It takes
-// no capacity (a copy costs the host little: on the validation's host a
-// request that writes cost at C = 32 about what its two commands do,
-// docs/validation.md, "A writing cell in the fit"), so a replica only
-// falls behind while the host is busy, not without end.
+// backlog is how long work reaching the thread at t would wait before
+// a core takes it up (0 without a queue): a replica's copy of a write
+// committed then waits that long too before it is applied, as the
+// harness's proxies and replicas share the host's cores with everything
+// else. It takes no capacity (a copy costs the host little: on the
+// validation's host a request that writes cost at C = 32 about what its
+// two commands do, docs/validation.md, "A writing cell in the fit"), so a
+// replica only falls behind while the host is busy, not without end.
 func (s *Redis) backlog(t int64) int64 {
 	if !s.queued {
 		return 0
 	}
-	w := int64(math.MaxInt64)
-	for i := range s.q.jobs {
-		w = min(w, s.q.residual(i, t, s.now))
-	}
-	return w
-}
-
-// residual is how long after t core i ends the work it serves at t (0:
-// idle then).
-func (q *rqueue) residual(i int, t, now int64) int64 {
-	for _, j := range q.drop(i, now) {
-		if j.end <= t {
-			continue
-		}
-		if j.start <= t {
-			return j.end - t
-		}
-		break
-	}
-	return 0
-}
-
-// drop forgets the work core i ended by now, which no later question
-// (all at now or after) asks about, and returns what is left.
-func (q *rqueue) drop(i int, now int64) []job {
-	js := q.jobs[i]
-	k := 0
-	for k < len(js) && js[k].end <= now {
-		k++
-	}
-	if k > 0 {
-		js = append(js[:0], js[k:]...)
-		q.jobs[i] = js
-	}
-	return js
+	return max(s.q.free[s.q.first()]-t, 0)
 }
 
 // first is the core that is free first (the lowest-numbered of those
@@ -112,9 +69,6 @@ func (s *Redis) take(t int64, d *plan.Dist) int64 {
 	free, i := s.q.free, s.q.first()
 	start := max(t, free[i])
 	free[i] = after(start, int64(d.Sample(s.rng)))
-	if free[i] > start {
-		s.q.jobs[i] = append(s.q.drop(i, s.now), job{start, free[i]})
-	}
 	return free[i] - t
 }
 

@@ -27,8 +27,8 @@ import (
 //
 // With store.redis.service set, every command waits its turn at the
 // host's thread (redisqueue.go), and a committed write's copy reaches
-// each replica what was left of a core's work when the write came later
-// than its lag says (backlog; it takes no capacity).
+// each replica the host's backlog later than its lag says (it takes no
+// capacity).
 //
 // With wait > 0 a write is followed by WAIT: its answer comes when that
 // many replicas applied it (or after wait_timeout), one more round trip
@@ -85,11 +85,10 @@ type Redis struct {
 	scratch   []int
 	// queued: commands wait for the thread that serves them all
 	// (store.redis.service set), q; lastWait is the last atomic update's
-	// wait and service there, copyWait its copies' wait (backlog) before
-	// it joined the queue.
-	queued             bool
-	q                  rqueue
-	lastWait, copyWait int64
+	// wait and service there.
+	queued   bool
+	q        rqueue
+	lastWait int64
 	// kills are the times of the schedule's kill-primary faults
 	// (cutAnswer).
 	kills []int64
@@ -175,7 +174,7 @@ func NewRedis(cfg RedisConfig) (*Redis, error) {
 		return nil, fmt.Errorf("redis store: timeout %v and down_after %v must be above 0", p.Timeout, p.DownAfter)
 	}
 	s := &Redis{p: p, rng: cfg.Rand, ctr: cfg.Counters, acked: map[string]life{}, nextSweep: sweepEvery, queued: p.Queued,
-		q: rqueue{free: make([]int64, max(p.Threads, 1)), jobs: make([][]job, max(p.Threads, 1))}}
+		q: rqueue{free: make([]int64, max(p.Threads, 1))}}
 	for i := 0; i <= p.Replicas; i++ {
 		s.nodes = append(s.nodes, &rnode{data: map[string]*rentry{}, isPrimary: i == 0})
 	}
@@ -315,15 +314,13 @@ func (s *Redis) WriteHalf(now time.Duration, loc, dom int, key, value string, tt
 	}
 	_, back := half(raw)
 	effect := max(lat-back, 0)
-	var copyWait int64
 	if ttl >= time.Second && !s.nodes[n].paused {
-		copyWait = s.backlog(t + int64(effect))
 		var qerr error
 		if lat, qerr = s.queue(t+int64(effect), lat, "put", key); err == nil {
 			err = qerr
 		}
 	}
-	w := PendingWrite{Key: key, Value: value, TTL: ttl, Loc: loc, Domain: n, ReadVersion: readVersion, ackAt: t + int64(lat), copyWait: copyWait}
+	w := PendingWrite{Key: key, Value: value, TTL: ttl, Loc: loc, Domain: n, ReadVersion: readVersion, ackAt: t + int64(lat)}
 	if err == nil && s.p.Wait > 0 {
 		w, lat, err = s.wait(t, effect, lat, w)
 	}
@@ -465,7 +462,7 @@ func (s *Redis) commit(t int64, w PendingWrite, lags []int64) {
 		if lags != nil {
 			lag = lags[i]
 		} else {
-			lag = s.lag(r, t, w.copyWait)
+			lag = s.lag(r, t)
 		}
 		s.enqueue(r, w, v, nd.seq, t, lag)
 	}
@@ -569,10 +566,10 @@ func (s *Redis) Settle(now time.Duration) {
 }
 
 // lag draws the replication lag of a write sent at t to replica r: the
-// store's lag and wait, the host's backlog for the write's copies, plus a
-// link-latency fault's latency and jitter.
-func (s *Redis) lag(r *rnode, t, wait int64) int64 {
-	lag := after(int64(s.p.ReplicationLag.Sample(s.rng)), wait)
+// store's lag and the host's backlog then, plus a link-latency fault's
+// latency and jitter.
+func (s *Redis) lag(r *rnode, t int64) int64 {
+	lag := after(int64(s.p.ReplicationLag.Sample(s.rng)), s.backlog(t))
 	if t < r.linkUntil {
 		extra := r.linkLat
 		if r.linkJitter > 0 {
@@ -597,7 +594,7 @@ func (s *Redis) wait(t int64, effect, lat time.Duration, w PendingWrite) (Pendin
 		if r.isPrimary || r.dead {
 			continue
 		}
-		lags[i] = s.lag(r, e, w.copyWait)
+		lags[i] = s.lag(r, e)
 		etas = append(etas, s.eta(r, max(after(e, lags[i]), r.lastApply)))
 	}
 	ack := int64(math.MaxInt64)

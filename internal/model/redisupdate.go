@@ -51,7 +51,6 @@ func (s *Redis) Update(now time.Duration, keys *[2]string, n int, cur *[2]limite
 		err = kv.NewUnavailable("get", keys[0], readOnlyText)
 	}
 	if !nd.paused {
-		s.copyWait = s.backlog(t)
 		s.lastWait = s.serve(t)
 	}
 	if nd.dead {
@@ -131,6 +130,6 @@ func (s *Redis) Apply(now time.Duration, w *limiter.Write) error {
 	if e := s.nodes[s.client].data[w.Key]; w.KeepTTL && e.live(t) != 0 {
 		ttl = time.Duration(e.expires - t)
 	}
-	s.commit(t, PendingWrite{Key: w.Key, Value: w.Value, TTL: ttl, Domain: s.client, ReadVersion: UnknownVersion, copyWait: s.copyWait}, nil)
+	s.commit(t, PendingWrite{Key: w.Key, Value: w.Value, TTL: ttl, Domain: s.client, ReadVersion: UnknownVersion}, nil)
 	return nil
 }

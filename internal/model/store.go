@@ -45,10 +45,6 @@ type PendingWrite struct {
 	// ackAt is when the redis store's write is answered (its client
 	// learns it was acknowledged): what a stale read is judged against.
 	ackAt int64
-	// copyWait is how long the redis store's copies of the write wait for
-	// the host (backlog), taken before the write's own work joined its
-	// queue: a copy does not wait for the command that sends it.
-	copyWait int64
 }
 
 // Store is a store the simulator drives operation by operation: kv and
