@@ -436,7 +436,7 @@ func (a *accountant) summarize(base measure.Summary, limit int64, elapsed time.D
 	live := &measure.Live{URL: redact.URL(url), DurationSecs: elapsed.Seconds(), LatencyMs: a.lat.Stats(),
 		LatencyNote: LatencyNote, Status: a.statusCounts(), Ambiguous: a.ambiguous, ResultsFile: resultsFile}
 	if base.Live != nil {
-		live.Target = base.Live.Target
+		live.Target, live.StoreHostCores = base.Live.Target, base.Live.StoreHostCores
 	}
 	if secs := elapsed.Seconds(); secs > 0 {
 		live.OfferedRate = offered / secs

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/redis"
 	"github.com/overshoot-dev/overshoot/internal/redis/harness"
+	"github.com/overshoot-dev/overshoot/internal/target"
 )
 
 // StoreRedis is the -store name of real Redis: one server, or the primary
@@ -175,6 +177,7 @@ func newRedisStore(ctx context.Context, f *redisFlags, pl *plan.Plan, runFor tim
 		}
 		return nil, err
 	}
+	bs.OnHost = h != nil || onLoopback(cfg)
 	if h != nil {
 		bs.Describe += "; " + h.describe()
 		bs.Started = h.started
@@ -234,4 +237,23 @@ func settleLedger(led *redis.Ledger, timeout time.Duration, notes io.Writer) {
 	if n := led.Unsettled(); n > 0 {
 		fmt.Fprintf(notes, "attack: note: the final count of %d of %d keys could not be read on the primary (%v): their lost updates are not counted\n", n, keys, err)
 	}
+}
+
+// onLoopback reports whether every server cfg names (the primary, the
+// replicas, the sentinels) is on a loopback address: then they run on
+// attack's host and share its cores.
+func onLoopback(cfg redis.Config) bool {
+	addrs := append(append([]string{cfg.Addr}, cfg.Replicas...), cfg.Sentinels...)
+	seen := false
+	for _, a := range addrs {
+		if a == "" {
+			continue
+		}
+		host, _, err := net.SplitHostPort(a)
+		if err != nil || !target.IsLoopbackHost(host) {
+			return false
+		}
+		seen = true
+	}
+	return seen
 }

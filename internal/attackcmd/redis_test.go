@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"net"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/plan"
+	"github.com/overshoot-dev/overshoot/internal/redis"
 	"github.com/overshoot-dev/overshoot/internal/redis/harness"
 	"github.com/overshoot-dev/overshoot/internal/redis/redistest"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
@@ -94,6 +96,9 @@ func TestRedisStoreAttack(t *testing.T) {
 		}
 		if s.KV.Writes == 0 || s.KV.Reads < s.Totals.Requests {
 			t.Errorf("kv %+v: want a read per request and writes", s.KV)
+		}
+		if s.Live == nil || s.Live.StoreHostCores != runtime.NumCPU() {
+			t.Errorf("live %+v: want store_host_cores %d, a Redis on loopback sharing the host", s.Live, runtime.NumCPU())
 		}
 		keys, err := pc.Keys(ctx, "overshoot:*").Result()
 		if err != nil || len(keys) == 0 {
@@ -438,6 +443,28 @@ func TestRedisFlagsFromScenario(t *testing.T) {
 		f.fromScenario(pl, io.Discard)
 		if cfg := f.config(""); f.read != tc.read || cfg.Timeout != tc.timeout {
 			t.Errorf("%v: read %s, timeout %v; want %s, %v", tc.args, f.read, cfg.Timeout, tc.read, tc.timeout)
+		}
+	}
+}
+
+// TestOnLoopback: a Redis shares attack's host when every address it is
+// reached at is on loopback.
+func TestOnLoopback(t *testing.T) {
+	tests := []struct {
+		cfg  redis.Config
+		want bool
+	}{
+		{redis.Config{Addr: "127.0.0.1:6379"}, true},
+		{redis.Config{Addr: "localhost:6379", Replicas: []string{"[::1]:6380"}}, true},
+		{redis.Config{Sentinels: []string{"127.0.0.1:26379", "127.0.0.2:26379"}, MasterName: "m"}, true},
+		{redis.Config{Addr: "127.0.0.1:6379", Replicas: []string{"10.0.0.2:6379"}}, false},
+		{redis.Config{Addr: "redis.internal:6379"}, false},
+		{redis.Config{Addr: "127.0.0.1"}, false}, // no port: not an address
+		{redis.Config{}, false},
+	}
+	for _, tt := range tests {
+		if got := onLoopback(tt.cfg); got != tt.want {
+			t.Errorf("onLoopback(%+v) = %v, want %v", tt.cfg, got, tt.want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -64,6 +65,9 @@ func Main(args []string, env Env) int {
 		return r.serve(ctx, t, env)
 	}
 	r.opts.URL, r.opts.Summary = t.url, r.summaryRef(t.store)
+	if t.bstore != nil && t.bstore.OnHost {
+		r.opts.Summary.Live.StoreHostCores = runtime.NumCPU()
+	}
 	if c.url != "" || c.store == plan.LiveCloudflare || c.store == plan.LiveRedis {
 		// Against a URL, a real namespace or Redis the store may outlive
 		// the run (a real Worker's KV): tokens carry a run id so that runs

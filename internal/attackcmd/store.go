@@ -25,6 +25,10 @@ type BuiltinStore struct {
 	// Started, when set, is told when the run starts (a store that applies
 	// the scenario's faults starts them then).
 	Started func(start time.Time)
+	// OnHost is whether the store's servers run on this host, sharing its
+	// cores with attack and the target (-redis-harness, or every address
+	// on loopback); the summary then records the host's cores.
+	OnHost bool
 }
 
 // NewStore returns the built-in target's store (memory or eventual) for a

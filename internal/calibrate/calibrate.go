@@ -621,9 +621,13 @@ func Inputs(loaded []Run, o Options) ([]Run, []Param, error) {
 		stderr = io.Discard
 	}
 	var runs []Run
+	said := map[string]bool{} // a note that several runs make is printed once
 	for _, r := range loaded {
 		for _, n := range r.Notes {
-			fmt.Fprintln(stderr, "simulate: note:", n)
+			if !said[n] {
+				fmt.Fprintln(stderr, "simulate: note:", n)
+			}
+			said[n] = true
 		}
 		path := r.Path
 		if err := r.addServer(server, fit, runs, stderr); err != nil {

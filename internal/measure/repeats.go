@@ -52,6 +52,7 @@ func PooledLive(sums []Summary) *Live {
 		}
 		if i == 0 {
 			out.URL, out.Target, out.LatencyNote, out.ResultsFile = l.URL, l.Target, l.LatencyNote, l.ResultsFile
+			out.StoreHostCores = l.StoreHostCores
 		}
 		out.DurationSecs += l.DurationSecs
 		offered += l.OfferedRate * l.DurationSecs

@@ -462,6 +462,12 @@ type Live struct {
 	// no part for. nil unless the store models its latencies (eventual).
 	StoreMs    *Stats `json:"store_ms,omitempty"`
 	OverheadMs *Stats `json:"overhead_ms,omitempty"`
+	// StoreHostCores is how many cores the host that ran attack has, when
+	// the built-in target's store servers ran on it too (-redis-harness,
+	// or a Redis on loopback) and shared them with the attacker and the
+	// target: what the model's store.redis.threads stands for. 0 when the
+	// store ran elsewhere, or was not a server.
+	StoreHostCores int `json:"store_host_cores,omitempty"`
 	// LatencyNote says how latency was measured and what it hides.
 	LatencyNote string           `json:"latency_note"`
 	Status      map[string]int64 `json:"status"`

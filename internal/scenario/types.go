@@ -11,7 +11,7 @@ type Scenario struct {
 	// Name identifies the scenario in reports; defaults to the file's base name.
 	Name string `yaml:"name" json:"name"`
 	// Question is the question the scenario answers, shown atop its report.
-	Question string `yaml:"question" json:"question"`
+	Question string `yaml:"question,omitempty" json:"question"`
 	// Seed is the default seed; -seed overrides it.
 	Seed uint64 `yaml:"seed" json:"seed"`
 	// Trials is the number of independent trials simulate runs.

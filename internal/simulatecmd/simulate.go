@@ -499,6 +499,10 @@ func targetProfile(sc *scenario.Scenario, measured *measure.Summary, user map[st
 	if kind, ok := plan.LiveStore(measured.Limiter.Store).Models(); ok {
 		add("store.kind", kind.String(), sc.Store.Kind)
 	}
+	if n := hostThreads(sc, measured); n > 0 && !user["store.redis.threads"] {
+		sets = append(sets, fmt.Sprintf("store.redis.threads=%d", n))
+		notes = append(notes, fmt.Sprintf("the live run's Redis servers shared attack's host, which has %d cores, and the scenario does not set store.redis.threads: predicted with store.redis.threads=%d (set it in the scenario to say otherwise)", n, n))
+	}
 	out := sc
 	if len(sets) > 0 {
 		var err error
@@ -507,6 +511,20 @@ func targetProfile(sc *scenario.Scenario, measured *measure.Summary, user map[st
 		}
 	}
 	return out, notes, nil
+}
+
+// hostThreads is how many threads a redis scenario that does not set
+// store.redis.threads is predicted with against the live run that wrote
+// measured: the cores of the host its servers shared with attack
+// (live.store_host_cores), as examples/redis/plain.yaml sets them by
+// hand; 0 when the scenario sets them, is not on redis, or the run does
+// not say.
+func hostThreads(sc *scenario.Scenario, measured *measure.Summary) int {
+	r := sc.Store.Redis
+	if sc.Store.Kind != scenario.KindRedis || measured.Live == nil || (r != nil && r.Threads != 0) {
+		return 0
+	}
+	return min(measured.Live.StoreHostCores, scenario.MaxRedisThreads)
 }
 
 // runLength is sc as long as the live run that wrote measured lasted: it
