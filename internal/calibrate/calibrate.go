@@ -1326,6 +1326,11 @@ func WriteCalibrated(out string, runs []Run, params []Param, x []float64, xs, wi
 		cal.Alternatives = append(cal.Alternatives, alt)
 	}
 	sc.Calibrated = cal
+	if sc.Question == "" {
+		// Without one, the loader would take the fit's header comment as
+		// the question and print it atop every report.
+		sc.Question = fmt.Sprintf("%s, with %s fitted to %s by simulate calibrate", sc.Name, plural(len(params), "value"), plural(len(runs), "live run"))
+	}
 	body, err := yaml.Marshal(sc)
 	if err != nil {
 		return "", err

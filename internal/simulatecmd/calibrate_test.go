@@ -96,6 +96,11 @@ func TestCalibrate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("calibrated.yaml does not load: %v", err)
 	}
+	// The scenario has no question: the file's is a short one of its own,
+	// not the fit's header comment.
+	if want := "cal, with 1 value fitted to 2 live runs by simulate calibrate"; sc.Question != want {
+		t.Errorf("calibrated.yaml's question is %q, want %q", sc.Question, want)
+	}
 	got := sc.Server.RTT.String()
 	if !strings.Contains(first, "server.rtt     mean "+got+" ") {
 		t.Errorf("calibrated.yaml holds rtt %s, not the printed value:\n%s", got, first)
