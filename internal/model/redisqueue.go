@@ -7,11 +7,11 @@ import (
 )
 
 // rqueue is the one thread that serves every command of the store, one at
-// a time (store.redis.service): free is when it has served every command
-// that reached it so far. One thread for all the nodes, not one each: the
-// servers and their clients share the cores of one host, as attack's
-// harness runs them (docs/validation.md, "Real Redis": replica reads do not
-// serve more requests a second than primary reads there).
+// a time (store.redis.service), or store.redis.threads of them: free is,
+// per core, when it has served the work that reached it so far. One
+// queue for all the nodes, not one each: the servers and their clients
+// share the cores of one host, as attack's harness runs them
+// (docs/validation.md, "Real Redis").
 type rqueue struct {
 	// free holds, per core (store.redis.threads), when it has served
 	// what reached it.
@@ -25,9 +25,8 @@ type rqueue struct {
 // drawn.
 //
 // The command takes effect when it reaches the thread, as without a
-// queue: the nodes apply commands in the order they arrive, so what one
-// reads is what it would read once served. The wait only delays its
-// answer (and, through the answer, the request's next command).
+// queue; the wait only delays its answer (and, through the answer, the
+// request's next command).
 func (s *Redis) serve(t int64) int64 {
 	if !s.queued {
 		return 0
@@ -35,16 +34,20 @@ func (s *Redis) serve(t int64) int64 {
 	return s.take(t, &s.p.Service)
 }
 
-// backlog is how long work reaching the thread at t would wait before
-// a core takes it up (0 without a queue): a replica's copy of a write
-// committed then waits that long too before it is applied, as the
-// harness's proxies and replicas share the host's cores with everything
-// else. It takes no capacity (a copy costs the host little: on the
-// validation's host a request that writes cost at C = 32 about what its
-// two commands do, docs/validation.md, "A writing cell in the fit"), so a
-// replica only falls behind while the host is busy, not without end.
+// backlog is how long a replica's copy of a write committed at t waits
+// for the host before it is applied, besides its lag: with the host
+// taking up work in arrival order (store.redis.order: fifo), what work
+// reaching it then would wait, since the harness's proxies and replicas
+// share the host's cores with everything else and a read arriving later
+// is served after the copy; in no fixed order (random, the default) or
+// without a queue, none: the copy's wait and a later read's are drawn
+// alike, so a read taking effect when it arrives (serve) sees the copy
+// its lag after the commit, whatever the host's load. It takes no
+// capacity (a copy costs the host little: on the validation's host a
+// request that writes cost at C = 32 about what its two commands do,
+// docs/validation.md, "A writing cell in the fit").
 func (s *Redis) backlog(t int64) int64 {
-	if !s.queued {
+	if !s.queued || !s.p.FIFO {
 		return 0
 	}
 	return max(s.q.free[s.q.first()]-t, 0)
@@ -63,13 +66,24 @@ func (q *rqueue) first() int {
 }
 
 // take queues work of a draw of d reaching the thread at t and returns
-// how long after t it is done: on the core that is free first (with one
-// core, a FIFO queue; with more, work that arrived first starts first).
+// how long after t it is done. It goes to the core that is free first
+// (the lowest-numbered of those free at once), which is busy for d more:
+// the cores never idle while work waits, in either order. In arrival
+// order (store.redis.order: fifo) the work waits until that core has
+// done what reached it before; in no fixed order (random) it waits a
+// uniform share of that, as work taken up at a random point of the queue
+// does, and the mean wait is the same once the host is saturated (the
+// work ahead of it then is twice as long as in arrival order's queue).
 func (s *Redis) take(t int64, d *plan.Dist) int64 {
 	free, i := s.q.free, s.q.first()
 	start := max(t, free[i])
-	free[i] = after(start, int64(d.Sample(s.rng)))
-	return free[i] - t
+	sv := int64(d.Sample(s.rng))
+	free[i] = after(start, sv)
+	wait := start - t
+	if !s.p.FIFO && wait > 0 {
+		wait = int64(float64(wait) * s.rng.Float64())
+	}
+	return after(wait, sv)
 }
 
 // Request implements requester: a request sent at now takes its own

@@ -34,7 +34,7 @@ func TestRedisServiceTranscript(t *testing.T) {
 		// read: waits to 11 ms, served to 12 ms: LastWait 2 ms.
 		{"update", 10 * msec, "update", 2 * msec, ""},
 	}
-	s, _ := newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Service = ms(1) }))
+	s, _ := newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Service, r.Order = ms(1), scenario.RedisOrderFIFO }))
 	for _, tt := range tests {
 		var got time.Duration
 		var err error
@@ -84,7 +84,7 @@ func TestRedisCopiesTakeNoCapacity(t *testing.T) {
 		{1, 2 * msec},
 		{2, 2 * msec},
 	} {
-		s, _ := newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Replicas, r.Service = tt.replicas, ms(1) }))
+		s, _ := newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Replicas, r.Service, r.Order = tt.replicas, ms(1), scenario.RedisOrderFIFO }))
 		w, effect, _, err := s.WriteHalf(0, 0, AnyDomain, "k", "1", time.Minute, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -99,7 +99,7 @@ func TestRedisCopiesTakeNoCapacity(t *testing.T) {
 // TestRedisServiceTimeout: a wait at the thread longer than the client's
 // timeout fails the command, as an unanswered command does.
 func TestRedisServiceTimeout(t *testing.T) {
-	s, _ := newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Service = ms(600) }))
+	s, _ := newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Service, r.Order = ms(600), scenario.RedisOrderFIFO }))
 	if r := s.ReadHalf(msec, 2*msec, 0, AnyDomain, "k"); r.Err != nil {
 		t.Fatalf("first read: %v", r.Err)
 	}
@@ -114,13 +114,17 @@ func TestRedisServiceTimeout(t *testing.T) {
 // one request_service per request before its first command), so the
 // request rate stops growing with C; without either it grows with C.
 // Every request is allowed (GET and SET: two commands; the SET's copy to
-// the one replica takes none of the thread).
+// the one replica takes none of the thread). In arrival order (fifo) the
+// bounds are the thread's; in no fixed order (random) a request can be
+// answered before the work ahead of it is done, so a run of 1 s can
+// count up to what is in flight more (each request's work borrowed once,
+// as the queue fills), and no more.
 func TestRedisServiceThroughput(t *testing.T) {
 	tests := []struct {
 		conc     int
 		service  scenario.Latency
 		request  scenario.Latency
-		min, max int64 // requests in 1 s
+		min, max int64 // requests in 1 s, in arrival order
 	}{
 		{1, scenario.Latency{}, scenario.Latency{}, 4900, 5000},   // 2 x 100 us a request
 		{8, scenario.Latency{}, scenario.Latency{}, 39000, 40100}, // 8 in flight
@@ -131,16 +135,22 @@ func TestRedisServiceThroughput(t *testing.T) {
 		{8, ms(0.5), ms(1), 495, 505},                             // the thread: 1 ms + 2 x 500 us a request
 		{8, scenario.Latency{}, ms(1), 900, 1000},                 // at most one a 1 ms; commands wait their turn too
 	}
-	for _, tt := range tests {
-		sc := memoryScenario(1_000_000, time.Minute, ms(0.1), time.Second, closedLoop(bot("a"), tt.conc, scenario.Constant(0)))
-		sc.Store = scenario.Store{Kind: scenario.KindRedis, Redis: &scenario.Redis{Replicas: 1, Read: scenario.RedisReadPrimary,
-			ReplicationLag: ms(1), Latency: ms(0.1), Service: tt.service, RequestService: tt.request, Timeout: dur(time.Second), DownAfter: dur(time.Second), Failover: ms(500), Reconnect: ms(100)}}
-		s, err := Run(planOf(t, sc), Options{Trials: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := s.Totals.Requests; n < tt.min || n > tt.max {
-			t.Errorf("C = %d, service %v, request service %v: %d requests in 1 s, want %d to %d", tt.conc, tt.service, tt.request, n, tt.min, tt.max)
+	for _, order := range []string{scenario.RedisOrderFIFO, scenario.RedisOrderRandom} {
+		for _, tt := range tests {
+			sc := memoryScenario(1_000_000, time.Minute, ms(0.1), time.Second, closedLoop(bot("a"), tt.conc, scenario.Constant(0)))
+			sc.Store = scenario.Store{Kind: scenario.KindRedis, Redis: &scenario.Redis{Replicas: 1, Read: scenario.RedisReadPrimary, Order: order,
+				ReplicationLag: ms(1), Latency: ms(0.1), Service: tt.service, RequestService: tt.request, Timeout: dur(time.Second), DownAfter: dur(time.Second), Failover: ms(500), Reconnect: ms(100)}}
+			s, err := Run(planOf(t, sc), Options{Trials: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lo, hi := tt.min, tt.max
+			if order == scenario.RedisOrderRandom && (!tt.service.IsZero() || !tt.request.IsZero()) {
+				lo, hi = tt.min*97/100, tt.max+int64(tt.conc)
+			}
+			if n := s.Totals.Requests; n < lo || n > hi {
+				t.Errorf("%s, C = %d, service %v, request service %v: %d requests in 1 s, want %d to %d", order, tt.conc, tt.service, tt.request, n, lo, hi)
+			}
 		}
 	}
 }
@@ -166,16 +176,28 @@ func TestRedisThreads(t *testing.T) {
 	}
 }
 
-// TestRedisReplicaWaitsForTheHost: a write's copy reaches a replica its
-// replication lag after the commit plus the host's backlog then (what
-// work reaching the thread would wait), so a replica falls behind while
-// the host is busy and catches up once it is idle; without a service time
-// there is no backlog. Lag 1 ms, service 1 ms, constant, one thread.
+// TestRedisReplicaWaitsForTheHost: in arrival order (order: fifo) a
+// write's copy reaches a replica its replication lag after the commit
+// plus the host's backlog then (what work reaching the thread would
+// wait), so a replica falls behind while the host is busy and catches up
+// once it is idle; in no fixed order (random, the default), and without
+// a service time, it waits its lag alone: a read's wait is drawn as the
+// copy's would be, and the read takes effect when it arrives. Lag 1 ms,
+// service 1 ms, constant, one thread.
 func TestRedisReplicaWaitsForTheHost(t *testing.T) {
-	for _, queued := range []bool{true, false} {
+	for _, tc := range []struct {
+		name   string
+		queued bool
+		order  string
+		busy   time.Duration // the backlog the copy waits while the host is busy to 3 ms
+	}{
+		{"fifo", true, scenario.RedisOrderFIFO, 3 * msec},
+		{"random", true, scenario.RedisOrderRandom, 0},
+		{"no service", false, scenario.RedisOrderFIFO, 0},
+	} {
 		s, _ := newTestRedis(t, redisParams(t, func(r *scenario.Redis) {
-			r.Replicas, r.ReplicationLag = 1, ms(1)
-			if queued {
+			r.Replicas, r.ReplicationLag, r.Order = 1, ms(1), tc.order
+			if tc.queued {
 				r.Service = ms(1)
 			}
 		}))
@@ -185,21 +207,42 @@ func TestRedisReplicaWaitsForTheHost(t *testing.T) {
 				replica = nd
 			}
 		}
-		busy := int64(3 * msec)
-		if !queued {
-			busy = 0
-		}
 		if got := s.lag(replica, 0); got != int64(msec) {
-			t.Errorf("queued %v, the host idle: lag %v, want 1ms", queued, time.Duration(got))
+			t.Errorf("%s, the host idle: lag %v, want 1ms", tc.name, time.Duration(got))
 		}
 		for range 3 {
 			s.serve(0) // the thread busy until 3 ms
 		}
-		if got := s.lag(replica, 0); got != int64(msec)+busy {
-			t.Errorf("queued %v, the host busy: lag %v, want %v", queued, time.Duration(got), time.Duration(int64(msec)+busy))
+		if got := s.lag(replica, 0); got != int64(msec+tc.busy) {
+			t.Errorf("%s, the host busy: lag %v, want %v", tc.name, time.Duration(got), msec+tc.busy)
 		}
 		if got := s.lag(replica, int64(5*msec)); got != int64(msec) {
-			t.Errorf("queued %v, the host idle again: lag %v, want 1ms", queued, time.Duration(got))
+			t.Errorf("%s, the host idle again: lag %v, want 1ms", tc.name, time.Duration(got))
 		}
+	}
+}
+
+// TestRedisRandomOrder: in no fixed order (the default) work that finds
+// the host busy waits a uniform share of what is ahead of it, never more
+// than in arrival order and never less than its own service, while the
+// core stays busy for every piece's service as in arrival order. One
+// thread, service 1 ms, constant: the k-th of n commands reaching it at
+// once waits (k-1) ms in arrival order.
+func TestRedisRandomOrder(t *testing.T) {
+	s, _ := newTestRedis(t, redisParams(t, func(r *scenario.Redis) { r.Service = ms(1) }))
+	const n = 2000
+	var sum float64
+	for k := range n {
+		d := s.serve(0)
+		if d < int64(msec) || d > int64(k+1)*int64(msec) {
+			t.Fatalf("command %d: done %v after it arrived, want 1ms to %v", k+1, time.Duration(d), time.Duration(k+1)*msec)
+		}
+		sum += float64(d-int64(msec)) / float64(k*int(msec)+1)
+	}
+	if mean := sum / n; mean < 0.45 || mean > 0.55 {
+		t.Errorf("mean share of the wait ahead: %.3f, want about 0.5 (uniform)", mean)
+	}
+	if got := s.q.free[0]; got != n*int64(msec) {
+		t.Errorf("the thread is busy to %v, want %v (every command's service)", time.Duration(got), n*msec)
 	}
 }

@@ -208,7 +208,7 @@ func TestRedisKilledPrimaryRedials(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := redisParams(t, func(r *scenario.Redis) {
 				if tc.service > 0 {
-					r.Service, r.Threads = ms(float64(tc.service.Milliseconds())), 1
+					r.Service, r.Threads, r.Order = ms(float64(tc.service.Milliseconds())), 1, scenario.RedisOrderFIFO
 				}
 			})
 			kill := plan.Fault{At: 100 * msec, Kind: plan.KillPrimary, Target: plan.TargetPrimary}

@@ -33,8 +33,11 @@ type RedisParams struct {
 	RequestService Dist
 	PerRequest     bool
 	// Threads is how many commands (and requests' own work) the host
-	// serves at once, in the order they arrive (store.redis.threads).
+	// serves at once (store.redis.threads).
 	Threads int
+	// FIFO takes up waiting work in the order it arrives
+	// (store.redis.order: fifo); else in no fixed order (random).
+	FIFO bool
 	// Wait is WAIT's numreplicas after every write (0: no WAIT), and
 	// WaitTimeout its timeout (0: WAIT blocks).
 	Wait        int
@@ -58,7 +61,8 @@ func compileRedis(r *scenario.Redis) (RedisParams, error) {
 	}
 	out := RedisParams{Replicas: r.Replicas, ReadReplica: r.Read == scenario.RedisReadReplica, Wait: r.Wait,
 		WaitTimeout: r.WaitTimeout.D(), Timeout: r.Timeout.D(), DownAfter: r.DownAfter.D(), Queued: !r.Service.IsZero() || !r.RequestService.IsZero(),
-		PerRequest: !r.RequestService.IsZero(), Threads: max(r.Threads, 1)}
+		PerRequest: !r.RequestService.IsZero(), Threads: max(r.Threads, 1),
+		FIFO: r.Order == scenario.RedisOrderFIFO}
 	for _, d := range []struct {
 		path string
 		l    scenario.Latency

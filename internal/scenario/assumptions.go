@@ -41,6 +41,8 @@ var assumptions = map[string][]Assumption{
 			Alternatives: []string{"20us", "200us"}},
 		{Path: "store.redis.request_service", What: "a request's own work (the client's, the target's) takes none of that thread's time (unset)",
 			Alternatives: []string{"20us", "200us"}},
+		{Path: "store.redis.order", What: "the host takes up waiting work in no fixed order (random; with store.redis.service or request_service set)",
+			Alternatives: []string{"fifo"}},
 		{Path: "store.redis.failover", What: "the sentinels name the promoted replica lognormal(1.2 s, p99 1.4 s) after down_after (Sentinel's INFO every second to the replicas of a primary down, after a few timer ticks; a split vote waits for the election timeout)",
 			Alternatives: []string{"1s", "10s"}},
 		{Path: "store.redis.reconnect", What: "clients reach the new primary lognormal(50 ms, p99 150 ms) after the promotion (their next dial asks a sentinel; a client whose dials are refused probes once a second)",

@@ -17,6 +17,20 @@ const (
 	RedisReadReplica = "replica"
 )
 
+// The orders in which the redis store's host takes up waiting work
+// (store.redis.order).
+const (
+	// RedisOrderRandom: the host's cores take up what waits in no fixed
+	// order, as a host whose cores the servers share with their clients
+	// does (the kernel's scheduler across processes, Go's run queues): a
+	// piece of work waits a uniform share of what is ahead of it. The
+	// default, written as "" in a scenario.
+	RedisOrderRandom = "random"
+	// RedisOrderFIFO: work is taken up in the order it arrives, as one
+	// Redis thread alone on its host serves its commands.
+	RedisOrderFIFO = "fifo"
+)
+
 // The fault kinds (faults.*.kind).
 const (
 	// FaultKillPrimary kills the primary (SIGKILL): the sentinels promote a
@@ -159,6 +173,7 @@ func redisTable() []DefaultEntry {
 		{"store.redis.latency", d.Latency.String(), "assumption: a server in the same network"},
 		{"store.redis.service", "none", "assumption: a command never waits for a server's thread (one Redis thread serves about 100,000 GETs or SETs a second, Redis's benchmark page); set it, or calibrate it, where the host is saturated"},
 		{"store.redis.request_service", "none", "assumption: a request's own work (the client's, the target's) does not wait for the thread of store.redis.service; calibrate it where they share a host"},
+		{"store.redis.order", RedisOrderRandom, "assumption: the host's cores take up waiting work (store.redis.service, request_service) in no fixed order, as where the servers share the host with their clients (docs/validation.md, \"Real Redis\"); fifo for one Redis thread alone on its host"},
 		{"store.redis.threads", "1", "choice: one thread, Redis's own (its commands run one at a time); the host's cores where the clients share it"},
 		{"store.redis.wait", "0 (no WAIT)", "choice: rate limiters on Redis do not WAIT"},
 		{"store.redis.wait_timeout", "0s (WAIT blocks)", facts + ": WAIT's timeout 0 blocks until enough replicas acknowledge"},
@@ -187,6 +202,9 @@ func (s *Scenario) validateRedis() error {
 		}
 	default:
 		return errAt("store.redis.read", "%q is unknown: use primary or replica", r.Read)
+	}
+	if r.Order != "" && r.Order != RedisOrderRandom && r.Order != RedisOrderFIFO {
+		return errAt("store.redis.order", "%q is unknown: use random or fifo", r.Order)
 	}
 	for _, c := range []NamedLatency{{"store.redis.replication_lag", r.ReplicationLag}, {"store.redis.latency", r.Latency},
 		{"store.redis.failover", r.Failover}, {"store.redis.reconnect", r.Reconnect}} {

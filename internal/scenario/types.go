@@ -157,6 +157,9 @@ type Redis struct {
 	// Threads is how many of those the host serves at once, each on a
 	// core of its own (0: 1).
 	Threads int `yaml:"threads,omitempty" json:"threads,omitzero"`
+	// Order is the order in which the host takes up what waits for it:
+	// random (the default, "") or fifo (RedisOrderRandom, RedisOrderFIFO).
+	Order string `yaml:"order,omitempty" json:"order,omitempty"`
 	// Wait is WAIT's numreplicas after every write: the write returns once
 	// that many replicas applied it, or after WaitTimeout (0: no WAIT).
 	Wait int `yaml:"wait" json:"wait"`
