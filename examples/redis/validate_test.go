@@ -15,17 +15,18 @@ import (
 // sentinels on loopback): the replicas' links 20 ms behind, reads from the
 // primary and from a replica at C = 8, and one failover (the primary
 // killed 1 s in, fail-open, read-then-write), three runs each, predicted
-// from the committed calibration (examples/redis/calibrated.yaml, the
-// full matrix's). It asserts that every cell is measured and predicted and
-// that the failover cell's mechanism is there (the live ledger counted
-// lost updates, fewer than the writes); the model's predictions are
-// logged, not asserted: the full matrix met issue 29's bar once (R3,
-// 2026-12-02 15:38 UTC: 18 of 19 held-out cells inside, median error 6.7%)
-// and missed it by one cell the next hour (R4: 17 of 19; docs/validation.md,
-// "A writing cell in the fit"), three cells are too
-// few for a share, and a live host's speed moves between hours, so a
-// bound here would be one chosen to pass. It starts servers and measures throughput, so it runs
-// only when OVERSHOOT_VALIDATE=1 (.ci/run sets it and runs this test alone).
+// from the committed calibration (examples/redis/calibrated.yaml, fitted
+// in fresh matrix R9's three cells). It asserts that every cell is
+// measured and predicted and that the failover cell's mechanism is there
+// (the live ledger counted lost updates, fewer than the writes); the
+// model's predictions are logged, not asserted: the full matrix met
+// issue 29's bar in two of the seven fresh matrices R3 to R9
+// (docs/validation.md, "Work taken up in no fixed order"; R9, 2026-12-03:
+// 14 of 19 held-out cells inside, median error 10.6%), three cells are too
+// few for a share, and a live host's speed moves between machines and
+// hours, so a bound here would be one chosen to pass. It starts servers
+// and measures throughput, so it runs only when OVERSHOOT_VALIDATE=1
+// (.ci/run sets it and runs this test alone).
 func TestValidateRedis(t *testing.T) {
 	if os.Getenv("OVERSHOOT_VALIDATE") != "1" {
 		t.Skip("OVERSHOOT_VALIDATE not set: this starts Redis servers and takes about a minute; .ci/run runs it alone")
