@@ -96,6 +96,7 @@ func TestCompareMechanism(t *testing.T) {
 	tests := []struct {
 		name    string
 		edit    func(*Summary)
+		pred    func(*Summary) // edits the prediction, when set
 		verdict string
 		outside []string
 		why     []string // each must appear in Why
@@ -161,10 +162,26 @@ func TestCompareMechanism(t *testing.T) {
 			m.Live.ServiceMs = &Stats{N: 1000, P50: 4, P99: 201}
 			m.Live.StoreMs = &Stats{N: 1000, P50: 2.5, P99: 200}
 		}, verdict: VerdictFails, outside: []string{CheckLatencyP99}, why: []string{"latency.p99_ms 200 ms of the target's store against 80 ms to 89 ms"}},
+		// A model that holds each request's own time at its host
+		// (store.redis.request_service) predicts the attacker's clock, as
+		// calibrate fits it: that is held against it, not the target's.
+		{name: "the request's own time modeled, the target's faster", pred: clockClient, edit: func(m *Summary) {
+			m.Live.ServiceMs = &Stats{N: 1000, P50: 0.5, P99: 20}
+		}, verdict: VerdictHolds},
+		{name: "the request's own time modeled, the attacker's slower", pred: clockClient, edit: func(m *Summary) {
+			m.LatencyMs.P50 = 9
+			st := *m.LatencyMs
+			m.Live.ServiceMs = &st
+			m.Live.ServiceMs.P50 = 2.5
+		}, verdict: VerdictFails, outside: []string{CheckLatencyP50}, why: []string{"latency.p50_ms 9 ms against"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := Compare(mechPrediction(), mechMeasured(tc.edit))
+			pred := mechPrediction()
+			if tc.pred != nil {
+				tc.pred(pred)
+			}
+			c := Compare(pred, mechMeasured(tc.edit))
 			if c.Verdict != tc.verdict || !slices.Equal(c.Outside, tc.outside) {
 				t.Errorf("verdict %q, outside %v; want %q, %v (why: %s)", c.Verdict, c.Outside, tc.verdict, tc.outside, c.Why)
 			}
@@ -188,6 +205,9 @@ func TestCompareMechanism(t *testing.T) {
 		})
 	}
 }
+
+// clockClient makes a prediction's latency the attacker's clock.
+func clockClient(s *Summary) { s.LatencyClock = ClockClient }
 
 // TestCompareMechanismRepeats: with repeats, each figure is the median
 // over the runs kept (a run that crossed a window boundary is left out of

@@ -291,7 +291,7 @@ func checks(predicted, measured *Summary, kept []int) []MechanismCheck {
 	}
 	runs := liveRuns(measured, kept)
 	at := atClient
-	if measured.Mode == "attack" {
+	if measured.Mode == "attack" && predicted.LatencyClock != ClockClient {
 		runs, at = atTarget(runs)
 	}
 	var out []MechanismCheck

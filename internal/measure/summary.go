@@ -11,6 +11,10 @@ import (
 	"strconv"
 )
 
+// ClockClient is Summary.LatencyClock for a model whose latency stands for
+// the attacker's clock.
+const ClockClient = "client"
+
 // SchemaVersion is the version of summary.json's layout; it changes only when
 // a field changes meaning or is removed.
 const SchemaVersion = 1
@@ -78,6 +82,15 @@ type Summary struct {
 	// stale-read and fail-open rates and the latency quantiles that
 	// simulate -compare checks beside the headline (see Mechanism).
 	Mechanism *Mechanism `json:"mechanism,omitempty"`
+
+	// LatencyClock says what a simulation's latency spans: ClockClient
+	// when the model holds each request's own time at its host besides
+	// its store commands' (store.redis.request_service: the client's work
+	// and the target's), so that it stands for the attacker's clock, as
+	// simulate -calibrate fits it; empty when the model's latency is the
+	// store's parts alone, which a live run's target states nearer
+	// (X-Overshoot-Service-Us, X-Overshoot-Store-Us).
+	LatencyClock string `json:"latency_clock,omitempty"`
 }
 
 // ScenarioRef identifies the scenario a run came from.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/scenario"
 )
 
@@ -244,5 +245,37 @@ func TestRedisRandomOrder(t *testing.T) {
 	}
 	if got := s.q.free[0]; got != n*int64(msec) {
 		t.Errorf("the thread is busy to %v, want %v (every command's service)", time.Duration(got), n*msec)
+	}
+}
+
+// TestLatencyClock: a redis store whose requests take their own time at
+// the host (store.redis.request_service) predicts the attacker's clock, so
+// the summary says so for compare; without it, and on the other stores,
+// the model's latency is the store's parts alone.
+func TestLatencyClock(t *testing.T) {
+	redis := func(request scenario.Latency) scenario.Store {
+		return scenario.Store{Kind: scenario.KindRedis, Redis: &scenario.Redis{Replicas: 2, Read: scenario.RedisReadPrimary,
+			ReplicationLag: ms(10), Latency: ms(2), Timeout: dur(time.Second), DownAfter: dur(time.Second), Failover: ms(500),
+			Reconnect: ms(100), Service: ms(0.05), RequestService: request}}
+	}
+	tests := []struct {
+		name  string
+		store scenario.Store
+		want  string
+	}{
+		{"memory", scenario.Store{}, ""},
+		{"redis without request_service", redis(scenario.Latency{}), ""},
+		{"redis with request_service", redis(ms(0.04)), measure.ClockClient},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := memoryScenario(1, time.Minute, ms(1), time.Minute, closedLoop(bot("b"), 1, ms(1)))
+			if tc.store.Kind != "" {
+				sc.Store = tc.store
+			}
+			if got := Base(planOf(t, sc), 1).LatencyClock; got != tc.want {
+				t.Errorf("LatencyClock %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

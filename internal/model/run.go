@@ -62,12 +62,23 @@ func Run(pl *plan.Plan, opts Options) (measure.Summary, error) {
 // pooled later exactly as Run pools them.
 func Base(pl *plan.Plan, seed uint64) measure.Summary {
 	return measure.Summary{
-		Mode:     "simulate",
-		Scenario: measure.ScenarioRef{Name: pl.Scenario().Name, Question: pl.Scenario().Question},
-		Seed:     seed,
-		Complete: true,
-		Limiter:  pl.LimiterRef(pl.Store.Kind.String()),
+		Mode:         "simulate",
+		Scenario:     measure.ScenarioRef{Name: pl.Scenario().Name, Question: pl.Scenario().Question},
+		Seed:         seed,
+		Complete:     true,
+		Limiter:      pl.LimiterRef(pl.Store.Kind.String()),
+		LatencyClock: latencyClock(pl),
 	}
+}
+
+// latencyClock is the model's Summary.LatencyClock: the attacker's clock
+// when a redis store's requests take their own time at the host
+// (store.redis.request_service), the store's parts alone otherwise.
+func latencyClock(pl *plan.Plan) string {
+	if pl.Store.Kind == plan.Redis && pl.Store.Redis.PerRequest {
+		return measure.ClockClient
+	}
+	return ""
 }
 
 // trialCount resolves the number of trials.
