@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +70,7 @@ func TestFitReportWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !(res.Loss < start) || len(res.Loo) != 2 || strings.Join(stages, ";") != "fit;identifiability;leave-one-out 1 of 2;leave-one-out 2 of 2" {
+	if !(res.Loss < start) || len(res.Loo) != 2 || strings.Join(stages, ";") != "fit;identifiability;holding the unidentified at their start;leave-one-out 1 of 2;leave-one-out 2 of 2" {
 		t.Errorf("loss %v from %v, %d leave-one-out, stages %v", res.Loss, start, len(res.Loo), stages)
 	}
 	text, err := res.Report()
@@ -95,5 +96,63 @@ func TestFitReportWrite(t *testing.T) {
 	}
 	if b, err := os.ReadFile(rep); err != nil || !strings.Contains(string(b), text) || filepath.Dir(rep) != out {
 		t.Errorf("report file %s: %v, holds %q", rep, err, b)
+	}
+}
+
+// TestFitHoldsTheUnidentified: a fitted parameter the runs cannot tell
+// (a replication lag, fitted to runs that read only the primary) is
+// written at its start, held as a probe, not where the search's walk
+// left it, and the report says so.
+func TestFitHoldsTheUnidentified(t *testing.T) {
+	sc, err := scenario.Parse("redis.yaml", []byte(`name: redis
+limiter: {limit: 5, window: 10s}
+store: {kind: redis, redis: {service: {dist: constant, value: 50us}}}
+traffic:
+  - name: bot
+    closed_loop: {concurrency: 1}
+live: {duration: 1s}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []Run
+	for _, c := range []string{"2", "8"} {
+		run, err := sc.With("traffic.bot.closed_loop.concurrency=" + c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := plan.CompileLive(run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trials, err := model.RunTrials(pl, model.Options{Seed: 7, Trials: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := measure.Summarize(model.Base(pl, 7), 5, trials)
+		m := &measure.Summary{Mode: "attack", Complete: true, Trials: 1, Totals: measure.Totals{Requests: 10, Allowed: 10},
+			Limiter:   measure.LimiterRef{Store: "redis", Limit: 5},
+			Overshoot: measure.Overshoot{KeyWindows: 1, Ratio: measure.Stats{N: 1, Max: measure.Median(s.Overshoot.PerTrial.MaxRatios)}}}
+		runs = append(runs, Run{Path: "c" + c + ".json", Measured: m, Scenario: run, File: sc})
+	}
+	runs, params, err := Inputs(runs, Options{Fit: []string{"store.redis.replication_lag=3ms"}, Notes: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Fit(runs, params, Settings{Trials: 4, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Probes) != 1 || res.X[0] != params[0].Init {
+		t.Errorf("replication_lag at ln scale %v with %d unidentified, want held at its start %v and still probed", res.X[0], len(res.Probes), params[0].Init)
+	}
+	text, err := res.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"its start, held there: these runs cannot identify it", "x0.5 and x2 of its start, where it is held"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report does not say %q:\n%s", want, text)
+		}
 	}
 }

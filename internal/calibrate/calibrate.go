@@ -132,7 +132,10 @@ type Param struct {
 	// probe (probe:PATH) holds the latencies at their value: the fit does
 	// not search them, the identifiability probes move them, and the band
 	// is widened by what they could do when the runs cannot tell them.
-	probe  bool
+	probe bool
+	// held: a fitted parameter the runs could not identify, held at its
+	// start as a probe (holdUnidentified).
+	held   bool
 	Leaves []string           // the latency paths it scales
 	base   []scenario.Latency // their values at scale 1
 	Init   float64            // ln of the starting scale
@@ -265,6 +268,12 @@ func Fit(runs []Run, params []Param, s Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(probes) > 0 {
+		stage("holding the unidentified at their start")
+		if x, loss, probes, told, err = f.holdUnidentified(x, loss, probes, told); err != nil {
+			return nil, err
+		}
+	}
 	// The spread: the same fit to each repeat on its own (repeat i of every
 	// run), when every run has as many repeats.
 	reps := commonRepeats(runs)
@@ -291,6 +300,47 @@ func Fit(runs []Run, params []Param, s Settings) (*Result, error) {
 		fits, cmps = append(fits, runFit{c, p}), append(cmps, c)
 	}
 	return &Result{X: x, Loss: loss, Probes: probes, Told: told, Xs: xs, Loo: loo, Held: held, Misfit: misfitOf(cmps), fitter: f, fits: fits}, nil
+}
+
+// holdUnidentified holds the fitted parameters the runs cannot identify
+// (probes) at their start, as probe: parameters are held, and fits the
+// others again: where the loss cannot tell a value from twice or half of
+// it, the value the search ended at is not the runs' but the search's
+// walk (a replication lag fitted to runs that never read a replica went
+// to x3.6 its start), and a calibrated file must not carry it as
+// measured. It keeps that fit when its loss is within identifyTol of the
+// first (the runs cannot tell it from the fit either), and probes again
+// there, so the band is still widened by what the held ones could do;
+// else it returns the first fit as it was.
+func (f *Fitter) holdUnidentified(x []float64, loss float64, probes, told []probe) ([]float64, float64, []probe, []probe, error) {
+	params := slices.Clone(f.Params)
+	xh := slices.Clone(x)
+	held := 0
+	for _, pr := range probes {
+		if !params[pr.param].probe {
+			params[pr.param].probe, params[pr.param].held = true, true
+			xh[pr.param] = params[pr.param].Init
+			held++
+		}
+	}
+	if held == 0 {
+		return x, loss, probes, told, nil
+	}
+	g := *f
+	g.Params = params
+	xh, lh, err := g.Fit(xh, nil)
+	if err != nil {
+		return nil, 0, nil, nil, err
+	}
+	if lh-loss >= identifyTol {
+		return x, loss, probes, told, nil
+	}
+	ph, th, err := unidentified(func(x []float64) (float64, error) { return g.Loss(x, nil) }, xh, lh)
+	if err != nil {
+		return nil, 0, nil, nil, err
+	}
+	f.Params = params
+	return xh, lh, ph, th, nil
 }
 
 // misfitOf is how far the fit's predictions missed the runs it was fitted
@@ -445,8 +495,12 @@ func (f *Fitter) leaveOneOut(x []float64, stage func(string)) (loo []measure.Com
 func printUnidentified(w io.Writer, params []Param, probes, told []probe) {
 	for _, pr := range probes {
 		p := params[pr.param]
-		fmt.Fprintf(w, "  %s cannot be identified from these runs: at %s and %s (x0.5 and x2 of its fit) the loss rises by %.2g and %.2g, less than (ln 1.15)^2; the band is widened by the predictions there\n",
-			p.Path, valueAt(params, pr.param, pr.low), valueAt(params, pr.param, pr.high), pr.rise[0], pr.rise[1])
+		of := "its fit"
+		if p.held {
+			of = "its start, where it is held"
+		}
+		fmt.Fprintf(w, "  %s cannot be identified from these runs: at %s and %s (x0.5 and x2 of %s) the loss rises by %.2g and %.2g, less than (ln 1.15)^2; the band is widened by the predictions there\n",
+			p.Path, valueAt(params, pr.param, pr.low), valueAt(params, pr.param, pr.high), of, pr.rise[0], pr.rise[1])
 	}
 	for _, pr := range told {
 		if p := params[pr.param]; p.probe {
@@ -527,6 +581,9 @@ func valueAt(params []Param, i int, x []float64) string {
 func describeAt(params []Param, i int, x []float64) string {
 	if params[i].spread {
 		return fmt.Sprintf("sigma %s the scenario's (each lognormal's p99 at median x (p99/median)^%.3g)", valueAt(params, i, x), math.Exp(x[i]))
+	}
+	if params[i].held {
+		return fmt.Sprintf("mean %s, its start, held there: these runs cannot identify it, so it is not fitted", valueAt(params, i, x))
 	}
 	if params[i].probe {
 		return fmt.Sprintf("mean %s, held there (probe:): probed, not fitted", valueAt(params, i, x))
@@ -1136,10 +1193,12 @@ func (f *Fitter) fitsServer() bool {
 
 // fitsStalls reports whether a parameter the fit searches scales the
 // threads' stalls (server.stall): then runLoss matches the p99 latency.
+// One held at its start (holdUnidentified) counts: the loss must stay the
+// one its first fit was judged by.
 func (f *Fitter) fitsStalls() bool {
 	for _, p := range f.Params {
 		for _, l := range p.Leaves {
-			if strings.HasPrefix(l, "server.stall.") && !p.probe {
+			if strings.HasPrefix(l, "server.stall.") && (!p.probe || p.held) {
 				return true
 			}
 		}
