@@ -18,15 +18,23 @@ import (
 // written it, with the scenario that predicts it (rtt unset).
 func modelRun(t *testing.T, sc *scenario.Scenario, c, rtt string) Run {
 	t.Helper()
+	return concurrencyRun(t, sc, c, "memory", "server.rtt="+rtt)
+}
+
+// concurrencyRun is the summary, as attack would have written it over
+// store, of scenario sc at concurrency c with the truth's own values set
+// (none: sc's), with the scenario that predicts it (truth unset).
+func concurrencyRun(t *testing.T, sc *scenario.Scenario, c, store string, truth ...string) Run {
+	t.Helper()
 	run, err := sc.With("traffic.bot.closed_loop.concurrency=" + c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	truth, err := run.With("server.rtt=" + rtt)
+	made, err := run.With(truth...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, err := plan.CompileLive(truth)
+	pl, err := plan.CompileLive(made)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +44,7 @@ func modelRun(t *testing.T, sc *scenario.Scenario, c, rtt string) Run {
 	}
 	s := measure.Summarize(model.Base(pl, 7), 5, trials)
 	m := &measure.Summary{Mode: "attack", Complete: true, Trials: 1, Totals: measure.Totals{Requests: 10, Allowed: 10},
-		Limiter:   measure.LimiterRef{Store: "memory", Limit: 5},
+		Limiter:   measure.LimiterRef{Store: store, Limit: 5},
 		Overshoot: measure.Overshoot{KeyWindows: 1, Ratio: measure.Stats{N: 1, Max: measure.Median(s.Overshoot.PerTrial.MaxRatios)}}}
 	return Run{Path: "c" + c + ".json", Measured: m, Scenario: run, File: sc, Notes: []string{"loaded c" + c}}
 }
@@ -115,26 +123,7 @@ live: {duration: 1s}
 	if err != nil {
 		t.Fatal(err)
 	}
-	var runs []Run
-	for _, c := range []string{"2", "8"} {
-		run, err := sc.With("traffic.bot.closed_loop.concurrency=" + c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pl, err := plan.CompileLive(run)
-		if err != nil {
-			t.Fatal(err)
-		}
-		trials, err := model.RunTrials(pl, model.Options{Seed: 7, Trials: 4})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := measure.Summarize(model.Base(pl, 7), 5, trials)
-		m := &measure.Summary{Mode: "attack", Complete: true, Trials: 1, Totals: measure.Totals{Requests: 10, Allowed: 10},
-			Limiter:   measure.LimiterRef{Store: "redis", Limit: 5},
-			Overshoot: measure.Overshoot{KeyWindows: 1, Ratio: measure.Stats{N: 1, Max: measure.Median(s.Overshoot.PerTrial.MaxRatios)}}}
-		runs = append(runs, Run{Path: "c" + c + ".json", Measured: m, Scenario: run, File: sc})
-	}
+	runs := []Run{concurrencyRun(t, sc, "2", "redis"), concurrencyRun(t, sc, "8", "redis")}
 	runs, params, err := Inputs(runs, Options{Fit: []string{"store.redis.replication_lag=3ms"}, Notes: io.Discard})
 	if err != nil {
 		t.Fatal(err)
