@@ -268,7 +268,7 @@ func Fit(runs []Run, params []Param, s Settings) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(probes) > 0 {
+	if slices.ContainsFunc(probes, func(pr probe) bool { return !f.Params[pr.param].probe }) {
 		stage("holding the unidentified at their start")
 		if x, loss, probes, told, err = f.holdUnidentified(x, loss, probes, told); err != nil {
 			return nil, err
@@ -311,20 +311,16 @@ func Fit(runs []Run, params []Param, s Settings) (*Result, error) {
 // measured. It keeps that fit when its loss is within identifyTol of the
 // first (the runs cannot tell it from the fit either), and probes again
 // there, so the band is still widened by what the held ones could do;
-// else it returns the first fit as it was.
+// else it returns the first fit as it was. Fit calls it when a probe is
+// of a parameter it searched (a probe: one is held already).
 func (f *Fitter) holdUnidentified(x []float64, loss float64, probes, told []probe) ([]float64, float64, []probe, []probe, error) {
 	params := slices.Clone(f.Params)
 	xh := slices.Clone(x)
-	held := 0
 	for _, pr := range probes {
 		if !params[pr.param].probe {
 			params[pr.param].probe, params[pr.param].held = true, true
 			xh[pr.param] = params[pr.param].Init
-			held++
 		}
-	}
-	if held == 0 {
-		return x, loss, probes, told, nil
 	}
 	g := *f
 	g.Params = params
