@@ -27,8 +27,8 @@ import (
 //
 // With store.redis.service set, every command waits for the host's
 // thread (redisqueue.go), in no fixed order or, with order: fifo, its
-// turn; then a committed write's copy reaches each replica the host's
-// backlog later than its lag says (it takes no capacity).
+// turn; with fifo a committed write's copy also reaches each replica the
+// host's backlog later than its lag says (it takes no capacity).
 //
 // With wait > 0 a write is followed by WAIT: its answer comes when that
 // many replicas applied it (or after wait_timeout), one more round trip
@@ -566,8 +566,8 @@ func (s *Redis) Settle(now time.Duration) {
 }
 
 // lag draws the replication lag of a write sent at t to replica r: the
-// store's lag and the host's backlog then (none unless order: fifo), plus a link-latency fault's
-// latency and jitter.
+// store's lag and the host's backlog then (none unless order: fifo), plus
+// a link-latency fault's latency and jitter.
 func (s *Redis) lag(r *rnode, t int64) int64 {
 	lag := after(int64(s.p.ReplicationLag.Sample(s.rng)), s.backlog(t))
 	if t < r.linkUntil {
