@@ -131,14 +131,7 @@ func Compare(predicted, measured *Summary) Comparison {
 		c.PredictedBand = MedianBand(pt.MaxRatios, c.Repeats)
 	}
 	if m := pt.Misfit; ValidMisfit(m) {
-		// Not below 1 where the trials were not: a max ratio under 1 is
-		// traffic too thin to reach the limit, which the trials tell.
-		if lo := c.PredictedBand[0] * m[0]; c.PredictedBand[0] < 1 {
-			c.PredictedBand[0] = lo
-		} else {
-			c.PredictedBand[0] = max(lo, 1)
-		}
-		c.PredictedBand[1] *= m[1]
+		c.PredictedBand = WidenedBand(c.PredictedBand, m)
 		c.Misfit = m
 	}
 	if len(pt.ReadGroups) > 0 {
@@ -156,6 +149,24 @@ func Compare(predicted, measured *Summary) Comparison {
 	c.Checks = checks(predicted, measured, kept)
 	judge(&c, predicted, measured, perTrial)
 	return c
+}
+
+// WidenedBand is band widened by a calibration's misfit m (ValidMisfit):
+// its low end times m[0], its high end times m[1], where a live value is
+// expected once the model's own miss on the fitted runs is counted. The
+// low end stays at 1 or more where the trials' did: a max ratio under 1
+// is traffic too thin to reach the limit, which the trials tell.
+func WidenedBand(band [2]float64, m []float64) [2]float64 {
+	if !ValidMisfit(m) {
+		return band
+	}
+	if lo := band[0] * m[0]; band[0] < 1 {
+		band[0] = lo
+	} else {
+		band[0] = max(lo, 1)
+	}
+	band[1] *= m[1]
+	return band
 }
 
 // ValidMisfit reports whether m is a calibration's misfit as -calibrate

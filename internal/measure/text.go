@@ -215,6 +215,11 @@ func (p *printer) overshoot(s *Summary, what string) {
 		p.f("  in 95%% of trials at most %s (%.2fx); a trial's max ratio averages %.2fx (95%% CI %.2fx..%.2fx),\n",
 			Thousands(o.PerTrial.TrialMaxP95(s.Limiter.Limit)), m.P95, m.Mean, m.MeanLo, m.MeanHi)
 		p.f("  and 95%% of trials fall between %.2fx and %.2fx.\n", m.Lo, m.Hi)
+		if mf := o.PerTrial.Misfit; ValidMisfit(mf) {
+			w := WidenedBand([2]float64{m.Lo, m.Hi}, mf)
+			p.f("  widened by the calibration's miss on its own runs (x%.3g to x%.3g, calibrated.misfit): %.2fx to %.2fx, where one live run is expected.\n",
+				mf[0], mf[1], w[0], w[1])
+		}
 	}
 	p.f("  ratio over %s key-windows: p50 %.2fx  p95 %.2fx  p99 %.2fx  mean %.2fx; %.1f%% over the limit, excess %s\n",
 		Thousands(o.KeyWindows), o.Ratio.P50, o.Ratio.P95, o.Ratio.P99, o.Ratio.Mean, 100*o.OverLimitShare, Thousands(o.Excess))

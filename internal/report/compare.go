@@ -281,8 +281,11 @@ func RepeatsFigure(pred, meas *measure.Summary) *Figure {
 	caption := fmt.Sprintf("The max ratio allowed/limit of each of the %d live runs (attack -repeat), in the order they ran, with their median (%s, from %s to %s).",
 		len(r.Runs), ratio(r.MaxRatio.Median), ratio(r.MaxRatio.Min), ratio(r.MaxRatio.Max))
 	if band != nil {
-		caption += fmt.Sprintf(" The shaded band is where the prediction puts 95%% of trials' max ratio (%s to %s), the dashed line its median (%s); simulate -compare holds the runs' median against the band.",
-			ratio(band.Lo), ratio(band.Hi), ratio(predMedian))
+		caption += fmt.Sprintf(" The shaded band is where the prediction puts 95%% of trials' max ratio (%s to %s)", ratio(band.Lo), ratio(band.Hi))
+		if m := pred.Overshoot.PerTrial.Misfit; measure.ValidMisfit(m) {
+			caption += fmt.Sprintf(", widened by the calibration's miss on its own runs (x%.3g to x%.3g, calibrated.misfit)", m[0], m[1])
+		}
+		caption += fmt.Sprintf(", the dashed line its median (%s); simulate -compare holds the runs' median against the band of a median of as many trials.", ratio(predMedian))
 	}
 	return &Figure{Name: "repeats", Title: title, Plot: p, Caption: caption}
 }
@@ -296,6 +299,12 @@ func repeatsValues(pred, meas *measure.Summary) (vals []float64, band *measure.I
 	}
 	if pred != nil && pred.Overshoot.KeyWindows > 0 {
 		b := pred.Overshoot.PerTrial.MaxRatio
+		if m := pred.Overshoot.PerTrial.Misfit; measure.ValidMisfit(m) {
+			// Where one live run is expected: the trials' band widened by
+			// the calibration's miss on its own runs, as simulate says.
+			w := measure.WidenedBand([2]float64{b.Lo, b.Hi}, m)
+			b.Lo, b.Hi = w[0], w[1]
+		}
 		band = &b
 		predMedian = measure.Compare(pred, meas).PredictedMedian
 		vals = append(vals, b.Lo, b.Hi, predMedian)

@@ -435,6 +435,15 @@ func TestCompareReportShowsComparison(t *testing.T) {
 	if got := LegendEntries(f.Plot); !slices.Equal(got, []string{"predicted band (95% of trials)", "predicted median", "median of the runs", "one run's max ratio"}) {
 		t.Errorf("repeats legend %v", got)
 	}
+	plain := pred.Overshoot.PerTrial.MaxRatio
+	pred.Overshoot.PerTrial.Misfit = []float64{0.5, 2}
+	_, band, _ := repeatsValues(pred, meas)
+	if want := measure.WidenedBand([2]float64{plain.Lo, plain.Hi}, pred.Overshoot.PerTrial.Misfit); band.Lo != want[0] || band.Hi != want[1] {
+		t.Errorf("a calibrated prediction's repeats band %v to %v, want the trials' %v to %v widened by its misfit: %v", band.Lo, band.Hi, plain.Lo, plain.Hi, want)
+	}
+	if f := RepeatsFigure(pred, meas); !strings.Contains(f.Caption, "widened by the calibration's miss on its own runs (x0.5 to x2") {
+		t.Errorf("the caption does not say the band is widened: %s", f.Caption)
+	}
 	if RepeatsFigure(nil, sampleAttack()) != nil {
 		t.Error("a single run got a repeats figure")
 	}
