@@ -203,7 +203,9 @@ func (s *Scenario) validateRedis() error {
 	default:
 		return errAt("store.redis.read", "%q is unknown: use primary or replica", r.Read)
 	}
-	if r.Order != "" && r.Order != RedisOrderRandom && r.Order != RedisOrderFIFO {
+	switch r.Order {
+	case "", RedisOrderRandom, RedisOrderFIFO:
+	default:
 		return errAt("store.redis.order", "%q is unknown: use random or fifo", r.Order)
 	}
 	for _, c := range []NamedLatency{{"store.redis.replication_lag", r.ReplicationLag}, {"store.redis.latency", r.Latency},
