@@ -104,6 +104,12 @@ type Options struct {
 	Skew time.Duration
 	// Timeout bounds each request (default 10 s).
 	Timeout time.Duration
+	// Soak, when above 0 and the plan warms up (live.warmup), keeps the
+	// closed loops sending warm-up requests for that long after their
+	// connections are open and before the run starts (soak), so that it
+	// starts on a target and store that have served for a while. attack
+	// sets it for the built-in target on Redis.
+	Soak time.Duration
 	// DenyStatus is the statuses that are denials besides a rate-limit
 	// field saying nothing remains (none: DefaultDenyStatus, 429 alone);
 	// each is 100-599 and not 2xx.
@@ -268,10 +274,15 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	base := newBaseTransport()
 	defer base.CloseIdleConnections()
 	specs, pops := buildSpecs(o, dur, budget, base)
-	warmed := 0
+	warmed := int64(0)
 	if pl.Warmup {
-		if warmed, err = warmUp(ctx, base, specs, o.Timeout); err != nil {
+		n, err := warmUp(ctx, base, specs, o.Timeout)
+		if err != nil {
 			return measure.Summary{}, err
+		}
+		warmed = int64(n)
+		if o.Soak > 0 {
+			warmed += soak(ctx, base, specs, o.Soak, o.Timeout)
 		}
 	}
 	start := waitForStart(ctx, &o)
@@ -301,7 +312,10 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	ref := o.Summary
 	ref.Mode, ref.Seed, ref.Complete = "attack", o.Seed, ctx.Err() == nil
 	s := acct.summarize(ref, o.Limit, elapsed, offeredRequests(acct, specs), o.URL, o.ResultsFile, o.Trial)
-	s.Live.WarmupRequests = int64(warmed)
+	s.Live.WarmupRequests = warmed
+	if pl.Warmup && o.Soak > 0 {
+		s.Live.SoakSeconds = o.Soak.Seconds()
+	}
 	// Without the store's counters (any URL) the KV work was not seen: its
 	// zeros are not measurements.
 	s.KV.Observed = o.KV != nil

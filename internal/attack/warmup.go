@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/redact"
@@ -34,22 +35,7 @@ type warmRequest struct {
 // It returns how many requests it sent, and an error when none was
 // answered.
 func warmUp(ctx context.Context, base http.RoundTripper, specs []*spec, timeout time.Duration) (int, error) {
-	var reqs []warmRequest
-	for _, s := range specs {
-		if !s.closed {
-			continue
-		}
-		for c := range s.ids.pop.Clients {
-			slots := int(s.workers)
-			if s.slots != nil {
-				slots = s.slots[c].slots
-			}
-			for range slots {
-				reqs = append(reqs, warmRequest{s, c})
-			}
-		}
-	}
-	reqs = reqs[:min(len(reqs), maxWarmup)]
+	reqs := warmSlots(specs)
 	if len(reqs) == 0 {
 		return 0, nil
 	}
@@ -90,25 +76,108 @@ func warmUp(ctx context.Context, base http.RoundTripper, specs []*spec, timeout 
 	return len(reqs), nil
 }
 
+// warmSlots returns one warm-up request per in-flight slot of the closed
+// loops, at most maxWarmup.
+func warmSlots(specs []*spec) []warmRequest {
+	var reqs []warmRequest
+	for _, s := range specs {
+		if !s.closed {
+			continue
+		}
+		for c := range s.ids.pop.Clients {
+			slots := int(s.workers)
+			if s.slots != nil {
+				slots = s.slots[c].slots
+			}
+			for range slots {
+				reqs = append(reqs, warmRequest{s, c})
+			}
+		}
+	}
+	return reqs[:min(len(reqs), maxWarmup)]
+}
+
+// soak keeps every in-flight slot of the closed loops sending warm-up
+// requests back to back for d (after warmUp), each bounded by timeout, so
+// that the run starts on a target and store that have served for a while:
+// the built-in target decides them with its limiter on its store's
+// servers (target.Config.Soak) without counting them. Started cold, the
+// harness's Redis servers, their clients and the target serve the first
+// few hundred milliseconds of a run about a fifth slower than later
+// (docs/validation.md, "A cold start"), and a limiter's race is over by
+// then; the model has no cold start. It returns how many requests it sent.
+func soak(ctx context.Context, base http.RoundTripper, specs []*spec, d, timeout time.Duration) int64 {
+	reqs := warmSlots(specs)
+	end := time.Now().Add(d)
+	ctx, cancel := context.WithDeadline(ctx, end.Add(timeout))
+	defer cancel()
+	var (
+		wg   sync.WaitGroup
+		sent atomic.Int64
+	)
+	for _, w := range reqs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil && time.Now().Before(end) {
+				sent.Add(1)
+				if soakOne(ctx, base, w, timeout) != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return sent.Load()
+}
+
+// soakOne sends one warm-up request of w and reads its answer, bounded by
+// timeout.
+func soakOne(ctx context.Context, base http.RoundTripper, w warmRequest, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := warmupRequest(ctx, w)
+	if err != nil {
+		return err
+	}
+	resp, err := base.RoundTrip(req)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, MaxBody))
+	resp.Body.Close()
+	return err
+}
+
+// warmupRequest is a warm-up request of w: the run id's prefix and a token
+// no client sends, no client index (not a request of the run), and
+// X-Overshoot-Warmup.
+func warmupRequest(ctx context.Context, w warmRequest) (*http.Request, error) {
+	id := w.s.ids
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, id.url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header = id.header(w.c, id.runID+"warmup", "", "")
+	delete(req.Header, HeaderClient)
+	// The built-in target answers it without its limiter, or with its
+	// limiter on a store that counts nothing (target.Config.Soak), so
+	// that its store's counted work is the run's alone; another target
+	// counts it under its own token.
+	req.Header[target.HeaderWarmup] = []string{"1"}
+	return req, nil
+}
+
 // warmOne sends one warm-up request, marks all once its answer's headers
 // are in (or it failed), waits for every other request to do the same, and
 // then reads its answer to the end, so that its connection goes back to
 // the transport's pool.
 func warmOne(ctx context.Context, base http.RoundTripper, w warmRequest, all *sync.WaitGroup) error {
-	id := w.s.ids
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, id.url, nil)
+	req, err := warmupRequest(ctx, w)
 	if err != nil {
 		all.Done()
 		return err
 	}
-	// The run id's prefix and a token no client sends; no client index:
-	// not a request of the run.
-	req.Header = id.header(w.c, id.runID+"warmup", "", "")
-	delete(req.Header, HeaderClient)
-	// The built-in target answers it without its limiter, so that its
-	// store's work is the run's alone; another target counts it under
-	// its own token.
-	req.Header[target.HeaderWarmup] = []string{"1"}
 	resp, err := base.RoundTrip(req)
 	all.Done()
 	if err != nil {

@@ -106,3 +106,87 @@ traffic:
 		})
 	}
 }
+
+// TestSoak: with Options.Soak the closed loops keep sending warm-up
+// requests for that long after opening their connections, on those
+// connections, before the run starts: the summary counts them among the
+// warm-up requests, says how long it soaked, and counts none in the run;
+// with live.warmup: false there is neither warm-up nor soak.
+func TestSoak(t *testing.T) {
+	for _, tc := range []struct {
+		name, live string
+		warm       bool
+	}{
+		{"soak", "live: {duration: 200ms}", true},
+		{"cold", "live: {duration: 200ms, warmup: false}", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var (
+				mu               sync.Mutex
+				warmups, runReqs int64
+				lastWarm         time.Time
+				firstRun         time.Time
+				conns            atomic.Int64
+			)
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				if r.Header.Get(target.HeaderWarmup) == "1" {
+					warmups++
+					lastWarm = time.Now()
+				} else {
+					runReqs++
+					if firstRun.IsZero() {
+						firstRun = time.Now()
+					}
+				}
+				mu.Unlock()
+				time.Sleep(time.Millisecond)
+				w.Write([]byte("ok"))
+			}))
+			srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+				if st == http.StateNew {
+					conns.Add(1)
+				}
+			}
+			srv.Start()
+			defer srv.Close()
+			sc := parse(t, `
+name: soak
+limiter: {name: t, limit: 5, window: 60s}
+store: {kind: memory}
+traffic:
+  - name: bots
+    clients: 1
+    identity: {token: per-client, ip: none}
+    closed_loop: {concurrency: 4}
+`+tc.live+"\n")
+			began := time.Now()
+			s, err := Run(context.Background(), Options{Plan: livePlan(t, sc), URL: srv.URL, RunID: "r1", Soak: 150 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !tc.warm {
+				if warmups != 0 || s.Live.WarmupRequests != 0 || s.Live.SoakSeconds != 0 {
+					t.Errorf("without warmup: %d warm-up requests (summary %d), soak %gs; want none", warmups, s.Live.WarmupRequests, s.Live.SoakSeconds)
+				}
+				return
+			}
+			// 4 slots for 150 ms of 1 ms answers: far more than the 4
+			// that open the connections.
+			if warmups < 40 || s.Live.WarmupRequests != warmups || s.Live.SoakSeconds != 0.15 {
+				t.Errorf("soak: the target saw %d warm-up requests, the summary says %d and %gs; want at least 40, the same, and 0.15 s", warmups, s.Live.WarmupRequests, s.Live.SoakSeconds)
+			}
+			if d := firstRun.Sub(began); d < 150*time.Millisecond || lastWarm.After(firstRun) {
+				t.Errorf("the run's first request came %v after Run began, the last warm-up %v after it: want the run after 150 ms of warm-ups", d, lastWarm.Sub(began))
+			}
+			if got := conns.Load(); got != 4 {
+				t.Errorf("connections: %d, want 4 (the soak and the run reuse the warm-up's)", got)
+			}
+			if s.Live.Status["200"] != runReqs {
+				t.Errorf("the summary has %v answers, the target answered %d of the run's requests: want the run's only", s.Live.Status, runReqs)
+			}
+		})
+	}
+}

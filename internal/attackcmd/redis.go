@@ -224,7 +224,7 @@ func openRedis(ctx context.Context, cfg redis.Config, alg limiter.Algorithm, tim
 		}
 	}
 	prefix := cfg.Prefix
-	return &BuiltinStore{Store: cs, AddTo: addTo, Describe: s.String() + ", keys under " + prefix, Close: func() { _ = s.Close() }}, nil
+	return &BuiltinStore{Store: cs, AddTo: addTo, Describe: s.String() + ", keys under " + prefix, Close: func() { _ = s.Close() }, Soak: s}, nil
 }
 
 // settleLedger reads the final counts of led's keys on the primary, each

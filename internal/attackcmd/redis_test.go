@@ -97,6 +97,11 @@ func TestRedisStoreAttack(t *testing.T) {
 		if s.KV.Writes == 0 || s.KV.Reads < s.Totals.Requests {
 			t.Errorf("kv %+v: want a read per request and writes", s.KV)
 		}
+		// Warmed up on the servers for redisSoak first (back to back, so
+		// far more requests than the run's), none of it counted.
+		if s.Live == nil || s.Live.SoakSeconds != redisSoak.Seconds() || s.Live.WarmupRequests < 10*s.Totals.Requests || s.KV.Reads > 2*s.Totals.Requests {
+			t.Errorf("live %+v, kv reads %d for %d requests: want a soak of %v, many warm-up requests, and none of their reads counted", s.Live, s.KV.Reads, s.Totals.Requests, redisSoak)
+		}
 		if s.Live == nil || s.Live.StoreHostCores != runtime.NumCPU() {
 			t.Errorf("live %+v: want store_host_cores %d, a Redis on loopback sharing the host", s.Live, runtime.NumCPU())
 		}

@@ -223,12 +223,22 @@ func (r *live) startTarget(ctx context.Context, c *config, stderr io.Writer) (*l
 		return nil, err
 	}
 	t.url, r.opts.KV, r.started = t.srv.URL(), bs.AddTo, bs.Started
+	if bs.Soak != nil {
+		r.opts.Soak = redisSoak
+	}
 	return t, nil
 }
 
+// redisSoak is how long a run on Redis servers is warmed up before it
+// starts (attack.Options.Soak, with live.warmup): every run of -repeat
+// starts its own servers and clients, which serve about a fifth slower
+// in their first few hundred milliseconds, and a limiter's race is over
+// by then (docs/validation.md, "A cold start").
+const redisSoak = time.Second
+
 // newServer starts the built-in target's server over the store bs.
 func (r *live) newServer(c *config, bs *BuiltinStore) (*target.Server, error) {
-	h, err := target.New(target.Config{Limiter: r.lim, Store: bs.Store, Token: r.pl.Token, Key: r.pl.Key})
+	h, err := target.New(target.Config{Limiter: r.lim, Store: bs.Store, Soak: bs.Soak, Token: r.pl.Token, Key: r.pl.Key})
 	if err != nil {
 		return nil, err
 	}

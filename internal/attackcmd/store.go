@@ -25,6 +25,10 @@ type BuiltinStore struct {
 	// Started, when set, is told when the run starts (a store that applies
 	// the scenario's faults starts them then).
 	Started func(start time.Time)
+	// Soak, when set, is the store without its counting: the built-in
+	// target decides warm-up requests on it (target.Config.Soak), and the
+	// run is warmed up for redisSoak first (attack.Options.Soak).
+	Soak kv.Store
 	// OnHost is whether the store's servers run on this host, sharing its
 	// cores with attack and the target (-redis-harness, or every address
 	// on loopback); the summary then records the host's cores.

@@ -460,9 +460,14 @@ type Live struct {
 	AchievedRate float64 `json:"achieved_rate"`
 	DurationSecs float64 `json:"duration_seconds"`
 	// WarmupRequests is how many requests opened the run's connections
-	// before it started (live.warmup), not counted in it.
+	// before it started (live.warmup), and warmed its target up for
+	// SoakSeconds, not counted in it.
 	WarmupRequests int64 `json:"warmup_requests,omitempty"`
-	LatencyMs      Stats `json:"latency_ms"`
+	// SoakSeconds is how long the closed loops kept sending warm-up
+	// requests before the run started (the built-in target on Redis,
+	// deciding them on its store's servers without counting them).
+	SoakSeconds float64 `json:"soak_seconds,omitempty"`
+	LatencyMs   Stats   `json:"latency_ms"`
 	// ServiceMs is the target's own time per request, as the built-in
 	// target states it (X-Overshoot-Service-Us): the latency without the
 	// HTTP hop between attacker and target, which the model's latency

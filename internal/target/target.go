@@ -109,6 +109,12 @@ type Config struct {
 	Key limiter.KeyBy
 	// Now is the clock decisions are made on; nil means time.Now.
 	Now func() time.Time
+	// Soak, when set, is the store warm-up requests (X-Overshoot-Warmup)
+	// are decided on, with the limiter, under their own token: the same
+	// servers as Store without its counting, so that warm-up traffic warms
+	// the servers and their connections and is counted nowhere. Nil
+	// answers them without the limiter.
+	Soak kv.Store
 }
 
 // Handler is the built-in target: an http.Handler that rate limits every
@@ -116,6 +122,7 @@ type Config struct {
 type Handler struct {
 	l      *limiter.Limiter
 	store  kv.Store
+	soak   kv.Store
 	token  limiter.TokenSource
 	key    limiter.KeyBy
 	now    func() time.Time
@@ -143,6 +150,11 @@ func New(cfg Config) (*Handler, error) {
 	if err := cfg.Limiter.CanRun(cfg.Store); err != nil {
 		return nil, fmt.Errorf("target: %w", err)
 	}
+	if cfg.Soak != nil {
+		if err := cfg.Limiter.CanRun(cfg.Soak); err != nil {
+			return nil, fmt.Errorf("target: the warm-up's store: %w", err)
+		}
+	}
 	if cfg.Token == (limiter.TokenSource{}) {
 		cfg.Token = limiter.DefaultTokenSource
 	}
@@ -154,7 +166,7 @@ func New(cfg Config) (*Handler, error) {
 	}
 	c := cfg.Limiter.Config()
 	policy := fmt.Sprintf("%q;q=%d;w=%s", PolicyName, c.Limit, secs(c.Window))
-	return &Handler{l: cfg.Limiter, store: cfg.Store, token: cfg.Token, key: cfg.Key, now: cfg.Now, policy: []string{policy}}, nil
+	return &Handler{l: cfg.Limiter, store: cfg.Store, soak: cfg.Soak, token: cfg.Token, key: cfg.Key, now: cfg.Now, policy: []string{policy}}, nil
 }
 
 // secs formats d in whole seconds when it is whole, else with the shortest
@@ -171,6 +183,9 @@ func secs(d time.Duration) string {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	began := time.Now() // the service time's, on the monotonic clock, whatever h.now is
 	if v := r.Header[HeaderWarmup]; len(v) > 0 && v[0] == "1" {
+		if h.soak != nil {
+			h.l.Check(r.Context(), h.soak, h.now(), h.key.Caller(h.token.Token(r), r.Header))
+		}
 		// A body, so that the connection stays the warm-up's until it is read.
 		w.Header()["Content-Type"] = textPlain
 		w.Write(bodyWarmup)

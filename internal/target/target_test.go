@@ -299,3 +299,34 @@ func TestWarmupSkipsTheLimiter(t *testing.T) {
 		t.Errorf("X-Overshoot-Warmup: 0 got %d, want 429: an ordinary request", w.Code)
 	}
 }
+
+// TestWarmupOnTheSoakStore: with Config.Soak, warm-up requests are decided
+// by the limiter on that store (the servers without their counting), under
+// their own token's key, and answered as warm-ups; the counted store sees
+// none of them, and the run's caller starts from a count of its own.
+func TestWarmupOnTheSoakStore(t *testing.T) {
+	now := time.Unix(1000, 0)
+	mem := kv.NewMemory(kv.MemoryOptions{Now: func() time.Time { return now }})
+	counted, soaked := &countingStore{Store: mem}, &countingStore{Store: mem}
+	lim, err := limiter.New(limiter.Config{Name: "t", Limit: 1, Window: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Config{Limiter: lim, Store: counted, Soak: soaked, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm := map[string]string{"X-Anon-Token": "runwarmup", "X-Forwarded-For": "10.0.0.1", HeaderWarmup: "1"}
+	for i := range 3 {
+		if w := get(h, warm); w.Code != http.StatusOK || w.Body.String() != string(bodyWarmup) {
+			t.Errorf("warm-up %d: status %d, body %q; want 200 and the warm-up's body", i, w.Code, w.Body)
+		}
+	}
+	if counted.ops != 0 || soaked.ops < 3 {
+		t.Errorf("the warm-ups made %d operations on the counted store and %d on the soak store; want 0 and at least 3", counted.ops, soaked.ops)
+	}
+	caller := map[string]string{"X-Anon-Token": "tok", "X-Forwarded-For": "10.0.0.1"}
+	if w := get(h, caller); w.Code != http.StatusOK {
+		t.Errorf("the run's first request after the warm-ups: %d, want 200 (its own key)", w.Code)
+	}
+}

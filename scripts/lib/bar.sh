@@ -20,7 +20,9 @@ bar_verdict() {
 # in the files, keeps them in OUT/held.json, appends the load average (when
 # FROM is empty: the runs were measured now) and the verdict to
 # OUT/matrix.md, and exits 1 when CHECK is 1 and the bar is missed, or when
-# MAXERR is set and a cell's relative error is above MAXERR percent.
+# MAXERR is set and a cell outside its band is more than MAXERR percent off
+# (a cell inside its band did not miss, however far its median is: a live
+# 1 against a predicted 1.8 in a band of 1 to 2 is the model right).
 bar_finish() {
 	local out=$1 from=$2 check=$3 maxerr=$4 verdict worst
 	shift 4
@@ -32,11 +34,11 @@ bar_finish() {
 	echo "wrote $out/matrix.md" >&2
 	if [ "$check" = 1 ] && [[ "$verdict" == *MISSES* ]]; then exit 1; fi
 	if [ -n "$maxerr" ]; then
-		worst=$(jq -s -r 'map(.relative_error) | max * 1000 | round / 10' "$@")
+		worst=$(jq -s -r 'map(select(.inside_band | not) | .relative_error) | (max // 0) * 1000 | round / 10' "$@")
 		if awk -v w="$worst" -v m="$maxerr" 'BEGIN { exit !(w > m) }'; then
-			echo "the worst held-out relative error, ${worst}%, is above -max-error ${maxerr}%" | tee -a "$out/matrix.md"
+			echo "the worst relative error of a held-out cell outside its band, ${worst}%, is above -max-error ${maxerr}%" | tee -a "$out/matrix.md"
 			exit 1
 		fi
-		echo "the worst held-out relative error, ${worst}%, is within -max-error ${maxerr}%" | tee -a "$out/matrix.md"
+		echo "the worst relative error of a held-out cell outside its band, ${worst}%, is within -max-error ${maxerr}%" | tee -a "$out/matrix.md"
 	fi
 }
