@@ -52,9 +52,10 @@ func PooledLive(sums []Summary) *Live {
 		}
 		if i == 0 {
 			out.URL, out.Target, out.LatencyNote, out.ResultsFile = l.URL, l.Target, l.LatencyNote, l.ResultsFile
-			out.StoreHostCores = l.StoreHostCores
+			out.StoreHostCores, out.SoakSeconds = l.StoreHostCores, l.SoakSeconds
 		}
 		out.DurationSecs += l.DurationSecs
+		out.WarmupRequests += l.WarmupRequests
 		offered += l.OfferedRate * l.DurationSecs
 		achieved += l.AchievedRate * l.DurationSecs
 		for k, v := range l.Status {

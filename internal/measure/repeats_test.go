@@ -17,14 +17,21 @@ func liveRun(complete bool, secs, offered, achieved float64, status map[string]i
 // TestPooledLive checks the live section of repeated runs: statuses and
 // ambiguous responses summed, rates weighted by each run's time, latency
 // the median of the runs' percentiles (max the most, n the sum), and the
-// note saying so; the first run's URL and target.
+// note saying so; the first run's URL and target; the warm-up requests
+// summed, the soak each run's.
 func TestPooledLive(t *testing.T) {
 	sums := []Summary{
 		liveRun(true, 1, 10, 8, map[string]int64{"200": 5, "429": 3}, Stats{N: 8, Mean: 2, P50: 2, P95: 4, P99: 5, Max: 6}, Trial{}),
 		liveRun(true, 3, 20, 12, map[string]int64{"200": 5, "429": 9}, Stats{N: 14, Mean: 4, P50: 3, P95: 6, P99: 9, Max: 10}, Trial{}),
 		liveRun(true, 0, 0, 0, map[string]int64{"503": 1}, Stats{N: 1, Mean: 9, P50: 9, P95: 9, P99: 9, Max: 9}, Trial{}),
 	}
+	for i := range sums {
+		sums[i].Live.WarmupRequests, sums[i].Live.SoakSeconds = int64(100*(i+1)), 1
+	}
 	l := PooledLive(sums)
+	if l.WarmupRequests != 600 || l.SoakSeconds != 1 {
+		t.Errorf("warm-up requests %d, soak %gs: want their sum 600 and each run's 1 s", l.WarmupRequests, l.SoakSeconds)
+	}
 	if l.Status["200"] != 10 || l.Status["429"] != 12 || l.Status["503"] != 1 || l.Ambiguous != 3 {
 		t.Errorf("statuses %v, ambiguous %d: want the sums 10, 12, 1 and 3", l.Status, l.Ambiguous)
 	}

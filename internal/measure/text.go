@@ -285,7 +285,10 @@ func (p *printer) live(lv *Live) {
 		return
 	}
 	p.f("  live: offered %.1f req/s, achieved %.1f req/s over %.1f s", lv.OfferedRate, lv.AchievedRate, lv.DurationSecs)
-	if lv.WarmupRequests > 0 {
+	switch {
+	case lv.WarmupRequests > 0 && lv.SoakSeconds > 0:
+		p.f(", after %s warm-up requests that opened its connections and warmed its target up for %gs (not counted)", Thousands(lv.WarmupRequests), lv.SoakSeconds)
+	case lv.WarmupRequests > 0:
 		p.f(", after %s warm-up requests that opened its connections (not counted)", Thousands(lv.WarmupRequests))
 	}
 	p.f("\n")
