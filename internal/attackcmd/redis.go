@@ -12,11 +12,11 @@ import (
 
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/loopback"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/redis"
 	"github.com/overshoot-dev/overshoot/internal/redis/harness"
-	"github.com/overshoot-dev/overshoot/internal/target"
 )
 
 // StoreRedis is the -store name of real Redis: one server, or the primary
@@ -250,7 +250,7 @@ func onLoopback(cfg redis.Config) bool {
 			continue
 		}
 		host, _, err := net.SplitHostPort(a)
-		if err != nil || !target.IsLoopbackHost(host) {
+		if err != nil || !loopback.Host(host) {
 			return false
 		}
 		seen = true

@@ -18,6 +18,7 @@ import (
 	"github.com/overshoot-dev/overshoot/internal/attack"
 	"github.com/overshoot-dev/overshoot/internal/cli"
 	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/loopback"
 	"github.com/overshoot-dev/overshoot/internal/measure"
 	"github.com/overshoot-dev/overshoot/internal/plan"
 	"github.com/overshoot-dev/overshoot/internal/redact"
@@ -256,7 +257,7 @@ func (r *live) preflightURL(ctx context.Context, c *config, stderr io.Writer) (*
 	if err != nil {
 		return nil, err
 	}
-	if target.IsLoopbackHost(u.Hostname()) {
+	if loopback.Host(u.Hostname()) {
 		r.opts.Skew = 5 * time.Millisecond // one clock
 	}
 	limit, window := r.opts.Limit, r.opts.Window

@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/overshoot-dev/overshoot/internal/kv"
+	"github.com/overshoot-dev/overshoot/internal/loopback"
 )
 
 // Prefix is the path under which the emulator serves the API, as
@@ -617,11 +618,7 @@ func CheckLoopback(addr string) error {
 	if err != nil {
 		return fmt.Errorf("kvemu: address %q is not host:port (e.g. 127.0.0.1:8787): %v", addr, err)
 	}
-	if host == "localhost" {
-		return nil
-	}
-	ip := net.ParseIP(host)
-	if ip == nil || !ip.IsLoopback() {
+	if !loopback.Host(host) {
 		return fmt.Errorf("kvemu: address %q is not a loopback address: use 127.0.0.1, ::1 or localhost", addr)
 	}
 	return nil

@@ -243,7 +243,7 @@ func RepeatsFigure(pred, meas *measure.Summary) *Figure {
 	if r == nil || len(r.Runs) < 2 {
 		return nil
 	}
-	vals, band, predMedian := repeatsValues(pred, meas)
+	vals, band, predMedian, widened := repeatsValues(pred, meas)
 	lo, hi := math.Inf(1), 0.0
 	for _, v := range vals {
 		if finite(v) && v > 0 {
@@ -262,7 +262,11 @@ func RepeatsFigure(pred, meas *measure.Summary) *Figure {
 	n := float64(len(r.Runs))
 	x0, x1 := 0.5, n+0.5
 	if band != nil {
-		addPredictedBand(p, *band, predMedian, y, x0, x1)
+		label := "predicted band (95% of trials)"
+		if widened {
+			label = "predicted band, widened by the misfit"
+		}
+		addPredictedBand(p, label, *band, predMedian, y, x0, x1)
 	}
 	if v, ok := y(r.MaxRatio.Median); ok {
 		addLine(p, "median of the runs", hline(v, x0, x1, colorAt(1), 2, 2))
@@ -282,7 +286,8 @@ func RepeatsFigure(pred, meas *measure.Summary) *Figure {
 		len(r.Runs), ratio(r.MaxRatio.Median), ratio(r.MaxRatio.Min), ratio(r.MaxRatio.Max))
 	if band != nil {
 		caption += fmt.Sprintf(" The shaded band is where the prediction puts 95%% of trials' max ratio (%s to %s)", ratio(band.Lo), ratio(band.Hi))
-		if m := pred.Overshoot.PerTrial.Misfit; measure.ValidMisfit(m) {
+		if widened {
+			m := pred.Overshoot.PerTrial.Misfit
 			caption += fmt.Sprintf(", widened by the calibration's miss on its own runs (x%.3g to x%.3g, calibrated.misfit)", m[0], m[1])
 		}
 		caption += fmt.Sprintf(", the dashed line its median (%s); simulate -compare holds the runs' median against the band of a median of as many trials.", ratio(predMedian))
@@ -292,8 +297,9 @@ func RepeatsFigure(pred, meas *measure.Summary) *Figure {
 
 // repeatsValues is every value the repeats figure draws (each run's max
 // ratio and, with a prediction that saw key-windows, its band and median),
-// with that band (nil without one) and median.
-func repeatsValues(pred, meas *measure.Summary) (vals []float64, band *measure.Interval, predMedian float64) {
+// with that band (nil without one), its median, and whether the band is
+// widened by the calibration's misfit.
+func repeatsValues(pred, meas *measure.Summary) (vals []float64, band *measure.Interval, predMedian float64, widened bool) {
 	for _, x := range meas.Repeats.Runs {
 		vals = append(vals, x.MaxRatio)
 	}
@@ -303,26 +309,27 @@ func repeatsValues(pred, meas *measure.Summary) (vals []float64, band *measure.I
 			// Where one live run is expected: the trials' band widened by
 			// the calibration's miss on its own runs, as simulate says.
 			w := measure.WidenedBand([2]float64{b.Lo, b.Hi}, m)
-			b.Lo, b.Hi = w[0], w[1]
+			b.Lo, b.Hi, widened = w[0], w[1], true
 		}
 		band = &b
 		predMedian = measure.Compare(pred, meas).PredictedMedian
 		vals = append(vals, b.Lo, b.Hi, predMedian)
 	}
-	return vals, band, predMedian
+	return vals, band, predMedian, widened
 }
 
 // addPredictedBand draws the prediction's band of trials' max ratios
-// from x0 to x1 (a line when it is one value) and its median.
-func addPredictedBand(p *plot.Plot, band measure.Interval, predMedian float64, y func(float64) (float64, bool), x0, x1 float64) {
+// from x0 to x1 (a line when it is one value), named label in the legend,
+// and its median.
+func addPredictedBand(p *plot.Plot, label string, band measure.Interval, predMedian float64, y func(float64) (float64, bool), x0, x1 float64) {
 	bl, ok1 := y(band.Lo)
 	bh, ok2 := y(band.Hi)
 	if ok1 && ok2 {
 		if bh-bl < 1e-9 {
-			addLine(p, "predicted band (95% of trials)", hline(bl, x0, x1, translucent(colorAt(2), 0x80)))
+			addLine(p, label, hline(bl, x0, x1, translucent(colorAt(2), 0x80)))
 		} else {
 			poly := band2(x0, x1, bl, bh, translucent(colorAt(2), 0x40))
-			addLine(p, "predicted band (95% of trials)", poly)
+			addLine(p, label, poly)
 		}
 	}
 	if v, ok := y(predMedian); ok {

@@ -437,12 +437,16 @@ func TestCompareReportShowsComparison(t *testing.T) {
 	}
 	plain := pred.Overshoot.PerTrial.MaxRatio
 	pred.Overshoot.PerTrial.Misfit = []float64{0.5, 2}
-	_, band, _ := repeatsValues(pred, meas)
-	if want := measure.WidenedBand([2]float64{plain.Lo, plain.Hi}, pred.Overshoot.PerTrial.Misfit); band.Lo != want[0] || band.Hi != want[1] {
-		t.Errorf("a calibrated prediction's repeats band %v to %v, want the trials' %v to %v widened by its misfit: %v", band.Lo, band.Hi, plain.Lo, plain.Hi, want)
+	_, band, _, widened := repeatsValues(pred, meas)
+	if want := measure.WidenedBand([2]float64{plain.Lo, plain.Hi}, pred.Overshoot.PerTrial.Misfit); !widened || band.Lo != want[0] || band.Hi != want[1] {
+		t.Errorf("a calibrated prediction's repeats band %v to %v (widened %v), want the trials' %v to %v widened by its misfit: %v", band.Lo, band.Hi, widened, plain.Lo, plain.Hi, want)
 	}
-	if f := RepeatsFigure(pred, meas); !strings.Contains(f.Caption, "widened by the calibration's miss on its own runs (x0.5 to x2") {
+	f = RepeatsFigure(pred, meas)
+	if !strings.Contains(f.Caption, "widened by the calibration's miss on its own runs (x0.5 to x2") {
 		t.Errorf("the caption does not say the band is widened: %s", f.Caption)
+	}
+	if got := LegendEntries(f.Plot); len(got) == 0 || got[0] != "predicted band, widened by the misfit" {
+		t.Errorf("a widened band's legend %v, want it to say so first", got)
 	}
 	if RepeatsFigure(nil, sampleAttack()) != nil {
 		t.Error("a single run got a repeats figure")

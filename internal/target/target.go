@@ -54,6 +54,7 @@ import (
 
 	"github.com/overshoot-dev/overshoot/internal/kv"
 	"github.com/overshoot-dev/overshoot/internal/limiter"
+	"github.com/overshoot-dev/overshoot/internal/loopback"
 )
 
 // Header names the target reads and writes, in canonical form.
@@ -266,7 +267,7 @@ func ListenLoopback(addr string) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen address %q is not host:port: %v (e.g. 127.0.0.1:0 or 127.0.0.1:8080)", addr, err)
 	}
-	if !IsLoopbackHost(host) {
+	if !loopback.Host(host) {
 		return nil, fmt.Errorf("listen address %q: %w", addr, errLoopbackRefused)
 	}
 	if host == "localhost" {
@@ -277,16 +278,6 @@ func ListenLoopback(addr string) (net.Listener, error) {
 		return nil, fmt.Errorf("cannot listen on %s: %v (is the port in use? use port 0 for a free one)", addr, err)
 	}
 	return ln, nil
-}
-
-// IsLoopbackHost reports whether host (no port) is a loopback IP or
-// "localhost". An empty host means every interface, so it is not loopback.
-func IsLoopbackHost(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // Server is a running built-in target.
