@@ -57,7 +57,7 @@
 #   -from        measure nothing: take the live runs (<cell>.json) from an
 #                earlier OUT directory and calibrate and predict again
 #   -check       exit 1 when the held-out cells miss the bar
-#   -max-error   exit 1 when a held-out cell's relative error is above PCT percent
+#   -max-error   exit 1 when a held-out cell outside its band is more than PCT percent off
 # Environment: none. Every server is started by attack on loopback and
 # stopped with it; each run is bounded by -duration.
 set -euo pipefail
