@@ -274,15 +274,17 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	base := newBaseTransport()
 	defer base.CloseIdleConnections()
 	specs, pops := buildSpecs(o, dur, budget, base)
-	warmed := int64(0)
+	var warmed int64
+	var soaked time.Duration
 	if pl.Warmup {
-		n, err := warmUp(ctx, base, specs, o.Timeout)
+		reqs := warmSlots(specs)
+		n, err := warmUp(ctx, base, reqs, o.Timeout)
 		if err != nil {
 			return measure.Summary{}, err
 		}
 		warmed = int64(n)
 		if o.Soak > 0 {
-			warmed += soak(ctx, base, specs, o.Soak, o.Timeout)
+			warmed, soaked = warmed+soak(ctx, base, reqs, o.Soak, o.Timeout), o.Soak
 		}
 	}
 	start := waitForStart(ctx, &o)
@@ -312,10 +314,7 @@ func Run(ctx context.Context, o Options) (measure.Summary, error) {
 	ref := o.Summary
 	ref.Mode, ref.Seed, ref.Complete = "attack", o.Seed, ctx.Err() == nil
 	s := acct.summarize(ref, o.Limit, elapsed, offeredRequests(acct, specs), o.URL, o.ResultsFile, o.Trial)
-	s.Live.WarmupRequests = warmed
-	if pl.Warmup && o.Soak > 0 {
-		s.Live.SoakSeconds = o.Soak.Seconds()
-	}
+	s.Live.WarmupRequests, s.Live.SoakSeconds = warmed, soaked.Seconds()
 	// Without the store's counters (any URL) the KV work was not seen: its
 	// zeros are not measurements.
 	s.KV.Observed = o.KV != nil

@@ -34,8 +34,7 @@ type warmRequest struct {
 // The whole warm-up is bounded by timeout, the run's bound on one request.
 // It returns how many requests it sent, and an error when none was
 // answered.
-func warmUp(ctx context.Context, base http.RoundTripper, specs []*spec, timeout time.Duration) (int, error) {
-	reqs := warmSlots(specs)
+func warmUp(ctx context.Context, base http.RoundTripper, reqs []warmRequest, timeout time.Duration) (int, error) {
 	if len(reqs) == 0 {
 		return 0, nil
 	}
@@ -69,7 +68,7 @@ func warmUp(ctx context.Context, base http.RoundTripper, specs []*spec, timeout 
 	}
 	wg.Wait()
 	if answered == 0 {
-		u := specs[0].ids.url
+		u := reqs[0].s.ids.url
 		return len(reqs), fmt.Errorf("live.warmup: none of its %d requests to %s was answered (%s): check the target, or set live.warmup: false to run without opening the connections first",
 			len(reqs), redact.URL(u), redact.Text(u, fmt.Sprint(lastErr)))
 	}
@@ -97,8 +96,8 @@ func warmSlots(specs []*spec) []warmRequest {
 	return reqs[:min(len(reqs), maxWarmup)]
 }
 
-// soak keeps every in-flight slot of the closed loops sending warm-up
-// requests back to back for d (after warmUp), each bounded by timeout, so
+// soak keeps every in-flight slot of the closed loops (reqs, warmSlots)
+// sending warm-up requests back to back for d (after warmUp), each bounded by timeout, so
 // that the run starts on a target and store that have served for a while:
 // the built-in target decides them with its limiter on its store's
 // servers (target.Config.Soak) without counting them. Started cold, the
@@ -106,8 +105,7 @@ func warmSlots(specs []*spec) []warmRequest {
 // few hundred milliseconds of a run about a fifth slower than later
 // (docs/validation.md, "A cold start"), and a limiter's race is over by
 // then; the model has no cold start. It returns how many requests it sent.
-func soak(ctx context.Context, base http.RoundTripper, specs []*spec, d, timeout time.Duration) int64 {
-	reqs := warmSlots(specs)
+func soak(ctx context.Context, base http.RoundTripper, reqs []warmRequest, d, timeout time.Duration) int64 {
 	end := time.Now().Add(d)
 	ctx, cancel := context.WithDeadline(ctx, end.Add(timeout))
 	defer cancel()
@@ -144,7 +142,13 @@ func soakOne(ctx context.Context, base http.RoundTripper, w warmRequest, timeout
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, MaxBody))
+	return drain(resp)
+}
+
+// drain reads a warm-up answer to the end (at most MaxBody) and closes
+// it, so that its connection goes back to the transport's pool.
+func drain(resp *http.Response) error {
+	_, err := io.Copy(io.Discard, io.LimitReader(resp.Body, MaxBody))
 	resp.Body.Close()
 	return err
 }
@@ -184,7 +188,5 @@ func warmOne(ctx context.Context, base http.RoundTripper, w warmRequest, all *sy
 		return err
 	}
 	all.Wait()
-	_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, MaxBody))
-	resp.Body.Close()
-	return err
+	return drain(resp)
 }

@@ -30,7 +30,7 @@ func TestWriteTextWarmup(t *testing.T) {
 				line = l
 			}
 		}
-		if i := strings.Index(line, " s"); i < 0 || line[i+2:] != tc.want {
+		if !strings.HasSuffix(line, " s"+tc.want) {
 			t.Errorf("%s: the live line %q, want it to end %q", tc.name, line, tc.want)
 		}
 	}
