@@ -454,7 +454,7 @@ func TestMainResultsWriteFails(t *testing.T) {
 // live run counts in, even when the file gives a live.window.
 func TestMainSetWindowWins(t *testing.T) {
 	yaml := strings.Replace(sequentialYAML, "window: 500ms", "window: 60s", 1)
-	file := cliScenario(t, strings.Replace(yaml, "max_requests: 20000}", "max_requests: 20000, window: 500ms}", 1))
+	file := cliScenario(t, strings.Replace(yaml, "max_requests: 1000000}", "max_requests: 1000000, window: 500ms}", 1))
 	for _, tc := range []struct {
 		sets []string
 		want string
