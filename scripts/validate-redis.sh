@@ -42,7 +42,7 @@
 #          [-c 1,8,32] [-fit-cells lag0-primary-C1,lag0-primary-C8,lag200ms-replica-C1] [-failover 1|0] [-failover-c 8]
 #          [-failover-lag 200ms] [-kill-at 1s] [-policies fail-open,fail-closed]
 #          [-updates read-then-write,atomic] [-failover-duration 8s] [-repeat 3] [-duration 3s]
-#          [-fit PATHS] [-trials N] [-calibrated FILE] [-out DIR] [-from DIR]
+#          [-fit PATHS] [-trials N] [-cells NAMES] [-calibrated FILE] [-out DIR] [-from DIR]
 #          [-check] [-max-error PCT]
 #   -fit         what simulate calibrate fits (default store.redis.latency,store.redis.service,
 #                store.redis.request_service,store.redis.replication_lag,
@@ -52,6 +52,9 @@
 #   -trials      trials per evaluation of the calibration (default 40 since
 #                2026-12-02; in one comparison, -from r-final, 20 fitted request_service anywhere
 #                from 77 to 147 us over the fit and its repeats, with 40 137 to 156 us)
+#   -cells       run and predict only these cells of the matrix, by name, besides
+#                the fitted ones: a reduced matrix calibrated on this machine
+#                (the CI's, TestValidateRedis)
 #   -calibrated  predict from this calibrated scenario, calibrating nothing
 #                (its fitted cells are then held out too)
 #   -from        measure nothing: take the live runs (<cell>.json) from an
@@ -81,12 +84,13 @@ duration=3s
 fit=store.redis.latency,store.redis.service,store.redis.request_service,store.redis.replication_lag,spread:store.redis.latency+store.redis.service+store.redis.request_service
 trials=40
 calibrated=""
+only=""
 out=""
 from=""
 check=0
 maxerr=""
 scenario=examples/redis/plain.yaml
-usage="usage: $0 [-lags 0,20ms,200ms] [-reads primary,replica] [-c 1,8,32] [-fit-cells lag0-primary-C1,lag0-primary-C8,lag200ms-replica-C1] [-failover 1|0] [-failover-c 8] [-failover-lag 200ms] [-kill-at 1s] [-policies fail-open,fail-closed] [-updates read-then-write,atomic] [-failover-duration 8s] [-repeat 3] [-duration 3s] [-fit PATHS] [-trials N] [-calibrated FILE] [-out DIR] [-from DIR] [-check] [-max-error PCT]"
+usage="usage: $0 [-lags 0,20ms,200ms] [-reads primary,replica] [-c 1,8,32] [-fit-cells lag0-primary-C1,lag0-primary-C8,lag200ms-replica-C1] [-failover 1|0] [-failover-c 8] [-failover-lag 200ms] [-kill-at 1s] [-policies fail-open,fail-closed] [-updates read-then-write,atomic] [-failover-duration 8s] [-repeat 3] [-duration 3s] [-fit PATHS] [-trials N] [-cells NAMES] [-calibrated FILE] [-out DIR] [-from DIR] [-check] [-max-error PCT]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-lags) lags=$2; shift 2 ;;
@@ -105,6 +109,7 @@ while [ $# -gt 0 ]; do
 	-fit) fit=$2; shift 2 ;;
 	-trials) trials=$2; shift 2 ;;
 	-calibrated) calibrated=$2; shift 2 ;;
+	-cells) only=$2; shift 2 ;;
 	-out) out=$2; shift 2 ;;
 	-from) from=$2; shift 2 ;;
 	-check) check=1; shift ;;
@@ -161,6 +166,24 @@ is_fit() {
 	for c in "${fit_list[@]}"; do [ "$1" = "$c" ] && return 0; done
 	return 1
 }
+# With -cells, only the cells it names and the fitted ones.
+if [ -n "$only" ]; then
+	IFS=, read -r -a only_list <<<"$only"
+	kept=()
+	for o in "${only_list[@]}"; do
+		found=0
+		for cell in "${cells[@]}"; do [ "${cell%%|*}" = "$o" ] && found=1; done
+		[ "$found" = 1 ] || { echo "validate-redis.sh: -cells names $o, which is not a cell of this matrix (see -lags, -reads, -c, -failover)" >&2; exit 2; }
+	done
+	for cell in "${cells[@]}"; do
+		name=${cell%%|*}
+		keep=0
+		is_fit "$name" && keep=1
+		for o in "${only_list[@]}"; do [ "$name" = "$o" ] && keep=1; done
+		[ "$keep" = 1 ] && kept+=("$cell")
+	done
+	cells=("${kept[@]}")
+fi
 # setargs prints -set and each of the ;-separated values of $1, NUL-separated.
 setargs() { local s; IFS=';' read -r -a ss <<<"$1"; for s in "${ss[@]}"; do printf '%s\0%s\0' -set "$s"; done; }
 
