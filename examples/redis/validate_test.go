@@ -24,7 +24,7 @@ import (
 // every cell is measured and predicted and that the failover cell's
 // mechanism is there (the live ledger counted lost updates, fewer than the
 // writes); the model's predictions are logged, not asserted: the full
-// matrix met issue 29's bar in one of the last seven fresh matrices
+// matrix met issue 29's bar in one of the last eight fresh matrices
 // (docs/validation.md, "Where a command takes effect"), and three cells
 // are too few for a share, so a bound here would be one chosen to pass.
 // It starts servers and measures throughput, so it runs only when
