@@ -160,27 +160,26 @@ if [ "$failover" = 1 ]; then
 	done
 fi
 given=$calibrated # a calibration given: no cell was fitted
-is_fit() {
-	[ -z "$given" ] || return 1
-	local c
-	for c in "${fit_list[@]}"; do [ "$1" = "$c" ] && return 0; done
+# among X A B...: is X one of A B...?
+among() {
+	local x=$1 c
+	shift
+	for c in "$@"; do [ "$x" = "$c" ] && return 0; done
 	return 1
 }
+is_fit() { [ -z "$given" ] && among "$1" "${fit_list[@]}"; }
 # With -cells, only the cells it names and the fitted ones.
 if [ -n "$only" ]; then
 	IFS=, read -r -a only_list <<<"$only"
-	kept=()
+	names=()
+	for cell in "${cells[@]}"; do names+=("${cell%%|*}"); done
 	for o in "${only_list[@]}"; do
-		found=0
-		for cell in "${cells[@]}"; do [ "${cell%%|*}" = "$o" ] && found=1; done
-		[ "$found" = 1 ] || { echo "validate-redis.sh: -cells names $o, which is not a cell of this matrix (see -lags, -reads, -c, -failover)" >&2; exit 2; }
+		among "$o" "${names[@]}" || { echo "validate-redis.sh: -cells names $o, which is not a cell of this matrix (see -lags, -reads, -c, -failover)" >&2; exit 2; }
 	done
+	kept=()
 	for cell in "${cells[@]}"; do
 		name=${cell%%|*}
-		keep=0
-		is_fit "$name" && keep=1
-		for o in "${only_list[@]}"; do [ "$name" = "$o" ] && keep=1; done
-		[ "$keep" = 1 ] && kept+=("$cell")
+		if is_fit "$name" || among "$name" "${only_list[@]}"; then kept+=("$cell"); fi
 	done
 	cells=("${kept[@]}")
 fi
