@@ -232,8 +232,8 @@ done
 # The table.
 {
 	echo
-	echo "| cell | role | live max ratio: median (range) | predicted median | predicted band | inside | relative error | lost updates: live count / rate, model rate | stale reads: live / model rate |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "| cell | role | live max ratio: median (range) | predicted median | predicted band | inside | relative error | lost updates: live count / rate, model rate | stale reads: live / model rate | requests a second: live / model |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
 	for cell in "${cells[@]}"; do
 		name=${cell%%|*}
 		role=held-out
@@ -246,7 +246,8 @@ done
 			(if $k.not_yet then "model: not yet | - | - | - |"
 			 else "\($k.predicted_median | r3) | \($k.predicted_band[0] | r3)-\($k.predicted_band[1] | r3) | \(if $k.inside_band then "yes" else "NO" end) | \($k.relative_error * 1000 | round / 10)% |" end) +
 			" \(.kv.lost_updates) / \((if .kv.writes > 0 then .kv.lost_updates / .kv.writes else 0 end) | r3), \(chk("lost_update.rate").predicted_median // "-" | if type == "number" then r3 else . end) |" +
-			" \(chk("stale_read.rate") | if . != null and .observed then (.measured | r3) else "-" end) / \(chk("stale_read.rate").predicted_median // "-" | if type == "number" then r3 else . end) |"' "$out/$name.json"
+			" \(chk("stale_read.rate") | if . != null and .observed then (.measured | r3) else "-" end) / \(chk("stale_read.rate").predicted_median // "-" | if type == "number" then r3 else . end) |" +
+			" \($k.rate | if . != null and .observed then "\(.measured | round) / \(.predicted_median | round)\(if .inside_band then "" else " (\(.measured / .predicted_median * 100 - 100 | round | if . > 0 then "+\(.)" else "\(.)" end)%)" end)" else "-" end) |"' "$out/$name.json"
 	done
 	echo
 	[ ! -f "$out/cal.txt" ] || { echo "calibrated on $fitcells:"; sed -n '1,/^$/p' "$out/cal.txt"; }

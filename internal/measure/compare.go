@@ -76,6 +76,11 @@ type Comparison struct {
 	// Outside names what is outside its band: "ratio.max" for the
 	// headline, then each check's name.
 	Outside []string `json:"outside,omitempty"`
+	// Rate is the requests a second the live runs served (the median over
+	// the runs kept) against the model's trials' range (ThroughputName),
+	// when both sides say. It is not one of Checks and does not change the
+	// verdict: a closed loop's rate is the host's speed (RateNote).
+	Rate *MechanismCheck `json:"rate,omitempty"`
 }
 
 // MechanismCheck is one figure of the mechanism, measured against the model's band.
@@ -147,6 +152,7 @@ func Compare(predicted, measured *Summary) Comparison {
 		c.RelativeError = &e
 	}
 	c.Checks = checks(predicted, measured, kept)
+	c.Rate = throughput(predicted, measured, kept)
 	judge(&c, predicted, measured, perTrial)
 	return c
 }
@@ -357,6 +363,9 @@ func judge(c *Comparison, predicted, measured *Summary, perTrial int64) {
 		c.Verdict, c.Why = VerdictFails, "outside their bands are "+strings.Join(outside, "; ")
 		c.Do = remedies(c.Outside)
 	}
+	if n := c.RateNote(); n != "" && c.Verdict == VerdictFails {
+		c.Do = "first, " + n + "; then " + c.Do
+	}
 }
 
 // remedy is, per figure outside its band, where to look.
@@ -383,10 +392,16 @@ func remedies(outside []string) string {
 }
 
 // Value writes v as the check's figure: a share as a percentage, a
-// latency in milliseconds.
+// latency in milliseconds, a rate in requests a second.
 func (k MechanismCheck) Value(v float64) string {
 	if strings.HasSuffix(k.Name, "_ms") {
 		return fmt.Sprintf("%.3g ms", v)
+	}
+	if k.Name == ThroughputName {
+		if v >= 100 {
+			return fmt.Sprintf("%.0f/s", v)
+		}
+		return fmt.Sprintf("%.3g/s", v)
 	}
 	return fmt.Sprintf("%.3g%%", 100*v)
 }

@@ -177,6 +177,13 @@ func comparisonTable(c *measure.Comparison) table {
 		rows = append(rows, []string{"Most allowed requests that read one count: measured (median over runs) / predicted (median over trials)",
 			fmt.Sprintf("%.3g / %.3g", c.MeasuredReadGroup, c.PredictedReadGroup)})
 	}
+	if k := c.Rate; k != nil && k.Observed {
+		v := k.Format()
+		if n := c.RateNote(); n != "" {
+			v += "; " + n
+		}
+		rows = append(rows, []string{"Requests a second: measured (median over runs) against the trials' (not judged: a closed loop's rate is the host's speed)", v})
+	}
 	rows = append(rows, []string{"Verdict", c.Verdict + ": " + c.Why})
 	if c.Note != "" && c.LikeForLike {
 		rows = append(rows, []string{"Not like for like", c.Note})

@@ -924,6 +924,12 @@ func writeComparison(w io.Writer, c *measure.Comparison) {
 		fmt.Fprintf(w, "races:    at most %.3g requests read one count (%s), the model's trials %.3g (median)\n",
 			c.MeasuredReadGroup, strings.TrimPrefix(what, "the "), c.PredictedReadGroup)
 	}
+	if k := c.Rate; k != nil && k.Observed {
+		fmt.Fprintf(w, "rate:     %s (%s; not judged)\n", k.Format(), strings.TrimPrefix(what, "the "))
+		if n := c.RateNote(); n != "" {
+			fmt.Fprintf(w, "          %s\n", n)
+		}
+	}
 	if len(c.Checks) > 0 {
 		fmt.Fprintf(w, "mechanism (%s against the model's trials):\n", strings.TrimPrefix(what, "the "))
 		for _, k := range c.Checks {
