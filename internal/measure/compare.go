@@ -392,18 +392,40 @@ func remedies(outside []string) string {
 }
 
 // Value writes v as the check's figure: a share as a percentage, a
-// latency in milliseconds, a rate in requests a second.
-func (k MechanismCheck) Value(v float64) string {
-	if strings.HasSuffix(k.Name, "_ms") {
-		return fmt.Sprintf("%.3g ms", v)
+// latency in milliseconds, a rate in requests a second. It gives three
+// significant digits, or as many more as tell a measured value outside
+// its band from the band's nearer end (99.93% against 99.91% to 99.92%,
+// not 99.9% against 99.9% to 99.9%).
+func (k MechanismCheck) Value(v float64) string { return k.valueTo(v, k.digits()) }
+
+// digits is how many significant digits Value gives: 3, or up to 7 until
+// an outside measured value reads apart from the band's nearer end.
+func (k MechanismCheck) digits() int {
+	if k.InsideBand || !k.Observed {
+		return 3
 	}
-	if k.Name == ThroughputName {
-		if v >= 100 {
-			return fmt.Sprintf("%.0f/s", v)
-		}
-		return fmt.Sprintf("%.3g/s", v)
+	near := k.PredictedBand[0]
+	if k.Measured > k.PredictedBand[1] {
+		near = k.PredictedBand[1]
 	}
-	return fmt.Sprintf("%.3g%%", 100*v)
+	d := 3
+	for d < 7 && k.valueTo(k.Measured, d) == k.valueTo(near, d) {
+		d++
+	}
+	return d
+}
+
+// valueTo is Value to d significant digits.
+func (k MechanismCheck) valueTo(v float64, d int) string {
+	switch {
+	case strings.HasSuffix(k.Name, "_ms"):
+		return fmt.Sprintf("%.*g ms", d, v)
+	case k.Name == ThroughputName && v >= 100:
+		return fmt.Sprintf("%.0f/s", v)
+	case k.Name == ThroughputName:
+		return fmt.Sprintf("%.*g/s", d, v)
+	}
+	return fmt.Sprintf("%.*g%%", d, 100*v)
 }
 
 // Format writes the check's measured value and band for people.

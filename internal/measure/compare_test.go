@@ -310,6 +310,13 @@ func TestMechanismCheckFormat(t *testing.T) {
 			"2.05 ms of the target's store (its service time 2.56 ms: the rest is its own), predicted 2.06 ms (trials 1.94 ms to 2.14 ms): inside"},
 		{MechanismCheck{Name: CheckLatencyP99, Observed: true, AtTarget: true, Measured: 200, PredictedMedian: 84, PredictedBand: [2]float64{66, 119}},
 			"200 ms at the target, predicted 84 ms (trials 66 ms to 119 ms): OUTSIDE"},
+		// Outside by less than three digits tell: as many more as do.
+		{MechanismCheck{Name: CheckLostUpdates, Observed: true, Measured: 0.99895, PredictedMedian: 0.99925, PredictedBand: [2]float64{0.99912, 0.9994}},
+			"99.89%, predicted 99.92% (trials 99.91% to 99.94%): OUTSIDE"},
+		{MechanismCheck{Name: CheckLostUpdates, Observed: true, Measured: 0.99895, PredictedMedian: 0.99925, PredictedBand: [2]float64{0.99812, 0.9994}, InsideBand: true},
+			"99.9%, predicted 99.9% (trials 99.8% to 99.9%): inside"},
+		{MechanismCheck{Name: ThroughputName, Observed: true, Measured: 15025.3, PredictedMedian: 12612, PredictedBand: [2]float64{12400.2, 12800.9}},
+			"15025/s, predicted 12612/s (trials 12400/s to 12801/s): OUTSIDE"},
 	}
 	for _, tc := range tests {
 		if got := tc.k.Format(); got != tc.want {
