@@ -25,7 +25,13 @@
 # to the saturated host's, too long at C = 1), and
 # every other cell is predicted from that
 # calibration; nothing is set per cell but the cell's own -set values,
-# which the live run and the prediction share.
+# which the live run and the prediction share. Since 2026-12-04 (-again 1,
+# the default) the fitted cells are run once more after all the others
+# (<cell>.end.json) and the calibration fits both runs of each: the live
+# host's speed moves from one minute to the next (docs/validation.md, "A
+# host whose speed moves from one minute to the next"), and the fit's miss
+# on its own runs, by which every band is widened (calibrated.misfit), then
+# holds how far it moved over the matrix.
 #
 # It prints, and writes to OUT/matrix.md, one line per cell: the live max
 # ratio (median of the repeats, and their range), the predicted median and
@@ -42,8 +48,8 @@
 #          [-c 1,8,32] [-fit-cells lag0-primary-C1,lag0-primary-C8,lag200ms-replica-C1] [-failover 1|0] [-failover-c 8]
 #          [-failover-lag 200ms] [-kill-at 1s] [-policies fail-open,fail-closed]
 #          [-updates read-then-write,atomic] [-failover-duration 8s] [-repeat 3] [-duration 3s]
-#          [-fit PATHS] [-trials N] [-cells NAMES] [-calibrated FILE] [-out DIR] [-from DIR]
-#          [-check] [-max-error PCT]
+#          [-fit PATHS] [-trials N] [-cells NAMES] [-again 1|0] [-calibrated FILE] [-out DIR]
+#          [-from DIR] [-check] [-max-error PCT]
 #   -fit         what simulate calibrate fits (default store.redis.latency,store.redis.service,
 #                store.redis.request_service,store.redis.replication_lag,
 #                spread:store.redis.latency+store.redis.service+store.redis.request_service:
@@ -55,6 +61,9 @@
 #   -cells       run and predict only these cells of the matrix, by name, besides
 #                the fitted ones: a reduced matrix calibrated on this machine
 #                (the CI's, TestValidateRedis)
+#   -again       1 (default): run the fitted cells again after the others and fit
+#                both runs of each; 0: once, first (as before 2026-12-04 21:40 UTC).
+#                With -from, the runs again are taken when the directory has them
 #   -calibrated  predict from this calibrated scenario, calibrating nothing
 #                (its fitted cells are then held out too)
 #   -from        measure nothing: take the live runs (<cell>.json) from an
@@ -85,12 +94,13 @@ fit=store.redis.latency,store.redis.service,store.redis.request_service,store.re
 trials=40
 calibrated=""
 only=""
+again=1
 out=""
 from=""
 check=0
 maxerr=""
 scenario=examples/redis/plain.yaml
-usage="usage: $0 [-lags 0,20ms,200ms] [-reads primary,replica] [-c 1,8,32] [-fit-cells lag0-primary-C1,lag0-primary-C8,lag200ms-replica-C1] [-failover 1|0] [-failover-c 8] [-failover-lag 200ms] [-kill-at 1s] [-policies fail-open,fail-closed] [-updates read-then-write,atomic] [-failover-duration 8s] [-repeat 3] [-duration 3s] [-fit PATHS] [-trials N] [-cells NAMES] [-calibrated FILE] [-out DIR] [-from DIR] [-check] [-max-error PCT]"
+usage="usage: $0 [-lags 0,20ms,200ms] [-reads primary,replica] [-c 1,8,32] [-fit-cells lag0-primary-C1,lag0-primary-C8,lag200ms-replica-C1] [-failover 1|0] [-failover-c 8] [-failover-lag 200ms] [-kill-at 1s] [-policies fail-open,fail-closed] [-updates read-then-write,atomic] [-failover-duration 8s] [-repeat 3] [-duration 3s] [-fit PATHS] [-trials N] [-cells NAMES] [-again 1|0] [-calibrated FILE] [-out DIR] [-from DIR] [-check] [-max-error PCT]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-lags) lags=$2; shift 2 ;;
@@ -110,6 +120,7 @@ while [ $# -gt 0 ]; do
 	-trials) trials=$2; shift 2 ;;
 	-calibrated) calibrated=$2; shift 2 ;;
 	-cells) only=$2; shift 2 ;;
+	-again) again=$2; shift 2 ;;
 	-out) out=$2; shift 2 ;;
 	-from) from=$2; shift 2 ;;
 	-check) check=1; shift ;;
@@ -192,19 +203,40 @@ else
 	echo "# $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ), repeats $repeat of $duration, $scenario, redis-server $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p')" | tee "$out/matrix.md"
 fi
 
-# The live runs.
+# live FILE CELL: run the cell (name|sets|read) live into $out/FILE.json.
+live() {
+	local file=$1 name sets rd
+	IFS='|' read -r name sets rd <<<"$2"
+	echo "$file: attack -repeat $repeat" >&2
+	mapfile -d '' sa < <(setargs "$sets")
+	"$bin/attack" -store redis -redis-harness -redis-read "$rd" -redis-timeout 300ms -no-report -json -repeat "$repeat" \
+		"${sa[@]}" "$scenario" >"$out/$file.json" 2>"$out/$file.err" ||
+		{ echo "validate-redis.sh: the attack of cell $name failed:" >&2; cat "$out/$file.err" >&2; exit 1; }
+}
+
+# The live runs; with -again 1, the fitted cells once more at the end.
+ends=() # the fitted cells that have a run at the end
 for cell in "${cells[@]}"; do
-	IFS='|' read -r name sets rd <<<"$cell"
+	name=${cell%%|*}
 	if [ -n "$from" ]; then
 		cp "$from/$name.json" "$out/" || { echo "validate-redis.sh: -from $from has no run $name.json" >&2; exit 1; }
 		continue
 	fi
-	echo "$name: attack -repeat $repeat" >&2
-	mapfile -d '' sa < <(setargs "$sets")
-	"$bin/attack" -store redis -redis-harness -redis-read "$rd" -redis-timeout 300ms -no-report -json -repeat "$repeat" \
-		"${sa[@]}" "$scenario" >"$out/$name.json" 2>"$out/$name.err" ||
-		{ echo "validate-redis.sh: the attack of cell $name failed:" >&2; cat "$out/$name.err" >&2; exit 1; }
+	live "$name" "$cell"
 done
+if [ "$again" = 1 ]; then
+	for cell in "${cells[@]}"; do
+		name=${cell%%|*}
+		is_fit "$name" || continue
+		if [ -n "$from" ]; then
+			[ -f "$from/$name.end.json" ] || continue
+			cp "$from/$name.end.json" "$out/"
+		else
+			live "$name.end" "$cell"
+		fi
+		ends+=("$name")
+	done
+fi
 
 # The calibration, on the fitted cells.
 if [ -z "$calibrated" ]; then
@@ -212,6 +244,7 @@ if [ -z "$calibrated" ]; then
 	for c in "${fit_list[@]}"; do
 		[ -f "$out/$c.json" ] || { echo "validate-redis.sh: -fit-cells names $c, which is not a cell of this matrix" >&2; exit 2; }
 		runs+=("$out/$c.json")
+		[ ! -f "$out/$c.end.json" ] || runs+=("$out/$c.end.json")
 	done
 	echo "calibrate on $fitcells: -fit $fit" >&2
 	(IFS=,; "$bin/simulate" calibrate ${from:+-force} -fit "$fit" -trials "$trials" -out "$out/cal" "${runs[*]}") >"$out/cal.txt" 2>"$out/cal.err" ||
@@ -219,9 +252,19 @@ if [ -z "$calibrated" ]; then
 	calibrated=$out/cal/calibrated.yaml
 fi
 
-# The predictions: a cell the model refuses gets {"not_yet": why}.
+# The rows: each cell's run, then the fitted cells' runs at the end.
+rows=()
 for cell in "${cells[@]}"; do
-	IFS='|' read -r name sets rd <<<"$cell"
+	name=${cell%%|*}
+	role=held-out
+	is_fit "$name" && role=fitted
+	rows+=("$name|$role")
+done
+for name in "${ends[@]}"; do rows+=("$name.end|fitted, run again at the end"); done
+
+# The predictions: a cell the model refuses gets {"not_yet": why}.
+for row in "${rows[@]}"; do
+	name=${row%%|*}
 	if "$bin/simulate" compare ${from:+-force} -no-report -json "$out/$name.json" "$calibrated" >"$out/$name.sim.json" 2>"$out/$name.sim.err"; then
 		jq -c '.comparison' "$out/$name.sim.json" >"$out/$name.cmp.json"
 	else
@@ -234,10 +277,8 @@ done
 	echo
 	echo "| cell | role | live max ratio: median (range) | predicted median | predicted band | inside | relative error | lost updates: live count / rate, model rate | stale reads: live / model rate | requests a second: live / model |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"
-	for cell in "${cells[@]}"; do
-		name=${cell%%|*}
-		role=held-out
-		is_fit "$name" && role=fitted
+	for row in "${rows[@]}"; do
+		IFS='|' read -r name role <<<"$row"
 		jq -r --arg name "$name" --arg role "$role" --slurpfile cmp "$out/$name.cmp.json" '
 			def r3: . * 1000 | round / 1000;
 			def chk($n): ($cmp[0].checks // []) | map(select(.name == $n)) | .[0];
