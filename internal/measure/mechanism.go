@@ -114,6 +114,20 @@ var mechanismFigures = []mechanismFigure{
 		func(m MechanismTrial) (float64, bool) { return m.LatencyP99Ms, m.LatencyP99Ms > 0 }},
 }
 
+// hold sets k's band and median from the trials' values model (sorted),
+// its measured value from the live runs' (their median), and whether it is
+// inside: the least to the most of the trials', when observed.
+func (k *MechanismCheck) hold(model, live []float64) {
+	if len(model) > 0 {
+		k.PredictedBand = [2]float64{model[0], model[len(model)-1]}
+		k.PredictedMedian = Median(model)
+	}
+	if len(live) > 0 {
+		k.Measured = Median(live)
+	}
+	k.InsideBand = k.Observed && k.Measured >= k.PredictedBand[0] && k.Measured <= k.PredictedBand[1]
+}
+
 // values is the figure's value in each trial that has one, sorted.
 func (f mechanismFigure) values(trials []MechanismTrial) []float64 {
 	var out []float64
@@ -305,17 +319,10 @@ func checks(predicted, measured *Summary, kept []int) []MechanismCheck {
 			c.What += " of the target's store (what its modeled latencies stood for, without the HTTP hop and the target's own time, which the model has no part for)"
 			c.AtTarget, c.AtStore, c.Service = true, true, serviceFigure(runs, f.name)
 		}
-		if len(model) > 0 {
-			c.PredictedBand = [2]float64{model[0], model[len(model)-1]}
-			c.PredictedMedian = Median(model)
-		}
-		if len(live) > 0 {
-			c.Measured = Median(live)
-		}
 		if len(model) == 0 && len(live) == 0 {
 			continue // neither side had what the figure is a share of
 		}
-		c.InsideBand = c.Observed && c.Measured >= c.PredictedBand[0] && c.Measured <= c.PredictedBand[1]
+		c.hold(model, live)
 		out = append(out, c)
 	}
 	return out

@@ -31,9 +31,8 @@ func throughput(predicted, measured *Summary, kept []int) *MechanismCheck {
 		live = append(live, float64(r.Requests)/ms)
 	}
 	slices.Sort(model)
-	k := &MechanismCheck{Name: ThroughputName, What: "requests a second", Observed: len(live) > 0,
-		PredictedBand: [2]float64{model[0], model[len(model)-1]}, PredictedMedian: Median(model), Measured: Median(live)}
-	k.InsideBand = k.Observed && k.Measured >= k.PredictedBand[0] && k.Measured <= k.PredictedBand[1]
+	k := &MechanismCheck{Name: ThroughputName, What: "requests a second", Observed: len(live) > 0}
+	k.hold(model, live)
 	return k
 }
 
