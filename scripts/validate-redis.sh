@@ -244,7 +244,7 @@ if [ -z "$calibrated" ]; then
 	for c in "${fit_list[@]}"; do
 		[ -f "$out/$c.json" ] || { echo "validate-redis.sh: -fit-cells names $c, which is not a cell of this matrix" >&2; exit 2; }
 		runs+=("$out/$c.json")
-		[ ! -f "$out/$c.end.json" ] || runs+=("$out/$c.end.json")
+		! among "$c" "${ends[@]}" || runs+=("$out/$c.end.json")
 	done
 	echo "calibrate on $fitcells: -fit $fit" >&2
 	(IFS=,; "$bin/simulate" calibrate ${from:+-force} -fit "$fit" -trials "$trials" -out "$out/cal" "${runs[*]}") >"$out/cal.txt" 2>"$out/cal.err" ||
